@@ -1,0 +1,1 @@
+//! Native benchmarks, one module each. A benchmark returns typed results and never prints.

@@ -1,0 +1,48 @@
+//! `sbc-bench bench <benchmark>`: one native benchmark.
+
+use clap::{Args, Subcommand};
+
+/// `sbc-bench bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Which benchmark.
+    #[command(subcommand)]
+    pub which: BenchCommand,
+}
+
+/// The native benchmarks.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BenchCommand {
+    /// Measure real clock speeds (and walk every cpufreq OPP with root).
+    Clock(CommonArgs),
+    /// Memory bandwidth (tinymembench semantics).
+    Membw(CommonArgs),
+    /// Memory latency (tinymembench and ramlat tables).
+    Memlat(CommonArgs),
+    /// AES throughput as `openssl speed` prints it.
+    Aes(CommonArgs),
+    /// LZMA compression score (native; 7-Zip's own when installed).
+    Compress(CommonArgs),
+    /// scrypt hashing on all cores (cpuminer -c stress).
+    Scrypt(CommonArgs),
+}
+
+/// Options every benchmark takes.
+#[derive(Debug, Clone, Args, Default)]
+pub struct CommonArgs {
+    /// Pin to these CPUs (`1`, `0,4`, `0-3`); default: the first CPU of each cluster.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+
+    /// Shorten the benchmark (tests and smoke runs).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Also run what sbc-bench's extensive mode adds.
+    #[arg(long)]
+    pub extensive: bool,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

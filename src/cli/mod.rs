@@ -1,0 +1,162 @@
+//! What the user typed, validated into typed arguments. Touches nothing on the system.
+//!
+//! sbc-bench's short flags are accepted as aliases of the subcommands (`-m` = `monitor`,
+//! `-S` = `storage`, `-c` = `run -c`), see [`legacy`].
+
+pub mod bench;
+pub mod legacy;
+pub mod net;
+pub mod run;
+pub mod storage;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::sys::root::SysRoot;
+
+/// Benchmark a single-board computer or small server and explain the numbers.
+#[derive(Debug, Parser)]
+#[command(
+    name = "sbc-bench",
+    version,
+    about = "Benchmark a single-board computer or small server, and explain the numbers.",
+    long_about = "Benchmark a single-board computer or small server the way sbc-bench does: \
+in a controlled environment, with measured (not advertised) clock speeds, monitoring while \
+benchmarks run, and a report that says whether the numbers can be trusted and why.\n\n\
+Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// Read /proc, /sys and /etc from DIR instead of / (a fixture tree captured from a board).
+    #[arg(long, global = true, value_name = "DIR", env = "SBC_BENCH_SYSROOT")]
+    pub sysroot: Option<PathBuf>,
+
+    /// Never colour output (NO_COLOR in the environment does the same).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+
+    /// What to do; without one, the standard run.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Options of the standard run when no subcommand is given.
+    #[command(flatten)]
+    pub run: run::RunArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The standard benchmark run: tune, benchmark, monitor, validate, report.
+    Run(run::RunArgs),
+    /// Describe the machine: device, SoC, CPU topology, cpufreq, memory, sensors.
+    Info(InfoArgs),
+    /// Watch clocks, load, temperature and the busiest core live (sbc-bench -m).
+    Monitor(MonitorArgs),
+    /// Run one native benchmark.
+    Bench(bench::BenchArgs),
+    /// iperf3-compatible network throughput test with bottleneck diagnosis.
+    Net(net::NetArgs),
+    /// List storage devices and what they sit behind (sbc-bench -S), or benchmark one.
+    Storage(storage::StorageArgs),
+}
+
+/// `sbc-bench info`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct InfoArgs {
+    /// Print one versioned JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `sbc-bench monitor [SECONDS]`.
+#[derive(Debug, Clone, Args)]
+pub struct MonitorArgs {
+    /// Sampling interval in seconds (fractions allowed, e.g. 0.5).
+    #[arg(value_name = "SECONDS", default_value = "5", value_parser = parse_interval)]
+    pub interval: f64,
+
+    /// Stop after N samples.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Also show every core's utilisation and clock.
+    #[arg(long)]
+    pub cores: bool,
+
+    /// Print one JSON object per sample (JSON lines) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parse a positive interval in seconds, at least 10 ms and at most a day.
+pub fn parse_interval(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    if !v.is_finite() || !(0.01..=86_400.0).contains(&v) {
+        return Err(format!(
+            "interval must be between 0.01 and 86400 seconds, got {s}"
+        ));
+    }
+    Ok(v)
+}
+
+impl Cli {
+    /// Parse `std::env::args`, with sbc-bench's legacy flags rewritten first. Exits with a
+    /// usage error (status 2) on bad input, as clap does.
+    pub fn parse_env() -> Self {
+        match legacy::rewrite(std::env::args_os().collect()) {
+            Ok(argv) => Self::parse_from(argv),
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                std::process::exit(crate::output::EXIT_USAGE);
+            }
+        }
+    }
+
+    /// The root to read the system from: `--sysroot`/`SBC_BENCH_SYSROOT`, with
+    /// `CPUINFOFILE` overriding only `/proc/cpuinfo`.
+    pub fn sysroot(&self) -> SysRoot {
+        let root = match &self.sysroot {
+            Some(d) => SysRoot::new(d),
+            None => SysRoot::host(),
+        };
+        match std::env::var_os("CPUINFOFILE").filter(|v| !v.is_empty()) {
+            Some(f) => root.with_cpuinfo_file(f),
+            None => root,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn interval_parsing() {
+        assert_eq!(parse_interval("0.5"), Ok(0.5));
+        assert!(parse_interval("0").is_err());
+        assert!(parse_interval("-1").is_err());
+        assert!(parse_interval("abc").is_err());
+        assert!(parse_interval("NaN").is_err());
+    }
+
+    #[test]
+    fn monitor_defaults() {
+        let c = Cli::parse_from(["sbc-bench", "monitor"]);
+        match c.command {
+            Some(Command::Monitor(m)) => assert_eq!(m.interval, 5.0),
+            other => panic!("{other:?}"),
+        }
+    }
+}

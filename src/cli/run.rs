@@ -1,0 +1,42 @@
+//! `sbc-bench run` (and `sbc-bench` without a subcommand): the standard run.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// Options of the standard run.
+#[derive(Debug, Clone, Args, Default)]
+pub struct RunArgs {
+    /// Add the 5-minute scrypt stress test (cpuminer in sbc-bench), as sbc-bench -c.
+    #[arg(short = 'c', long = "stress")]
+    pub stress: bool,
+
+    /// Shorten every benchmark (smoke tests, CI).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Add what sbc-bench's extensive mode adds (MODE=extensive).
+    #[arg(long)]
+    pub extensive: bool,
+
+    /// Never prompt; give up with an error when the system does not become idle
+    /// (MODE=unattended).
+    #[arg(long)]
+    pub unattended: bool,
+
+    /// Longest wait for the system to become idle, in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub max_wait: Option<u64>,
+
+    /// Full log file [default: /var/log/sbc-bench.log].
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// Write the whole run as one JSON document to FILE (rewritten after every benchmark).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Return canned benchmark results instantly (tests of orchestration and reports).
+    #[arg(long, hide = true)]
+    pub fake_benchmarks: bool,
+}

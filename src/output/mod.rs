@@ -1,0 +1,105 @@
+//! Terminal concerns only: colours (respecting `NO_COLOR`), progress bars that stay quiet
+//! when stdout/stderr is not a terminal, warnings, and exit codes.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+/// Exit status: everything ran and the results are valid.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: an error stopped us (bad input, unreadable system).
+pub const EXIT_ERROR: i32 = 1;
+/// Exit status: bad command line.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit status: the run finished, but a benchmark failed or validation found the results
+/// cannot be trusted.
+pub const EXIT_INVALID: i32 = 3;
+
+const COLOR_UNSET: u8 = 0;
+const COLOR_ON: u8 = 1;
+const COLOR_OFF: u8 = 2;
+static COLOR: AtomicU8 = AtomicU8::new(COLOR_UNSET);
+
+/// Decide once whether to colour output: only on a terminal, never with `NO_COLOR` set
+/// (to anything non-empty, per no-color.org) or `--no-color`.
+pub fn init_color(force_off: bool) {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let on = !force_off && !no_color && std::io::stdout().is_terminal();
+    COLOR.store(if on { COLOR_ON } else { COLOR_OFF }, Ordering::SeqCst);
+}
+
+/// Is colour output enabled?
+pub fn color() -> bool {
+    COLOR.load(Ordering::SeqCst) == COLOR_ON
+}
+
+/// Text colours used in reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paint {
+    /// Good news (a validation passed).
+    Green,
+    /// Bad news (results not trustworthy).
+    Red,
+    /// Worth a look.
+    Yellow,
+    /// Headings.
+    Bold,
+}
+
+/// Wrap `s` in ANSI colour codes when colour is enabled; plain text otherwise.
+pub fn paint(p: Paint, s: &str) -> String {
+    if !color() {
+        return s.to_string();
+    }
+    let code = match p {
+        Paint::Green => "32",
+        Paint::Red => "31",
+        Paint::Yellow => "33",
+        Paint::Bold => "1",
+    };
+    format!("\x1b[{code}m{s}\x1b[0m")
+}
+
+/// Print a warning to stderr.
+pub fn warn(msg: impl std::fmt::Display) {
+    eprintln!("{}", paint(Paint::Yellow, &format!("Warning: {msg}")));
+}
+
+/// A progress bar on stderr when it is a terminal; hidden (and free) otherwise.
+pub fn progress_bar(len: u64, message: impl Into<String>) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:30}] {pos}/{len} ({elapsed}, ETA {eta})",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    pb.set_style(style);
+    pb.set_message(message.into());
+    pb.enable_steady_tick(Duration::from_millis(250));
+    pb
+}
+
+/// A spinner with a message on stderr when it is a terminal; hidden otherwise.
+pub fn spinner(message: impl Into<String>) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_message(message.into());
+    pb.enable_steady_tick(Duration::from_millis(150));
+    pb
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paint_is_plain_without_color() {
+        COLOR.store(COLOR_OFF, Ordering::SeqCst);
+        assert_eq!(paint(Paint::Red, "x"), "x");
+    }
+}

@@ -1,0 +1,3 @@
+//! Exporters: pure functions from results to text that users already know how to read.
+
+pub mod topology;

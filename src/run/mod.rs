@@ -1,0 +1,1 @@
+//! Orchestration of the standard run: plan, tune, benchmark while monitoring, restore.

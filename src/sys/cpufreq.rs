@@ -1,0 +1,183 @@
+//! cpufreq policies (`/sys/devices/system/cpu/cpufreq/policyN`), read-only.
+
+use serde::Serialize;
+
+use crate::sys::cpu::list;
+use crate::sys::root::SysRoot;
+
+/// Directory holding the policies.
+pub const CPUFREQ_DIR: &str = "/sys/devices/system/cpu/cpufreq";
+
+/// One cpufreq policy: a set of CPUs that share a clock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Policy {
+    /// N of `policyN` (by convention the first CPU of the policy).
+    pub id: u32,
+    /// CPUs sharing this clock (`related_cpus`, including offline ones).
+    pub cpus: Vec<u32>,
+    /// Scaling driver (`cpufreq-dt`, `scmi`, `intel_pstate`, `acpi-cpufreq`…).
+    pub driver: Option<String>,
+    /// Current governor.
+    pub governor: Option<String>,
+    /// Governors the kernel offers.
+    pub available_governors: Vec<String>,
+    /// Operating points in kHz, ascending (`scaling_available_frequencies`, falling back
+    /// to `stats/time_in_state`). Empty with intel_pstate/amd-pstate and many ACPI drivers.
+    pub opps_khz: Vec<u64>,
+    /// Hardware limits (`cpuinfo_min_freq`/`cpuinfo_max_freq`) in kHz.
+    pub cpuinfo_min_khz: Option<u64>,
+    /// See [`Policy::cpuinfo_min_khz`].
+    pub cpuinfo_max_khz: Option<u64>,
+    /// Software limits currently set (`scaling_min_freq`/`scaling_max_freq`) in kHz.
+    pub scaling_min_khz: Option<u64>,
+    /// See [`Policy::scaling_min_khz`].
+    pub scaling_max_khz: Option<u64>,
+    /// Current clock in kHz as the kernel reports it (`scaling_cur_freq`).
+    pub cur_khz: Option<u64>,
+    /// Whether `stats/time_in_state` exists (needed for throttling statistics).
+    pub has_time_in_state: bool,
+}
+
+impl Policy {
+    /// Path of an attribute of this policy.
+    pub fn attr(&self, name: &str) -> String {
+        policy_attr(self.id, name)
+    }
+
+    /// Lowest clock in MHz as sbc-bench prints it (hardware minimum, else scaling minimum).
+    pub fn min_mhz(&self) -> Option<u64> {
+        self.cpuinfo_min_khz
+            .or(self.scaling_min_khz)
+            .map(|k| k / 1000)
+    }
+
+    /// Highest clock in MHz (hardware maximum, else scaling maximum).
+    pub fn max_mhz(&self) -> Option<u64> {
+        self.cpuinfo_max_khz
+            .or(self.scaling_max_khz)
+            .map(|k| k / 1000)
+    }
+}
+
+/// Path of attribute `name` of `policyN`.
+pub fn policy_attr(id: u32, name: &str) -> String {
+    format!("{CPUFREQ_DIR}/policy{id}/{name}")
+}
+
+/// Parse `stats/time_in_state` (`<kHz> <10ms units>` per line) into (kHz, ticks) pairs.
+/// Lines that are not two numbers are skipped.
+pub fn parse_time_in_state(text: &str) -> Vec<(u64, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let f = it.next()?.parse().ok()?;
+            let t = it.next()?.parse().ok()?;
+            Some((f, t))
+        })
+        .collect()
+}
+
+/// Parse a whitespace-separated list of kHz values, sorted ascending and de-duplicated.
+pub fn parse_freq_list(text: &str) -> Vec<u64> {
+    let mut v: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .filter(|&f| f > 0)
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Read every policy directory. Missing cpufreq support (VMs, many x86 servers) is an
+/// empty list.
+pub fn read_policies(root: &SysRoot) -> Vec<Policy> {
+    let mut out = Vec::new();
+    for name in root.list(CPUFREQ_DIR) {
+        let Some(id) = name
+            .strip_prefix("policy")
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        out.push(read_policy(root, id));
+    }
+    out.sort_by_key(|p| p.id);
+    out
+}
+
+/// Read one policy.
+pub fn read_policy(root: &SysRoot, id: u32) -> Policy {
+    let a = |n: &str| policy_attr(id, n);
+    let cpus = root
+        .value(a("related_cpus"))
+        .and_then(|s| list::parse_spaced(&s))
+        .or_else(|| {
+            root.value(a("affected_cpus"))
+                .and_then(|s| list::parse_spaced(&s))
+        })
+        .unwrap_or_else(|| vec![id]);
+    let time_in_state = root.read_opt(a("stats/time_in_state"));
+    let mut opps = root
+        .read_opt(a("scaling_available_frequencies"))
+        .map(|s| parse_freq_list(&s))
+        .unwrap_or_default();
+    if opps.is_empty() {
+        if let Some(t) = &time_in_state {
+            opps = parse_freq_list(
+                &parse_time_in_state(t)
+                    .iter()
+                    .map(|(f, _)| f.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+    }
+    // Boost frequencies (intel/amd/some Arm SCMI) are OPPs as well.
+    if let Some(b) = root.read_opt(a("scaling_boost_frequencies")) {
+        opps.extend(parse_freq_list(&b));
+        opps.sort_unstable();
+        opps.dedup();
+    }
+    Policy {
+        id,
+        cpus,
+        driver: root.value(a("scaling_driver")),
+        governor: root.value(a("scaling_governor")),
+        available_governors: root
+            .value(a("scaling_available_governors"))
+            .map(|s| s.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        opps_khz: opps,
+        cpuinfo_min_khz: root.parse(a("cpuinfo_min_freq")),
+        cpuinfo_max_khz: root.parse(a("cpuinfo_max_freq")),
+        scaling_min_khz: root.parse(a("scaling_min_freq")),
+        scaling_max_khz: root.parse(a("scaling_max_freq")),
+        cur_khz: root
+            .parse(a("scaling_cur_freq"))
+            .or_else(|| root.parse(a("cpuinfo_cur_freq"))),
+        has_time_in_state: time_in_state.is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_in_state_rk3588() {
+        let t = "408000 1023\n600000 12\n1800000 99345\nbogus line\n";
+        assert_eq!(
+            parse_time_in_state(t),
+            vec![(408000, 1023), (600000, 12), (1800000, 99345)]
+        );
+    }
+
+    #[test]
+    fn freq_list_sorted() {
+        assert_eq!(
+            parse_freq_list("1800000 408000 600000 \n"),
+            vec![408000, 600000, 1800000]
+        );
+    }
+}

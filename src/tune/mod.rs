@@ -1,0 +1,255 @@
+//! The only code that changes the system: cpufreq/devfreq governors, `scaling_max_freq`
+//! and `scaling_min_freq` for OPP walks, `io_is_busy`, ASPM policy.
+//!
+//! Every change goes through a [`Tuning`] guard that reads and records the original value
+//! before writing, and puts it back when the guard is dropped, when [`Tuning::restore`] is
+//! called, or when a signal stops the process (the guard registers itself with
+//! [`crate::shutdown`]). Writes go through [`SysRoot`], so tests prove the restore on a
+//! writable copy of a fixture tree.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::shutdown::{self, CleanupHandle};
+use crate::sys::root::SysRoot;
+
+/// One recorded change: the file, the value it had, and the value we wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Change {
+    /// Absolute system path, e.g. `/sys/devices/system/cpu/cpufreq/policy0/scaling_governor`.
+    pub path: PathBuf,
+    /// The value found before we touched it (trimmed).
+    pub original: String,
+    /// The value we wrote last.
+    pub written: String,
+}
+
+/// A failed restore: the system is left changed, which the user must be told about.
+#[derive(Debug, thiserror::Error)]
+#[error("could not restore {path} to {original:?}: {source}")]
+pub struct RestoreError {
+    /// File that kept our value.
+    pub path: PathBuf,
+    /// Value it should have had.
+    pub original: String,
+    /// Why the write failed.
+    pub source: std::io::Error,
+}
+
+/// Errors when changing a value.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    /// The file does not exist or cannot be read, so there is nothing to restore to.
+    #[error("cannot read {path} before changing it: {source}")]
+    Read {
+        /// File we wanted to change.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// The kernel refused the value (EINVAL for an unknown governor, EACCES without root).
+    #[error("cannot write {value:?} to {path}: {source}")]
+    Write {
+        /// File we wanted to change.
+        path: PathBuf,
+        /// Value refused.
+        value: String,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+}
+
+#[derive(Debug)]
+struct Inner {
+    root: SysRoot,
+    changes: Vec<Change>,
+}
+
+impl Inner {
+    /// Put every original back, newest change first. Writes that fail are retried once
+    /// after the others: restoring `scaling_max_freq` below the current `scaling_min_freq`
+    /// fails with EINVAL until the minimum is restored as well.
+    fn restore(&mut self) -> Vec<RestoreError> {
+        let mut pending: Vec<Change> = std::mem::take(&mut self.changes);
+        pending.reverse();
+        let mut errors = Vec::new();
+        for pass in 0..2 {
+            let mut failed = Vec::new();
+            for c in pending {
+                if let Err(e) = self.root.write(&c.path, &c.original) {
+                    if pass == 0 {
+                        failed.push(c);
+                    } else {
+                        errors.push(RestoreError {
+                            path: c.path,
+                            original: c.original,
+                            source: e,
+                        });
+                    }
+                }
+            }
+            pending = failed;
+            if pending.is_empty() {
+                break;
+            }
+        }
+        errors
+    }
+}
+
+/// A set of system changes that are undone together.
+#[derive(Debug)]
+pub struct Tuning {
+    inner: Arc<Mutex<Inner>>,
+    _cleanup: CleanupHandle,
+}
+
+impl Tuning {
+    /// Start recording changes on `root`.
+    pub fn new(root: &SysRoot) -> Self {
+        let inner = Arc::new(Mutex::new(Inner {
+            root: root.clone(),
+            changes: Vec::new(),
+        }));
+        let for_signal = Arc::clone(&inner);
+        let cleanup = shutdown::register(move || {
+            let errs = lock(&for_signal).restore();
+            for e in errs {
+                eprintln!("Warning: {e}");
+            }
+        });
+        Self {
+            inner,
+            _cleanup: cleanup,
+        }
+    }
+
+    /// Write `value` to `path`, recording the original the first time this path is touched.
+    /// Writing the value a file already has is still recorded (and harmless to restore).
+    pub fn set(&self, path: impl AsRef<Path>, value: &str) -> Result<(), TuneError> {
+        let path = path.as_ref();
+        let mut inner = lock(&self.inner);
+        let known = inner.changes.iter().position(|c| c.path == path);
+        if known.is_none() {
+            let original = inner
+                .root
+                .read(path)
+                .map_err(|source| TuneError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?
+                .trim()
+                .to_string();
+            // Record before writing: if the write half-succeeds we still restore.
+            inner.changes.push(Change {
+                path: path.to_path_buf(),
+                original,
+                written: value.to_string(),
+            });
+        }
+        let res = inner
+            .root
+            .write(path, value)
+            .map_err(|source| TuneError::Write {
+                path: path.to_path_buf(),
+                value: value.to_string(),
+                source,
+            });
+        if let Some(i) = known {
+            inner.changes[i].written = value.to_string();
+        }
+        res
+    }
+
+    /// The value a path had before this guard first changed it.
+    pub fn original(&self, path: impl AsRef<Path>) -> Option<String> {
+        let path = path.as_ref();
+        lock(&self.inner)
+            .changes
+            .iter()
+            .find(|c| c.path == path)
+            .map(|c| c.original.clone())
+    }
+
+    /// Every change made so far, oldest first.
+    pub fn changes(&self) -> Vec<Change> {
+        lock(&self.inner).changes.clone()
+    }
+
+    /// Undo all changes now and report those that could not be undone.
+    pub fn restore(&self) -> Vec<RestoreError> {
+        lock(&self.inner).restore()
+    }
+}
+
+impl Drop for Tuning {
+    fn drop(&mut self) {
+        for e in self.restore() {
+            eprintln!("Warning: {e}");
+        }
+    }
+}
+
+fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree() -> (tempfile::TempDir, SysRoot) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sys/devices/system/cpu/cpufreq/policy0");
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join("scaling_governor"), "schedutil\n").unwrap();
+        fs::write(p.join("scaling_max_freq"), "1800000\n").unwrap();
+        fs::write(p.join("scaling_min_freq"), "408000\n").unwrap();
+        let r = SysRoot::new(d.path());
+        (d, r)
+    }
+
+    const GOV: &str = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+    const MAX: &str = "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq";
+
+    #[test]
+    fn restores_on_drop() {
+        let (_d, r) = tree();
+        {
+            let t = Tuning::new(&r);
+            t.set(GOV, "performance").unwrap();
+            t.set(MAX, "1200000").unwrap();
+            t.set(MAX, "600000").unwrap();
+            assert_eq!(r.value(GOV).as_deref(), Some("performance"));
+            assert_eq!(t.original(MAX).as_deref(), Some("1800000"));
+            assert_eq!(t.changes().len(), 2);
+        }
+        assert_eq!(r.value(GOV).as_deref(), Some("schedutil"));
+        assert_eq!(r.value(MAX).as_deref(), Some("1800000"));
+    }
+
+    #[test]
+    fn restores_when_the_owner_panics() {
+        let (_d, r) = tree();
+        let r2 = r.clone();
+        let res = std::panic::catch_unwind(move || {
+            let t = Tuning::new(&r2);
+            t.set(GOV, "performance").unwrap();
+            panic!("benchmark failed");
+        });
+        assert!(res.is_err());
+        assert_eq!(r.value(GOV).as_deref(), Some("schedutil"));
+    }
+
+    #[test]
+    fn missing_file_is_an_error_and_nothing_is_recorded() {
+        let (_d, r) = tree();
+        let t = Tuning::new(&r);
+        let e = t
+            .set("/sys/nope/scaling_governor", "performance")
+            .unwrap_err();
+        assert!(matches!(e, TuneError::Read { .. }));
+        assert!(t.changes().is_empty());
+    }
+}
