@@ -1,6 +1,11 @@
 //! Wiring: turn parsed arguments into work and pick the exit code. One file per command.
 
+pub mod bench;
 pub mod info;
+pub mod monitor;
+pub mod net;
+pub mod run;
+pub mod storage;
 
 use crate::cli::{Cli, Command};
 use crate::output;
@@ -44,12 +49,11 @@ pub fn main() -> i32 {
 fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Some(Command::Info(a)) => info::run(ctx, &a),
-        Some(Command::Run(_)) | None => {
-            anyhow::bail!("the standard run is not available in this build yet")
-        }
-        Some(Command::Monitor(_)) => anyhow::bail!("monitor is not available in this build yet"),
-        Some(Command::Bench(_)) => anyhow::bail!("bench is not available in this build yet"),
-        Some(Command::Net(_)) => anyhow::bail!("net is not available in this build yet"),
-        Some(Command::Storage(_)) => anyhow::bail!("storage is not available in this build yet"),
+        Some(Command::Run(a)) => run::run(ctx, &a),
+        None => run::run(ctx, &cli.run),
+        Some(Command::Monitor(a)) => monitor::run(ctx, &a),
+        Some(Command::Bench(a)) => bench::run(ctx, &a),
+        Some(Command::Net(a)) => net::run(ctx, &a),
+        Some(Command::Storage(a)) => storage::run(ctx, &a),
     }
 }

@@ -1,1 +1,3 @@
 //! Native benchmarks, one module each. A benchmark returns typed results and never prints.
+
+pub mod pin;

@@ -25,7 +25,6 @@ use crate::sys::root::SysRoot;
 in a controlled environment, with measured (not advertised) clock speeds, monitoring while \
 benchmarks run, and a report that says whether the numbers can be trusted and why.\n\n\
 Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
-    args_conflicts_with_subcommands = true,
     disable_help_subcommand = true
 )]
 pub struct Cli {

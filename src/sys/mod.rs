@@ -5,3 +5,4 @@
 pub mod cpu;
 pub mod cpufreq;
 pub mod root;
+pub mod thermal;

@@ -1,0 +1,3 @@
+//! The one integration-test binary: the CLI as users run it, over fixture sysroots.
+
+mod cli;
