@@ -4,5 +4,7 @@
 
 pub mod cpu;
 pub mod cpufreq;
+pub mod power;
 pub mod root;
+pub mod soc;
 pub mod thermal;
