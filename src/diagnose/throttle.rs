@@ -1,0 +1,254 @@
+//! Throttling: time spent on each cpufreq OPP during the run (from two readings of
+//! `stats/time_in_state`), and the Raspberry Pi firmware's throttling bits.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnose::{Finding, Severity};
+
+/// Time spent at each OPP of one policy during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OppResidency {
+    /// Policy number.
+    pub policy: u32,
+    /// CPUs of the policy.
+    pub cpus: Vec<u32>,
+    /// Core type, for the heading.
+    pub core_type: Option<String>,
+    /// (kHz, seconds) from the highest OPP down.
+    pub seconds_at_khz: Vec<(u64, f64)>,
+}
+
+impl OppResidency {
+    /// Seconds spent below the highest OPP that was used at all; a policy that ran only at
+    /// its maximum (the point of the `performance` governor) has 0.
+    pub fn seconds_below_max(&self, max_khz: u64) -> f64 {
+        self.seconds_at_khz
+            .iter()
+            .filter(|(f, _)| *f < max_khz)
+            .map(|(_, s)| s)
+            .sum()
+    }
+}
+
+/// Difference of two `time_in_state` readings (kHz, 10 ms ticks), highest OPP first.
+/// OPPs missing in `before` count from zero; counters going backwards (a reset) give 0.
+pub fn residency_delta(before: &[(u64, u64)], after: &[(u64, u64)]) -> Vec<(u64, f64)> {
+    let mut v: Vec<(u64, f64)> = after
+        .iter()
+        .map(|&(f, t)| {
+            let b = before
+                .iter()
+                .find(|(bf, _)| *bf == f)
+                .map_or(0, |(_, t)| *t);
+            (f, t.saturating_sub(b) as f64 / 100.0)
+        })
+        .collect();
+    v.sort_by_key(|e| std::cmp::Reverse(e.0));
+    v
+}
+
+/// sbc-bench's table, one block per policy:
+/// `Throttling statistics (time spent on each cpufreq OPP) for CPUs 4-5 (Cortex-A76):`.
+pub fn render(res: &[OppResidency]) -> String {
+    let mut s = String::new();
+    for (i, r) in res.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        let mut head = String::from("Throttling statistics (time spent on each cpufreq OPP)");
+        if res.len() > 1 {
+            head.push_str(&format!(
+                " for CPUs {}",
+                crate::sys::cpu::list::format_list(&r.cpus)
+            ));
+            if let Some(t) = &r.core_type {
+                head.push_str(&format!(" ({t})"));
+            }
+        }
+        s.push_str(&head);
+        s.push_str(":\n\n");
+        for (khz, sec) in &r.seconds_at_khz {
+            let secs = if *sec == 0.0 {
+                "0".to_string()
+            } else {
+                format!("{sec:.2}")
+            };
+            s.push_str(&format!("{:>4} MHz: {secs:>7} sec\n", khz / 1000));
+        }
+    }
+    s
+}
+
+/// Findings from OPP residency: time spent below the highest OPP while tuned to
+/// `performance` means the kernel throttled (thermal or power limits).
+pub fn findings(res: &[OppResidency], tolerance_s: f64) -> Vec<Finding> {
+    let mut bad = Vec::new();
+    for r in res {
+        let Some(max) = r.seconds_at_khz.iter().map(|(f, _)| *f).max() else {
+            continue;
+        };
+        let below = r.seconds_below_max(max);
+        if below > tolerance_s {
+            bad.push(format!(
+                "cpu{} {:.0} s below {} MHz",
+                r.cpus.first().copied().unwrap_or(r.policy),
+                below,
+                max / 1000
+            ));
+        }
+    }
+    if res.is_empty() {
+        return Vec::new();
+    }
+    if bad.is_empty() {
+        vec![Finding::ok("no-throttling", "No throttling")]
+    } else {
+        vec![Finding::new(
+            "throttling",
+            Severity::Invalid,
+            format!("Throttling occured: {}", bad.join(", ")),
+        )]
+    }
+}
+
+/// Raspberry Pi firmware throttling state (`vcgencmd get_throttled`, also
+/// `/sys/devices/platform/soc/soc:firmware/get_throttled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PiThrottled(pub u32);
+
+impl PiThrottled {
+    /// Parse `throttled=0x50005` or a bare hex/decimal value.
+    pub fn parse(s: &str) -> Option<Self> {
+        let v = s.trim();
+        let v = v.strip_prefix("throttled=").unwrap_or(v);
+        let n = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+            Some(h) => u32::from_str_radix(h, 16).ok()?,
+            None => v.parse().ok()?,
+        };
+        Some(Self(n))
+    }
+
+    fn bit(&self, n: u32) -> bool {
+        self.0 & (1 << n) != 0
+    }
+
+    /// Conditions active now and since boot, as sentences.
+    pub fn describe(&self) -> (Vec<&'static str>, Vec<&'static str>) {
+        let now = [
+            (0, "under-voltage"),
+            (1, "arm frequency capped"),
+            (2, "currently throttled"),
+            (3, "soft temperature limit active"),
+        ];
+        let past = [
+            (16, "under-voltage has occurred since last reboot"),
+            (17, "arm frequency capped has occurred since last reboot"),
+            (18, "throttling has occurred since last reboot"),
+            (19, "soft temperature limit has occurred since last reboot"),
+        ];
+        (
+            now.iter()
+                .filter(|(b, _)| self.bit(*b))
+                .map(|(_, s)| *s)
+                .collect(),
+            past.iter()
+                .filter(|(b, _)| self.bit(*b))
+                .map(|(_, s)| *s)
+                .collect(),
+        )
+    }
+
+    /// sbc-bench's bit picture (`0100000000000000000` with the legend).
+    pub fn render(&self) -> String {
+        format!(
+            "{:019b}\n|||             |||_ under-voltage\n|||             ||_ currently throttled\n|||             |_ arm frequency capped\n|||_ under-voltage has occurred since last reboot\n||_ throttling has occurred since last reboot\n|_ arm frequency capped has occurred since last reboot\n",
+            self.0 & 0x7_ffff
+        )
+    }
+
+    /// Findings: anything active now, or new since `before`, makes results invalid;
+    /// conditions from before the run are reported as information.
+    pub fn findings(before: Option<Self>, after: Self) -> Vec<Finding> {
+        let (now, past) = after.describe();
+        let mut out = Vec::new();
+        let new_since = before.map_or(after.0, |b| after.0 & !b.0);
+        if !now.is_empty() {
+            out.push(Finding::new(
+                "pi-throttled-now",
+                Severity::Invalid,
+                format!("Raspberry Pi firmware reports: {}", now.join(", ")),
+            ));
+        }
+        if new_since & 0xf_0000 != 0 {
+            out.push(Finding::new(
+                "pi-throttled-during-run",
+                Severity::Invalid,
+                format!(
+                    "Raspberry Pi firmware: {} (during the run)",
+                    PiThrottled(new_since).describe().1.join(", ")
+                ),
+            ));
+        } else if !past.is_empty() {
+            out.push(Finding::new(
+                "pi-throttled-since-boot",
+                Severity::Warning,
+                format!("Raspberry Pi firmware: {}", past.join(", ")),
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delta_and_table_like_sbc_bench() {
+        let before = [(408000, 100), (1800000, 1000)];
+        let after = [(408000, 100), (1416000, 2326), (1800000, 118551)];
+        let d = residency_delta(&before, &after);
+        assert_eq!(d[0], (1800000, 1175.51));
+        let r = OppResidency {
+            policy: 0,
+            cpus: vec![0, 1, 2, 3],
+            core_type: Some("Cortex-A55".into()),
+            seconds_at_khz: d,
+        };
+        let t = render(std::slice::from_ref(&r));
+        assert_eq!(
+            t,
+            "Throttling statistics (time spent on each cpufreq OPP):\n\n1800 MHz: 1175.51 sec\n1416 MHz:   23.26 sec\n 408 MHz:       0 sec\n"
+        );
+        let two = render(&[r.clone(), r.clone()]);
+        assert!(two.contains("for CPUs 0-3 (Cortex-A55):"));
+        let f = findings(&[r], 1.0);
+        assert_eq!(f[0].code, "throttling");
+    }
+
+    #[test]
+    fn no_throttling() {
+        let r = OppResidency {
+            policy: 0,
+            cpus: vec![0],
+            core_type: None,
+            seconds_at_khz: vec![(1800000, 900.0), (408000, 0.0)],
+        };
+        assert_eq!(findings(&[r], 1.0)[0].code, "no-throttling");
+    }
+
+    #[test]
+    fn pi_bits() {
+        let t = PiThrottled::parse("throttled=0x50005").unwrap();
+        let (now, past) = t.describe();
+        assert_eq!(now, vec!["under-voltage", "currently throttled"]);
+        assert_eq!(past.len(), 2);
+        assert!(t.render().starts_with("1010000000000000101\n"));
+        let f = PiThrottled::findings(Some(PiThrottled(0)), t);
+        assert!(f.iter().any(|f| f.code == "pi-throttled-during-run"));
+        assert!(PiThrottled::parse("nonsense").is_none());
+        let old = PiThrottled(0x50000);
+        let f = PiThrottled::findings(Some(old), old);
+        assert_eq!(f[0].severity, Severity::Warning);
+    }
+}

@@ -1,0 +1,347 @@
+//! sbc-bench's "Results validation": clock lies, swapping, background activity, kernel
+//! trouble, offlined cores, the 7-Zip version. Pure functions over what the run recorded.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnose::{Finding, Severity};
+use crate::sys::kmsg::KmsgRecord;
+
+/// Advertised vs measured maximum clock of one cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockCheck {
+    /// `cpu4-cpu5 (Cortex-A76)`.
+    pub label: String,
+    /// Highest OPP the kernel advertises, MHz.
+    pub advertised_mhz: f64,
+    /// Measured at the highest OPP before the benchmarks (idle, cold).
+    pub before_mhz: Option<f64>,
+    /// Measured again at the end (hot, under load).
+    pub after_mhz: Option<f64>,
+}
+
+fn pct(measured: f64, advertised: f64) -> f64 {
+    (measured - advertised) / advertised * 100.0
+}
+
+/// sbc-bench's clock lines: `Measured clockspeed not lower than advertised max CPU
+/// clockspeed`, or `Advertised vs. measured max CPU clockspeed: -2.4% before, -4.5% after`
+/// for the worst cluster (more than 1 % below). A cluster measured more than 3 % slower at
+/// the end than at the start was throttled.
+pub fn clock_findings(checks: &[ClockCheck]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let measured: Vec<&ClockCheck> = checks
+        .iter()
+        .filter(|c| c.before_mhz.is_some() && c.advertised_mhz > 0.0)
+        .collect();
+    if measured.is_empty() {
+        return out;
+    }
+    let worst = measured.iter().copied().min_by(|a, b| {
+        let da = pct(a.before_mhz.unwrap_or(0.0), a.advertised_mhz);
+        let db = pct(b.before_mhz.unwrap_or(0.0), b.advertised_mhz);
+        da.total_cmp(&db)
+    });
+    if let Some(w) = worst {
+        let before = pct(w.before_mhz.unwrap_or(0.0), w.advertised_mhz);
+        if before <= -1.0 {
+            let after = w
+                .after_mhz
+                .map(|a| format!(", {:.1}% after", pct(a, w.advertised_mhz)))
+                .unwrap_or_default();
+            out.push(Finding::new(
+                "clock-below-advertised",
+                Severity::Warning,
+                format!(
+                    "Advertised vs. measured max CPU clockspeed: {before:.1}% before{after} ({})",
+                    w.label
+                ),
+            ));
+        } else {
+            out.push(Finding::ok(
+                "clock-as-advertised",
+                "Measured clockspeed not lower than advertised max CPU clockspeed",
+            ));
+        }
+    }
+    for c in measured {
+        if let (Some(b), Some(a)) = (c.before_mhz, c.after_mhz) {
+            if b > 0.0 && (a - b) / b * 100.0 < -3.0 {
+                out.push(Finding::new(
+                    "clock-dropped-under-load",
+                    Severity::Invalid,
+                    format!(
+                        "{}: measured {a:.0} MHz at the end vs {b:.0} MHz at the start ({:+.1}%): throttled",
+                        c.label,
+                        (a - b) / b * 100.0
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Swap state at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SwapState {
+    /// Swap in use, KiB (`/proc/swaps`).
+    pub used_kib: u64,
+    /// Pages swapped in since boot (`/proc/vmstat` pswpin).
+    pub pswpin: Option<u64>,
+    /// Pages swapped out since boot (`/proc/vmstat` pswpout).
+    pub pswpout: Option<u64>,
+    /// All active swap devices are zram.
+    pub zram_only: bool,
+    /// Some swap device lives on an SD card (`mmcblk` with type SD).
+    pub on_sd_card: bool,
+    /// zswap is enabled.
+    pub zswap_enabled: bool,
+    /// A zram device is used as swap.
+    pub has_zram: bool,
+}
+
+/// Swapping during the run makes results invalid (zram less so).
+pub fn swap_findings(before: &SwapState, after: &SwapState) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let paged = match (before.pswpout, after.pswpout, before.pswpin, after.pswpin) {
+        (Some(bo), Some(ao), Some(bi), Some(ai)) => ao > bo || ai > bi,
+        _ => after.used_kib > before.used_kib,
+    };
+    if paged {
+        if after.zram_only {
+            out.push(Finding::new(
+                "swapping-zram",
+                Severity::Warning,
+                "Swapping (ZRAM) occured",
+            ));
+        } else {
+            out.push(Finding::new(
+                "swapping",
+                Severity::Invalid,
+                "Swapping occured",
+            ));
+        }
+    } else {
+        out.push(Finding::ok("no-swapping", "No swapping"));
+    }
+    if after.zswap_enabled && after.has_zram {
+        out.push(Finding::new(
+            "zswap-on-zram",
+            Severity::Warning,
+            "Zswap combined with ZRAM. Swapping performance severely harmed",
+        ));
+    }
+    if after.on_sd_card {
+        out.push(Finding::new(
+            "swap-on-sd-card",
+            Severity::Warning,
+            "Swap configured on ultra slow SD card storage",
+        ));
+    }
+    out
+}
+
+/// %sys during the memory benchmarks: the kernel doing work while we measure memory
+/// means another process (or a driver) competed for the memory bus.
+pub fn sys_activity_findings(sys_pct: &[f64]) -> Vec<Finding> {
+    let Some((avg, max)) = avg_max(sys_pct) else {
+        return Vec::new();
+    };
+    if avg > 1.0 || max > 5.0 {
+        vec![Finding::new(
+            "background-sys",
+            Severity::Invalid,
+            format!("Too much background activity (%system): {avg:.0}% avg, {max:.0}% max"),
+        )]
+    } else {
+        vec![Finding::ok(
+            "background-sys-ok",
+            "Background activity (%system) OK",
+        )]
+    }
+}
+
+/// Total %cpu during single-threaded phases should be one core's share (100/N %); more
+/// means something else ran.
+pub fn other_activity_findings(cpu_pct: &[f64], ncpus: usize) -> Vec<Finding> {
+    let Some((avg, max)) = avg_max(cpu_pct) else {
+        return Vec::new();
+    };
+    if ncpus == 0 {
+        return Vec::new();
+    }
+    let share = 100.0 / ncpus as f64;
+    // One core busy plus a little slack for the monitor and kernel threads.
+    if avg > share + 2.5 || max > share + 15.0 {
+        vec![Finding::new(
+            "background-other",
+            Severity::Invalid,
+            format!(
+                "Too much other background activity: {avg:.0}% avg, {max:.0}% max (one core = {share:.0}%)"
+            ),
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+fn avg_max(v: &[f64]) -> Option<(f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    let avg = v.iter().sum::<f64>() / v.len() as f64;
+    let max = v.iter().copied().fold(f64::MIN, f64::max);
+    Some((avg, max))
+}
+
+/// Kernel messages logged during the run: the oom-killer invalidates results; warnings
+/// and errors are listed for the user to judge.
+pub fn kernel_findings(records: &[KmsgRecord]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let oom = records
+        .iter()
+        .filter(|r| r.message.contains("invoked oom-killer") || r.message.contains("Out of memory"))
+        .count();
+    if oom > 0 {
+        out.push(Finding::new(
+            "oom-killer",
+            Severity::Invalid,
+            format!("The oom-killer was invoked {oom} time(s) during the run"),
+        ));
+    }
+    let serious: Vec<&KmsgRecord> = records.iter().filter(|r| r.priority <= 3).collect();
+    if !serious.is_empty() {
+        out.push(Finding::new(
+            "kernel-errors",
+            Severity::Warning,
+            format!(
+                "{} kernel error message(s) during the run, first: {}",
+                serious.len(),
+                serious[0].message
+            ),
+        ));
+    }
+    out
+}
+
+/// CPUs that went offline during the run (killed by the kernel, thermal hot-unplug).
+pub fn offline_findings(online_before: &[u32], online_after: &[u32]) -> Vec<Finding> {
+    let gone: Vec<u32> = online_before
+        .iter()
+        .copied()
+        .filter(|c| !online_after.contains(c))
+        .collect();
+    if gone.is_empty() {
+        return Vec::new();
+    }
+    vec![Finding::new(
+        "cpus-offlined",
+        Severity::Invalid,
+        format!(
+            "CPU(s) {} went offline during the run",
+            crate::sys::cpu::list::format_list(&gone)
+        ),
+    )]
+}
+
+/// 7-Zip scores are only comparable with published sbc-bench results from 7-Zip 16.02.
+pub fn sevenzip_findings(version: Option<&str>) -> Vec<Finding> {
+    match version {
+        Some(v) if v != "16.02" => vec![Finding::new(
+            "7zip-version",
+            Severity::Warning,
+            format!("7-Zip {v} used: its scores are not comparable with published results (16.02)"),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cc(adv: f64, b: f64, a: Option<f64>) -> ClockCheck {
+        ClockCheck {
+            label: "cpu0-cpu3 (Cortex-A55)".into(),
+            advertised_mhz: adv,
+            before_mhz: Some(b),
+            after_mhz: a,
+        }
+    }
+
+    #[test]
+    fn nanopi_r5s_1992_is_really_1845() {
+        let f = clock_findings(&[cc(1992.0, 1845.0, Some(1845.0))]);
+        assert_eq!(f[0].code, "clock-below-advertised");
+        assert!(
+            f[0].message.contains("-7.4% before, -7.4% after"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn honest_clock_and_throttled_end() {
+        let f = clock_findings(&[cc(1800.0, 1820.0, Some(1700.0))]);
+        assert_eq!(f[0].code, "clock-as-advertised");
+        assert_eq!(f[1].code, "clock-dropped-under-load");
+        assert!(clock_findings(&[]).is_empty());
+    }
+
+    #[test]
+    fn swap() {
+        let b = SwapState {
+            pswpout: Some(10),
+            pswpin: Some(0),
+            ..Default::default()
+        };
+        let mut a = b.clone();
+        assert_eq!(swap_findings(&b, &a)[0].code, "no-swapping");
+        a.pswpout = Some(20);
+        assert_eq!(swap_findings(&b, &a)[0].code, "swapping");
+        a.zram_only = true;
+        a.has_zram = true;
+        a.zswap_enabled = true;
+        let f = swap_findings(&b, &a);
+        assert_eq!(f[0].code, "swapping-zram");
+        assert_eq!(f[1].code, "zswap-on-zram");
+    }
+
+    #[test]
+    fn background() {
+        assert_eq!(
+            sys_activity_findings(&[0.0, 1.0, 0.0])[0].code,
+            "background-sys-ok"
+        );
+        assert_eq!(sys_activity_findings(&[2.0, 9.0])[0].code, "background-sys");
+        assert!(other_activity_findings(&[12.5, 13.0], 8).is_empty());
+        assert_eq!(
+            other_activity_findings(&[30.0, 40.0], 8)[0].code,
+            "background-other"
+        );
+        assert!(sys_activity_findings(&[]).is_empty());
+    }
+
+    #[test]
+    fn kernel_offline_7zip() {
+        let r = |p: u8, m: &str| KmsgRecord {
+            priority: p,
+            seq: 1,
+            timestamp_us: 0,
+            message: m.into(),
+        };
+        let f = kernel_findings(&[
+            r(4, "stress invoked oom-killer: gfp_mask=0x100cca"),
+            r(3, "mmc0: error -110"),
+        ]);
+        assert_eq!(f[0].code, "oom-killer");
+        assert_eq!(f[1].code, "kernel-errors");
+        assert_eq!(
+            offline_findings(&[0, 1, 2, 3], &[0, 1, 2])[0].code,
+            "cpus-offlined"
+        );
+        assert!(offline_findings(&[0, 1], &[0, 1]).is_empty());
+        assert_eq!(sevenzip_findings(Some("26.02"))[0].code, "7zip-version");
+        assert!(sevenzip_findings(Some("16.02")).is_empty());
+    }
+}
