@@ -1,1 +1,3 @@
 //! Orchestration of the standard run: plan, tune, benchmark while monitoring, restore.
+
+pub mod preflight;
