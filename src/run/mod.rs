@@ -1,3 +1,4 @@
 //! Orchestration of the standard run: plan, tune, benchmark while monitoring, restore.
 
 pub mod preflight;
+pub mod tuning;

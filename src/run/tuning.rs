@@ -1,0 +1,225 @@
+//! Step 2 of the standard run: every cpufreq policy, and the dmc/gpu/npu devfreq devices,
+//! to `performance` — through the restoring guard, so the originals come back on exit,
+//! on error, on Ctrl-C and on SIGTERM.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sys::cpufreq::{self, Policy};
+use crate::sys::root::SysRoot;
+use crate::tune::Tuning;
+
+/// Directory of the devfreq devices.
+pub const DEVFREQ_DIR: &str = "/sys/class/devfreq";
+
+/// A governor we may switch, and its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Governor {
+    /// `cpufreq-policy0`, or the devfreq device name (`dmc`, `fb000000.gpu`).
+    pub name: String,
+    /// File holding the governor.
+    pub path: String,
+    /// Governor now.
+    pub governor: Option<String>,
+    /// Governors offered.
+    pub available: Vec<String>,
+    /// Current clock in MHz.
+    pub cur_mhz: Option<u64>,
+    /// Frequencies offered, MHz.
+    pub frequencies_mhz: Vec<u64>,
+    /// For `ondemand`: does it count I/O wait as busy? (sbc-bench's NAS advice).
+    pub io_is_busy: Option<bool>,
+}
+
+impl Governor {
+    /// sbc-bench's status line: `dmc: performance / 2112 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)`.
+    pub fn status_line(&self) -> String {
+        let mut s = format!(
+            "{}: {} / {} MHz",
+            self.name,
+            self.governor.as_deref().unwrap_or("n/a"),
+            self.cur_mhz
+                .map_or_else(|| "n/a".to_string(), |m| m.to_string())
+        );
+        if !self.available.is_empty() || !self.frequencies_mhz.is_empty() {
+            s.push_str(&format!(
+                " ({} / {})",
+                self.available.join(" "),
+                self.frequencies_mhz
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+        s
+    }
+
+    /// Is this one we tune (cpufreq, or a dmc/gpu/npu devfreq device)?
+    pub fn is_tuned_kind(&self) -> bool {
+        if self.name.starts_with("cpufreq-") {
+            return true;
+        }
+        let n = self.name.to_ascii_lowercase();
+        n.contains("dmc") || n.contains("gpu") || n.contains("npu") || n.contains("dram")
+    }
+}
+
+fn ondemand_io_is_busy(root: &SysRoot, policy: u32) -> Option<bool> {
+    root.parse::<u8>(cpufreq::policy_attr(policy, "ondemand/io_is_busy"))
+        .or_else(|| root.parse::<u8>("/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy"))
+        .map(|v| v != 0)
+}
+
+/// Read every cpufreq policy's and devfreq device's governor.
+pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {
+    let mut out: Vec<Governor> = policies
+        .iter()
+        .map(|p| Governor {
+            name: format!("cpufreq-policy{}", p.id),
+            path: p.attr("scaling_governor"),
+            governor: p.governor.clone(),
+            available: p.available_governors.clone(),
+            cur_mhz: p.cur_khz.map(|k| k / 1000),
+            frequencies_mhz: p.opps_khz.iter().map(|k| k / 1000).collect(),
+            io_is_busy: (p.governor.as_deref() == Some("ondemand"))
+                .then(|| ondemand_io_is_busy(root, p.id))
+                .flatten(),
+        })
+        .collect();
+    for dev in root.list(DEVFREQ_DIR) {
+        let base = format!("{DEVFREQ_DIR}/{dev}");
+        let hz_list = |f: &str| -> Vec<u64> {
+            root.read_opt(format!("{base}/{f}"))
+                .map(|s| cpufreq::parse_freq_list(&s))
+                .unwrap_or_default()
+        };
+        out.push(Governor {
+            name: dev.clone(),
+            path: format!("{base}/governor"),
+            governor: root.value(format!("{base}/governor")),
+            available: root
+                .value(format!("{base}/available_governors"))
+                .map(|s| s.split_whitespace().map(str::to_string).collect())
+                .unwrap_or_default(),
+            cur_mhz: root
+                .parse::<u64>(format!("{base}/cur_freq"))
+                .map(|hz| hz / 1_000_000),
+            frequencies_mhz: hz_list("available_frequencies")
+                .into_iter()
+                .map(|hz| hz / 1_000_000)
+                .collect(),
+            io_is_busy: None,
+        });
+    }
+    out
+}
+
+/// Result of tuning one governor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tuned {
+    /// Which governor.
+    pub name: String,
+    /// Governor before.
+    pub from: Option<String>,
+    /// Governor set, or why not.
+    pub outcome: Result<String, String>,
+}
+
+/// Switch every tunable governor that offers `performance` to it.
+pub fn set_performance(tuning: &Tuning, governors: &[Governor]) -> Vec<Tuned> {
+    governors
+        .iter()
+        .filter(|g| g.is_tuned_kind())
+        .filter(|g| g.governor.is_some())
+        .map(|g| {
+            let outcome =
+                if !g.available.is_empty() && !g.available.iter().any(|a| a == "performance") {
+                    Err("performance governor not offered".to_string())
+                } else if g.governor.as_deref() == Some("performance") {
+                    Ok("performance".to_string())
+                } else {
+                    tuning
+                        .set(&g.path, "performance")
+                        .map(|()| "performance".to_string())
+                        .map_err(|e| e.to_string())
+                };
+            Tuned {
+                name: g.name.clone(),
+                from: g.governor.clone(),
+                outcome,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn fixture() -> (tempfile::TempDir, SysRoot) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sys/devices/system/cpu/cpufreq/policy0");
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join("scaling_governor"), "ondemand\n").unwrap();
+        fs::write(
+            p.join("scaling_available_governors"),
+            "ondemand userspace powersave performance schedutil\n",
+        )
+        .unwrap();
+        fs::write(p.join("related_cpus"), "0 1 2 3\n").unwrap();
+        fs::create_dir_all(d.path().join("sys/devices/system/cpu/cpufreq/ondemand")).unwrap();
+        fs::write(
+            d.path()
+                .join("sys/devices/system/cpu/cpufreq/ondemand/io_is_busy"),
+            "0\n",
+        )
+        .unwrap();
+        let dmc = d.path().join("sys/class/devfreq/dmc");
+        fs::create_dir_all(&dmc).unwrap();
+        fs::write(dmc.join("governor"), "dmc_ondemand\n").unwrap();
+        fs::write(
+            dmc.join("available_governors"),
+            "dmc_ondemand userspace powersave performance simple_ondemand\n",
+        )
+        .unwrap();
+        fs::write(dmc.join("cur_freq"), "528000000\n").unwrap();
+        fs::write(
+            dmc.join("available_frequencies"),
+            "528000000 1068000000 1560000000 2112000000\n",
+        )
+        .unwrap();
+        let r = SysRoot::new(d.path());
+        (d, r)
+    }
+
+    #[test]
+    fn tunes_and_restores_cpufreq_and_dmc() {
+        let (_d, r) = fixture();
+        let govs = read_governors(&r, &cpufreq::read_policies(&r));
+        assert_eq!(govs.len(), 2);
+        assert_eq!(govs[0].io_is_busy, Some(false));
+        assert_eq!(
+            govs[1].status_line(),
+            "dmc: dmc_ondemand / 528 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)"
+        );
+        {
+            let t = Tuning::new(&r);
+            let res = set_performance(&t, &govs);
+            assert!(res.iter().all(|x| x.outcome.is_ok()), "{res:?}");
+            assert_eq!(
+                r.value("/sys/class/devfreq/dmc/governor").as_deref(),
+                Some("performance")
+            );
+        }
+        assert_eq!(
+            r.value("/sys/class/devfreq/dmc/governor").as_deref(),
+            Some("dmc_ondemand")
+        );
+        assert_eq!(
+            r.value("/sys/devices/system/cpu/cpufreq/policy0/scaling_governor")
+                .as_deref(),
+            Some("ondemand")
+        );
+    }
+}
