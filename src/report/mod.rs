@@ -1,3 +1,5 @@
 //! Exporters: pure functions from results to text that users already know how to read.
 
+pub mod json;
+pub mod results_row;
 pub mod topology;
