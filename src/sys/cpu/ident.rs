@@ -282,7 +282,7 @@ fn decode_riscv(info: &CpuInfo, b: &Block, id: &mut CoreIdent) {
 
 /// `Loongson-3A R3 (Loongson-3A3000) @ 1400MHz` → `Loongson-3A3000`,
 /// `Loongson-2K1000 Lemote @ 1000MHz` → `Loongson-2K1000`; others as printed.
-fn loongson_name(model: &str) -> Option<String> {
+pub fn loongson_name(model: &str) -> Option<String> {
     if let Some((_, rest)) = model.split_once('(') {
         if let Some((inner, _)) = rest.split_once(')') {
             if let Some(s) = squeeze(inner) {
