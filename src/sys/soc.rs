@@ -1211,7 +1211,7 @@ fn from_vendor_cores(cores: &[CoreGroup]) -> Option<SocGuess> {
         format!("Apple {chip}")
     } else if all("Cavium ThunderX 88XX") {
         "Cavium ThunderX CN88XX".into()
-    } else if all("Cavium ThunderX2") || all("Broadcom ThunderX2") {
+    } else if all("Cavium ThunderX2") || all("Broadcom Vulcan") {
         "Cavium ThunderX2 CN99XX".into()
     } else if all("Phytium FTC663") && n == 8 {
         "Phytium D2000".into()

@@ -145,8 +145,11 @@ pub fn detect_arch(info: &CpuInfo) -> Option<CpuArch> {
     {
         return Some(CpuArch::Riscv);
     }
-    if info.first("vendor_id").is_some()
-        || (info.first("flags").is_some() && info.first("cpu family").is_some())
+    // x86 always prints `flags`; s390x also has a `vendor_id` (`IBM/S390`) but no flags.
+    let vendor = info.first("vendor_id").unwrap_or("");
+    if info.first("flags").is_some()
+        && (!vendor.is_empty() || info.first("cpu family").is_some())
+        && !vendor.starts_with("IBM")
     {
         return Some(CpuArch::X86);
     }

@@ -79,8 +79,8 @@ pub fn core_name(implementer: u32, part: u32) -> Option<&'static str> {
         0x42 => match part {
             0x00f => "Broadcom Brahma B15",
             0x100 => "Broadcom Brahma B53",
-            // Broadcom's Vulcan design, shipped by Cavium as ThunderX2.
-            0x516 => "Broadcom ThunderX2",
+            // Broadcom's Vulcan design, shipped by Cavium as ThunderX2 (Linux: VULCAN).
+            0x516 => "Broadcom Vulcan",
             _ => return None,
         },
         0x43 => match part {

@@ -357,9 +357,9 @@ mod tests {
     const A76: &str =
         "CPU implementer\t: 0x41\nCPU variant\t: 0x4\nCPU part\t: 0xd0b\nCPU revision\t: 0\n\n";
 
-    /// RK3588 with cpu6/cpu7 taken offline: arm64 drops them from cpuinfo; they keep the
-    /// core type of their policy (cpu6-7 share policy6 with nobody online, so they borrow
-    /// nothing and stay unknown), while offline cpu5 borrows cpu4's Cortex-A76.
+    /// RK3588 with cpu5-cpu7 offline: arm64 leaves them out of cpuinfo. cpu5 shares
+    /// policy4 with online cpu4 and so is a Cortex-A76 too; cpu6/cpu7 have no online CPU in
+    /// their policy and stay unknown instead of borrowing a neighbour's identity.
     #[test]
     fn offline_cpus_missing_from_cpuinfo() {
         let mut ci = String::new();
