@@ -54,6 +54,12 @@ impl SysRoot {
         self
     }
 
+    /// True when `/proc/cpuinfo` is read from a file the user named (`CPUINFOFILE`): its
+    /// CPUs then need not be this root's CPUs (sbc-bench's simulation of another board).
+    pub fn cpuinfo_overridden(&self) -> bool {
+        self.cpuinfo.is_some()
+    }
+
     /// The directory standing for `/`.
     pub fn root(&self) -> &Path {
         &self.root

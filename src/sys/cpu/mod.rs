@@ -1,8 +1,12 @@
 //! CPUs: which exist, which are online, what core type each is, which cpufreq policy and
 //! package it belongs to, and the clusters derived from that.
 
+pub mod cpuinfo;
 pub mod ident;
 pub mod list;
+pub mod midr;
+pub mod riscv;
+pub mod x86;
 
 use serde::Serialize;
 
@@ -71,24 +75,77 @@ pub struct Topology {
     pub cpus: Vec<Cpu>,
     /// Clusters of the CPUs, in order of their first CPU.
     pub clusters: Vec<Cluster>,
+    /// cpuinfo printed one identity block for all CPUs (old and vendor kernels): it
+    /// describes whichever CPU read the file, so on big.LITTLE SoCs the other cluster's
+    /// core type is wrong or missing. Worth a note next to the table.
+    pub shared_identity: bool,
 }
 
 impl Topology {
     /// Read the topology from sysfs and cpuinfo, with the cpufreq policies already read.
+    ///
+    /// - CPU numbers come from `present` (else the `cpuN` directories, `possible`), joined
+    ///   with the CPUs cpuinfo lists; offline and hot-plugged CPUs are kept, marked offline.
+    /// - arm64 kernels leave offline CPUs out of cpuinfo: such a CPU takes the core type of
+    ///   an online CPU of the same cpufreq policy (a policy never mixes core types), else
+    ///   stays unknown rather than borrowing a neighbour's identity.
+    /// - Hybrid x86 CPUs are labelled P-core/E-core from `/sys/devices/cpu_core/cpus` and
+    ///   `/sys/devices/cpu_atom/cpus`.
+    /// - With `CPUINFOFILE` on the live system (another board's cpuinfo), the CPUs are the
+    ///   file's and nothing is taken from this machine's sysfs.
     pub fn read(root: &SysRoot, policies: &[Policy]) -> Self {
-        let cpuinfo = root.read_opt("/proc/cpuinfo").unwrap_or_default();
-        let idents = ident::identify(&cpuinfo);
-        let numbers = cpu_numbers(root, idents.keys().copied().collect());
+        let text = root.read_opt("/proc/cpuinfo").unwrap_or_default();
+        let info = cpuinfo::CpuInfo::parse(&text);
+        let identity = ident::decode(&info);
+        let listed: Vec<u32> = identity.cpus.keys().copied().collect();
+        if root.cpuinfo_overridden() && root.is_host() {
+            let cpus = listed
+                .iter()
+                .map(|&n| {
+                    let id = identity.cpus.get(&n).cloned().unwrap_or_default();
+                    Cpu {
+                        cpu: n,
+                        online: true,
+                        core_type: id.core_type,
+                        stepping: id.stepping,
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            let mut t = Self::from_cpus(cpus);
+            t.shared_identity = info.shared_identity;
+            return t;
+        }
+        let numbers = cpu_numbers(root, &listed);
         let online = root
             .value(format!("{CPU_DIR}/online"))
             .and_then(|s| list::parse_list(&s));
-        // Old kernels print one cpuinfo block for all CPUs: reuse the last known identity.
-        let fallback = idents.values().last().cloned().unwrap_or_default();
+        let hybrid = if identity.arch == Some(ident::CpuArch::X86) {
+            Hybrid::read(root)
+        } else {
+            Hybrid::default()
+        };
         let cpus = numbers
             .into_iter()
             .map(|n| {
-                let id = idents.get(&n).cloned().unwrap_or_else(|| fallback.clone());
                 let policy = policies.iter().find(|p| p.cpus.contains(&n));
+                let mut id = identity
+                    .cpus
+                    .get(&n)
+                    .cloned()
+                    .or_else(|| {
+                        // Offline CPU missing from cpuinfo: same policy, same core type.
+                        let p = policy?;
+                        p.cpus.iter().find_map(|m| identity.cpus.get(m).cloned())
+                    })
+                    .unwrap_or_default();
+                if let Some(kind) = hybrid.kind(n) {
+                    id.core_type = Some(x86::hybrid_core_type(
+                        id.x86.as_ref(),
+                        id.core_type.as_deref(),
+                        kind,
+                    ));
+                }
                 let is_online = match &online {
                     Some(list) => list.contains(&n),
                     None => root
@@ -109,17 +166,27 @@ impl Topology {
                 }
             })
             .collect();
-        Self::from_cpus(cpus)
+        let mut t = Self::from_cpus(cpus);
+        t.shared_identity = info.shared_identity;
+        t
     }
 
     /// Derive clusters from CPUs: a CPU joins an existing cluster when core type, policy
-    /// and package all match.
+    /// and package all match. When every policy holds a single CPU (intel_pstate,
+    /// amd-pstate, acpi-cpufreq, Krait-era Qualcomm kernels) the policy says nothing about
+    /// shared clocks and is left out, so such machines get one cluster per core type.
     pub fn from_cpus(mut cpus: Vec<Cpu>) -> Self {
         cpus.sort_by_key(|c| c.cpu);
+        let per_cpu_policies = cpus.len() > 1
+            && cpus.iter().all(|c| {
+                c.policy
+                    .is_none_or(|p| cpus.iter().filter(|o| o.policy == Some(p)).count() == 1)
+            });
         let mut clusters: Vec<Cluster> = Vec::new();
         let mut keys: Vec<(Option<String>, Option<u32>, Option<i64>)> = Vec::new();
         for c in &mut cpus {
-            let key = (c.core_type.clone(), c.policy, c.package_id);
+            let policy = if per_cpu_policies { None } else { c.policy };
+            let key = (c.core_type.clone(), policy, c.package_id);
             let idx = match keys.iter().position(|k| *k == key) {
                 Some(i) => i,
                 None => {
@@ -136,7 +203,11 @@ impl Topology {
             c.cluster = idx as u32;
             clusters[idx].cpus.push(c.cpu);
         }
-        Self { cpus, clusters }
+        Self {
+            cpus,
+            clusters,
+            shared_identity: false,
+        }
     }
 
     /// Online CPU numbers.
@@ -160,32 +231,71 @@ impl Topology {
     }
 }
 
-/// CPU numbers from `present` (falling back to `possible`, the `cpuN` directories, then
-/// cpuinfo's processor numbers).
-fn cpu_numbers(root: &SysRoot, from_cpuinfo: Vec<u32>) -> Vec<u32> {
-    for f in ["present", "possible"] {
-        if let Some(v) = root
-            .value(format!("{CPU_DIR}/{f}"))
+/// CPU numbers from `present` (falling back to the `cpuN` directories, then `possible`),
+/// joined with the CPUs cpuinfo lists. `possible` comes last because it often overstates
+/// (VMs and some boards report 0-63 or more).
+fn cpu_numbers(root: &SysRoot, from_cpuinfo: &[u32]) -> Vec<u32> {
+    let list_file = |f: &str| {
+        root.value(format!("{CPU_DIR}/{f}"))
             .and_then(|s| list::parse_list(&s))
             .filter(|v| !v.is_empty())
-        {
-            return v;
+    };
+    let dirs = || -> Option<Vec<u32>> {
+        let v: Vec<u32> = root
+            .list(CPU_DIR)
+            .iter()
+            .filter_map(|n| n.strip_prefix("cpu")?.parse().ok())
+            .collect();
+        (!v.is_empty()).then_some(v)
+    };
+    let mut v = list_file("present")
+        .or_else(dirs)
+        .or_else(|| list_file("possible"))
+        .unwrap_or_default();
+    v.extend_from_slice(from_cpuinfo);
+    v.sort_unstable();
+    v.dedup();
+    if v.is_empty() {
+        v.push(0);
+    }
+    v
+}
+
+/// The P-core and E-core CPUs of a hybrid x86 CPU, from the kernel's hybrid PMUs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Hybrid {
+    performance: Vec<u32>,
+    efficiency: Vec<u32>,
+}
+
+impl Hybrid {
+    fn read(root: &SysRoot) -> Self {
+        let read = |p: &str| {
+            root.value(p)
+                .and_then(|s| list::parse_list(&s))
+                .unwrap_or_default()
+        };
+        Self {
+            performance: read(HYBRID_P_CPUS),
+            efficiency: read(HYBRID_E_CPUS),
         }
     }
-    let dirs: Vec<u32> = root
-        .list(CPU_DIR)
-        .iter()
-        .filter_map(|n| n.strip_prefix("cpu")?.parse().ok())
-        .collect();
-    if !dirs.is_empty() {
-        return dirs;
-    }
-    if from_cpuinfo.is_empty() {
-        vec![0]
-    } else {
-        from_cpuinfo
+
+    fn kind(&self, cpu: u32) -> Option<x86::HybridKind> {
+        if self.performance.contains(&cpu) {
+            Some(x86::HybridKind::Performance)
+        } else if self.efficiency.contains(&cpu) {
+            Some(x86::HybridKind::Efficiency)
+        } else {
+            None
+        }
     }
 }
+
+/// CPUs of the P-core PMU of a hybrid Intel CPU (kernel 5.16+).
+pub const HYBRID_P_CPUS: &str = "/sys/devices/cpu_core/cpus";
+/// CPUs of the E-core PMU of a hybrid Intel CPU.
+pub const HYBRID_E_CPUS: &str = "/sys/devices/cpu_atom/cpus";
 
 /// Read policies and topology in one go.
 pub fn read(root: &SysRoot) -> (Vec<Policy>, Topology) {
@@ -220,5 +330,116 @@ mod tests {
         assert_eq!(t.clusters[2].label(), "cpu6-cpu7 (Cortex-A76)");
         assert_eq!(t.cpus[7].cluster, 2);
         assert_eq!(t.cluster_of(5).map(|c| c.first_cpu()), Some(4));
+    }
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        for (p, content) in files {
+            let path = d.path().join(p.trim_start_matches('/'));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+        d
+    }
+
+    fn policy(id: u32, cpus: &[u32], max_khz: u64) -> Policy {
+        Policy {
+            id,
+            cpus: cpus.to_vec(),
+            cpuinfo_min_khz: Some(408_000),
+            cpuinfo_max_khz: Some(max_khz),
+            ..Default::default()
+        }
+    }
+
+    const A55: &str =
+        "CPU implementer\t: 0x41\nCPU variant\t: 0x2\nCPU part\t: 0xd05\nCPU revision\t: 0\n\n";
+    const A76: &str =
+        "CPU implementer\t: 0x41\nCPU variant\t: 0x4\nCPU part\t: 0xd0b\nCPU revision\t: 0\n\n";
+
+    /// RK3588 with cpu5-cpu7 offline: arm64 leaves them out of cpuinfo. cpu5 shares
+    /// policy4 with online cpu4 and so is a Cortex-A76 too; cpu6/cpu7 have no online CPU in
+    /// their policy and stay unknown instead of borrowing a neighbour's identity.
+    #[test]
+    fn offline_cpus_missing_from_cpuinfo() {
+        let mut ci = String::new();
+        for n in 0..4 {
+            ci.push_str(&format!("processor\t: {n}\n{A55}"));
+        }
+        ci.push_str(&format!("processor\t: 4\n{A76}"));
+        let d = tree(&[
+            ("/proc/cpuinfo", &ci),
+            ("/sys/devices/system/cpu/present", "0-7\n"),
+            ("/sys/devices/system/cpu/online", "0-4\n"),
+        ]);
+        let root = SysRoot::new(d.path());
+        let pols = [
+            policy(0, &[0, 1, 2, 3], 1_800_000),
+            policy(4, &[4, 5], 2_400_000),
+            policy(6, &[6, 7], 2_400_000),
+        ];
+        let t = Topology::read(&root, &pols);
+        assert_eq!(t.cpus.len(), 8);
+        assert_eq!(t.online(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(t.cpus[5].core_type.as_deref(), Some("Cortex-A76"));
+        assert!(!t.cpus[5].online);
+        assert_eq!(t.cpus[6].core_type, None);
+        assert_eq!(t.clusters.len(), 3);
+        assert_eq!(t.clusters[1].cpus, vec![4, 5]);
+    }
+
+    /// Alder Lake i7-1260P: 4 P-cores with SMT (CPUs 0-7) and 8 E-cores (8-15), one
+    /// intel_pstate policy per CPU.
+    #[test]
+    fn hybrid_x86_splits_p_and_e() {
+        let mut ci = String::new();
+        for n in 0..16 {
+            ci.push_str(&format!("processor\t: {n}\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 154\nmodel name\t: 12th Gen Intel(R) Core(TM) i7-1260P\nstepping\t: 3\nflags\t\t: fpu\n\n"));
+        }
+        let d = tree(&[
+            ("/proc/cpuinfo", &ci),
+            ("/sys/devices/system/cpu/present", "0-15\n"),
+            ("/sys/devices/system/cpu/online", "0-15\n"),
+            ("/sys/devices/cpu_core/cpus", "0-7\n"),
+            ("/sys/devices/cpu_atom/cpus", "8-15\n"),
+        ]);
+        let pols: Vec<Policy> = (0..16)
+            .map(|n| policy(n, &[n], if n < 8 { 4_700_000 } else { 3_400_000 }))
+            .collect();
+        let t = Topology::read(&SysRoot::new(d.path()), &pols);
+        assert_eq!(t.cpus[0].core_type.as_deref(), Some("Golden Cove (P-core)"));
+        assert_eq!(t.cpus[15].core_type.as_deref(), Some("Gracemont (E-core)"));
+        assert_eq!(t.clusters.len(), 2);
+        assert_eq!(t.clusters[1].cpus, (8..16).collect::<Vec<_>>());
+    }
+
+    /// `CPUINFOFILE` of another board on the live system: the file's CPUs, nothing from
+    /// this machine's sysfs.
+    #[test]
+    fn foreign_cpuinfo_on_the_host() {
+        let d = tree(&[(
+            "board.cpuinfo",
+            &format!("processor\t: 0\n{A55}processor\t: 1\n{A55}processor\t: 2\n{A76}"),
+        )]);
+        let root = SysRoot::host().with_cpuinfo_file(d.path().join("board.cpuinfo"));
+        let t = Topology::read(&root, &[]);
+        assert_eq!(t.cpus.len(), 3);
+        assert_eq!(t.clusters.len(), 2);
+        assert_eq!(t.cpus[2].stepping.as_deref(), Some("r4p0"));
+        assert!(
+            t.cpus
+                .iter()
+                .all(|c| c.policy.is_none() && c.package_id.is_none())
+        );
+    }
+
+    /// No cpuinfo, no sysfs: one CPU of unknown type, no panic.
+    #[test]
+    fn empty_root_degrades() {
+        let d = tempfile::tempdir().unwrap();
+        let t = Topology::read(&SysRoot::new(d.path()), &[]);
+        assert_eq!(t.cpus.len(), 1);
+        assert_eq!(t.cpus[0].core_type, None);
+        assert_eq!(t.clusters.len(), 1);
     }
 }
