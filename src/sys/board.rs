@@ -616,8 +616,8 @@ impl ArmbianRelease {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Virtualization {
     /// Hypervisor (`kvm`, `qemu`, `vmware`, `oracle`, `xen`, `microsoft`, `amazon`,
-    /// `apple`…), `unknown` when a VM is certain but the hypervisor unnamed, `None` on bare
-    /// metal as far as we can tell.
+    /// `apple`…; systemd-detect-virt's names), `vm-other` when a VM is certain but the
+    /// hypervisor unnamed, `None` on bare metal as far as we can tell.
     pub vm: Option<String>,
     /// Container manager (`docker`, `podman`, `lxc`, `systemd-nspawn`, `wsl`…), `None` when
     /// not in a container as far as we can tell.
@@ -743,7 +743,7 @@ impl Virtualization {
                 } else if list.iter().any(|s| s.contains("kvm")) {
                     "kvm"
                 } else {
-                    "unknown"
+                    "vm-other"
                 };
                 v.vm = Some(kind.into());
                 v.evidence
@@ -762,7 +762,7 @@ impl Virtualization {
         if v.vm.is_none()
             && cpuinfo_has_hypervisor_flag(&root.read_opt("/proc/cpuinfo").unwrap_or_default())
         {
-            v.vm = Some("unknown".into());
+            v.vm = Some("vm-other".into());
             v.evidence
                 .push("cpuinfo flag 'hypervisor' (hypervisor not named)".into());
         }

@@ -126,15 +126,11 @@ fn armbian_trusted(name: &str) -> bool {
 }
 
 /// First zone (in glob order) whose type contains `needle`, as sbc-bench's GetThermalZone.
-fn zone_containing(
-    root: &SysRoot,
-    zones: &[(String, String)],
-    needle: &str,
-) -> Option<ThermalSource> {
+fn zone_containing(zones: &[(String, String)], needle: &str) -> Option<ThermalSource> {
     zones
         .iter()
         .find(|(_, t)| t.contains(needle))
-        .map(|(n, t)| zone_source(root, n, t))
+        .map(|(n, t)| zone_source(n, t))
 }
 
 /// Pick the thermal source as sbc-bench picks it, so our `Temp` column shows the same
@@ -152,7 +148,7 @@ fn zone_containing(
 pub fn pick_source(root: &SysRoot) -> Option<ThermalSource> {
     let zones = zones_glob_order(root);
     if is_x86(root) {
-        if let Some(s) = zone_containing(root, &zones, "x86_pkg_temp") {
+        if let Some(s) = zone_containing(&zones, "x86_pkg_temp") {
             return Some(s);
         }
         for (n, name) in hwmons(root) {
@@ -175,7 +171,7 @@ pub fn pick_source(root: &SysRoot) -> Option<ThermalSource> {
         return zones
             .iter()
             .find(|(_, t)| t.to_ascii_lowercase().contains("cpu"))
-            .and_then(|(_, t)| zone_containing(root, &zones, t));
+            .and_then(|(_, t)| zone_containing(&zones, t));
     }
     if let Some(s) = armbian_source(root, &zones) {
         return Some(s);
@@ -189,7 +185,7 @@ pub fn pick_source(root: &SysRoot) -> Option<ThermalSource> {
         })
         .map(|(_, t)| t.clone());
     if let Some(g) = guess {
-        return zone_containing(root, &zones, &g);
+        return zone_containing(&zones, &g);
     }
     let mut hw: Vec<(String, String)> = hwmons(root);
     hw.sort_by(|a, b| a.0.cmp(&b.0));
@@ -263,20 +259,18 @@ fn armbian_source(root: &SysRoot, zones: &[(String, String)]) -> Option<ThermalS
         .into_iter()
         .find(|t| ARMBIAN_OVERRIDE_PATTERNS.iter().any(|p| t.contains(p)))
     {
-        Some(t) => zone_containing(root, zones, t),
+        Some(t) => zone_containing(zones, t),
         None => Some(armbian(name)),
     }
 }
 
-fn zone_source(root: &SysRoot, zone: &str, ty: &str) -> ThermalSource {
+/// A zone as source. Thermal zones are always virtual devices, and sbc-bench names them by
+/// their `/sys/devices/virtual/thermal` path, so that is what we print.
+fn zone_source(zone: &str, ty: &str) -> ThermalSource {
     let class = format!("{THERMAL_DIR}/{zone}");
-    let dir = root
-        .resolve(&class)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| format!("/sys/devices/virtual/thermal/{zone}"));
     ThermalSource {
         kind: SourceKind::Zone,
-        dir: format!("{dir}/"),
+        dir: format!("/sys/devices/virtual/thermal/{zone}/"),
         name: ty.to_string(),
         temp_file: PathBuf::from(format!("{class}/temp")),
     }
@@ -648,6 +642,112 @@ mod tests {
         let s = pick_source(&r).unwrap();
         assert_eq!(s.name, "soc-thermal");
         assert_eq!(read_temp_c(&r, &s), Some(41.0));
+    }
+
+    fn tree(zones: &[&str], hwmons: &[&str], machine: &str) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        fs::write(
+            d.path().join("host.json"),
+            format!("{{\"machine\":\"{machine}\"}}"),
+        )
+        .unwrap();
+        for (i, t) in zones.iter().enumerate() {
+            let p = d.path().join(format!("sys/class/thermal/thermal_zone{i}"));
+            fs::create_dir_all(&p).unwrap();
+            fs::write(p.join("type"), format!("{t}\n")).unwrap();
+            fs::write(p.join("temp"), "40000\n").unwrap();
+        }
+        for (i, n) in hwmons.iter().enumerate() {
+            let p = d.path().join(format!("sys/class/hwmon/hwmon{i}"));
+            fs::create_dir_all(&p).unwrap();
+            fs::write(p.join("name"), format!("{n}\n")).unwrap();
+            fs::write(p.join("temp1_input"), "40000\n").unwrap();
+        }
+        d
+    }
+
+    fn pick(zones: &[&str], hwmons: &[&str], machine: &str) -> Option<String> {
+        let d = tree(zones, hwmons, machine);
+        pick_source(&SysRoot::new(d.path())).map(|s| {
+            let dir = s.dir.replace(&d.path().display().to_string(), "");
+            format!("{dir} ({})", s.name)
+        })
+    }
+
+    /// Zone layouts implied by corpus logs, with the "Thermal source:" line sbc-bench
+    /// printed for them.
+    #[test]
+    fn picks_like_sbc_bench_on_corpus_boards() {
+        // RK3588 (41BH): soc-thermal is zone 0, "bigcore" does not match cpu|soc.
+        let rk3588 = [
+            "soc-thermal",
+            "bigcore0-thermal",
+            "bigcore1-thermal",
+            "littlecore-thermal",
+            "center-thermal",
+            "gpu-thermal",
+            "npu-thermal",
+        ];
+        assert_eq!(
+            pick(&rk3588, &[], "aarch64").unwrap(),
+            "/sys/devices/virtual/thermal/thermal_zone0/ (soc-thermal)"
+        );
+        // Snapdragon laptop (4xwT): the *last* cpu zone among thermal_zone0..9 wins.
+        let qcom = [
+            "cpu0-thermal",
+            "cpu1-thermal",
+            "cpu2-thermal",
+            "cpu3-thermal",
+            "cpu4-thermal",
+            "cpu5-thermal",
+            "cpu6-thermal",
+            "cpu7-thermal",
+            "cluster0-thermal",
+            "mem-thermal",
+            "cpu0-top-thermal",
+        ];
+        assert_eq!(
+            pick(&qcom, &[], "aarch64").unwrap(),
+            "/sys/devices/virtual/thermal/thermal_zone7/ (cpu7-thermal)"
+        );
+        // Jetson Orin Nano (4Ebd): case-insensitive, SOC2-therm is the last match.
+        let orin = [
+            "CPU-therm",
+            "GPU-therm",
+            "CV0-therm",
+            "CV1-therm",
+            "CV2-therm",
+            "SOC0-therm",
+            "SOC1-therm",
+            "SOC2-therm",
+            "Tj-therm",
+        ];
+        assert_eq!(
+            pick(&orin, &[], "aarch64").unwrap(),
+            "/sys/devices/virtual/thermal/thermal_zone7/ (SOC2-therm)"
+        );
+        // JH7110 (4pBf): no zones, the 120e0000.tmon hwmon.
+        assert_eq!(
+            pick(&[], &["120e0000.tmon"], "riscv64").unwrap(),
+            "/sys/class/hwmon/hwmon0/ (120e0000.tmon)"
+        );
+        // Meteor Lake (XRRi): x86 takes x86_pkg_temp even though acpitz comes first.
+        assert_eq!(
+            pick(
+                &["acpitz", "iwlwifi_1", "x86_pkg_temp"],
+                &["acpitz"],
+                "x86_64"
+            )
+            .unwrap(),
+            "/sys/devices/virtual/thermal/thermal_zone2/ (x86_pkg_temp)"
+        );
+        // x86 without x86_pkg_temp: coretemp hwmon.
+        assert_eq!(
+            pick(&["acpitz"], &["acpitz", "coretemp"], "x86_64").unwrap(),
+            "/sys/class/hwmon/hwmon1/ (coretemp)"
+        );
+        // Arm without any CPU/SoC sensor: nothing rather than a wrong one.
+        assert_eq!(pick(&["gpu-thermal"], &["iwlwifi_1"], "aarch64"), None);
     }
 
     #[test]
