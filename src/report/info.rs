@@ -328,6 +328,12 @@ pub fn governors_block(i: &SystemInfo) -> String {
     for l in lines {
         let _ = writeln!(s, "  * {l}");
     }
+    if !i.policies.is_empty() {
+        s.push_str("\nStatus of performance related policies found below /sys:\n\n");
+        for p in &i.policies {
+            let _ = writeln!(s, "  * {}: {}", p.path, p.value);
+        }
+    }
     s
 }
 

@@ -11,6 +11,7 @@ use crate::sys::cpu::{self, Topology};
 use crate::sys::cpufreq::{self, PState, Policy};
 use crate::sys::devfreq::{self, Devfreq};
 use crate::sys::memory::{self, Memory};
+use crate::sys::policies::{self, PolicyFile};
 use crate::sys::power::{self, PowerInfo};
 use crate::sys::root::SysRoot;
 use crate::sys::soc::{self, SocGuess};
@@ -70,6 +71,8 @@ pub struct SystemInfo {
     pub pstate: PState,
     /// devfreq devices (DRAM controller, GPU, NPU).
     pub devfreq: Vec<Devfreq>,
+    /// Other performance related policies (PCIe ASPM, GPU power policy).
+    pub policies: Vec<PolicyFile>,
     /// Memory, swap, zswap.
     pub memory: Memory,
     /// Thermal source, zones, hwmon, DC-in.
@@ -97,8 +100,12 @@ impl SystemInfo {
             hwmon: thermal::read_hwmons(root),
             power: power::read(root),
         };
+        let devfreq = devfreq::read(root);
+        let names: Vec<String> = devfreq.iter().map(|d| d.name.clone()).collect();
         Self {
             schema: SCHEMA,
+            policies: policies::read(root, &names),
+            devfreq,
             schema_version: SCHEMA_VERSION,
             hostname: root.value("/etc/hostname"),
             dt_compatible: board::read_compatible(root),
@@ -107,7 +114,6 @@ impl SystemInfo {
             page_size_bytes: host.page_size,
             cpufreq: policies,
             pstate: cpufreq::read_pstate(root),
-            devfreq: devfreq::read(root),
             device,
             soc,
             kernel,

@@ -8,6 +8,7 @@ pub mod cpufreq;
 pub mod devfreq;
 pub mod discover;
 pub mod memory;
+pub mod policies;
 pub mod power;
 pub mod root;
 pub mod soc;

@@ -147,6 +147,11 @@ fn nanopi_r5s_rk3568() {
     assert_eq!(len(&j["devfreq"]), 4);
     assert_eq!(j["sensors"]["thermal_source"]["name"], "soc-thermal");
     assert_eq!(j["kernel"]["config"][0], "CONFIG_HZ=100");
+    // As in the log's "Status of performance related policies" section.
+    assert!(info_text("nanopi-r5s").contains(
+        "Status of performance related policies found below /sys:\n\n  * /sys/devices/platform/fde60000.gpu/power_policy: [coarse_demand] always_on\n  * /sys/module/pcie_aspm/parameters/policy: default [performance] powersave powersupersave\n"
+    ));
+    assert_eq!(j["policies"][1]["selected"], "performance");
     assert!(info_text("nanopi-r5s").contains(
         "  * fde60000.gpu: simple_ondemand / 200 MHz (rknpu_ondemand vdec2_ondemand venc_ondemand userspace powersave performance simple_ondemand / 200 300 400 600 700 800)\n"
     ));
