@@ -51,6 +51,9 @@ impl HostFacts {
     }
 }
 
+// `c_char` is i8 on x86 and u8 on Arm, so the cast below is needed on one and a no-op on the
+// other.
+#[allow(clippy::unnecessary_cast)]
 fn live_machine() -> Option<String> {
     // SAFETY: `utsname` is plain old data, so all-zero is a valid value, and `uname` only
     // writes into the struct we own.

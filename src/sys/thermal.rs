@@ -751,6 +751,65 @@ mod tests {
     }
 
     #[test]
+    fn hwmon_attribute_names() {
+        assert_eq!(
+            parse_hwmon_attr("temp12_input"),
+            Some(("temp", 12, "input"))
+        );
+        assert_eq!(
+            parse_hwmon_attr("in0_lcrit_alarm"),
+            Some(("in", 0, "lcrit_alarm"))
+        );
+        assert_eq!(parse_hwmon_attr("curr1_max"), Some(("curr", 1, "max")));
+        assert_eq!(parse_hwmon_attr("power"), None);
+        assert_eq!(parse_hwmon_attr("name"), None);
+        assert_eq!(parse_hwmon_attr("intrusion0_alarm"), None);
+        assert_eq!(parse_hwmon_attr("temp1"), None);
+    }
+
+    #[test]
+    fn lm_sensors_chip_names() {
+        // hwmon parents as on the ROCK 5B (i2c tcpm), Meteor Lake (pci nvme, platform
+        // coretemp.0) and any thermal-zone hwmon (virtual).
+        let d = tempfile::tempdir().unwrap();
+        let mk = |dev: &str, subsys: &str, n: u32| {
+            let devp = d.path().join(dev.trim_start_matches('/'));
+            let h = devp.join(format!("hwmon/hwmon{n}"));
+            fs::create_dir_all(&h).unwrap();
+            fs::create_dir_all(d.path().join(format!("sys/bus/{subsys}"))).unwrap();
+            std::os::unix::fs::symlink(
+                d.path().join(format!("sys/bus/{subsys}")),
+                devp.join("subsystem"),
+            )
+            .unwrap();
+            std::os::unix::fs::symlink(&devp, h.join("device")).unwrap();
+            fs::create_dir_all(d.path().join("sys/class/hwmon")).unwrap();
+            std::os::unix::fs::symlink(&h, d.path().join(format!("sys/class/hwmon/hwmon{n}")))
+                .unwrap();
+        };
+        mk("/sys/devices/platform/feac0000.i2c/i2c-4/4-0022", "i2c", 0);
+        mk(
+            "/sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0",
+            "pci",
+            1,
+        );
+        mk("/sys/devices/platform/coretemp.0", "platform", 2);
+        mk("/sys/devices/virtual/thermal/thermal_zone0", "thermal", 3);
+        let r = SysRoot::new(d.path());
+        assert_eq!(
+            chip_name(&r, "hwmon0", "tcpm_source_psy_4_0022"),
+            "tcpm_source_psy_4_0022-i2c-4-22"
+        );
+        assert_eq!(chip_name(&r, "hwmon1", "nvme"), "nvme-pci-0100");
+        assert_eq!(chip_name(&r, "hwmon2", "coretemp"), "coretemp-isa-0000");
+        assert_eq!(
+            chip_name(&r, "hwmon3", "soc_thermal"),
+            "soc_thermal-virtual-0"
+        );
+        assert_eq!(chip_name(&r, "hwmon9", "x"), "x-virtual-0");
+    }
+
+    #[test]
     fn none_without_sensors() {
         let d = tempfile::tempdir().unwrap();
         assert_eq!(pick_source(&SysRoot::new(d.path())), None);
