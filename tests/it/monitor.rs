@@ -28,17 +28,18 @@ fn fixture(board: &str) -> PathBuf {
 
 /// Copy a fixture tree (with its symlinks) so a test can rewrite counters.
 fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
+    std::fs::create_dir_all(to).expect("create dir");
+    for e in std::fs::read_dir(from).expect("fixture dir") {
+        let e = e.expect("dir entry");
         let (src, dst) = (e.path(), to.join(e.file_name()));
-        let ft = e.file_type().unwrap();
+        let ft = e.file_type().expect("file type");
         if ft.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+            let target = std::fs::read_link(&src).expect("read link");
+            std::os::unix::fs::symlink(target, &dst).expect("symlink");
         } else if ft.is_dir() {
             copy_tree(&src, &dst);
         } else {
-            std::fs::copy(&src, &dst).unwrap();
+            std::fs::copy(&src, &dst).expect("copy");
         }
     }
 }
