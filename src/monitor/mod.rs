@@ -37,6 +37,6 @@ pub mod stat;
 pub use handle::{Monitor, MonitorConfig, MonitorHandle, Setup};
 pub use interval::{Busiest, CoreUsage, Interval, SoftirqRates};
 pub use layout::{ClockColumn, ClockColumns, Layout};
-pub use recording::{Phase, Recording};
+pub use recording::{ClockRange, Phase, PhaseSummary, Recording};
 pub use render::{Banner, Table, TableOptions};
 pub use sample::{Sample, SampleSpec, Sampler};

@@ -4,10 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::monitor::interval::Interval;
+use crate::monitor::interval::{Busiest, Interval, counter_delta};
 use crate::monitor::layout::Layout;
 use crate::monitor::render::{self, TableOptions};
 use crate::monitor::sample::{Sample, SampleSpec};
+use crate::monitor::stat::Usage;
 
 /// Version of the recording's JSON shape.
 pub const RECORDING_VERSION: u32 = 1;
@@ -34,6 +35,55 @@ impl Phase {
         let b = rec.samples.get(self.end?)?;
         Some(b.mono_s - a.mono_s)
     }
+}
+
+/// Clock range of one policy during a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockRange {
+    /// N of `policyN`.
+    pub policy: u32,
+    /// Lowest clock sampled, kHz.
+    pub min_khz: u64,
+    /// Highest clock sampled, kHz.
+    pub max_khz: u64,
+}
+
+/// What a phase looked like, for validation and diagnoses (background activity, swapping,
+/// an IRQ-bound core during a network test, clocks kept low by the governor).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSummary {
+    /// The phase's label.
+    pub label: String,
+    /// Monotonic duration in seconds.
+    pub duration_s: f64,
+    /// Utilisation over the whole phase (exact: from its first and last sample).
+    pub usage: Option<Usage>,
+    /// The most utilised core over the whole phase.
+    pub busiest: Option<Busiest>,
+    /// Highest `%cpu` of any interval.
+    pub peak_cpu_pct: Option<f64>,
+    /// Highest `%sys` of any interval (sbc-bench's background-activity check).
+    pub peak_sys_pct: Option<f64>,
+    /// Highest `%io` of any interval.
+    pub peak_io_pct: Option<f64>,
+    /// Highest `%irq` of any interval.
+    pub peak_irq_pct: Option<f64>,
+    /// Highest single-core `%cpu` of any interval, with its core.
+    pub peak_core: Option<Busiest>,
+    /// Temperature at the start, °C.
+    pub temp_start_c: Option<f64>,
+    /// Temperature at the end, °C.
+    pub temp_end_c: Option<f64>,
+    /// Highest temperature sampled, °C.
+    pub temp_max_c: Option<f64>,
+    /// Clock range of every sampled policy.
+    pub clocks: Vec<ClockRange>,
+    /// Pages swapped in during the phase (with `SampleSpec::swap`).
+    pub swapped_in_pages: Option<u64>,
+    /// Pages swapped out during the phase.
+    pub swapped_out_pages: Option<u64>,
+    /// CPUs that went offline during the phase.
+    pub cpus_gone: Vec<u32>,
 }
 
 /// Samples, the intervals between consecutive ones, and phases.
@@ -137,6 +187,74 @@ impl Recording {
             return None;
         }
         Some(Interval::new(self.samples.get(i)?, self.samples.get(j)?))
+    }
+
+    /// Summarise a phase (a running one up to the last sample); `None` with fewer than
+    /// two samples in it.
+    pub fn summary(&self, phase: &Phase) -> Option<PhaseSummary> {
+        let end = phase
+            .end
+            .unwrap_or(self.samples.len().saturating_sub(1))
+            .min(self.samples.len().saturating_sub(1));
+        let whole = self.between(phase.start, end)?;
+        let (a, b) = (&self.samples[phase.start], &self.samples[end]);
+        let ivs = self.phase_intervals(phase);
+        let peak = |f: &dyn Fn(&Usage) -> f64| {
+            ivs.iter()
+                .filter_map(|i| i.usage.as_ref().map(f))
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+        };
+        let mut peak_core: Option<Busiest> = None;
+        for b in ivs.iter().filter_map(|i| i.busiest) {
+            if peak_core.is_none_or(|p| b.cpu_pct > p.cpu_pct) {
+                peak_core = Some(b);
+            }
+        }
+        let window = &self.samples[phase.start..=end];
+        let temp_max_c = window
+            .iter()
+            .filter_map(|s| s.temp_c)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        let mut clocks: Vec<ClockRange> = Vec::new();
+        for c in window.iter().flat_map(|s| s.clocks.iter()) {
+            let Some(k) = c.khz else { continue };
+            match clocks.iter_mut().find(|r| r.policy == c.policy) {
+                Some(r) => {
+                    r.min_khz = r.min_khz.min(k);
+                    r.max_khz = r.max_khz.max(k);
+                }
+                None => clocks.push(ClockRange {
+                    policy: c.policy,
+                    min_khz: k,
+                    max_khz: k,
+                }),
+            }
+        }
+        clocks.sort_by_key(|r| r.policy);
+        let mut cpus_gone: Vec<u32> = ivs.iter().flat_map(|i| i.cpus_gone.clone()).collect();
+        cpus_gone.sort_unstable();
+        cpus_gone.dedup();
+        let swap = |f: fn(&crate::monitor::sample::SwapCounters) -> u64| {
+            counter_delta(f(a.swap.as_ref()?), f(b.swap.as_ref()?))
+        };
+        Some(PhaseSummary {
+            label: phase.label.clone(),
+            duration_s: whole.elapsed_s,
+            usage: whole.usage,
+            busiest: whole.busiest,
+            peak_cpu_pct: peak(&|u| u.cpu_pct),
+            peak_sys_pct: peak(&|u| u.sys_pct),
+            peak_io_pct: peak(&|u| u.io_pct),
+            peak_irq_pct: peak(&|u| u.irq_pct),
+            peak_core,
+            temp_start_c: a.temp_c,
+            temp_end_c: b.temp_c,
+            temp_max_c,
+            clocks,
+            swapped_in_pages: swap(|s| s.pswpin),
+            swapped_out_pages: swap(|s| s.pswpout),
+            cpus_gone,
+        })
     }
 
     /// Sample indices of the rows of a phase table every `every_s` seconds: the phase's
@@ -286,6 +404,39 @@ mod tests {
         assert_eq!(whole.usage.unwrap().cpu_pct, 100.0);
         assert!(r.between(5, 5).is_none());
         assert!(r.between(5, 99).is_none());
+    }
+
+    #[test]
+    fn phase_summary() {
+        let mut r = recording();
+        r.samples[5].temp_c = Some(71.5);
+        r.samples[7].clocks[0].khz = Some(1_416_000);
+        let p = r.phase("tinymembench").unwrap().clone();
+        let s = r.summary(&p).unwrap();
+        assert_eq!(s.duration_s, 10.0);
+        assert_eq!(s.usage.unwrap().cpu_pct, 100.0);
+        assert_eq!(s.peak_sys_pct, Some(0.0));
+        assert_eq!(s.peak_cpu_pct, Some(100.0));
+        assert_eq!(s.peak_core.map(|b| b.cpu_pct), Some(100.0));
+        assert_eq!(s.temp_max_c, Some(71.5));
+        assert_eq!((s.temp_start_c, s.temp_end_c), (Some(50.0), Some(50.0)));
+        assert_eq!(
+            s.clocks,
+            vec![ClockRange {
+                policy: 0,
+                min_khz: 1_416_000,
+                max_khz: 1_800_000
+            }]
+        );
+        assert_eq!(s.swapped_in_pages, None, "swap not sampled");
+        let tiny = Phase {
+            label: "x".into(),
+            start: 3,
+            end: Some(3),
+            start_unix_ms: 0,
+            end_unix_ms: None,
+        };
+        assert!(r.summary(&tiny).is_none());
     }
 
     #[test]
