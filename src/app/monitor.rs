@@ -108,17 +108,13 @@ fn kernel_arch(root: &SysRoot) -> Option<String> {
 }
 
 fn uname_machine() -> Option<String> {
-    // SAFETY: `utsname` is plain old data; uname(2) fills it and NUL-terminates each field.
+    // SAFETY: `utsname` is plain old data; uname(2) fills it and NUL-terminates each field,
+    // so `machine` is a valid C string inside `u` for as long as `u` lives.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
     if unsafe { libc::uname(&mut u) } != 0 {
         return None;
     }
-    let bytes: Vec<u8> = u
-        .machine
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    let s = String::from_utf8_lossy(&bytes).trim().to_string();
+    let m = unsafe { std::ffi::CStr::from_ptr(u.machine.as_ptr()) };
+    let s = m.to_string_lossy().trim().to_string();
     (!s.is_empty()).then_some(s)
 }

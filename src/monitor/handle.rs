@@ -86,6 +86,8 @@ struct Shared {
     sampler: Mutex<Sampler>,
     rec: Mutex<Recording>,
     live: Mutex<Option<Sender<Interval>>>,
+    /// When the last sample (regular or a mark's) was taken.
+    last_at: Mutex<Option<Instant>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -98,6 +100,7 @@ impl Shared {
     fn sample(&self, phase: Option<PhaseOp<'_>>, since_boot: bool) {
         let mut sampler = lock(&self.sampler);
         let s = sampler.sample();
+        *lock(&self.last_at) = Some(Instant::now());
         let first = since_boot.then(|| Interval::since_boot(&s));
         let mut rec = lock(&self.rec);
         let iv = rec.push(s).cloned();
@@ -157,6 +160,7 @@ impl Monitor {
             sampler: Mutex::new(sampler),
             rec: Mutex::new(rec),
             live: Mutex::new(tx),
+            last_at: Mutex::new(None),
         });
         let token = Arc::new(CancellationToken::new());
         // A signal cancels the process token and runs cleanups at once: wake our sleep.
@@ -180,6 +184,15 @@ fn sampler_loop(shared: &Shared, token: &CancellationToken, config: &MonitorConf
     if config.renice {
         renice_this_thread();
     }
+    run_schedule(shared, token, config);
+    // The consumer sees the end of the stream.
+    lock(&shared.live).take();
+}
+
+/// Sample at a fixed rate (no drift) until cancelled or `count` samples are taken. A
+/// mark's sample re-anchors the schedule, so no interval is shorter than half the
+/// sampling interval (a 3 ms interval would make one tick look like 100 %).
+fn run_schedule(shared: &Shared, token: &CancellationToken, config: &MonitorConfig) {
     let interval = config.interval.max(Duration::from_millis(1));
     let mut next = Instant::now();
     let mut n: u64 = 0;
@@ -187,25 +200,28 @@ fn sampler_loop(shared: &Shared, token: &CancellationToken, config: &MonitorConf
         shared.sample(None, n == 0 && config.since_boot_first);
         n += 1;
         if config.count.is_some_and(|c| n >= c) {
-            break;
+            return;
         }
         next += interval;
         let now = Instant::now();
-        if next < now {
+        while next < now {
             // Fell behind (suspend, a stalled sysfs read): skip the missed ticks.
-            while next < now {
-                next += interval;
+            next += interval;
+        }
+        loop {
+            let now = Instant::now();
+            if shutdown::token().is_cancelled() || (next > now && !token.sleep(next - now)) {
+                return;
+            }
+            if shutdown::token().is_cancelled() {
+                return;
+            }
+            match *lock(&shared.last_at) {
+                Some(last) if last + interval / 2 > next => next = last + interval,
+                _ => break,
             }
         }
-        if shutdown::token().is_cancelled() || !token.sleep(next - now) {
-            break;
-        }
-        if shutdown::token().is_cancelled() {
-            break;
-        }
     }
-    // The consumer sees the end of the stream.
-    lock(&shared.live).take();
 }
 
 /// nice 19 for the calling thread only (Linux: the thread id is a valid `who`).
@@ -335,6 +351,33 @@ mod tests {
         // first sample + 4 marks/ends + the final sample closing "three"
         assert_eq!(rec.samples.len(), 6);
         assert!(rec.samples.windows(2).all(|w| w[0].mono_s <= w[1].mono_s));
+    }
+
+    #[test]
+    fn a_mark_re_anchors_the_schedule() {
+        let (root, setup) = vm_setup();
+        let h = Monitor::start(
+            &root,
+            &setup,
+            MonitorConfig::every(Duration::from_millis(100)),
+        )
+        .unwrap();
+        for _ in 0..4 {
+            std::thread::sleep(Duration::from_millis(95));
+            h.mark("x");
+        }
+        std::thread::sleep(Duration::from_millis(30));
+        let rec = h.stop();
+        let short = rec.intervals.iter().filter(|i| i.elapsed_s < 0.045).count();
+        // Only the final stop sample may come early.
+        assert!(
+            short <= 1,
+            "{:?}",
+            rec.intervals
+                .iter()
+                .map(|i| i.elapsed_s)
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

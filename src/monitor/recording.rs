@@ -172,7 +172,8 @@ impl Recording {
         self.phases.iter().rev().find(|p| p.label == label)
     }
 
-    /// The intervals inside a phase (up to the last sample while it runs).
+    /// The intervals inside a phase (up to the last sample while it runs). Check
+    /// `elapsed_s`: calling `end_phase` and `mark` back to back leaves a stub interval.
     pub fn phase_intervals(&self, phase: &Phase) -> &[Interval] {
         let end = phase.end.unwrap_or(self.samples.len().saturating_sub(1));
         let end = end.min(self.intervals.len());
@@ -198,7 +199,14 @@ impl Recording {
             .min(self.samples.len().saturating_sub(1));
         let whole = self.between(phase.start, end)?;
         let (a, b) = (&self.samples[phase.start], &self.samples[end]);
-        let ivs = self.phase_intervals(phase);
+        // Peaks ignore stubs shorter than a quarter interval (two marks in a row): a
+        // few ticks there say nothing about load.
+        let min_s = self.interval_s / 4.0;
+        let ivs: Vec<&Interval> = self
+            .phase_intervals(phase)
+            .iter()
+            .filter(|i| i.elapsed_s >= min_s)
+            .collect();
         let peak = |f: &dyn Fn(&Usage) -> f64| {
             ivs.iter()
                 .filter_map(|i| i.usage.as_ref().map(f))
@@ -303,9 +311,16 @@ impl Recording {
         let rows = self.rows_every(phase, every_s);
         let mut prev: Option<usize> = None;
         for &j in &rows {
-            let iv = match prev {
+            // The first row looks back about one sampling interval (past a stub left by
+            // end_phase + mark), or since boot at the very start of the recording.
+            let back = prev.or_else(|| {
+                let t = self.samples.get(j)?.mono_s;
+                (0..j)
+                    .rev()
+                    .find(|&i| t - self.samples[i].mono_s >= self.interval_s / 2.0)
+            });
+            let iv = match back {
                 Some(i) => self.between(i, j),
-                None if j > 0 => self.between(j - 1, j),
                 None => self.samples.get(j).map(Interval::since_boot),
             };
             if let Some(iv) = iv {
@@ -437,6 +452,40 @@ mod tests {
             end_unix_ms: None,
         };
         assert!(r.summary(&tiny).is_none());
+    }
+
+    #[test]
+    fn stubs_from_back_to_back_marks_do_not_make_rows_or_peaks() {
+        let mut r = Recording::new(1.0, layout(), SampleSpec::default());
+        for t in 0..=5u64 {
+            r.push(sample(t as f64, 0));
+        }
+        r.begin_phase("a");
+        r.push(sample(6.0, 100));
+        r.end_phase();
+        // 2 ms later the next phase starts: a stub interval without a tick.
+        r.push(sample(6.002, 100));
+        r.begin_phase("b");
+        r.push(sample(7.0, 101));
+        assert!(r.intervals[6].usage.is_none(), "the stub");
+        let b = r.phase("b").unwrap().clone();
+        let t = r.health_table(&b, 5.0, &TableOptions::default(), &|_| "t".into());
+        let first = t.lines().nth(3).unwrap();
+        assert!(
+            first.starts_with("t: 1800MHz  1.00 100%"),
+            "looks back a whole interval, not at the stub: {first}"
+        );
+        let s = r.summary(&b).unwrap();
+        assert_eq!(s.peak_cpu_pct, Some(1.0));
+        // A phase that is nothing but a stub has no peaks.
+        let stub = Phase {
+            label: "stub".into(),
+            start: 6,
+            end: Some(7),
+            start_unix_ms: 0,
+            end_unix_ms: None,
+        };
+        assert_eq!(r.summary(&stub).unwrap().peak_cpu_pct, None);
     }
 
     #[test]
