@@ -388,6 +388,50 @@ mod tests {
         assert_eq!(i.temp_c, Some(41.6));
     }
 
+    fn arb_times() -> impl proptest::strategy::Strategy<Value = CpuTimes> {
+        use proptest::prelude::*;
+        (proptest::array::uniform8(0u64..1 << 40), any::<bool>()).prop_map(|(v, huge)| {
+            let big = if huge { u64::MAX - (1 << 41) } else { 0 };
+            CpuTimes {
+                user: v[0] + big,
+                nice: v[1] + big,
+                system: v[2],
+                idle: v[3],
+                iowait: v[4],
+                irq: v[5],
+                softirq: v[6],
+                steal: v[7],
+            }
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_counters_give_sane_percentages_or_none(
+            a in proptest::collection::vec(arb_times(), 0..5),
+            b in proptest::collection::vec(arb_times(), 0..5),
+            ta in -10.0f64..1e6,
+            tb in -10.0f64..1e6,
+        ) {
+            let mk = |v: &Vec<CpuTimes>, t: f64| Sample {
+                mono_s: t,
+                stat: Some(ProcStat {
+                    total: v.first().copied().unwrap_or_default(),
+                    per_cpu: v.iter().copied().enumerate().map(|(i, c)| (i as u32, c)).collect(),
+                }),
+                ..Default::default()
+            };
+            let (sa, sb) = (mk(&a, ta), mk(&b, tb));
+            for i in [Interval::new(&sa, &sb), Interval::since_boot(&sb)] {
+                for u in i.usage.iter().chain(i.cores.iter().map(|c| &c.usage)) {
+                    for p in [u.cpu_pct, u.sys_pct, u.usr_pct, u.irq_pct, u.io_pct] {
+                        proptest::prop_assert!((0.0..=100.0 + 1e-9).contains(&p), "{p}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn missing_stat_gives_no_usage() {
         let a = Sample::default();

@@ -369,6 +369,27 @@ mod tests {
         assert_eq!(t.net_rx.len(), 2);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parsers_never_panic(text in "\\PC{0,400}") {
+            let _ = parse_softirqs(&text);
+            let _ = parse_vmstat_swap(&text);
+            let _ = parse_proc_stat(&text);
+            let _ = parse_loadavg(&text);
+        }
+
+        #[test]
+        fn softirq_lines_with_garbage_numbers(
+            cols in 1usize..6,
+            vals in proptest::collection::vec("[0-9a-z-]{0,12}", 0..8),
+        ) {
+            let hdr: String = (0..cols).map(|c| format!("CPU{c} ")).collect();
+            let text = format!("{hdr}\n NET_RX: {}\n", vals.join(" "));
+            let s = parse_softirqs(&text).unwrap();
+            proptest::prop_assert!(s.net_rx.len() <= cols);
+        }
+    }
+
     #[test]
     fn vmstat_swap() {
         let v = "nr_free_pages 12345\npswpin 17\npswpout 4242\npgfault 1\n";
