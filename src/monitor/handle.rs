@@ -216,12 +216,19 @@ fn run_schedule(shared: &Shared, token: &CancellationToken, config: &MonitorConf
             if shutdown::token().is_cancelled() {
                 return;
             }
-            match *lock(&shared.last_at) {
-                Some(last) if last + interval / 2 > next => next = last + interval,
-                _ => break,
+            match reanchor(next, *lock(&shared.last_at), interval) {
+                Some(later) => next = later,
+                None => break,
             }
         }
     }
+}
+
+/// When the sample due at `next` would come less than half an interval after the last
+/// one (a mark sampled meanwhile), the deadline moves to one interval after that sample.
+fn reanchor(next: Instant, last: Option<Instant>, interval: Duration) -> Option<Instant> {
+    let last = last?;
+    (last + interval / 2 > next).then_some(last + interval)
 }
 
 /// nice 19 for the calling thread only (Linux: the thread id is a valid `who`).
@@ -355,29 +362,15 @@ mod tests {
 
     #[test]
     fn a_mark_re_anchors_the_schedule() {
-        let (root, setup) = vm_setup();
-        let h = Monitor::start(
-            &root,
-            &setup,
-            MonitorConfig::every(Duration::from_millis(100)),
-        )
-        .unwrap();
-        for _ in 0..4 {
-            std::thread::sleep(Duration::from_millis(95));
-            h.mark("x");
-        }
-        std::thread::sleep(Duration::from_millis(30));
-        let rec = h.stop();
-        let short = rec.intervals.iter().filter(|i| i.elapsed_s < 0.045).count();
-        // Only the final stop sample may come early.
-        assert!(
-            short <= 1,
-            "{:?}",
-            rec.intervals
-                .iter()
-                .map(|i| i.elapsed_s)
-                .collect::<Vec<_>>()
-        );
+        let t0 = Instant::now();
+        let i = Duration::from_millis(100);
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        // Due at 100 ms, a mark sampled at 95 ms: next regular sample at 195 ms.
+        assert_eq!(reanchor(at(100), Some(at(95)), i), Some(at(195)));
+        // The last sample was the regular one at 0 ms, or a mark long enough ago: keep.
+        assert_eq!(reanchor(at(100), Some(at(0)), i), None);
+        assert_eq!(reanchor(at(100), Some(at(40)), i), None);
+        assert_eq!(reanchor(at(100), None, i), None);
     }
 
     #[test]

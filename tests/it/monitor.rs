@@ -367,7 +367,7 @@ fn sigint_exits_zero_promptly() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Well inside shutdown::GRACE (3 s), after which the signal thread would exit 130.
-    assert!(took < Duration::from_millis(1500), "{took:?}");
+    assert!(took < Duration::from_millis(2500), "{took:?}");
     let lines = table_lines(&out.stdout);
     assert!(lines.len() >= 3, "{lines:?}");
 }
