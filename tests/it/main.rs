@@ -3,3 +3,4 @@
 mod cli;
 mod cpuid;
 mod info;
+mod monitor;
