@@ -3,16 +3,16 @@
 use crate::app::Ctx;
 use crate::cli::InfoArgs;
 use crate::report;
-use crate::sys::cpu;
+use crate::sys::discover::SystemInfo;
 
-/// Print what we know about the machine.
+/// Print what we know about the machine: text as sbc-bench lays it out, or one versioned
+/// JSON document (`docs/INFO-JSON.md`).
 pub fn run(ctx: &Ctx, args: &InfoArgs) -> anyhow::Result<i32> {
-    let (policies, topo) = cpu::read(&ctx.root);
+    let info = SystemInfo::read(&ctx.root);
     if args.json {
-        let doc = serde_json::json!({ "topology": topo, "cpufreq": policies });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        println!("{}", serde_json::to_string_pretty(&info)?);
     } else {
-        print!("{}", report::topology::render(&topo));
+        print!("{}", report::info::render(&info));
     }
     Ok(0)
 }

@@ -77,15 +77,16 @@ pub struct MonitorArgs {
     #[arg(value_name = "SECONDS", default_value = "5", value_parser = parse_interval)]
     pub interval: f64,
 
-    /// Stop after N samples.
-    #[arg(long, short = 'n', value_name = "N")]
+    /// Stop after N samples (N lines; the first shows the averages since boot).
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
 
     /// Also show every core's utilisation and clock.
     #[arg(long)]
     pub cores: bool,
 
-    /// Print one JSON object per sample (JSON lines) instead of the table.
+    /// Print one JSON object per sample (JSON lines) instead of the table; includes swap
+    /// and per-core softirq rates.
     #[arg(long)]
     pub json: bool,
 }

@@ -120,7 +120,10 @@ pub fn usage(prev: &CpuTimes, cur: &CpuTimes) -> Option<Usage> {
     let irq = d(prev.irq, cur.irq)?;
     let softirq = d(prev.softirq, cur.softirq)?;
     let steal = d(prev.steal, cur.steal).unwrap_or(0);
-    let total = user + nice + system + idle + iowait + irq + softirq + steal;
+    // Garbage counters near u64::MAX must give "no value", not an overflow panic.
+    let total = [user, nice, system, idle, iowait, irq, softirq, steal]
+        .iter()
+        .try_fold(0u64, |a, &x| a.checked_add(x))?;
     if total == 0 {
         return None;
     }
@@ -188,6 +191,21 @@ ctxt 487860\n";
         assert_eq!(u.cpu_pct, 25.0);
         assert!(usage(&b, &a).is_none(), "counters going backwards");
         assert!(usage(&a, &a).is_none(), "no time passed");
+    }
+
+    #[test]
+    fn huge_garbage_counters_do_not_overflow() {
+        let max = CpuTimes {
+            user: u64::MAX,
+            nice: u64::MAX,
+            system: u64::MAX,
+            idle: u64::MAX,
+            ..Default::default()
+        };
+        assert!(usage(&CpuTimes::default(), &max).is_none());
+        let s = parse_proc_stat("cpu 18446744073709551615 18446744073709551615 1 1\n");
+        assert_eq!(s.total.user, u64::MAX);
+        assert_eq!(s.total.total(), u64::MAX);
     }
 
     #[test]

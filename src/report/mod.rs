@@ -2,4 +2,5 @@
 
 pub mod json;
 pub mod results_row;
+pub mod info;
 pub mod topology;

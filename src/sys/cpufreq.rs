@@ -36,6 +36,12 @@ pub struct Policy {
     pub cur_khz: Option<u64>,
     /// Whether `stats/time_in_state` exists (needed for throttling statistics).
     pub has_time_in_state: bool,
+    /// `energy_performance_preference` (intel_pstate/amd-pstate with HWP/CPPC).
+    pub energy_performance_preference: Option<String>,
+    /// `energy_performance_available_preferences`.
+    pub energy_performance_available_preferences: Vec<String>,
+    /// `base_frequency` in kHz (intel_pstate: the guaranteed, non-turbo clock).
+    pub base_khz: Option<u64>,
 }
 
 impl Policy {
@@ -157,6 +163,62 @@ pub fn read_policy(root: &SysRoot, id: u32) -> Policy {
             .parse(a("scaling_cur_freq"))
             .or_else(|| root.parse(a("cpuinfo_cur_freq"))),
         has_time_in_state: time_in_state.is_some(),
+        energy_performance_preference: root.value(a("energy_performance_preference")),
+        energy_performance_available_preferences: root
+            .value(a("energy_performance_available_preferences"))
+            .map(|s| s.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        base_khz: root.parse(a("base_frequency")),
+    }
+}
+
+/// State of the x86 P-state drivers and the global boost switch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PState {
+    /// `intel_pstate/status` (`active`, `passive`, `off`).
+    pub intel_pstate_status: Option<String>,
+    /// `intel_pstate/no_turbo` (true = turbo disabled).
+    pub intel_no_turbo: Option<bool>,
+    /// `intel_pstate/max_perf_pct`.
+    pub intel_max_perf_pct: Option<u32>,
+    /// `intel_pstate/min_perf_pct`.
+    pub intel_min_perf_pct: Option<u32>,
+    /// `intel_pstate/hwp_dynamic_boost`.
+    pub intel_hwp_dynamic_boost: Option<bool>,
+    /// `amd_pstate/status` (`active`, `passive`, `guided`, `disable`).
+    pub amd_pstate_status: Option<String>,
+    /// `cpufreq/boost` (acpi-cpufreq, amd-pstate passive; true = boost allowed).
+    pub boost: Option<bool>,
+}
+
+impl PState {
+    /// True when none of the files exist (Arm and RISC-V boards, VMs).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Parse a sysfs 0/1 flag.
+pub fn parse_flag(s: &str) -> Option<bool> {
+    match s.trim() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Read the x86 P-state status files.
+pub fn read_pstate(root: &SysRoot) -> PState {
+    let ip = |n: &str| format!("/sys/devices/system/cpu/intel_pstate/{n}");
+    let flag = |p: String| root.value(p).as_deref().and_then(parse_flag);
+    PState {
+        intel_pstate_status: root.value(ip("status")),
+        intel_no_turbo: flag(ip("no_turbo")),
+        intel_max_perf_pct: root.parse(ip("max_perf_pct")),
+        intel_min_perf_pct: root.parse(ip("min_perf_pct")),
+        intel_hwp_dynamic_boost: flag(ip("hwp_dynamic_boost")),
+        amd_pstate_status: root.value("/sys/devices/system/cpu/amd_pstate/status"),
+        boost: flag(format!("{CPUFREQ_DIR}/boost")),
     }
 }
 
@@ -171,6 +233,13 @@ mod tests {
             parse_time_in_state(t),
             vec![(408000, 1023), (600000, 12), (1800000, 99345)]
         );
+    }
+
+    #[test]
+    fn flags() {
+        assert_eq!(parse_flag("1\n"), Some(true));
+        assert_eq!(parse_flag("0"), Some(false));
+        assert_eq!(parse_flag("on"), None);
     }
 
     #[test]

@@ -2,9 +2,14 @@
 //! Nothing outside `sys/` names `/proc`, `/sys` or `/dev`; parsers take text and are pure;
 //! missing nodes become `None`, not errors.
 
+pub mod board;
 pub mod cpu;
 pub mod cpufreq;
 pub mod kmsg;
+pub mod devfreq;
+pub mod discover;
+pub mod memory;
+pub mod policies;
 pub mod power;
 pub mod root;
 pub mod soc;

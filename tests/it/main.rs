@@ -2,3 +2,5 @@
 
 mod cli;
 mod cpuid;
+mod info;
+mod monitor;

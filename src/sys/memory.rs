@@ -1,0 +1,588 @@
+//! Memory and swap: `/proc/meminfo`, the swap devices of `/proc/swaps` with their kind (zram
+//! and its compression algorithm, partition, file — and on which storage), and zswap.
+//!
+//! Why it matters: swapping during a benchmark ruins it, and where swap lives decides how
+//! much (zram costs CPU, an SD card costs seconds; zswap on top of zram is the worst of both).
+
+use serde::Serialize;
+
+use crate::sys::board;
+use crate::sys::root::SysRoot;
+
+/// The numbers of `/proc/meminfo` we use, in KiB (the kernel's "kB").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Meminfo {
+    /// `MemTotal`.
+    pub mem_total_kib: Option<u64>,
+    /// `MemAvailable` (kernel's estimate of memory available without swapping).
+    pub mem_available_kib: Option<u64>,
+    /// `MemFree`.
+    pub mem_free_kib: Option<u64>,
+    /// `SwapTotal`.
+    pub swap_total_kib: Option<u64>,
+    /// `SwapFree`.
+    pub swap_free_kib: Option<u64>,
+}
+
+/// Parse `/proc/meminfo`. Missing or garbled lines leave their field `None`.
+pub fn parse_meminfo(text: &str) -> Meminfo {
+    let mut m = Meminfo::default();
+    for line in text.lines() {
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        let n: Option<u64> = v.split_whitespace().next().and_then(|t| t.parse().ok());
+        match k.trim() {
+            "MemTotal" => m.mem_total_kib = n,
+            "MemAvailable" => m.mem_available_kib = n,
+            "MemFree" => m.mem_free_kib = n,
+            "SwapTotal" => m.swap_total_kib = n,
+            "SwapFree" => m.swap_free_kib = n,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// One line of `/proc/swaps`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SwapEntry {
+    /// `Filename` (`/dev/zram0`, `/var/swap`), octal escapes (`\040`) decoded.
+    pub path: String,
+    /// `Type` as the kernel says (`partition`, `file`).
+    pub kind: String,
+    /// `Size` in KiB.
+    pub size_kib: u64,
+    /// `Used` in KiB.
+    pub used_kib: u64,
+    /// `Priority`.
+    pub priority: i64,
+}
+
+/// Parse `/proc/swaps` (header line skipped; garbage lines dropped).
+pub fn parse_swaps(text: &str) -> Vec<SwapEntry> {
+    text.lines()
+        .filter(|l| !l.starts_with("Filename"))
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let path = unescape_octal(it.next()?);
+            let kind = it.next()?.to_string();
+            let size_kib = it.next()?.parse().ok()?;
+            let used_kib = it.next()?.parse().ok()?;
+            let priority = it.next()?.parse().ok()?;
+            Some(SwapEntry {
+                path,
+                kind,
+                size_kib,
+                used_kib,
+                priority,
+            })
+        })
+        .collect()
+}
+
+/// Decode the `\ooo` escapes the kernel uses for spaces and tabs in `/proc/swaps` and
+/// `mountinfo` paths.
+pub fn unescape_octal(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') as u32 * 64
+                + (b[i + 2] - b'0') as u32 * 8
+                + (b[i + 3] - b'0') as u32;
+            if let Ok(c) = u8::try_from(v) {
+                out.push(c);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What kind of storage a swap partition or file lives on, as far as sysfs tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StorageKind {
+    /// SD card (`device/type` = `SD`): slow random I/O, wears out.
+    Sd,
+    /// eMMC (`device/type` = `MMC`).
+    Mmc,
+    /// NVMe SSD.
+    Nvme,
+    /// Spinning disk (`queue/rotational` = 1).
+    Hdd,
+    /// Other non-rotational storage (SATA/USB SSD, virtio disk).
+    Flash,
+}
+
+/// Where a swap device lives.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SwapBacking {
+    /// Partition or block device (`/dev/mmcblk0p2`), `None` when not found.
+    pub device: Option<String>,
+    /// Whole disk holding it (`mmcblk0`).
+    pub disk: Option<String>,
+    /// Kind of storage of that disk.
+    pub storage: Option<StorageKind>,
+}
+
+/// State of a zram device (compressed RAM block device).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Zram {
+    /// Selected compression algorithm (the bracketed entry of `comp_algorithm`).
+    pub algorithm: Option<String>,
+    /// All algorithms the kernel offers.
+    pub algorithms: Vec<String>,
+    /// `disksize` in bytes.
+    pub disksize_bytes: Option<u64>,
+    /// `max_comp_streams`.
+    pub streams: Option<u64>,
+    /// `mm_stat` field 1: uncompressed data stored, bytes.
+    pub orig_data_bytes: Option<u64>,
+    /// `mm_stat` field 2: compressed size, bytes.
+    pub compr_data_bytes: Option<u64>,
+    /// `mm_stat` field 3: memory used including overhead, bytes.
+    pub mem_used_bytes: Option<u64>,
+}
+
+/// A swap device with its kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Swap {
+    /// The `/proc/swaps` line.
+    #[serde(flatten)]
+    pub entry: SwapEntry,
+    /// `zram`, `partition`, `file` or `other`.
+    pub swap_kind: SwapKind,
+    /// zram details when [`Swap::swap_kind`] is zram.
+    pub zram: Option<Zram>,
+    /// Storage behind a partition or file.
+    pub backing: Option<SwapBacking>,
+}
+
+/// Kind of swap device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwapKind {
+    /// Compressed RAM (`/dev/zramN`).
+    Zram,
+    /// A block device partition.
+    Partition,
+    /// A swap file on a filesystem.
+    File,
+    /// Anything else.
+    Other,
+}
+
+/// zswap (compressed cache in front of swap) module parameters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Zswap {
+    /// `enabled` (`Y`/`N`/`1`/`0`).
+    pub enabled: Option<bool>,
+    /// `compressor` (`lzo`, `zstd`).
+    pub compressor: Option<String>,
+    /// `zpool` (`zsmalloc`, `z3fold`); gone on kernels where zsmalloc is the only one.
+    pub zpool: Option<String>,
+    /// `max_pool_percent`.
+    pub max_pool_percent: Option<u32>,
+}
+
+/// Memory, swap and zswap.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Memory {
+    /// `/proc/meminfo`.
+    pub meminfo: Meminfo,
+    /// Swap devices in `/proc/swaps` order.
+    pub swaps: Vec<Swap>,
+    /// zswap parameters, `None` when the kernel has no zswap.
+    pub zswap: Option<Zswap>,
+}
+
+impl Memory {
+    /// True when zswap is enabled on top of zram swap, which sbc-bench warns about: once
+    /// swapping starts, pages get compressed twice.
+    pub fn zswap_on_zram(&self) -> bool {
+        self.zswap.as_ref().and_then(|z| z.enabled) == Some(true)
+            && self.swaps.iter().any(|s| s.swap_kind == SwapKind::Zram)
+    }
+}
+
+/// Parse a `comp_algorithm` line (`lzo lzo-rle [lz4] zstd`): (selected, all).
+pub fn parse_comp_algorithm(text: &str) -> (Option<String>, Vec<String>) {
+    let mut selected = None;
+    let mut all = Vec::new();
+    for t in text.split_whitespace() {
+        if let Some(s) = t.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            selected = Some(s.to_string());
+            all.push(s.to_string());
+        } else {
+            all.push(t.to_string());
+        }
+    }
+    // A kernel with a single algorithm may print it without brackets.
+    if selected.is_none() && all.len() == 1 {
+        selected = all.first().cloned();
+    }
+    (selected, all)
+}
+
+/// Parse zram `mm_stat`: (orig_data_size, compr_data_size, mem_used_total) in bytes.
+pub fn parse_mm_stat(text: &str) -> (Option<u64>, Option<u64>, Option<u64>) {
+    let mut it = text.split_whitespace().map(|t| t.parse::<u64>().ok());
+    let a = it.next().flatten();
+    let b = it.next().flatten();
+    let c = it.next().flatten();
+    (a, b, c)
+}
+
+/// Parse a boolean module parameter (`Y`, `N`, `1`, `0`).
+pub fn parse_bool_param(s: &str) -> Option<bool> {
+    match s.trim() {
+        "Y" | "y" | "1" => Some(true),
+        "N" | "n" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// One mount of `/proc/self/mountinfo`: (mount point, filesystem type, source).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    /// Mount point.
+    pub mount_point: String,
+    /// Filesystem type (`ext4`, `overlay`).
+    pub fstype: String,
+    /// Mount source (`/dev/mmcblk0p2`, `/dev/root`, `overlay`).
+    pub source: String,
+}
+
+/// Parse `/proc/self/mountinfo`; garbage lines are skipped.
+pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
+    text.lines()
+        .filter_map(|l| {
+            let (pre, post) = l.split_once(" - ")?;
+            let mount_point = unescape_octal(pre.split_whitespace().nth(4)?);
+            let mut p = post.split_whitespace();
+            let fstype = p.next()?.to_string();
+            let source = unescape_octal(p.next()?);
+            Some(Mount {
+                mount_point,
+                fstype,
+                source,
+            })
+        })
+        .collect()
+}
+
+/// The mount holding `path`: the longest mount point that is a path prefix of it (later
+/// mounts on the same point win, as they hide earlier ones).
+pub fn mount_of<'a>(mounts: &'a [Mount], path: &str) -> Option<&'a Mount> {
+    let mut best: Option<&Mount> = None;
+    for m in mounts {
+        let mp = m.mount_point.trim_end_matches('/');
+        let inside = mp.is_empty()
+            || path == mp
+            || path.strip_prefix(mp).is_some_and(|r| r.starts_with('/'));
+        if inside && best.is_none_or(|b| mp.len() >= b.mount_point.trim_end_matches('/').len()) {
+            best = Some(m);
+        }
+    }
+    best
+}
+
+/// The whole disk of a partition name by kernel naming rules (`mmcblk0p2` → `mmcblk0`,
+/// `nvme0n1p3` → `nvme0n1`, `sda2` → `sda`); names without a partition suffix stay.
+pub fn disk_of_partition_name(part: &str) -> String {
+    let digits = part.len() - part.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return part.to_string();
+    }
+    let stem = &part[..part.len() - digits];
+    if let Some(s) = stem.strip_suffix('p') {
+        // mmcblk0p2, nvme0n1p3, loop0p1: the part before `p` ends in a digit.
+        if s.ends_with(|c: char| c.is_ascii_digit()) {
+            return s.to_string();
+        }
+    }
+    if stem.starts_with("mmcblk")
+        || stem.starts_with("nvme")
+        || stem.starts_with("loop")
+        || stem.starts_with("zram")
+    {
+        // A whole device such as mmcblk0 or nvme0n1.
+        return part.to_string();
+    }
+    stem.to_string()
+}
+
+/// Kind of storage of a whole disk, from `/sys/block/<disk>/queue/rotational` and
+/// `/sys/block/<disk>/device/type`.
+pub fn storage_kind(root: &SysRoot, disk: &str) -> Option<StorageKind> {
+    if disk.starts_with("nvme") {
+        return Some(StorageKind::Nvme);
+    }
+    match root
+        .value(format!("/sys/block/{disk}/device/type"))
+        .as_deref()
+    {
+        Some("SD") => return Some(StorageKind::Sd),
+        Some("MMC") => return Some(StorageKind::Mmc),
+        _ => {}
+    }
+    match root
+        .value(format!("/sys/block/{disk}/queue/rotational"))
+        .as_deref()
+    {
+        Some("1") => Some(StorageKind::Hdd),
+        Some("0") => Some(StorageKind::Flash),
+        _ => None,
+    }
+}
+
+/// Map a block device path (`/dev/mmcblk0p2`, `/dev/root`, `PARTUUID=…`) to its kernel name,
+/// using the kernel command line for `/dev/root` and `/dev/disk/by-*` links for UUIDs.
+fn block_name(root: &SysRoot, dev: &str, cmdline_root: Option<&str>) -> Option<String> {
+    let dev = if dev == "/dev/root" {
+        cmdline_root?
+    } else {
+        dev
+    };
+    let link = if let Some(u) = dev.strip_prefix("PARTUUID=") {
+        format!("/dev/disk/by-partuuid/{}", u.to_ascii_lowercase())
+    } else if let Some(u) = dev.strip_prefix("UUID=") {
+        format!("/dev/disk/by-uuid/{}", u.to_ascii_lowercase())
+    } else if let Some(n) = dev.strip_prefix("/dev/") {
+        return Some(n.to_string()).filter(|n| !n.is_empty() && !n.contains('/'));
+    } else {
+        return None;
+    };
+    root.link_name(link)
+}
+
+fn backing_of_block(root: &SysRoot, name: &str) -> SwapBacking {
+    // Partitions have `/sys/class/block/<name>/partition`; their parent directory is the
+    // disk. Without sysfs, fall back to naming rules.
+    let disk = if root.exists(format!("/sys/class/block/{name}/partition")) {
+        root.resolve(format!("/sys/class/block/{name}"))
+            .and_then(|p| {
+                p.parent()
+                    .and_then(|d| d.file_name())
+                    .map(|d| d.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| disk_of_partition_name(name))
+    } else {
+        disk_of_partition_name(name)
+    };
+    SwapBacking {
+        device: Some(format!("/dev/{name}")),
+        storage: storage_kind(root, &disk),
+        disk: Some(disk),
+    }
+}
+
+/// Read zram details of `/dev/zramN`.
+pub fn read_zram(root: &SysRoot, name: &str) -> Zram {
+    let base = format!("/sys/block/{name}");
+    let (algorithm, algorithms) = root
+        .read_opt(format!("{base}/comp_algorithm"))
+        .map(|t| parse_comp_algorithm(&t))
+        .unwrap_or_default();
+    let (orig, compr, used) = root
+        .read_opt(format!("{base}/mm_stat"))
+        .map(|t| parse_mm_stat(&t))
+        .unwrap_or_default();
+    Zram {
+        algorithm,
+        algorithms,
+        disksize_bytes: root.parse(format!("{base}/disksize")),
+        streams: root.parse(format!("{base}/max_comp_streams")),
+        orig_data_bytes: orig,
+        compr_data_bytes: compr,
+        mem_used_bytes: used,
+    }
+}
+
+/// Classify a swap entry and find its storage.
+pub fn classify_swap(
+    root: &SysRoot,
+    e: SwapEntry,
+    mounts: &[Mount],
+    cmdline_root: Option<&str>,
+) -> Swap {
+    let dev_name = e.path.strip_prefix("/dev/").map(str::to_string);
+    let (swap_kind, zram, backing) = match (e.kind.as_str(), dev_name) {
+        (_, Some(n)) if n.starts_with("zram") => (SwapKind::Zram, Some(read_zram(root, &n)), None),
+        ("partition", Some(n)) => (SwapKind::Partition, None, Some(backing_of_block(root, &n))),
+        ("file", _) => {
+            let backing = mount_of(mounts, &e.path).map(|m| {
+                // Overlay roots (FriendlyELEC images) sit on the root= partition.
+                let src = if m.fstype == "overlay" {
+                    cmdline_root.unwrap_or("")
+                } else {
+                    m.source.as_str()
+                };
+                match block_name(root, src, cmdline_root) {
+                    Some(n) => backing_of_block(root, &n),
+                    None => SwapBacking::default(),
+                }
+            });
+            (SwapKind::File, None, backing)
+        }
+        _ => (SwapKind::Other, None, None),
+    };
+    Swap {
+        entry: e,
+        swap_kind,
+        zram,
+        backing,
+    }
+}
+
+/// Read zswap parameters; `None` when the kernel has no zswap.
+pub fn read_zswap(root: &SysRoot) -> Option<Zswap> {
+    let p = |n: &str| format!("/sys/module/zswap/parameters/{n}");
+    let enabled = root.value(p("enabled"));
+    let z = Zswap {
+        enabled: enabled.as_deref().and_then(parse_bool_param),
+        compressor: root.value(p("compressor")),
+        zpool: root.value(p("zpool")),
+        max_pool_percent: root.parse(p("max_pool_percent")),
+    };
+    (z != Zswap::default()).then_some(z)
+}
+
+/// Read memory, swap and zswap.
+pub fn read(root: &SysRoot, cmdline: Option<&str>) -> Memory {
+    let meminfo = root
+        .read_opt("/proc/meminfo")
+        .map(|t| parse_meminfo(&t))
+        .unwrap_or_default();
+    let entries = root
+        .read_opt("/proc/swaps")
+        .map(|t| parse_swaps(&t))
+        .unwrap_or_default();
+    let cmdline_root = cmdline.and_then(|c| board::cmdline_param(c, "root"));
+    let mounts = if entries.iter().any(|e| e.kind == "file") {
+        root.read_opt("/proc/self/mountinfo")
+            .map(|t| parse_mountinfo(&t))
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let swaps = entries
+        .into_iter()
+        .map(|e| classify_swap(root, e, &mounts, cmdline_root.as_deref()))
+        .collect();
+    Memory {
+        meminfo,
+        swaps,
+        zswap: read_zswap(root),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This VM's `/proc/meminfo` head.
+    const MEMINFO: &str = "MemTotal:       24684096 kB\nMemFree:        12262904 kB\nMemAvailable:   23959736 kB\nBuffers:           48324 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n";
+
+    /// Raspberry Pi 4 with a swap file and zram (corpus log 4pzj), note the tabs.
+    const SWAPS_RPI4: &str = "Filename\t\t\t\tType\t\tSize\tUsed\tPriority\n/var/swap                              \tfile    \t102396\t0\t-2\n/dev/zram0                             \tpartition\t767996\t111692\t75\n";
+
+    #[test]
+    fn meminfo() {
+        let m = parse_meminfo(MEMINFO);
+        assert_eq!(m.mem_total_kib, Some(24_684_096));
+        assert_eq!(m.mem_available_kib, Some(23_959_736));
+        assert_eq!(m.swap_total_kib, Some(0));
+        assert_eq!(parse_meminfo("MemTotal: lots\n\r\n"), Meminfo::default());
+    }
+
+    #[test]
+    fn swaps() {
+        let s = parse_swaps(SWAPS_RPI4);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].path, "/var/swap");
+        assert_eq!(s[0].kind, "file");
+        assert_eq!(s[0].priority, -2);
+        assert_eq!(s[1].used_kib, 111_692);
+        assert!(parse_swaps("Filename Type\ngarbage\n").is_empty());
+        assert_eq!(
+            parse_swaps("/my\\040swap file 10 0 -2\n")[0].path,
+            "/my swap"
+        );
+    }
+
+    #[test]
+    fn comp_algorithm() {
+        assert_eq!(
+            parse_comp_algorithm("lzo lzo-rle [lz4] zstd\n"),
+            (
+                Some("lz4".into()),
+                vec!["lzo".into(), "lzo-rle".into(), "lz4".into(), "zstd".into()]
+            )
+        );
+        assert_eq!(parse_comp_algorithm("zstd").0.as_deref(), Some("zstd"));
+        assert_eq!(parse_comp_algorithm("").0, None);
+        assert_eq!(
+            parse_mm_stat("4096 74 12288 0 12288 0 0 0 0\n"),
+            (Some(4096), Some(74), Some(12288))
+        );
+        assert_eq!(parse_mm_stat("x"), (None, None, None));
+    }
+
+    #[test]
+    fn bools() {
+        assert_eq!(parse_bool_param("Y\n"), Some(true));
+        assert_eq!(parse_bool_param("N"), Some(false));
+        assert_eq!(parse_bool_param("maybe"), None);
+    }
+
+    #[test]
+    fn partitions() {
+        assert_eq!(disk_of_partition_name("mmcblk0p2"), "mmcblk0");
+        assert_eq!(disk_of_partition_name("nvme0n1p5"), "nvme0n1");
+        assert_eq!(disk_of_partition_name("sda2"), "sda");
+        assert_eq!(disk_of_partition_name("sda"), "sda");
+        assert_eq!(disk_of_partition_name("mmcblk1"), "mmcblk1");
+        assert_eq!(disk_of_partition_name("nvme0n1"), "nvme0n1");
+    }
+
+    #[test]
+    fn mounts() {
+        let mi = "22 1 179:2 / / rw,noatime shared:1 - ext4 /dev/root rw\n23 22 0:5 / /boot/firmware rw - vfat /dev/mmcblk0p1 rw\n24 22 0:6 / /var/my\\040dir rw - tmpfs tmpfs rw\nbroken line\n";
+        let m = parse_mountinfo(mi);
+        assert_eq!(m.len(), 3);
+        assert_eq!(
+            mount_of(&m, "/var/swap").map(|m| m.source.as_str()),
+            Some("/dev/root")
+        );
+        assert_eq!(
+            mount_of(&m, "/boot/firmware/x").map(|m| m.source.as_str()),
+            Some("/dev/mmcblk0p1")
+        );
+        assert_eq!(
+            mount_of(&m, "/var/my dir/f").map(|m| m.fstype.as_str()),
+            Some("tmpfs")
+        );
+        assert_eq!(
+            mount_of(&m, "/boot/firmwarex").map(|m| m.mount_point.as_str()),
+            Some("/")
+        );
+        assert_eq!(mount_of(&[], "/x"), None);
+    }
+
+    #[test]
+    fn octal() {
+        assert_eq!(unescape_octal("a\\040b\\011c"), "a b\tc");
+        assert_eq!(unescape_octal("trailing\\04"), "trailing\\04");
+        assert_eq!(unescape_octal("\\777"), "\\777");
+    }
+}

@@ -1,0 +1,395 @@
+//! `sbc-bench info` over the fixture sysroots: text and JSON snapshots, key facts checked
+//! explicitly, and garbage-in tests (no panics, honest `n/a`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use serde_json::Value;
+
+use sbc_bench::report;
+use sbc_bench::sys::board::{self, Distro, HostFacts};
+use sbc_bench::sys::discover::SystemInfo;
+use sbc_bench::sys::root::SysRoot;
+use sbc_bench::sys::{cpufreq, memory, thermal};
+
+/// Every fixture board.
+const BOARDS: &[&str] = &[
+    "rock-5b",
+    "nanopi-r5s",
+    "rpi4",
+    "rpi5",
+    "odroid-n2plus",
+    "orangepi-pcplus",
+    "visionfive2",
+    "x86-vm",
+    "x86-hybrid-meteorlake",
+];
+
+fn fixture(board: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sysroots")
+        .join(board)
+}
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
+    c.env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE")
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn info_text(board: &str) -> String {
+    let out = bin()
+        .arg("--sysroot")
+        .arg(fixture(board))
+        .arg("info")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+fn info_json(board: &str) -> Value {
+    let out = bin()
+        .arg("--sysroot")
+        .arg(fixture(board))
+        .args(["info", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).expect("valid JSON")
+}
+
+#[test]
+fn snapshots_of_every_board() {
+    for b in BOARDS {
+        insta::assert_snapshot!(format!("info_text_{b}"), info_text(b));
+        let json = serde_json::to_string_pretty(&info_json(b)).expect("json");
+        insta::assert_snapshot!(format!("info_json_{b}"), json);
+    }
+}
+
+#[test]
+fn json_has_the_documented_per_cpu_fields_everywhere() {
+    for b in BOARDS {
+        let j = info_json(b);
+        assert_eq!(j["schema"], "sbc-bench-info", "{b}");
+        assert_eq!(j["schema_version"], 1, "{b}");
+        assert!(
+            j["soc"].get("guess").is_some(),
+            "{b}: soc.guess present (null when unknown)"
+        );
+        let cpus = j["cpus"].as_array().expect("cpus");
+        assert!(!cpus.is_empty(), "{b}");
+        for c in cpus {
+            for k in [
+                "cpu",
+                "core_type",
+                "stepping",
+                "cluster",
+                "policy",
+                "min_mhz",
+                "max_mhz",
+            ] {
+                assert!(c.get(k).is_some(), "{b}: cpu field {k}");
+            }
+        }
+    }
+}
+
+fn len(v: &Value) -> usize {
+    v.as_array().map_or(0, Vec::len)
+}
+
+#[test]
+fn rock_5b_rk3588() {
+    let j = info_json("rock-5b");
+    assert_eq!(j["device"]["name"], "Radxa ROCK 5B");
+    assert_eq!(len(&j["clusters"]), 3);
+    assert_eq!(len(&j["cpufreq"]), 3);
+    assert_eq!(len(&j["cpufreq"][0]["opps_khz"]), 8);
+    assert_eq!(len(&j["cpufreq"][1]["opps_khz"]), 11);
+    assert_eq!(j["cpus"][7]["max_mhz"], 2400);
+    assert_eq!(j["sensors"]["thermal_source"]["name"], "soc-thermal");
+    assert_eq!(len(&j["sensors"]["thermal_zones"]), 7);
+    assert_eq!(j["devfreq"][0]["name"], "dmc");
+    assert_eq!(j["devfreq"][0]["governor"], "dmc_ondemand");
+    assert_eq!(len(&j["devfreq"][0]["available_frequencies_hz"]), 4);
+    let volts = j["sensors"]["power"]["dc_in_volts"]
+        .as_f64()
+        .expect("DC-in");
+    assert!((volts - 9.0).abs() < 0.01, "{volts}");
+    assert_eq!(len(&j["memory"]["swaps"]), 0);
+    assert!(j["virtualization"]["vm"].is_null());
+    assert_eq!(j["userland"]["arch"], "arm64");
+    let text = info_text("rock-5b");
+    assert!(text.contains("  DMC gov: dmc_ondemand (upthreshold: 40, downdifferential: 20)\n"));
+    assert!(text.contains("DC-in: 9.00 V"));
+    assert!(text.contains(
+        "tcpm_source_psy_4_0022-i2c-4-22\nin0:           9.00 V  (min =  +9.00 V, max =  +9.00 V)\ncurr1:         3.00 A  (max =  +3.00 A)\n"
+    ));
+}
+
+#[test]
+fn nanopi_r5s_rk3568() {
+    let j = info_json("nanopi-r5s");
+    assert_eq!(len(&j["clusters"]), 1);
+    assert_eq!(j["cpus"][0]["max_mhz"], 1992);
+    assert_eq!(len(&j["cpufreq"][0]["opps_khz"]), 8);
+    assert_eq!(j["cpufreq"][0]["governor"], "schedutil");
+    assert_eq!(len(&j["devfreq"]), 4);
+    assert_eq!(j["sensors"]["thermal_source"]["name"], "soc-thermal");
+    assert_eq!(j["kernel"]["config"][0], "CONFIG_HZ=100");
+    // As in the log's "Status of performance related policies" section.
+    assert!(info_text("nanopi-r5s").contains(
+        "Status of performance related policies found below /sys:\n\n  * /sys/devices/platform/fde60000.gpu/power_policy: [coarse_demand] always_on\n  * /sys/module/pcie_aspm/parameters/policy: default [performance] powersave powersupersave\n"
+    ));
+    assert_eq!(j["policies"][1]["selected"], "performance");
+    assert!(info_text("nanopi-r5s").contains(
+        "  * fde60000.gpu: simple_ondemand / 200 MHz (rknpu_ondemand vdec2_ondemand venc_ondemand userspace powersave performance simple_ondemand / 200 300 400 600 700 800)\n"
+    ));
+}
+
+#[test]
+fn rpi4_armhf_on_32bit_kernel_with_swap_file_and_zram() {
+    let j = info_json("rpi4");
+    assert_eq!(j["kernel"]["machine"], "armv7l");
+    assert_eq!(j["userland"]["arch"], "armhf");
+    assert_eq!(j["kernel"]["config_source"], "/proc/config.gz");
+    let swaps = &j["memory"]["swaps"];
+    assert_eq!(swaps[0]["swap_kind"], "file");
+    assert_eq!(swaps[0]["backing"]["device"], "/dev/mmcblk0p2");
+    assert_eq!(swaps[0]["backing"]["storage"], "sd");
+    assert_eq!(swaps[1]["swap_kind"], "zram");
+    assert_eq!(j["sensors"]["power"]["rpi_undervoltage"], false);
+    let text = info_text("rpi4");
+    assert!(text.contains("Kernel: armv7l, Userland: armhf\n"));
+    // The line sbc-bench printed for this swap file in corpus logs.
+    assert!(text.contains(
+        "  * /var/swap on /dev/mmcblk0p2: 100.0M (0K used) on ultra slow SD card storage\n"
+    ));
+}
+
+#[test]
+fn rpi5_16k_pages() {
+    let j = info_json("rpi5");
+    assert_eq!(j["page_size_bytes"], 16384);
+    assert_eq!(len(&j["cpufreq"][0]["opps_khz"]), 10);
+    assert_eq!(j["sensors"]["thermal_source"]["name"], "cpu-thermal");
+    assert!(j["sensors"]["power"]["dc_in"].is_null());
+    let text = info_text("rpi5");
+    assert!(text.contains("Page size: 16kB\n   Kernel: 6.6.69-v8-16k+/aarch64\n"));
+    assert!(text.contains(
+        "  * /var/swap on /dev/mmcblk0p2: 512.0M (249.5M used) on ultra slow SD card storage\n"
+    ));
+    assert!(text.contains("rp1_adc-isa-0000\nin1:           2.04 V  \n"));
+}
+
+#[test]
+fn odroid_n2plus_armbian() {
+    let j = info_json("odroid-n2plus");
+    assert_eq!(len(&j["cpufreq"]), 2);
+    assert_eq!(len(&j["cpufreq"][0]["opps_khz"]), 9);
+    assert_eq!(len(&j["cpufreq"][1]["opps_khz"]), 13);
+    // Armbian's soctemp link, as in the corpus log.
+    assert_eq!(
+        j["sensors"]["thermal_source"]["dir"],
+        "/sys/class/hwmon/hwmon0/"
+    );
+    assert_eq!(j["memory"]["swaps"][0]["zram"]["algorithm"], "lzo-rle");
+    let text = info_text("odroid-n2plus");
+    assert!(text.contains(
+        "Build system:   https://github.com/armbian/build, 23.02.2, Odroid N2, meson-g12b, meson64\n"
+    ));
+    assert!(text.contains("Thermal source: /sys/class/hwmon/hwmon0/ (cpu_thermal)\n"));
+    assert!(text.contains("fan1:           0 RPM  (min =    0 RPM, max = 1600 RPM)\n"));
+}
+
+#[test]
+fn orangepi_h3_with_offline_cpu() {
+    let j = info_json("orangepi-pcplus");
+    assert_eq!(j["kernel"]["machine"], "armv7l");
+    assert_eq!(j["userland"]["arch"], "armhf");
+    let online: Vec<bool> = j["cpus"]
+        .as_array()
+        .expect("cpus")
+        .iter()
+        .map(|c| c["online"].as_bool().unwrap_or(true))
+        .collect();
+    assert_eq!(online, [true, true, true, false]);
+    assert!(info_text("orangepi-pcplus").contains("Cortex-A7 / r0p5 (offline)\n"));
+}
+
+#[test]
+fn visionfive2_riscv_without_zones_or_distro() {
+    let j = info_json("visionfive2");
+    assert_eq!(j["userland"]["arch"], "riscv64");
+    assert!(j["distro"].is_null());
+    assert_eq!(j["cpus"][0]["package_id"], -1);
+    assert_eq!(j["sensors"]["thermal_source"]["name"], "120e0000.tmon");
+    assert!(info_text("visionfive2").contains("Distribution: n/a (no /etc/os-release)\n"));
+}
+
+#[test]
+fn x86_vm_without_cpufreq_or_sensors() {
+    let j = info_json("x86-vm");
+    assert_eq!(len(&j["cpufreq"]), 0);
+    assert!(j["sensors"]["thermal_source"].is_null());
+    assert_eq!(j["virtualization"]["vm"], "vm-other");
+    assert_eq!(j["virtualization"]["container"], "docker");
+    assert_eq!(j["memory"]["zswap"]["enabled"], false);
+    assert_eq!(j["kernel"]["config_source"], "/proc/config.gz");
+    let text = info_text("x86-vm");
+    assert!(text.contains("  0        0        0       -      -     "));
+    assert!(text.contains("Thermal source: n/a"));
+    assert!(text.contains("n/a (no cpufreq"));
+}
+
+#[test]
+fn x86_hybrid_intel_pstate() {
+    let j = info_json("x86-hybrid-meteorlake");
+    assert_eq!(j["device"]["name"], "GEEKOM GT1 Mega");
+    assert_eq!(j["device"]["source"], "dmi");
+    assert_eq!(len(&j["cpufreq"]), 22);
+    assert_eq!(j["cpufreq"][0]["driver"], "intel_pstate");
+    assert_eq!(j["pstate"]["intel_pstate_status"], "active");
+    assert_eq!(j["pstate"]["intel_no_turbo"], false);
+    assert_eq!(j["sensors"]["thermal_source"]["name"], "x86_pkg_temp");
+    assert_eq!(j["memory"]["swaps"][0]["backing"]["storage"], "nvme");
+    let text = info_text("x86-hybrid-meteorlake");
+    assert!(
+        text.contains(
+            "Thermal source: /sys/devices/virtual/thermal/thermal_zone2/ (x86_pkg_temp)\n"
+        )
+    );
+    // lm-sensors' layout, as in the corpus log XRRi.
+    assert!(text.contains(
+        "coretemp-isa-0000\nPackage id 0:  +50.0 C  (high = +110.0 C, crit = +110.0 C)\nCore 0:        +48.0 C  (high = +110.0 C, crit = +110.0 C)\n"
+    ));
+    assert!(text.contains(
+        "nvme-pci-0100\nComposite:    +38.9 C  (low  =  -0.1 C, high = +84.8 C)\n                       (crit = +94.8 C)\nSensor 1:     +38.9 C  (low  = -273.1 C, high = +65261.8 C)\n"
+    ));
+}
+
+#[test]
+fn live_system_info_runs() {
+    // This machine (a VM without cpufreq or sensors): no panic, honest n/a, valid JSON.
+    bin().arg("info").assert().success();
+    let out = bin()
+        .args(["info", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: Value = serde_json::from_slice(&out).expect("valid JSON");
+    assert!(len(&j["cpus"]) >= 1);
+}
+
+#[test]
+fn empty_sysroot_is_all_na() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = bin()
+        .arg("--sysroot")
+        .arg(d.path())
+        .arg("info")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).expect("utf-8");
+    assert!(text.contains("SoC guess: n/a"));
+    assert!(text.contains("Thermal source: n/a"));
+    assert!(text.contains("Memory: n/a total, n/a available"));
+}
+
+/// Copy a fixture tree, keeping symlinks, with every regular file replaced by `content`.
+fn garbage_copy(src: &Path, dst: &Path, content: &[u8]) {
+    fs::create_dir_all(dst).expect("mkdir");
+    for e in fs::read_dir(src).expect("read_dir") {
+        let e = e.expect("entry");
+        let ty = e.file_type().expect("type");
+        let to = dst.join(e.file_name());
+        if ty.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(e.path()).expect("link"), &to)
+                .expect("symlink");
+        } else if ty.is_dir() {
+            garbage_copy(&e.path(), &to, content);
+        } else {
+            fs::write(&to, content).expect("write");
+        }
+    }
+}
+
+#[test]
+fn garbage_in_every_file_gives_na_not_a_panic() {
+    let contents: &[&[u8]] = &[
+        b"",
+        b"garbage\r\n",
+        b"\xff\xfe\x00\x01binary",
+        b"-99999999999999999999999\n",
+        b"1\r\n",
+    ];
+    for b in BOARDS {
+        for c in contents {
+            let d = tempfile::tempdir().expect("tempdir");
+            garbage_copy(&fixture(b), d.path(), c);
+            let info = SystemInfo::read(&SysRoot::new(d.path()));
+            let text = report::info::render(&info);
+            assert!(text.contains("SoC guess:"), "{b}");
+            assert!(serde_json::to_string(&info).is_ok(), "{b}");
+            // Nothing numeric survives garbage except the "1" case.
+            if *c != b"1\r\n" {
+                assert!(
+                    info.cpufreq.iter().all(|p| p.cpuinfo_max_khz.is_none()),
+                    "{b}"
+                );
+                assert_eq!(info.memory.meminfo.mem_total_kib, None, "{b}");
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn parsers_never_panic(s in "\\PC{0,200}", bytes in proptest::collection::vec(any::<u8>(), 0..128)) {
+        let _ = memory::parse_meminfo(&s);
+        let _ = memory::parse_swaps(&s);
+        let _ = memory::parse_mountinfo(&s);
+        let _ = memory::parse_comp_algorithm(&s);
+        let _ = memory::parse_mm_stat(&s);
+        let _ = memory::unescape_octal(&s);
+        let _ = memory::disk_of_partition_name(&s);
+        let _ = memory::parse_bool_param(&s);
+        let _ = Distro::parse(&s);
+        let _ = board::ArmbianRelease::parse(&s);
+        let _ = board::config_lines(&s);
+        let _ = board::cmdline_param(&s, "root");
+        let _ = board::parse_dt_string_list(&s);
+        let _ = board::container_from_cgroup(&s);
+        let _ = board::container_from_environ(&s);
+        let _ = HostFacts::parse(&s);
+        let _ = board::elf_userland_arch(&bytes);
+        let _ = board::gunzip(&bytes);
+        let _ = thermal::parse_temp_c(&s);
+        let _ = thermal::parse_hwmon_attr(&s);
+        let _ = cpufreq::parse_freq_list(&s);
+        let _ = cpufreq::parse_time_in_state(&s);
+        let _ = cpufreq::parse_flag(&s);
+    }
+
+    #[test]
+    fn octal_unescape_is_identity_without_backslashes(s in "[^\\\\]{0,100}") {
+        prop_assert_eq!(memory::unescape_octal(&s), s);
+    }
+}
