@@ -1,6 +1,6 @@
 //! Exporters: pure functions from results to text that users already know how to read.
 
+pub mod info;
 pub mod json;
 pub mod results_row;
-pub mod info;
 pub mod topology;

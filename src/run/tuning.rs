@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::sys::cpufreq::{self, Policy};
+use crate::sys::devfreq;
 use crate::sys::root::SysRoot;
 use crate::tune::Tuning;
 
@@ -33,25 +34,14 @@ pub struct Governor {
 impl Governor {
     /// sbc-bench's status line: `dmc: performance / 2112 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)`.
     pub fn status_line(&self) -> String {
-        let mut s = format!(
-            "{}: {} / {} MHz",
-            self.name,
+        crate::report::info::governor_line(
+            &self.name,
             self.governor.as_deref().unwrap_or("n/a"),
-            self.cur_mhz
-                .map_or_else(|| "n/a".to_string(), |m| m.to_string())
-        );
-        if !self.available.is_empty() || !self.frequencies_mhz.is_empty() {
-            s.push_str(&format!(
-                " ({} / {})",
-                self.available.join(" "),
-                self.frequencies_mhz
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ));
-        }
-        s
+            self.cur_mhz,
+            &self.available,
+            &self.frequencies_mhz,
+        )
+        .unwrap_or_else(|| self.name.clone())
     }
 
     /// Is this one we tune (cpufreq, or a dmc/gpu/npu devfreq device)?
@@ -86,29 +76,19 @@ pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {
                 .flatten(),
         })
         .collect();
-    for dev in root.list(DEVFREQ_DIR) {
-        let base = format!("{DEVFREQ_DIR}/{dev}");
-        let hz_list = |f: &str| -> Vec<u64> {
-            root.read_opt(format!("{base}/{f}"))
-                .map(|s| cpufreq::parse_freq_list(&s))
-                .unwrap_or_default()
-        };
+    for d in devfreq::read(root) {
         out.push(Governor {
-            name: dev.clone(),
-            path: format!("{base}/governor"),
-            governor: root.value(format!("{base}/governor")),
-            available: root
-                .value(format!("{base}/available_governors"))
-                .map(|s| s.split_whitespace().map(str::to_string).collect())
-                .unwrap_or_default(),
-            cur_mhz: root
-                .parse::<u64>(format!("{base}/cur_freq"))
-                .map(|hz| hz / 1_000_000),
-            frequencies_mhz: hz_list("available_frequencies")
-                .into_iter()
-                .map(|hz| hz / 1_000_000)
+            path: format!("{DEVFREQ_DIR}/{}/governor", d.name),
+            governor: d.governor.clone(),
+            available: d.available_governors.clone(),
+            cur_mhz: d.cur_hz.map(devfreq::hz_to_mhz),
+            frequencies_mhz: d
+                .available_frequencies_hz
+                .iter()
+                .map(|&hz| devfreq::hz_to_mhz(hz))
                 .collect(),
             io_is_busy: None,
+            name: d.name,
         });
     }
     out

@@ -5,9 +5,9 @@
 pub mod board;
 pub mod cpu;
 pub mod cpufreq;
-pub mod kmsg;
 pub mod devfreq;
 pub mod discover;
+pub mod kmsg;
 pub mod memory;
 pub mod policies;
 pub mod power;
