@@ -4,7 +4,11 @@
 
 pub mod cpu;
 pub mod cpufreq;
+pub mod mmc;
+pub mod pci;
 pub mod power;
 pub mod root;
 pub mod soc;
+pub mod storage;
 pub mod thermal;
+pub mod usb;
