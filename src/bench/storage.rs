@@ -44,6 +44,10 @@ pub struct Config {
     /// Check free space before starting. Only tests turn this off, to provoke ENOSPC
     /// in the middle of a run.
     pub check_space: bool,
+    /// The instant pass start times are counted from (the sampler's start, so both
+    /// clocks agree); the benchmark's own start when `None`.
+    #[serde(skip)]
+    pub epoch: Option<Instant>,
 }
 
 impl Config {
@@ -54,6 +58,7 @@ impl Config {
             size_bytes: DEFAULT_SIZE,
             records: DEFAULT_RECORDS.to_vec(),
             check_space: true,
+            epoch: None,
         }
     }
 
@@ -431,6 +436,14 @@ pub fn preflight(cfg: &Config) -> Result<(), BenchError> {
     if !cfg.dir.is_dir() {
         return Err(BenchError::NotADirectory(cfg.dir.clone()));
     }
+    // A read-only mount or a directory we may not write to fails here, before the free
+    // space check can give a misleading reason.
+    nix::unistd::access(&cfg.dir, nix::unistd::AccessFlags::W_OK).map_err(|e| {
+        BenchError::Create {
+            dir: cfg.dir.clone(),
+            source: io::Error::from(e),
+        }
+    })?;
     if cfg.check_space {
         let avail = available_bytes(&cfg.dir).map_err(|source| BenchError::Create {
             dir: cfg.dir.clone(),
@@ -531,7 +544,7 @@ pub fn run_on(
     cancel: &CancellationToken,
     progress: &mut dyn FnMut(u64),
 ) -> Result<BenchResult, BenchError> {
-    let t0 = Instant::now();
+    let t0 = cfg.epoch.unwrap_or_else(Instant::now);
     let mut done = 0u64;
     let mut records = Vec::new();
     for &rec in &cfg.records {

@@ -137,8 +137,8 @@ pub fn record_words(bytes: u64) -> String {
     }
 }
 
-/// Findings from the inventory alone. `all` is the whole inventory (for shared hubs).
-pub fn diagnose_device(dev: &Device, all: &[Device]) -> Vec<Finding> {
+/// Findings from the inventory alone, for one device.
+pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
     let mut f = Vec::new();
     let node = &dev.node;
     if let Some(p) = &dev.pci {
@@ -218,39 +218,6 @@ pub fn diagnose_device(dev: &Device, all: &[Device]) -> Vec<Finding> {
                          without UAS, or disabled by a kernel quirk)"
                     ),
                 ));
-            }
-        }
-        for h in u.external_hubs() {
-            let others: Vec<&str> = all
-                .iter()
-                .filter(|o| o.node != dev.node)
-                .filter(|o| {
-                    o.usb.as_ref().is_some_and(|ou| {
-                        ou.external_hubs()
-                            .any(|oh| oh.sysname == h.sysname && oh.busnum == h.busnum)
-                    })
-                })
-                .map(|o| o.node.as_str())
-                .collect();
-            if !others.is_empty() {
-                f.push(Finding::new(
-                    "storage.usb_shared_hub",
-                    Severity::Info,
-                    format!(
-                        "{node} shares USB hub {} ({}, {} uplink) with {}: together they \
-                         cannot exceed one {} link",
-                        h.id().unwrap_or_default(),
-                        h.product.as_deref().unwrap_or("hub"),
-                        h.speed_mbps
-                            .map(crate::sys::usb::format_speed)
-                            .unwrap_or_default(),
-                        others.join(", "),
-                        h.speed_mbps
-                            .map(crate::sys::usb::format_speed)
-                            .unwrap_or_default(),
-                    ),
-                ));
-                break;
             }
         }
     }
@@ -372,6 +339,54 @@ pub fn diagnose_device(dev: &Device, all: &[Device]) -> Vec<Finding> {
             ));
         }
     }
+    f
+}
+
+/// Disks that share an external USB hub: one finding per hub with two or more, or only
+/// the hubs in front of `only` (a device node) when given.
+pub fn shared_hub_findings(all: &[Device], only: Option<&str>) -> Vec<Finding> {
+    let mut hubs: Vec<(&crate::sys::usb::UsbDevice, Vec<&str>)> = Vec::new();
+    for d in all {
+        let Some(u) = &d.usb else { continue };
+        for h in u.external_hubs() {
+            match hubs
+                .iter_mut()
+                .find(|(x, _)| x.sysname == h.sysname && x.busnum == h.busnum)
+            {
+                Some((_, nodes)) => nodes.push(&d.node),
+                None => hubs.push((h, vec![&d.node])),
+            }
+        }
+    }
+    hubs.into_iter()
+        .filter(|(_, nodes)| nodes.len() > 1)
+        .filter(|(_, nodes)| only.is_none_or(|o| nodes.contains(&o)))
+        .map(|(h, nodes)| {
+            let speed = h
+                .speed_mbps
+                .map(crate::sys::usb::format_speed)
+                .unwrap_or_default();
+            Finding::new(
+                "storage.usb_shared_hub",
+                Severity::Info,
+                format!(
+                    "{} share USB hub {} {} (\"{}\", {speed} uplink): together they cannot \
+                     exceed one {speed} link (~{:.0} MB/s)",
+                    nodes.join(", "),
+                    h.sysname,
+                    h.id().unwrap_or_default(),
+                    h.product.as_deref().unwrap_or("hub"),
+                    h.speed_mbps.map(usb_limit_mb_per_s).unwrap_or_default()
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Findings for a whole inventory: per device, then shared hubs.
+pub fn diagnose_inventory(all: &[Device]) -> Vec<Finding> {
+    let mut f: Vec<Finding> = all.iter().flat_map(diagnose_device).collect();
+    f.extend(shared_hub_findings(all, None));
     f
 }
 
@@ -545,6 +560,7 @@ mod tests {
             usb: None,
             mmc: None,
             health: None,
+            health_note: None,
         }
     }
 
@@ -611,7 +627,7 @@ mod tests {
         assert!((l.mb_per_s - 409.0).abs() < 0.1);
         let f = diagnose(&obs(391.8, Phase::Read), Some(&d));
         assert_eq!(f[0].code, "storage.link_bound");
-        let inv = diagnose_device(&d, &[]);
+        let inv = diagnose_device(&d);
         assert_eq!(inv[0].code, "storage.pcie_downgraded");
         assert!(
             inv[0]
@@ -625,7 +641,7 @@ mod tests {
         let d = usb_disk(480.0);
         let l = narrowest(&d).unwrap();
         assert_eq!(l.mb_per_s, 42.0);
-        let f = diagnose_device(&d, &[]);
+        let f = diagnose_device(&d);
         assert_eq!(f[0].code, "storage.usb_downgraded");
         assert!(f[0].message.contains("runs at 480Mbps but can do 5Gbps"));
         let b = diagnose(&obs(38.0, Phase::Read), Some(&d));
@@ -685,7 +701,7 @@ mod tests {
             pending_sectors: Some(0),
             ..Default::default()
         });
-        let f = diagnose_device(&d, &[]);
+        let f = diagnose_device(&d);
         assert_eq!(f.len(), 1);
         assert!(
             f[0].message

@@ -235,6 +235,9 @@ pub struct Device {
     pub mmc: Option<MmcInfo>,
     /// smartctl's view, when available.
     pub health: Option<Health>,
+    /// Why there is no health data for a disk that could have it (smartctl missing,
+    /// timed out, bridge without SAT).
+    pub health_note: Option<String>,
 }
 
 /// One MTD flash chip (SPI NOR, SPI NAND, raw NAND), with its partitions.
@@ -373,7 +376,16 @@ pub fn read_disk(root: &SysRoot, name: &str) -> Option<Device> {
         usb: None,
         mmc: None,
         health: None,
+        health_note: None,
     };
+    // INQUIRY strings exist only on SCSI disks (virtio's `device/vendor` is a PCI ID).
+    if !path
+        .iter()
+        .any(|c| c.to_str().is_some_and(|c| is_numbered(c, "host")))
+    {
+        dev.scsi_vendor = None;
+        dev.scsi_model = None;
+    }
     // The nearest PCI function is interesting for every kind of disk.
     dev.pci = anc
         .iter()
@@ -850,6 +862,30 @@ pub fn mount_of<'a>(mounts: &'a [Mount], path: &Path) -> Option<&'a Mount> {
         })
 }
 
+/// Split a `dev_t` as glibc encodes it (`gnu_dev_major`/`gnu_dev_minor`).
+pub fn split_dev(dev: u64) -> (u32, u32) {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    (major as u32, minor as u32)
+}
+
+/// The whole disks behind a mount source such as `/dev/sda1` or `/dev/md0` (for
+/// filesystems like btrfs whose device number is anonymous).
+pub fn disks_of_source(root: &SysRoot, source: &str) -> Vec<String> {
+    let Some(name) = source.strip_prefix("/dev/") else {
+        return Vec::new();
+    };
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let Some(p) = root.resolve(format!("/sys/class/block/{name}")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    disks_below(root, &p, 0, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The whole disks under block device `major:minor`: the disk itself, the disk a
 /// partition belongs to, or the members of an md/dm device (through `slaves/`).
 pub fn disks_of_devnum(root: &SysRoot, major: u32, minor: u32) -> Vec<String> {
@@ -997,5 +1033,16 @@ bad line\n";
         );
         assert_eq!(unescape("a\\134b\\"), "a\\b\\");
         assert_eq!(unescape("\\777x"), "\\777x");
+    }
+
+    #[test]
+    fn dev_t_split() {
+        assert_eq!(split_dev(0xfe00), (254, 0));
+        assert_eq!(split_dev(0xb302), (179, 2));
+        assert_eq!(split_dev((259 << 8) | 1), (259, 1));
+        // Large numbers use the high bits (makedev: major 0x1234, minor 0x5678).
+        let (ma, mi) = (0x1234u64, 0x5678u64);
+        let dev = ((ma & 0xfff) << 8) | ((ma & !0xfff) << 32) | (mi & 0xff) | ((mi & !0xff) << 12);
+        assert_eq!(split_dev(dev), (0x1234, 0x5678));
     }
 }
