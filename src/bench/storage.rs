@@ -965,6 +965,24 @@ mod tests {
     }
 
     #[test]
+    fn buffered_fallback_is_flagged() {
+        // What FileTarget::open does when a filesystem answers O_DIRECT with EINVAL.
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        let mut t = FileTarget {
+            path: tmp.path().to_path_buf(),
+            file: open_rw(tmp.path(), false).unwrap(),
+            direct: false,
+        };
+        let mut c = Config::new(d.path());
+        c.size_bytes = 64 << 10;
+        c.records = vec![4 << 10];
+        let r = run_on(&c, &mut t, &CancellationToken::new(), &mut |_| {}).unwrap();
+        assert!(!r.direct_io);
+        assert!(r.warnings[0].contains("page cache"), "{:?}", r.warnings);
+    }
+
+    #[test]
     fn cancellation_stops_between_records() {
         let d = tempfile::tempdir().unwrap();
         let mut c = Config::new(d.path());
