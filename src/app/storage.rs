@@ -288,8 +288,8 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
         .collect();
     if !obs.is_empty() {
         s.push_str(&format!(
-            "\nSystem while running:\n{:<24}{:>10}{:>14}{:>7}{:>7}  {}\n",
-            "pass", "MB/s", "busiest core", "%io", "%irq", "avg clock"
+            "\nSystem while running:\n{:<24}{:>10}{:>14}{:>7}{:>7}{:>7}  {}\n",
+            "pass", "MB/s", "busiest core", "%io", "%irq", "%self", "avg clock"
         ));
         for o in obs {
             let pass = format!(
@@ -307,8 +307,12 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
                 .iter()
                 .map(|(id, k)| format!("policy{id} {:.0} MHz", k / 1000.0))
                 .collect();
+            let me = o
+                .self_cpu_pct
+                .map(|p| format!("{p:.0}"))
+                .unwrap_or_else(|| "n/a".into());
             s.push_str(&format!(
-                "{pass:<24}{:>10.2}{core:>14}{:>7.1}{:>7.1}  {}\n",
+                "{pass:<24}{:>10.2}{core:>14}{:>7.1}{:>7.1}{me:>7}  {}\n",
                 o.mb_per_s,
                 o.io_pct.unwrap_or_default(),
                 o.irq_pct.unwrap_or_default(),

@@ -630,6 +630,8 @@ pub struct IoSample {
     pub cpus: std::collections::BTreeMap<u32, crate::monitor::stat::CpuTimes>,
     /// Current clock per cpufreq policy, kHz.
     pub khz: Vec<(u32, u64)>,
+    /// This process's user + system time (`/proc/self/stat`), clock ticks.
+    pub self_ticks: Option<u64>,
 }
 
 /// A thread reading `/proc/stat` and the cpufreq policies' `scaling_cur_freq` at a
@@ -699,7 +701,20 @@ fn sample(root: &crate::sys::root::SysRoot, policies: &[u32], t0: Instant) -> Io
         t_s: t0.elapsed().as_secs_f64(),
         cpus,
         khz,
+        self_ticks: root
+            .read_opt("/proc/self/stat")
+            .and_then(|t| parse_self_ticks(&t)),
     }
+}
+
+/// utime + stime (fields 14 and 15) of a `/proc/<pid>/stat` line; the command name in
+/// parentheses may contain spaces, so fields are counted after the last `)`.
+pub fn parse_self_ticks(stat: &str) -> Option<u64> {
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    Some(utime + stime)
 }
 
 /// What the system did during one pass.
@@ -725,6 +740,9 @@ pub struct PhaseObservation {
     pub io_pct: Option<f64>,
     /// Interrupts over all CPUs, percent.
     pub irq_pct: Option<f64>,
+    /// CPU time of the benchmark process itself, percent of one core (tells our I/O
+    /// path from other processes' load).
+    pub self_cpu_pct: Option<f64>,
     /// Average clock per cpufreq policy, kHz.
     pub avg_khz: Vec<(u32, f64)>,
 }
@@ -818,6 +836,14 @@ fn fill_usage(o: &mut PhaseObservation, a: &IoSample, b: &IoSample, all: &[IoSam
     if let Some(u) = usage(&tot_a, &tot_b) {
         o.io_pct = Some(u.io_pct);
         o.irq_pct = Some(u.irq_pct);
+    }
+    // Ticks per CPU elapsed between the samples = the window in clock ticks.
+    let ncpu = a.cpus.len().max(1) as u64;
+    let window = tot_b.total().saturating_sub(tot_a.total()) / ncpu;
+    if let (Some(sa), Some(sb)) = (a.self_ticks, b.self_ticks) {
+        if window > 0 && sb >= sa {
+            o.self_cpu_pct = Some((sb - sa) as f64 * 100.0 / window as f64);
+        }
     }
     // Average clock over the samples inside the window.
     let inside: Vec<&IoSample> = all
@@ -960,7 +986,11 @@ mod tests {
             msg.contains("rewrite with 64 KiB records failed at offset 262144"),
             "{msg}"
         );
-        assert!(msg.contains("Input/output error"), "{msg}");
+        // (glibc words EIO "Input/output error", musl "I/O error")
+        assert!(
+            matches!(&err, BenchError::Io { source, .. } if source.raw_os_error() == Some(libc::EIO)),
+            "{msg}"
+        );
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 
@@ -1014,6 +1044,7 @@ mod tests {
             t_s: t,
             cpus: [(0, cpu(b0, t as u64 * 100)), (1, cpu(b1, t as u64 * 100))].into(),
             khz: vec![(0, khz)],
+            self_ticks: Some((t * 90.0) as u64),
         };
         let samples = vec![
             s(0.0, 0, 0, 408_000),
@@ -1036,6 +1067,14 @@ mod tests {
         assert!((o[0].busiest_cpu_pct.unwrap() - 95.0).abs() < 1e-9);
         assert!((o[0].busiest_cpu_sys_pct.unwrap() - 95.0).abs() < 1e-9);
         assert_eq!(o[0].avg_khz, vec![(0, 1_336_000.0)]);
+        assert!((o[0].self_cpu_pct.unwrap() - 90.0).abs() < 1e-9);
+        assert_eq!(
+            parse_self_ticks(
+                "4242 (sbc bench) R 1 4242 4242 0 -1 4194304 300 0 0 0 1234 567 0 0 20 0"
+            ),
+            Some(1801)
+        );
+        assert_eq!(parse_self_ticks("garbage"), None);
         // A pass shorter than the sampling interval has no observation.
         let o = observe(&r, &samples[..1], 0.0);
         assert_eq!(o[0].busiest_cpu, None);

@@ -458,17 +458,36 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
         }
     }
 
-    // CPU-bound: a core saturated during a pass long enough to measure.
-    let worst_cpu = obs
+    // A core saturated during a pass long enough to measure: the I/O path when our own
+    // process or the kernel's interrupt handling keeps it busy, someone else otherwise.
+    let saturated: Vec<&PhaseObservation> = obs
         .phases
         .iter()
         .filter(|o| o.seconds >= 1.0)
         .filter(|o| o.busiest_cpu_pct.is_some_and(|p| p >= 90.0))
-        .max_by(|a, b| {
-            a.busiest_cpu_pct
-                .unwrap_or(0.0)
-                .total_cmp(&b.busiest_cpu_pct.unwrap_or(0.0))
-        });
+        .collect();
+    let ours = |o: &&PhaseObservation| {
+        o.self_cpu_pct.is_none_or(|s| s >= 50.0) || o.busiest_cpu_irq_pct.is_some_and(|i| i >= 30.0)
+    };
+    if let Some(o) = saturated.iter().find(|o| !ours(o)) {
+        f.push(Finding::new(
+            "storage.background_load",
+            Severity::Warning,
+            format!(
+                "cpu{} was {:.0} % busy during {} while this benchmark used {:.0} % of a core: \
+                 other processes competed for the CPU, results may be low",
+                o.busiest_cpu.unwrap_or_default(),
+                o.busiest_cpu_pct.unwrap_or_default(),
+                phase_words(o),
+                o.self_cpu_pct.unwrap_or_default()
+            ),
+        ));
+    }
+    let worst_cpu = saturated.iter().copied().filter(ours).max_by(|a, b| {
+        a.busiest_cpu_pct
+            .unwrap_or(0.0)
+            .total_cmp(&b.busiest_cpu_pct.unwrap_or(0.0))
+    });
     if let Some(o) = worst_cpu {
         if !link_bound
             || limit
@@ -680,6 +699,20 @@ mod tests {
         // With the performance governor there is nothing to say about clocks.
         o.policies[0].governor = Some("performance".into());
         assert_eq!(diagnose(&o, None).len(), 1);
+    }
+
+    #[test]
+    fn someone_elses_load_is_not_our_io_path() {
+        let mut o = obs(40.0, Phase::Read);
+        o.phases[0].busiest_cpu = Some(0);
+        o.phases[0].busiest_cpu_pct = Some(100.0);
+        o.phases[0].busiest_cpu_irq_pct = Some(4.0);
+        o.phases[0].self_cpu_pct = Some(12.0);
+        let f = diagnose(&o, None);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, "storage.background_load");
+        o.phases[0].self_cpu_pct = Some(85.0);
+        assert_eq!(diagnose(&o, None)[0].code, "storage.cpu_bound");
     }
 
     #[test]
