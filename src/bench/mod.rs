@@ -1,3 +1,5 @@
 //! Native benchmarks, one module each. A benchmark returns typed results and never prints.
 
+pub mod external;
 pub mod pin;
+pub mod storage;

@@ -1,4 +1,5 @@
 //! Exporters: pure functions from results to text that users already know how to read.
 
 pub mod info;
+pub mod storage;
 pub mod topology;

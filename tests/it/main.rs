@@ -4,3 +4,4 @@ mod cli;
 mod cpuid;
 mod info;
 mod monitor;
+mod storage;
