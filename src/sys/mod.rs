@@ -4,6 +4,8 @@
 
 pub mod cpu;
 pub mod cpufreq;
+pub mod irq;
+pub mod net;
 pub mod power;
 pub mod root;
 pub mod soc;

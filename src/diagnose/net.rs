@@ -1,0 +1,1 @@
+//! Network findings (filled in below).
