@@ -275,24 +275,12 @@ fn observation(sampler: Option<Sampler>, r: &TestReport) -> Option<NetObservatio
     sampler.map(|s| s.finish(rx, tx, retr))
 }
 
-fn json_with_findings(
-    r: &TestReport,
-    findings: &[Finding],
-    obs: Option<&NetObservation>,
-) -> String {
-    let doc = report::json_document(r, None);
-    match serde_json::from_str::<serde_json::Value>(&doc) {
-        Ok(mut v) => {
-            if let Some(o) = v.as_object_mut() {
-                o.insert(
-                    "sbc_bench".into(),
-                    serde_json::json!({ "findings": findings, "observation": obs }),
-                );
-            }
-            serde_json::to_string_pretty(&v).unwrap_or(doc)
-        }
-        Err(_) => doc,
-    }
+fn json_with_findings(r: &TestReport, findings: &[Finding], obs: Option<&NetObservation>) -> String {
+    report::json_document(
+        r,
+        None,
+        Some(serde_json::json!({ "findings": findings, "observation": obs })),
+    )
 }
 
 fn iface_for_streams(
@@ -444,7 +432,7 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
                 if diag {
                     println!("{}", json_with_findings(&r, &findings, obs.as_ref()));
                 } else {
-                    println!("{}", report::json_document(&r, None));
+                    println!("{}", report::json_document(&r, None, None));
                 }
             } else {
                 let s = report::summarize(
@@ -539,7 +527,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
                         if diag {
                             json_with_findings(r, &findings, obs.as_ref())
                         } else {
-                            report::json_document(r, None)
+                            report::json_document(r, None, None)
                         }
                     );
                 } else {

@@ -19,8 +19,11 @@ use serde::Serialize;
 use super::proto::Protocol;
 use super::sockopt;
 
-/// How long a blocked read or write waits before looking at the stop flags.
+/// How long a blocked read waits before looking at the stop flags.
 pub const POLL: Duration = Duration::from_millis(100);
+/// How long a blocked write waits: short, so the senders stop within a few ms of the end
+/// of the test and the last interval ends on time.
+pub const SEND_POLL: Duration = Duration::from_millis(10);
 
 /// A connected data socket.
 #[derive(Debug)]
@@ -328,11 +331,11 @@ impl Engine {
                 let info = s.info();
                 if let DataSocket::Tcp(t) = &s.sock {
                     let _ = t.set_read_timeout(Some(POLL));
-                    let _ = t.set_write_timeout(Some(POLL));
+                    let _ = t.set_write_timeout(Some(SEND_POLL));
                 }
                 if let DataSocket::Udp(u) = &s.sock {
                     let _ = u.set_read_timeout(Some(POLL));
-                    let _ = u.set_write_timeout(Some(POLL));
+                    let _ = u.set_write_timeout(Some(SEND_POLL));
                 }
                 Stream {
                     info,

@@ -750,6 +750,9 @@ struct JDoc<'a> {
     end: JEnd,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Our additions (findings); iperf3 parsers ignore unknown keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sbc_bench: Option<serde_json::Value>,
 }
 
 fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSum> {
@@ -784,8 +787,8 @@ fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSu
     })
 }
 
-/// iperf3's `-J` document for a finished test.
-pub fn json_document(r: &TestReport, error: Option<&str>) -> String {
+/// iperf3's `-J` document for a finished test; `extra` goes under an `sbc_bench` key.
+pub fn json_document(r: &TestReport, error: Option<&str>, extra: Option<serde_json::Value>) -> String {
     let l = Layout::of(r);
     let s = summarize(
         &r.streams,
@@ -1055,6 +1058,7 @@ pub fn json_document(r: &TestReport, error: Option<&str>) -> String {
             receiver_tcp_congestion: rcv_cc,
         },
         error,
+        sbc_bench: extra,
     };
     let mut out = Vec::new();
     let fmt = serde_json::ser::PrettyFormatter::with_indent(b"\t");
@@ -1381,7 +1385,7 @@ mod tests {
             timesecs: 0,
             system_info: "Linux".into(),
         };
-        let v: serde_json::Value = serde_json::from_str(&json_document(&r, None)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json_document(&r, None, None)).unwrap();
         assert_eq!(v["end"]["sum_sent"]["bytes"], 1000);
         assert_eq!(v["end"]["sum_sent"]["retransmits"], 2);
         assert_eq!(v["end"]["sum_received"]["bytes"], 900);

@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -77,8 +77,8 @@ enum Incoming {
     Data(TcpStream, Cookie),
 }
 
-/// At most this many connections may be reading their cookie at once; more are denied.
-const MAX_PENDING: usize = 16;
+/// Longest wait for the cookie of a data connection.
+const COOKIE_WAIT: Duration = Duration::from_secs(3);
 
 fn deny(mut s: TcpStream) {
     let _ = s.set_write_timeout(Some(Duration::from_secs(1)));
@@ -130,7 +130,6 @@ fn acceptor(
     stop: Arc<AtomicBool>,
     cookie_timeout: Duration,
 ) {
-    let pending = Arc::new(AtomicUsize::new(0));
     while !stop.load(Ordering::Relaxed) {
         match super::wait_readable(listener.as_raw_fd(), Duration::from_millis(100)) {
             Ok(true) => {}
@@ -148,26 +147,18 @@ fn acceptor(
                 }
             }
             Phase::Streams(_) => {
-                if pending.load(Ordering::SeqCst) >= MAX_PENDING {
-                    deny(s);
-                    continue;
-                }
-                pending.fetch_add(1, Ordering::SeqCst);
-                let tx = tx.clone();
-                let count = Arc::clone(&pending);
-                let spawned =
-                    std::thread::Builder::new()
-                        .name("net-cookie".into())
-                        .spawn(move || {
-                            let mut s = s;
-                            let _ = s.set_read_timeout(Some(cookie_timeout));
-                            if let Ok(c) = proto::read_cookie(&mut s) {
-                                let _ = tx.send(Incoming::Data(s, c));
-                            }
-                            count.fetch_sub(1, Ordering::SeqCst);
-                        });
-                if spawned.is_err() {
-                    pending.fetch_sub(1, Ordering::SeqCst);
+                // Read the cookie here, in accept order: stream ids are assigned in the
+                // order the client connected them, so this must not be reordered. A peer
+                // that connects and says nothing holds the queue for `COOKIE_WAIT` at most.
+                let mut s = s;
+                let _ = s.set_read_timeout(Some(cookie_timeout.min(COOKIE_WAIT)));
+                match proto::read_cookie(&mut s) {
+                    Ok(c) => {
+                        if tx.send(Incoming::Data(s, c)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => deny(s),
                 }
             }
             Phase::Busy => deny(s),
