@@ -46,9 +46,9 @@ fn info(root: &SysRoot, json: bool, only: &[String]) -> anyhow::Result<i32> {
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&all)?);
+        out(&format!("{}\n", serde_json::to_string_pretty(&all)?));
     } else {
-        print!("{}", render_info(&all));
+        out(&render_info(&all));
     }
     Ok(output::EXIT_OK)
 }
@@ -61,7 +61,7 @@ fn cpus_or(v: Option<&Vec<u32>>, none: &str) -> String {
     match v {
         Some(c) if !c.is_empty() => list::format_list(c),
         Some(_) => none.to_string(),
-        None => "?".to_string(),
+        None => "n/a".to_string(),
     }
 }
 
@@ -196,6 +196,7 @@ pub fn render_info(ifaces: &[Interface]) -> String {
     s
 }
 
+/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
 fn out(text: &str) {
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(text.as_bytes());
@@ -430,9 +431,9 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
             let findings = obs.as_ref().map(diagnose).unwrap_or_default();
             if json {
                 if diag {
-                    println!("{}", json_with_findings(&r, &findings, obs.as_ref()));
+                    out(&format!("{}\n", json_with_findings(&r, &findings, obs.as_ref())));
                 } else {
-                    println!("{}", report::json_document(&r, None, None));
+                    out(&format!("{}\n", report::json_document(&r, None, None)));
                 }
             } else {
                 let s = report::summarize(
@@ -451,7 +452,7 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
         }
         Err(e) => {
             if json {
-                println!("{}", report::json_error(&e.to_string()));
+                out(&format!("{}\n", report::json_error(&e.to_string())));
             }
             eprintln!("sbc-bench net: error - {e}");
             Ok(output::EXIT_ERROR)
@@ -522,14 +523,12 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
                 let obs = if diag { observation(taken, r) } else { None };
                 let findings = obs.as_ref().map(diagnose).unwrap_or_default();
                 if json {
-                    println!(
-                        "{}",
-                        if diag {
-                            json_with_findings(r, &findings, obs.as_ref())
-                        } else {
-                            report::json_document(r, None, None)
-                        }
-                    );
+                    let doc = if diag {
+                        json_with_findings(r, &findings, obs.as_ref())
+                    } else {
+                        report::json_document(r, None, None)
+                    };
+                    out(&format!("{doc}\n"));
                 } else {
                     // The server prints its summary before it has the client's results, as
                     // iperf3 does; the results still feed the diagnosis and the JSON.
@@ -544,7 +543,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
             Err(e) => {
                 *failed.borrow_mut() = true;
                 if json {
-                    println!("{}", report::json_error(&e.to_string()));
+                    out(&format!("{}\n", report::json_error(&e.to_string())));
                 }
                 eprintln!("sbc-bench net: error - {e}");
             }
