@@ -276,7 +276,11 @@ fn observation(sampler: Option<Sampler>, r: &TestReport) -> Option<NetObservatio
     sampler.map(|s| s.finish(rx, tx, retr))
 }
 
-fn json_with_findings(r: &TestReport, findings: &[Finding], obs: Option<&NetObservation>) -> String {
+fn json_with_findings(
+    r: &TestReport,
+    findings: &[Finding],
+    obs: Option<&NetObservation>,
+) -> String {
     report::json_document(
         r,
         None,
@@ -431,7 +435,10 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
             let findings = obs.as_ref().map(diagnose).unwrap_or_default();
             if json {
                 if diag {
-                    out(&format!("{}\n", json_with_findings(&r, &findings, obs.as_ref())));
+                    out(&format!(
+                        "{}\n",
+                        json_with_findings(&r, &findings, obs.as_ref())
+                    ));
                 } else {
                     out(&format!("{}\n", report::json_document(&r, None, None)));
                 }

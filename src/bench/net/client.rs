@@ -389,8 +389,7 @@ pub fn run_client(
             && moved >= params.blocks.saturating_mul(u64::from(params.blksize()));
         let time_done = test_end.is_some_and(|t| now >= t);
         if time_done || bytes_done || blocks_done {
-            engine.stop_senders();
-            let iv = engine.tick();
+            let iv = engine.finish_sending();
             engine.stop_counting();
             if keep_interval(&iv, cfg.interval_s) && interval.is_some() {
                 on(NetEvent::Interval {

@@ -461,7 +461,21 @@ impl Engine {
 
     /// Measure the interval since the last tick.
     pub fn tick(&mut self) -> Interval {
-        let now = Instant::now();
+        self.tick_at(Instant::now())
+    }
+
+    /// Stop sending, wait for the senders, and measure the last interval as ending at the
+    /// moment the stop was asked: a write issued before the end of the test that completes
+    /// a few ms later belongs to the test, and the interval ends on time (`1.00`, not
+    /// `1.01`).
+    pub fn finish_sending(&mut self) -> Interval {
+        let at = Instant::now();
+        self.stop_senders();
+        self.tick_at(at)
+    }
+
+    /// Measure the interval since the last tick, as of `now`.
+    pub fn tick_at(&mut self, now: Instant) -> Interval {
         let omitted = self.omitting;
         let protocol = self.cfg.protocol;
         let mut out = Vec::with_capacity(self.streams.len());
@@ -474,6 +488,7 @@ impl Engine {
             let d_bytes = bytes.saturating_sub(s.last.bytes);
             let d_packets = packets - s.last.packets;
             let d_lost = lost - s.last.lost;
+            let now = now.max(s.last_tick);
             let seconds = now.duration_since(s.last_tick).as_secs_f64();
             let start = s.last_tick.duration_since(s.start).as_secs_f64();
             let end = now.duration_since(s.start).as_secs_f64();

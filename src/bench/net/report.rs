@@ -788,7 +788,11 @@ fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSu
 }
 
 /// iperf3's `-J` document for a finished test; `extra` goes under an `sbc_bench` key.
-pub fn json_document(r: &TestReport, error: Option<&str>, extra: Option<serde_json::Value>) -> String {
+pub fn json_document(
+    r: &TestReport,
+    error: Option<&str>,
+    extra: Option<serde_json::Value>,
+) -> String {
     let l = Layout::of(r);
     let s = summarize(
         &r.streams,

@@ -77,6 +77,8 @@ enum Incoming {
     Data(TcpStream, Cookie),
 }
 
+/// How long a connection arriving while a test ends waits before it is told "busy".
+const BUSY_GRACE: Duration = Duration::from_millis(250);
 /// Longest wait for the cookie of a data connection.
 const COOKIE_WAIT: Duration = Duration::from_secs(3);
 
@@ -161,7 +163,29 @@ fn acceptor(
                     Err(_) => deny(s),
                 }
             }
-            Phase::Busy => deny(s),
+            Phase::Busy => {
+                // A client running tests back to back connects again while we still
+                // close the previous test: give that a moment before saying "busy".
+                let until = Instant::now() + BUSY_GRACE;
+                let mut s = Some(s);
+                while Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(10));
+                    let mut ph = lock(&phase);
+                    if *ph == Phase::Idle {
+                        *ph = Phase::Busy;
+                        drop(ph);
+                        if let Some(s) = s.take() {
+                            if tx.send(Incoming::Control(s, peer)).is_err() {
+                                return;
+                            }
+                        }
+                        break;
+                    }
+                }
+                if let Some(s) = s {
+                    deny(s);
+                }
+            }
         }
     }
 }
@@ -214,7 +238,7 @@ pub fn serve_on(
     });
     while !cancel.is_cancelled() {
         match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(Incoming::Control(ctrl, peer)) => {
+            Ok(Incoming::Control(mut ctrl, peer)) => {
                 let ctx = Ctx {
                     cfg,
                     listener: &listener,
@@ -223,8 +247,10 @@ pub fn serve_on(
                     cancel,
                     port,
                 };
-                let result = run_test(&ctx, ctrl, peer, on);
+                let result = run_test(&ctx, &mut ctrl, peer, on);
+                // Free before closing: a client that sees the close may connect at once.
                 *lock(&phase) = Phase::Idle;
+                drop(ctrl);
                 served += 1;
                 match &result {
                     Ok(r) => done(Ok(r)),
@@ -346,7 +372,7 @@ fn check_control(ctrl: &mut TcpStream, wait: Duration) -> Result<Option<State>, 
 
 fn run_test(
     ctx: &Ctx<'_>,
-    mut ctrl: TcpStream,
+    ctrl: &mut TcpStream,
     peer: SocketAddr,
     on: &mut dyn FnMut(NetEvent<'_>),
 ) -> Result<TestReport, NetError> {
@@ -357,12 +383,12 @@ fn run_test(
         .map_err(io("control connection"))?;
     ctrl.set_write_timeout(Some(cfg.setup_timeout))
         .map_err(io("control connection"))?;
-    let cookie = proto::read_cookie(&mut ctrl)?;
-    proto::write_state(&mut ctrl, State::ParamExchange)?;
+    let cookie = proto::read_cookie(ctrl)?;
+    proto::write_state(ctrl, State::ParamExchange)?;
     let params =
-        match proto::read_frame(&mut ctrl, MAX_PARAMS_JSON).and_then(|b| proto::parse_params(&b)) {
+        match proto::read_frame(ctrl, MAX_PARAMS_JSON).and_then(|b| proto::parse_params(&b)) {
             Ok(p) => p,
-            Err(e) => return Err(refuse(&mut ctrl, e, ierr::IERECVPARAMS)),
+            Err(e) => return Err(refuse(ctrl, e, ierr::IERECVPARAMS)),
         };
     on(NetEvent::Accepted {
         host: host_string(&peer),
@@ -390,22 +416,21 @@ fn run_test(
         Protocol::Tcp => {
             let _opts = ListenerOpts::apply(ctx.listener, &params);
             *lock(ctx.phase) = Phase::Streams(cookie);
-            proto::write_state(&mut ctrl, State::CreateStreams)?;
+            proto::write_state(ctrl, State::CreateStreams)?;
             while specs.len() < n_rx + n_tx {
                 if ctx.cancel.is_cancelled() {
-                    let _ = proto::write_state(&mut ctrl, State::ServerTerminate);
+                    let _ = proto::write_state(ctrl, State::ServerTerminate);
                     return Err(NetError::Interrupted);
                 }
                 if Instant::now() >= deadline {
-                    let _ =
-                        proto::write_server_error(&mut ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
+                    let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
                     return Err(NetError::Timeout(format!(
                         "{} of {} data connections arrived",
                         specs.len(),
                         n_rx + n_tx
                     )));
                 }
-                if let Some(s) = check_control(&mut ctrl, Duration::ZERO)? {
+                if let Some(s) = check_control(ctrl, Duration::ZERO)? {
                     return Err(NetError::Unexpected(format!(
                         "{s:?} while connecting streams"
                     )));
@@ -434,7 +459,7 @@ fn run_test(
                 Ok(u) => u,
                 Err(e) => {
                     let _ = proto::write_server_error(
-                        &mut ctrl,
+                        ctrl,
                         ierr::IELISTEN,
                         e.raw_os_error().unwrap_or(0),
                     );
@@ -444,19 +469,18 @@ fn run_test(
                     });
                 }
             };
-            proto::write_state(&mut ctrl, State::CreateStreams)?;
+            proto::write_state(ctrl, State::CreateStreams)?;
             let mut buf = [0u8; 64];
             while specs.len() < n_rx + n_tx {
                 if ctx.cancel.is_cancelled() {
-                    let _ = proto::write_state(&mut ctrl, State::ServerTerminate);
+                    let _ = proto::write_state(ctrl, State::ServerTerminate);
                     return Err(NetError::Interrupted);
                 }
                 if Instant::now() >= deadline {
-                    let _ =
-                        proto::write_server_error(&mut ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
+                    let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
                     return Err(NetError::Timeout("UDP streams did not connect".into()));
                 }
-                if let Some(s) = check_control(&mut ctrl, Duration::ZERO)? {
+                if let Some(s) = check_control(ctrl, Duration::ZERO)? {
                     return Err(NetError::Unexpected(format!(
                         "{s:?} while connecting streams"
                     )));
@@ -504,11 +528,11 @@ fn run_test(
         None => (None, None),
     };
     let cpu_mark = CpuMark::now();
-    proto::write_state(&mut ctrl, State::TestStart)?;
+    proto::write_state(ctrl, State::TestStart)?;
     engine
         .start(params.omit_s > 0)
         .map_err(io("starting the stream threads"))?;
-    proto::write_state(&mut ctrl, State::TestRunning)?;
+    proto::write_state(ctrl, State::TestRunning)?;
     on(NetEvent::Started {
         params: &params,
         streams: &infos,
@@ -532,7 +556,7 @@ fn run_test(
     };
     loop {
         if ctx.cancel.is_cancelled() {
-            let _ = proto::write_state(&mut ctrl, State::ServerTerminate);
+            let _ = proto::write_state(ctrl, State::ServerTerminate);
             engine.stop_all();
             return Err(NetError::Interrupted);
         }
@@ -542,12 +566,12 @@ fn run_test(
             } else {
                 ierr::IESTREAMREAD
             };
-            fail(&mut ctrl, &mut engine, code, f.errno);
+            fail(ctrl, &mut engine, code, f.errno);
             return Err(NetError::StreamLost(f));
         }
         let now = Instant::now();
         if give_up.is_some_and(|t| now >= t) {
-            fail(&mut ctrl, &mut engine, ierr::IENOMSG, 0);
+            fail(ctrl, &mut engine, ierr::IENOMSG, 0);
             return Err(NetError::Timeout("the client did not end the test".into()));
         }
         if n_rx > 0 {
@@ -557,7 +581,7 @@ fn run_test(
                 last_rx_bytes = got;
                 last_rx_at = now;
             } else if now.duration_since(last_rx_at) >= cfg.data_idle_timeout {
-                fail(&mut ctrl, &mut engine, ierr::IENOMSG, 0);
+                fail(ctrl, &mut engine, ierr::IENOMSG, 0);
                 return Err(NetError::Timeout(format!(
                     "no data received for {} s",
                     cfg.data_idle_timeout.as_secs()
@@ -588,11 +612,11 @@ fn run_test(
         for t in [next_tick, omit_end].into_iter().flatten() {
             until = until.min(t);
         }
-        match check_control(&mut ctrl, until.saturating_duration_since(now)) {
+        match check_control(ctrl, until.saturating_duration_since(now)) {
             Ok(None) | Ok(Some(State::TestStart)) => {}
             Ok(Some(State::TestEnd)) => break,
             Ok(Some(other)) => {
-                fail(&mut ctrl, &mut engine, ierr::IEMESSAGE, 0);
+                fail(ctrl, &mut engine, ierr::IEMESSAGE, 0);
                 return Err(NetError::Unexpected(format!("{other:?} during the test")));
             }
             Err(e) => {
@@ -603,8 +627,7 @@ fn run_test(
     }
 
     // TEST_END: last interval, then results.
-    engine.stop_senders();
-    let iv = engine.tick();
+    let iv = engine.finish_sending();
     engine.stop_counting();
     if interval.is_some() && keep_interval(&iv, cfg.interval_s) {
         on(NetEvent::Interval {
@@ -624,19 +647,18 @@ fn run_test(
 
     ctrl.set_read_timeout(Some(cfg.setup_timeout))
         .map_err(io("control connection"))?;
-    proto::write_state(&mut ctrl, State::ExchangeResults)?;
-    let theirs = match proto::read_frame(&mut ctrl, MAX_RESULTS_JSON)
-        .and_then(|b| proto::parse_results(&b))
-    {
-        Ok(r) => r,
-        Err(e) => return Err(refuse(&mut ctrl, e, ierr::IERECVRESULTS)),
-    };
+    proto::write_state(ctrl, State::ExchangeResults)?;
+    let theirs =
+        match proto::read_frame(ctrl, MAX_RESULTS_JSON).and_then(|b| proto::parse_results(&b)) {
+            Ok(r) => r,
+            Err(e) => return Err(refuse(ctrl, e, ierr::IERECVRESULTS)),
+        };
     if let Some(bad) = theirs
         .streams
         .iter()
         .find(|s| !totals.iter().any(|t| t.id == s.id))
     {
-        let _ = proto::write_server_error(&mut ctrl, ierr::IESTREAMID, 0);
+        let _ = proto::write_server_error(ctrl, ierr::IESTREAMID, 0);
         return Err(NetError::Unexpected(format!(
             "results for unknown stream id {}",
             bad.id
@@ -667,10 +689,10 @@ fn run_test(
             .collect(),
         server_output_text: None,
     };
-    proto::write_json(&mut ctrl, &ours.to_json())?;
-    proto::write_state(&mut ctrl, State::DisplayResults)?;
+    proto::write_json(ctrl, &ours.to_json())?;
+    proto::write_state(ctrl, State::DisplayResults)?;
     // IPERF_DONE, or the client just closing, both end the test.
-    let _ = check_control(&mut ctrl, cfg.setup_timeout.min(Duration::from_secs(5)));
+    let _ = check_control(ctrl, cfg.setup_timeout.min(Duration::from_secs(5)));
 
     Ok(TestReport {
         role: Role::Server,
