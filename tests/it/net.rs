@@ -6,6 +6,8 @@
 //! Runs are 1 s each. Tests that need `iperf3` or network namespaces say so and skip where
 //! those are missing (CI installs iperf3; namespaces need root).
 
+#![allow(clippy::unwrap_used)] // test helpers: a failed setup is a failed test
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
