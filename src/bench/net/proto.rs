@@ -1148,4 +1148,54 @@ mod tests {
         }
         assert!(decode_client_transcript(&t[..20]).is_err());
     }
+
+    mod fuzz {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            /// Whatever a peer sends, decoding returns (an error or a value), never panics.
+            #[test]
+            fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..600)) {
+                let _ = decode_client_transcript(&data);
+                let _ = parse_params(&data);
+                let _ = parse_results(&data);
+                let _ = read_frame(&mut io::Cursor::new(&data), MAX_PARAMS_JSON);
+            }
+
+            /// A valid start followed by arbitrary bytes.
+            #[test]
+            fn valid_prefix_then_garbage(tail in proptest::collection::vec(any::<u8>(), 0..64), parallel in 0u32..300, time in 0u32..100_000) {
+                let mut t = Cookie::random().0.to_vec();
+                write_json(&mut t, &json!({"tcp": true, "parallel": parallel, "time": time})).unwrap();
+                t.extend_from_slice(&tail);
+                if let Ok(d) = decode_client_transcript(&t) {
+                    prop_assert!(d.params.parallel >= 1 && d.params.parallel <= MAX_STREAMS);
+                    prop_assert!(d.params.time_s <= MAX_TIME_S);
+                }
+            }
+
+            /// Arbitrary JSON values in every field are validated, not trusted.
+            #[test]
+            fn arbitrary_field_values(v in prop_oneof![
+                Just(json!(null)), Just(json!(-1)), Just(json!(1.5)), Just(json!("x")),
+                Just(json!([1])), Just(json!({"a": 1})), Just(json!(1e300)), Just(json!(u64::MAX)),
+                any::<i64>().prop_map(|i| json!(i)), any::<f64>().prop_map(|f| json!(f)),
+            ], key in prop_oneof![
+                Just("time"), Just("parallel"), Just("len"), Just("window"), Just("bandwidth"),
+                Just("omit"), Just("MSS"), Just("title"), Just("congestion"), Just("num"),
+            ]) {
+                let mut m = Map::new();
+                m.insert("tcp".into(), json!(true));
+                m.insert(key.into(), v);
+                let _ = TestParams::from_json(&Value::Object(m));
+                let r = json!({"cpu_util_total": 1, "cpu_util_user": 0, "cpu_util_system": 1,
+                    "sender_has_retransmits": 1, "streams": [{"id": 1, "bytes": key, "retransmits": 0,
+                    "jitter": 0, "errors": 0, "packets": 0}]});
+                prop_assert!(PeerResults::from_json(&r).is_err());
+            }
+        }
+    }
 }
