@@ -986,8 +986,11 @@ mod tests {
         std::thread::sleep(Duration::from_millis(150));
         let iv = tx.tick();
         assert!(iv.streams[0].bytes > 0);
-        assert!(iv.streams[0].retransmits.is_some());
-        assert!(tx.sender_has_retransmits());
+        // TCP_INFO works natively; qemu-user (the aarch64 test runner) lacks it.
+        if cfg!(target_arch = "x86_64") {
+            assert!(iv.streams[0].retransmits.is_some());
+            assert!(tx.sender_has_retransmits());
+        }
         tx.stop_senders();
         tx.tick();
         tx.stop_counting();

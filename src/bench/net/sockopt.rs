@@ -99,7 +99,9 @@ pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
             &mut len,
         )
     };
-    if rc != 0 {
+    // qemu-user answers TCP_INFO like an int option (4 bytes): not an answer.
+    let needed = std::mem::offset_of!(RawTcpInfo, total_retrans) + 4;
+    if rc != 0 || (len as usize) < needed {
         return None;
     }
     Some(TcpInfo {
@@ -237,9 +239,15 @@ mod tests {
     fn tcp_info_of_a_loopback_connection() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let c = std::net::TcpStream::connect(l.local_addr().unwrap()).unwrap();
-        let info = tcp_info(c.as_raw_fd()).unwrap();
-        assert!(info.snd_cwnd_bytes > 0);
-        assert!(info.pmtu > 0);
+        match tcp_info(c.as_raw_fd()) {
+            Some(info) => {
+                assert!(info.snd_cwnd_bytes > 0);
+                assert!(info.pmtu > 0);
+            }
+            // The aarch64 tests run under qemu-user, which does not pass TCP_INFO through;
+            // natively (the x86_64 CI host) it must work.
+            None => assert!(!cfg!(target_arch = "x86_64"), "TCP_INFO unavailable"),
+        }
         assert!(congestion(c.as_raw_fd()).is_some());
         // Not a TCP socket: no answer, no panic.
         let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
