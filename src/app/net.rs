@@ -370,6 +370,24 @@ fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
     Ok(cfg)
 }
 
+/// Restrict this thread (and the stream threads it will start) to `-A` CPUs.
+fn apply_affinity(common: &CommonArgs) -> Result<(), String> {
+    let Some(list) = &common.affinity else {
+        return Ok(());
+    };
+    let mut set = nix::sched::CpuSet::new();
+    for &c in &list.0 {
+        set.set(c as usize)
+            .map_err(|_| format!("cpu{c} is beyond what this system supports"))?;
+    }
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
+        format!(
+            "cannot run on CPUs {}: {e} (offline or outside our cpuset?)",
+            list::format_list(&list.0)
+        )
+    })
+}
+
 fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
     let cfg = match client_config(a) {
         Ok(c) => c,
@@ -378,6 +396,10 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
             return Ok(output::EXIT_USAGE);
         }
     };
+    if let Err(e) = apply_affinity(&a.common) {
+        eprintln!("Error: {e}");
+        return Ok(output::EXIT_ERROR);
+    }
     let json = a.common.json;
     let diag = !a.common.no_diagnose;
     let mut sampler: Option<Sampler> = None;
@@ -397,13 +419,22 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
                 out(&report::connecting_text(host, port, reverse));
             }
             NetEvent::StreamConnected(i) if !json => out(&report::connected_text(i)),
-            NetEvent::Started { params, streams } => {
+            NetEvent::Started {
+                params,
+                streams,
+                threads,
+            } => {
                 layout.parallel = params.parallel;
                 if diag {
                     let iface = iface_for_streams(&a.common, streams);
                     let mut s = Sampler::new(&ctx.root, iface.as_deref());
-                    s.sample(&[]);
+                    s.sample(threads);
                     sampler = Some(s);
+                }
+            }
+            NetEvent::Ending { threads } => {
+                if let Some(s) = sampler.as_mut() {
+                    s.sample(threads);
                 }
             }
             NetEvent::Interval {
@@ -475,6 +506,10 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
         interval_s: a.common.interval,
         ..ServerConfig::default()
     };
+    if let Err(e) = apply_affinity(&a.common) {
+        eprintln!("Error: {e}");
+        return Ok(output::EXIT_ERROR);
+    }
     let json = a.common.json;
     let diag = !a.common.no_diagnose;
     let sampler: RefCell<Option<Sampler>> = RefCell::new(None);
@@ -486,7 +521,16 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
         }
         NetEvent::Accepted { host, port } if !json => out(&report::accepted_text(&host, port)),
         NetEvent::StreamConnected(i) if !json => out(&report::connected_text(i)),
-        NetEvent::Started { params, streams } => {
+        NetEvent::Ending { threads } => {
+            if let Some(s) = sampler.borrow_mut().as_mut() {
+                s.sample(threads);
+            }
+        }
+        NetEvent::Started {
+            params,
+            streams,
+            threads,
+        } => {
             *layout.borrow_mut() = Some(Layout {
                 role: Role::Server,
                 protocol: params.protocol,
@@ -496,7 +540,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
             if diag {
                 let iface = iface_for_streams(&a.common, streams);
                 let mut s = Sampler::new(&ctx.root, iface.as_deref());
-                s.sample(&[]);
+                s.sample(threads);
                 *sampler.borrow_mut() = Some(s);
             }
         }

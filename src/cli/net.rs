@@ -54,6 +54,18 @@ pub struct CommonArgs {
     /// Leave out the diagnosis (plain iperf3 output).
     #[arg(long)]
     pub no_diagnose: bool,
+    /// Run the test's threads only on these CPUs (`6`, `4-7`), like `taskset -c`.
+    #[arg(short = 'A', long, value_parser = parse_affinity, value_name = "CPUS")]
+    pub affinity: Option<CpuList>,
+}
+
+/// A CPU list from the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<u32>);
+
+/// Parse `-A` (`6`, `0,4`, `4-7`).
+pub fn parse_affinity(s: &str) -> Result<CpuList, String> {
+    crate::bench::pin::parse_cpus(s).map(CpuList)
 }
 
 /// `sbc-bench net server`.
@@ -198,6 +210,10 @@ mod tests {
         assert_eq!(c.omit, 2);
         let u = client(&["h", "-u", "-b", "100M", "-J"]);
         assert!(u.udp && u.common.json);
+        assert_eq!(
+            client(&["h", "-A", "4-5"]).common.affinity,
+            Some(CpuList(vec![4, 5]))
+        );
         assert_eq!(u.bitrate, Some((100_000_000, None)));
     }
 
@@ -211,6 +227,7 @@ mod tests {
             vec!["h", "-l", "lots"],
             vec!["h", "-R", "--bidir"],
             vec!["h", "-p", "70000"],
+            vec!["h", "-A", "x"],
         ] {
             let mut v = vec!["sbc-bench", "net", "client"];
             v.extend_from_slice(&bad);

@@ -249,7 +249,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
                         "net-thread-shares-irq-core",
                         Severity::Warning,
                         format!(
-                            "the {} thread shares cpu{cpu} with the NIC's interrupts; pin it elsewhere (sbc-bench net … --affinity) or move the IRQs",
+                            "the {} thread shares cpu{cpu} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
                             if t.sender { "sending" } else { "receiving" }
                         ),
                     ));
@@ -300,7 +300,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             .iter()
             .filter(|t| t.main_cpu().is_some_and(|(m, _)| m == c.cpu))
             .filter_map(|t| t.cpu_pct)
-            .sum();
+            .fold(0.0, |a, b| a + b);
         if ours < c.usage.cpu_pct * 0.5 && c.usage.irq_pct < c.usage.cpu_pct * 0.5 {
             flagged.push(c.cpu);
             out.push(Finding::new(

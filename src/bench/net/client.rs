@@ -349,9 +349,12 @@ pub fn run_client(
     engine
         .start(params.omit_s > 0)
         .map_err(io("starting the stream threads"))?;
+    // Give the threads a moment to record their ids for the caller's sampler.
+    std::thread::sleep(Duration::from_millis(2));
     on(NetEvent::Started {
         params: &params,
         streams: &infos,
+        threads: &engine.threads(),
     });
 
     // Running.
@@ -359,7 +362,7 @@ pub fn run_client(
     let interval = (cfg.interval_s > 0.0).then(|| Duration::from_secs_f64(cfg.interval_s));
     let mut omit_end =
         (params.omit_s > 0).then(|| start + Duration::from_secs(u64::from(params.omit_s)));
-    let test_end = (params.time_s > 0)
+    let mut test_end = (params.time_s > 0)
         .then(|| start + Duration::from_secs(u64::from(params.time_s) + u64::from(params.omit_s)));
     let mut next_tick = interval.map(|i| start + i);
     let mut first = true;
@@ -375,13 +378,6 @@ pub fn run_client(
             return Err(NetError::StreamLost(f));
         }
         let now = Instant::now();
-        if let Some(t) = omit_end.filter(|&t| now >= t) {
-            engine.end_omit();
-            omit_end = None;
-            next_tick = interval.map(|i| t + i);
-            first = true;
-            continue;
-        }
         let (moved, _) = engine.bytes_so_far();
         let bytes_done = omit_end.is_none() && params.bytes > 0 && moved >= params.bytes;
         let blocks_done = omit_end.is_none()
@@ -389,6 +385,12 @@ pub fn run_client(
             && moved >= params.blocks.saturating_mul(u64::from(params.blksize()));
         let time_done = test_end.is_some_and(|t| now >= t);
         if time_done || bytes_done || blocks_done {
+            on(NetEvent::Ending {
+                threads: &engine.threads(),
+            });
+            on(NetEvent::Ending {
+                threads: &engine.threads(),
+            });
             let iv = engine.finish_sending();
             engine.stop_counting();
             if keep_interval(&iv, cfg.interval_s) && interval.is_some() {
@@ -413,6 +415,18 @@ pub fn run_client(
             first = false;
             intervals.push(iv);
             next_tick = interval.map(|i| t + i);
+            continue;
+        }
+        // At the end of the omit period the omitted interval is reported first (above),
+        // then counting restarts at 0, as iperf3 does.
+        if omit_end.is_some_and(|t| now >= t) {
+            engine.end_omit();
+            omit_end = None;
+            // Measure `-t` seconds from here, with intervals aligned to the new start.
+            let restart = Instant::now();
+            next_tick = interval.map(|i| restart + i);
+            test_end = (params.time_s > 0)
+                .then(|| restart + Duration::from_secs(u64::from(params.time_s)));
             continue;
         }
         let mut until = now + Duration::from_millis(50);

@@ -108,6 +108,14 @@ pub enum NetEvent<'a> {
         params: &'a TestParams,
         /// Streams.
         streams: &'a [StreamInfo],
+        /// Which thread serves which stream.
+        threads: &'a [StreamThread],
+    },
+    /// The test is about to stop (the stream threads still run): last chance to look at
+    /// them.
+    Ending {
+        /// Which thread serves which stream.
+        threads: &'a [StreamThread],
     },
     /// An interval was measured.
     Interval {

@@ -533,9 +533,12 @@ fn run_test(
         .start(params.omit_s > 0)
         .map_err(io("starting the stream threads"))?;
     proto::write_state(ctrl, State::TestRunning)?;
+    // Give the threads a moment to record their ids for the caller's sampler.
+    std::thread::sleep(Duration::from_millis(2));
     on(NetEvent::Started {
         params: &params,
         streams: &infos,
+        threads: &engine.threads(),
     });
 
     let start = Instant::now();
@@ -588,13 +591,6 @@ fn run_test(
                 )));
             }
         }
-        if let Some(t) = omit_end.filter(|&t| now >= t) {
-            engine.end_omit();
-            omit_end = None;
-            next_tick = interval.map(|i| t + i);
-            first = true;
-            continue;
-        }
         if let Some(t) = next_tick.filter(|&t| now >= t) {
             let iv = engine.tick();
             on(NetEvent::Interval {
@@ -606,6 +602,14 @@ fn run_test(
             first = false;
             intervals.push(iv);
             next_tick = interval.map(|i| t + i);
+            continue;
+        }
+        // At the end of the omit period the omitted interval is reported first (above),
+        // then counting restarts at 0, as iperf3 does.
+        if omit_end.is_some_and(|t| now >= t) {
+            engine.end_omit();
+            omit_end = None;
+            next_tick = interval.map(|i| Instant::now() + i);
             continue;
         }
         let mut until = now + Duration::from_millis(50);
@@ -627,6 +631,9 @@ fn run_test(
     }
 
     // TEST_END: last interval, then results.
+    on(NetEvent::Ending {
+        threads: &engine.threads(),
+    });
     let iv = engine.finish_sending();
     engine.stop_counting();
     if interval.is_some() && keep_interval(&iv, cfg.interval_s) {
