@@ -246,7 +246,8 @@ mod tests {
             }
             // The aarch64 tests run under qemu-user, which does not pass TCP_INFO through;
             // natively (the x86_64 CI host) it must work.
-            None => assert!(!cfg!(target_arch = "x86_64"), "TCP_INFO unavailable"),
+            None if cfg!(target_arch = "x86_64") => panic!("TCP_INFO unavailable"),
+            None => {}
         }
         assert!(congestion(c.as_raw_fd()).is_some());
         // Not a TCP socket: no answer, no panic.
