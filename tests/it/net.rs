@@ -217,8 +217,12 @@ fn our_client_text_matches_iperf3_layout() {
         lines[2],
         "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd"
     );
+    // `0.00-1.00`, or a few ms late on a loaded machine, as with iperf3.
     assert!(
-        lines[3].contains("   0.00-1.00   sec  ") && lines[3].ends_with("       "),
+        lines[3].starts_with("[  ")
+            && lines[3].contains("   0.00-1.0")
+            && lines[3].contains(" sec  ")
+            && lines[3].ends_with("       "),
         "{}",
         lines[3]
     );
