@@ -105,7 +105,12 @@ fn tcp_connect(
             s.set_tcp_nodelay(true)?;
         }
         if let Some(cc) = &p.congestion {
-            sockopt::set_congestion(s.as_raw_fd(), cc)?;
+            sockopt::set_congestion(s.as_raw_fd(), cc).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("TCP congestion control {cc:?} is not available here ({e})"),
+                )
+            })?;
         }
     }
     s.connect_timeout(&(*addr).into(), timeout)?;
@@ -154,6 +159,40 @@ pub fn stream_id(index: usize) -> i64 {
     if index == 0 { 1 } else { index as i64 + 2 }
 }
 
+/// Connect the control connection to the first address that answers.
+fn connect_control(cfg: &ClientConfig, addrs: &[SocketAddr]) -> Result<TcpStream, NetError> {
+    let mut last_err = None;
+    for a in addrs {
+        match tcp_connect(a, cfg.bind, cfg.connect_timeout, None) {
+            Ok(s) => return Ok(s),
+            Err(e) => last_err = Some((a, e)),
+        }
+    }
+    Err(match last_err {
+        Some((a, e)) => NetError::Connect {
+            addr: a.to_string(),
+            source: e,
+        },
+        None => NetError::Resolve {
+            host: cfg.host.clone(),
+            reason: "no address".into(),
+        },
+    })
+}
+
+/// Was the connection reset (or closed) before the server said anything?
+fn reset_before_reply(e: &NetError) -> bool {
+    match e {
+        NetError::ControlClosed(_) => true,
+        NetError::Proto(proto::ProtoError::Closed) => true,
+        NetError::Proto(proto::ProtoError::Io(io)) => matches!(
+            io.kind(),
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+        ),
+        _ => false,
+    }
+}
+
 /// Read one state byte, waiting at most `timeout`; `Ok(None)` on timeout.
 fn poll_state(ctrl: &mut TcpStream, timeout: Duration) -> Result<Option<State>, NetError> {
     let ready = super::wait_readable(ctrl.as_raw_fd(), timeout).map_err(|e| NetError::Io {
@@ -200,41 +239,41 @@ pub fn run_client(
     on: &mut dyn FnMut(NetEvent<'_>),
 ) -> Result<TestReport, NetError> {
     let addrs = resolve(&cfg.host, cfg.port)?;
-    let mut last_err = None;
-    let mut ctrl = None;
-    for a in &addrs {
-        match tcp_connect(a, cfg.bind, cfg.connect_timeout, None) {
-            Ok(s) => {
-                ctrl = Some(s);
-                break;
+    let io = |what: &'static str| move |e: std::io::Error| NetError::Io { what, source: e };
+    // iperf3 3.12 closes and reopens its listening socket after each test; a client that
+    // connects in that instant is reset before it hears anything. Retry that case (and
+    // only that case) a few times.
+    let mut attempt = 0;
+    let (mut ctrl, server, cookie, first_state) = loop {
+        attempt += 1;
+        let mut ctrl = connect_control(cfg, &addrs)?;
+        let server = ctrl.peer_addr().map_err(io("control connection"))?;
+        ctrl.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
+        ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
+            .map_err(io("control connection"))?;
+        ctrl.set_write_timeout(Some(CONTROL_TIMEOUT))
+            .map_err(io("control connection"))?;
+        let cookie = Cookie::random();
+        let first = proto::write_cookie(&mut ctrl, &cookie)
+            .map_err(NetError::from)
+            .and_then(|_| {
+                loop {
+                    if cancel.is_cancelled() {
+                        return Err(NetError::Interrupted);
+                    }
+                    if let Some(s) = poll_state(&mut ctrl, Duration::from_millis(200))? {
+                        return Ok(s);
+                    }
+                }
+            });
+        match first {
+            Ok(s) => break (ctrl, server, cookie, s),
+            Err(e) if attempt < 3 && reset_before_reply(&e) => {
+                std::thread::sleep(Duration::from_millis(200));
             }
-            Err(e) => last_err = Some((a, e)),
-        }
-    }
-    let mut ctrl = match (ctrl, last_err) {
-        (Some(c), _) => c,
-        (None, Some((a, e))) => {
-            return Err(NetError::Connect {
-                addr: a.to_string(),
-                source: e,
-            });
-        }
-        (None, None) => {
-            return Err(NetError::Resolve {
-                host: cfg.host.clone(),
-                reason: "no address".into(),
-            });
+            Err(e) => return Err(e),
         }
     };
-    let io = |what: &'static str| move |e: std::io::Error| NetError::Io { what, source: e };
-    let server = ctrl.peer_addr().map_err(io("control connection"))?;
-    ctrl.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
-    ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
-        .map_err(io("control connection"))?;
-    ctrl.set_write_timeout(Some(CONTROL_TIMEOUT))
-        .map_err(io("control connection"))?;
-    let cookie = Cookie::random();
-    proto::write_cookie(&mut ctrl, &cookie)?;
     let mss = SockRef::from(&ctrl).tcp_mss().ok().filter(|&m| m > 0);
     let mut params = cfg.params.clone();
     if params.parallel == 0 {
@@ -245,6 +284,13 @@ pub fn run_client(
             mss.filter(|&m| m <= proto::MAX_UDP_BLKSIZE)
                 .unwrap_or(proto::DEFAULT_UDP_BLKSIZE),
         );
+    }
+    if let (Protocol::Udp, Some(len), Some(m)) = (params.protocol, params.len, mss) {
+        if len > m {
+            on(NetEvent::Warning(format!(
+                "UDP block size {len} exceeds TCP MSS {m}, may result in fragmentation / drops"
+            )));
+        }
     }
     if params.protocol == Protocol::Tcp && params.len.is_none() {
         params.len = Some(proto::DEFAULT_TCP_BLKSIZE);
@@ -262,13 +308,18 @@ pub fn run_client(
     let mut engine: Option<Engine> = None;
     let mut intervals: Vec<Interval> = Vec::new();
     // Setup: everything up to TEST_RUNNING.
+    let mut next_state = Some(first_state);
     loop {
         if cancel.is_cancelled() {
             terminate(&mut ctrl);
             return Err(NetError::Interrupted);
         }
-        let Some(state) = poll_state(&mut ctrl, Duration::from_millis(200))? else {
-            continue;
+        let state = match next_state.take() {
+            Some(s) => s,
+            None => match poll_state(&mut ctrl, Duration::from_millis(200))? {
+                Some(s) => s,
+                None => continue,
+            },
         };
         match state {
             State::ParamExchange => {
