@@ -337,11 +337,7 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
 }
 
 fn severity_word(f: &Finding) -> &'static str {
-    match f.severity {
-        diagnose::Severity::Info => "info",
-        diagnose::Severity::Warning => "warning",
-        diagnose::Severity::Error => "error",
-    }
+    f.severity.word()
 }
 
 /// Write to stdout; a closed pipe (`| head`) is not an error.

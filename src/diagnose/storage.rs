@@ -154,7 +154,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
                     )
                 };
                 f.push(Finding::new(
-                    "storage.pcie_downgraded",
+                    "storage-pcie-downgraded",
                     Severity::Warning,
                     format!(
                         "{node}: PCIe link of {what} trained at {} x{} while it supports {} x{} \
@@ -193,7 +193,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
         if let Some(s) = d.speed_mbps {
             if cap_max > 0.0 && s < cap_max && s <= 480.0 {
                 f.push(Finding::new(
-                    "storage.usb_downgraded",
+                    "storage-usb-downgraded",
                     Severity::Warning,
                     format!(
                         "{node}: USB device runs at {} but can do {}: a USB 2.0 port, hub or \
@@ -210,7 +210,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
                 .is_some_and(|h| h.protocol.as_deref().is_some_and(|p| p != "SCSI"));
             if s >= 5000.0 && u.interface_driver.as_deref() == Some("usb-storage") && bridged {
                 f.push(Finding::new(
-                    "storage.usb_no_uas",
+                    "storage-usb-no-uas",
                     Severity::Info,
                     format!(
                         "{node}: the bridge runs the usb-storage (BOT) driver, not uas: one \
@@ -233,7 +233,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
             let possible = host.map_or(d, |h| h.min(d));
             if l + 0.01 < possible {
                 f.push(Finding::new(
-                    "storage.sata_downgraded",
+                    "storage-sata-downgraded",
                     Severity::Warning,
                     format!(
                         "{node}: SATA link at {l:.1} Gb/s although drive and host can do \
@@ -246,8 +246,8 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
     if let Some(m) = &dev.mmc {
         match m.maker.counterfeit.as_deref() {
             Some("definite") => f.push(Finding::new(
-                "storage.counterfeit_card",
-                Severity::Error,
+                "storage-counterfeit-card",
+                Severity::Invalid,
                 format!(
                     "{node}: card IDs (manfid {}, oemid {}) are only found on counterfeit \
                      cards: expect less capacity than claimed and data loss",
@@ -256,7 +256,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
                 ),
             )),
             Some(_) => f.push(Finding::new(
-                "storage.counterfeit_card",
+                "storage-counterfeit-card",
                 Severity::Warning,
                 format!(
                     "{node}: suspiciously low serial number {}: probably a counterfeit card",
@@ -269,7 +269,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
             let worst = a.max(b);
             if worst >= 9 {
                 f.push(Finding::new(
-                    "storage.emmc_worn",
+                    "storage-emmc-worn",
                     Severity::Warning,
                     format!(
                         "{node}: eMMC reports {} of its rated life used",
@@ -284,7 +284,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
         }
         if m.pre_eol.is_some_and(|p| p >= 2) {
             f.push(Finding::new(
-                "storage.emmc_worn",
+                "storage-emmc-worn",
                 Severity::Warning,
                 format!("{node}: eMMC pre-EOL warning: its reserved blocks are running out"),
             ));
@@ -294,7 +294,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
             && m.capacity_class.as_deref() != Some("SD")
         {
             f.push(Finding::new(
-                "storage.sd_no_uhs",
+                "storage-sd-no-uhs",
                 Severity::Info,
                 format!(
                     "{node}: SD card runs in {} mode (≤ 25 MB/s); UHS-I needs 1.8 V signalling \
@@ -333,7 +333,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
         }
         if !bad.is_empty() {
             f.push(Finding::new(
-                "storage.drive_health",
+                "storage-drive-health",
                 Severity::Warning,
                 format!("{node}: {}", bad.join(", ")),
             ));
@@ -367,7 +367,7 @@ pub fn shared_hub_findings(all: &[Device], only: Option<&str>) -> Vec<Finding> {
                 .map(crate::sys::usb::format_speed)
                 .unwrap_or_default();
             Finding::new(
-                "storage.usb_shared_hub",
+                "storage-usb-shared-hub",
                 Severity::Info,
                 format!(
                     "{} share USB hub {} {} (\"{}\", {speed} uplink): together they cannot \
@@ -404,7 +404,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     let fs = obs.fstype.as_deref().unwrap_or_default();
     if fs == "fuseblk" || fs.starts_with("fuse") {
         f.push(Finding::new(
-            "storage.fuse_filesystem",
+            "storage-fuse-filesystem",
             Severity::Warning,
             format!(
                 "the test file is on a FUSE filesystem ({fs}, e.g. NTFS via ntfs-3g or \
@@ -416,14 +416,14 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     }
     if matches!(fs, "tmpfs" | "ramfs") {
         f.push(Finding::new(
-            "storage.ram_filesystem",
+            "storage-ram-filesystem",
             Severity::Warning,
             format!("the test file is on {fs}: this measures RAM, not storage"),
         ));
     }
     if !obs.direct_io {
         f.push(Finding::new(
-            "storage.page_cache",
+            "storage-page-cache",
             Severity::Warning,
             "O_DIRECT was refused by the filesystem: buffered I/O was measured and reads \
              came from the page cache",
@@ -442,7 +442,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
             if share >= 0.85 && obs.direct_io {
                 link_bound = true;
                 f.push(Finding::new(
-                    "storage.link_bound",
+                    "storage-link-bound",
                     Severity::Info,
                     format!(
                         "{} reached {:.0} MB/s, {:.0} % of what the {} link carries in \
@@ -471,7 +471,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     };
     if let Some(o) = saturated.iter().find(|o| !ours(o)) {
         f.push(Finding::new(
-            "storage.background_load",
+            "storage-background-load",
             Severity::Warning,
             format!(
                 "cpu{} was {:.0} % busy during {} while this benchmark used {:.0} % of a core: \
@@ -495,7 +495,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
                 .is_some_and(|l| o.mb_per_s < 0.85 * l.mb_per_s)
         {
             f.push(Finding::new(
-                "storage.cpu_bound",
+                "storage-cpu-bound",
                 Severity::Warning,
                 format!(
                     "cpu{} was {:.0} % busy ({:.0} % kernel, {:.0} % interrupts) during {} at \
@@ -545,7 +545,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     }
     if let Some((_, msg)) = worst {
         f.push(Finding::new(
-            "storage.governor_low_clock",
+            "storage-governor-low-clock",
             Severity::Warning,
             msg,
         ));
@@ -621,7 +621,7 @@ mod tests {
         let d = usb_disk(5000.0);
         let f = diagnose(&obs(395.9, Phase::Read), Some(&d));
         assert_eq!(f.len(), 1, "{f:?}");
-        assert_eq!(f[0].code, "storage.link_bound");
+        assert_eq!(f[0].code, "storage-link-bound");
         assert!(f[0].message.contains("USB 5Gbps"), "{}", f[0].message);
         assert!(f[0].message.contains("94 %"), "{}", f[0].message);
         // The same disk at 200 MB/s is not.
@@ -645,9 +645,9 @@ mod tests {
         assert_eq!(l.link, "PCIe 5GT/s x1");
         assert!((l.mb_per_s - 409.0).abs() < 0.1);
         let f = diagnose(&obs(391.8, Phase::Read), Some(&d));
-        assert_eq!(f[0].code, "storage.link_bound");
+        assert_eq!(f[0].code, "storage-link-bound");
         let inv = diagnose_device(&d);
-        assert_eq!(inv[0].code, "storage.pcie_downgraded");
+        assert_eq!(inv[0].code, "storage-pcie-downgraded");
         assert!(
             inv[0]
                 .message
@@ -661,10 +661,10 @@ mod tests {
         let l = narrowest(&d).unwrap();
         assert_eq!(l.mb_per_s, 42.0);
         let f = diagnose_device(&d);
-        assert_eq!(f[0].code, "storage.usb_downgraded");
+        assert_eq!(f[0].code, "storage-usb-downgraded");
         assert!(f[0].message.contains("runs at 480Mbps but can do 5Gbps"));
         let b = diagnose(&obs(38.0, Phase::Read), Some(&d));
-        assert_eq!(b[0].code, "storage.link_bound");
+        assert_eq!(b[0].code, "storage-link-bound");
     }
 
     #[test]
@@ -684,7 +684,7 @@ mod tests {
         }];
         let f = diagnose(&o, Some(&usb_disk(5000.0)));
         let codes: Vec<&str> = f.iter().map(|x| x.code.as_str()).collect();
-        assert_eq!(codes, ["storage.cpu_bound", "storage.governor_low_clock"]);
+        assert_eq!(codes, ["storage-cpu-bound", "storage-governor-low-clock"]);
         assert!(
             f[0].message.contains("cpu3 was 97 % busy"),
             "{}",
@@ -710,9 +710,9 @@ mod tests {
         o.phases[0].self_cpu_pct = Some(12.0);
         let f = diagnose(&o, None);
         assert_eq!(f.len(), 1, "{f:?}");
-        assert_eq!(f[0].code, "storage.background_load");
+        assert_eq!(f[0].code, "storage-background-load");
         o.phases[0].self_cpu_pct = Some(85.0);
-        assert_eq!(diagnose(&o, None)[0].code, "storage.cpu_bound");
+        assert_eq!(diagnose(&o, None)[0].code, "storage-cpu-bound");
     }
 
     #[test]
@@ -721,7 +721,7 @@ mod tests {
         o.fstype = Some("fuseblk".into());
         o.direct_io = false;
         let codes: Vec<String> = diagnose(&o, None).into_iter().map(|f| f.code).collect();
-        assert_eq!(codes, ["storage.fuse_filesystem", "storage.page_cache"]);
+        assert_eq!(codes, ["storage-fuse-filesystem", "storage-page-cache"]);
     }
 
     #[test]

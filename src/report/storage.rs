@@ -3,7 +3,7 @@
 //! IOPS. Pure functions of the inventory and results.
 
 use crate::bench::storage::{BenchResult, Phase};
-use crate::diagnose::{Finding, Severity};
+use crate::diagnose::Finding;
 use crate::sys::pci;
 use crate::sys::storage::{Bus, Device, Health, Inventory, MtdFlash};
 use crate::sys::usb;
@@ -603,11 +603,7 @@ pub fn inventory_text(inv: &Inventory, findings: &[Finding], notes: &[String]) -
     if !findings.is_empty() {
         s.push_str("\nFindings:\n");
         for f in findings {
-            let sev = match f.severity {
-                Severity::Info => "info",
-                Severity::Warning => "warning",
-                Severity::Error => "error",
-            };
+            let sev = f.severity.word();
             s.push_str(&format!("  [{sev}] {}\n", f.message));
         }
     }

@@ -121,7 +121,7 @@ fn legacy_dash_s_and_json_carry_the_same_data() {
     assert_eq!(devs[4]["mmc"]["bus_mode"], "hs400_es");
     assert_eq!(devs[5]["mmc"]["capacity_class"], "SDXC");
     assert_eq!(v["flash"][0]["size_bytes"], 16 << 20);
-    assert_eq!(v["findings"][0]["code"], "storage.pcie_downgraded");
+    assert_eq!(v["findings"][0]["code"], "storage-pcie-downgraded");
 }
 
 #[test]
