@@ -35,15 +35,54 @@ pub fn main() -> i32 {
         );
         return output::EXIT_USAGE;
     }
-    let result = dispatch(&ctx, cli);
+    quiet_broken_pipe_panics();
+    // `println!` panics when stdout is a closed pipe (`sbc-bench info | head`). Unwinding
+    // runs every guard's `Drop` (governors restored, temp files removed); then we leave
+    // quietly with the status a shell reports for SIGPIPE, as C tools do.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(&ctx, cli)));
     crate::shutdown::run_cleanups();
     match result {
-        Ok(code) => code,
-        Err(e) => {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) if is_broken_pipe(&e) => EXIT_BROKEN_PIPE,
+        Ok(Err(e)) => {
             eprintln!("Error: {e:#}");
             output::EXIT_ERROR
         }
+        Err(payload) if panic_is_broken_pipe(payload.as_ref()) => EXIT_BROKEN_PIPE,
+        Err(payload) => std::panic::resume_unwind(payload),
     }
+}
+
+/// 128 + SIGPIPE.
+const EXIT_BROKEN_PIPE: i32 = 141;
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+}
+
+fn panic_is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    panic_message(payload).is_some_and(|m| m.contains("Broken pipe"))
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Keep the default panic report, except for "failed printing to stdout: Broken pipe".
+fn quiet_broken_pipe_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if panic_is_broken_pipe(info.payload()) {
+            return;
+        }
+        default(info);
+    }));
 }
 
 fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<i32> {

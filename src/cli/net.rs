@@ -1,6 +1,14 @@
 //! `sbc-bench net`: iperf3-compatible client and server, and interface listing.
+//!
+//! The client and server accept iperf3's short options where they mean the same thing
+//! (`-p -t -P -R -l -O -u -b -w -M -N -C -i -n -k -J -T -1`), so commands users already
+//! type keep working.
+
+use std::net::IpAddr;
 
 use clap::{Args, Subcommand};
+
+use crate::bench::net::units;
 
 /// `sbc-bench net`.
 #[derive(Debug, Clone, Args)]
@@ -18,5 +26,215 @@ pub enum NetCommand {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Only these interfaces.
+        #[arg(value_name = "IFACE")]
+        ifaces: Vec<String>,
     },
+    /// Serve iperf3 clients (`iperf3 -c HOST`) and our own, one test at a time.
+    Server(ServerArgs),
+    /// Test against an iperf3 server (`iperf3 -s`) or `sbc-bench net server`.
+    Client(ClientArgs),
+}
+
+/// Options both ends share.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    /// Port of the server.
+    #[arg(short = 'p', long, default_value_t = 5201, value_name = "PORT")]
+    pub port: u16,
+    /// Seconds between interval reports (0 = only the summary).
+    #[arg(short = 'i', long, default_value = "1", value_parser = parse_report_interval, value_name = "SECS")]
+    pub interval: f64,
+    /// Print iperf3's JSON (`-J`) instead of text.
+    #[arg(short = 'J', long)]
+    pub json: bool,
+    /// Interface to watch for the diagnosis (default: the one holding the test's address).
+    #[arg(long, value_name = "IFACE")]
+    pub iface: Option<String>,
+    /// Leave out the diagnosis (plain iperf3 output).
+    #[arg(long)]
+    pub no_diagnose: bool,
+    /// Run the test's threads only on these CPUs (`6`, `4-7`), like `taskset -c`.
+    #[arg(short = 'A', long, value_parser = parse_affinity, value_name = "CPUS")]
+    pub affinity: Option<CpuList>,
+}
+
+/// A CPU list from the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<u32>);
+
+/// Parse `-A` (`6`, `0,4`, `4-7`).
+pub fn parse_affinity(s: &str) -> Result<CpuList, String> {
+    crate::bench::pin::parse_cpus(s).map(CpuList)
+}
+
+/// `sbc-bench net server`.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// Common options.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Listen only on this address (default: every address, as iperf3).
+    #[arg(short = 'B', long, value_name = "ADDR")]
+    pub bind: Option<IpAddr>,
+    /// Serve one test, then exit.
+    #[arg(short = '1', long)]
+    pub one_off: bool,
+}
+
+/// `sbc-bench net client`.
+#[derive(Debug, Clone, Args)]
+pub struct ClientArgs {
+    /// Server host name or address.
+    #[arg(value_name = "HOST")]
+    pub host: String,
+    /// Common options.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Seconds to transmit.
+    #[arg(short = 't', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=86_400), value_name = "SECS")]
+    pub time: u32,
+    /// Bytes to transmit instead of a time (`100M`).
+    #[arg(short = 'n', long, value_parser = parse_size, value_name = "BYTES")]
+    pub bytes: Option<u64>,
+    /// Blocks to transmit instead of a time.
+    #[arg(short = 'k', long, value_parser = parse_size, value_name = "BLOCKS")]
+    pub blockcount: Option<u64>,
+    /// Parallel streams.
+    #[arg(short = 'P', long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=128), value_name = "N")]
+    pub parallel: u32,
+    /// Reverse: the server sends.
+    #[arg(short = 'R', long, conflicts_with = "bidir")]
+    pub reverse: bool,
+    /// Both ends send at once.
+    #[arg(long)]
+    pub bidir: bool,
+    /// UDP instead of TCP.
+    #[arg(short = 'u', long)]
+    pub udp: bool,
+    /// Target rate per stream in bit/s (`100M`; UDP default 1M, `0` = unlimited), optionally
+    /// `/BURST`.
+    #[arg(short = 'b', long, value_parser = units::parse_rate, value_name = "RATE")]
+    pub bitrate: Option<(u64, Option<u32>)>,
+    /// Bytes per write / datagram (`128K`; TCP default 128K, UDP default the path MSS).
+    #[arg(short = 'l', long, value_parser = parse_size, value_name = "LEN")]
+    pub length: Option<u64>,
+    /// Leave out the first SECS seconds (TCP slow start).
+    #[arg(short = 'O', long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=600), value_name = "SECS")]
+    pub omit: u32,
+    /// Socket buffer size (`-w 4M`).
+    #[arg(short = 'w', long, value_parser = parse_size, value_name = "SIZE")]
+    pub window: Option<u64>,
+    /// TCP maximum segment size.
+    #[arg(short = 'M', long = "set-mss", value_name = "MSS")]
+    pub mss: Option<u32>,
+    /// TCP_NODELAY.
+    #[arg(short = 'N', long)]
+    pub no_delay: bool,
+    /// TCP congestion control algorithm (`cubic`, `bbr`).
+    #[arg(short = 'C', long, value_name = "ALGO")]
+    pub congestion: Option<String>,
+    /// A title for the test.
+    #[arg(short = 'T', long, value_name = "TITLE")]
+    pub title: Option<String>,
+    /// 64-bit UDP packet counters.
+    #[arg(long)]
+    pub udp_counters_64bit: bool,
+    /// Local address to connect from.
+    #[arg(short = 'B', long, value_name = "ADDR")]
+    pub bind: Option<IpAddr>,
+    /// Seconds to wait for the server to accept.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub connect_timeout: u64,
+}
+
+/// Parse a size with binary suffixes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    units::parse_size(s)
+}
+
+/// Parse the reporting interval: 0 (none) or 0.1–60 seconds, as iperf3 allows.
+pub fn parse_report_interval(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    if v == 0.0 || (v.is_finite() && (0.1..=60.0).contains(&v)) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "interval must be 0 or between 0.1 and 60 seconds, got {s}"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn client(args: &[&str]) -> ClientArgs {
+        let mut v = vec!["sbc-bench", "net", "client"];
+        v.extend_from_slice(args);
+        match Cli::try_parse_from(v).unwrap().command {
+            Some(Command::Net(NetArgs {
+                which: NetCommand::Client(c),
+            })) => c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn iperf3_style_flags() {
+        let c = client(&[
+            "192.168.2.1",
+            "-t",
+            "60",
+            "-i",
+            "10",
+            "-R",
+            "-P",
+            "4",
+            "-l",
+            "64K",
+            "-O",
+            "2",
+        ]);
+        assert_eq!(c.host, "192.168.2.1");
+        assert_eq!(c.time, 60);
+        assert_eq!(c.common.interval, 10.0);
+        assert!(c.reverse);
+        assert_eq!(c.parallel, 4);
+        assert_eq!(c.length, Some(65536));
+        assert_eq!(c.omit, 2);
+        let u = client(&["h", "-u", "-b", "100M", "-J"]);
+        assert!(u.udp && u.common.json);
+        assert_eq!(
+            client(&["h", "-A", "4-5"]).common.affinity,
+            Some(CpuList(vec![4, 5]))
+        );
+        assert_eq!(u.bitrate, Some((100_000_000, None)));
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors() {
+        for bad in [
+            vec!["h", "-P", "0"],
+            vec!["h", "-P", "129"],
+            vec!["h", "-t", "100000"],
+            vec!["h", "-i", "0.01"],
+            vec!["h", "-l", "lots"],
+            vec!["h", "-R", "--bidir"],
+            vec!["h", "-p", "70000"],
+            vec!["h", "-A", "x"],
+        ] {
+            let mut v = vec!["sbc-bench", "net", "client"];
+            v.extend_from_slice(&bad);
+            assert!(Cli::try_parse_from(v).is_err(), "{bad:?}");
+        }
+        assert!(
+            Cli::try_parse_from(["sbc-bench", "net", "server", "--bind", "not-an-ip"]).is_err()
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! Validation and insight: pure functions from system state, results and recordings to
 //! [`Finding`]s with a stable code, a severity and a sentence.
 
+pub mod net;
+pub mod storage;
 pub mod throttle;
 pub mod validate;
 
@@ -20,10 +22,22 @@ pub enum Severity {
     Invalid,
 }
 
+impl Severity {
+    /// One word for text output (`[warning] …`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Invalid => "error",
+        }
+    }
+}
+
 /// One diagnosis: a stable machine code, a severity and a sentence for humans.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable identifier (`throttling`, `clock-below-advertised`, `irq-bound-core`…).
+    /// Stable identifier (`throttling`, `clock-below-advertised`, `net-irq-bound-core`…).
     pub code: String,
     /// How much it matters.
     pub severity: Severity,

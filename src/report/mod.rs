@@ -3,4 +3,5 @@
 pub mod info;
 pub mod json;
 pub mod results_row;
+pub mod storage;
 pub mod topology;

@@ -37,3 +37,28 @@ fn missing_sysroot_is_reported() {
         .code(2)
         .stderr(predicate::str::contains("not a directory"));
 }
+
+#[test]
+fn closed_pipe_is_quiet() {
+    use std::io::Read;
+    use std::process::{Command as Std, Stdio};
+    let exe = assert_cmd::cargo::cargo_bin("sbc-bench");
+    let mut child = Std::new(exe)
+        .args(["--sysroot", "tests/fixtures/sysroots/rock-5b", "info"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close our end before the child writes: its first write hits a closed pipe (EPIPE).
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(status.code(), Some(141), "{err}");
+}

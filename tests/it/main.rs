@@ -4,3 +4,5 @@ mod cli;
 mod cpuid;
 mod info;
 mod monitor;
+mod net;
+mod storage;

@@ -1,0 +1,4 @@
+//! Optional runners of reference tools (`smartctl`, …), recorded with their version. The
+//! core run needs none of them.
+
+pub mod smartctl;

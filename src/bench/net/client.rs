@@ -1,0 +1,627 @@
+//! The client end of an iperf3 test: works against a stock `iperf3 -s` as well as against
+//! our own server.
+
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use socket2::{Domain, SockRef, Socket, Type};
+
+use super::engine::{DataSocket, Engine, EngineConfig, Interval, StreamSpec};
+use super::proto::{
+    self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, StreamResult,
+    TestParams,
+};
+use super::sockopt::{self, CpuMark};
+use super::{NetError, NetEvent, Role, TestReport};
+use crate::shutdown::CancellationToken;
+
+/// How long the server may take to answer during setup and teardown.
+pub const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What to test.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// Server host name or address.
+    pub host: String,
+    /// Server port.
+    pub port: u16,
+    /// The test; `len` is filled in for UDP from the control connection's MSS when unset.
+    pub params: TestParams,
+    /// Seconds between interval reports (0 = none, only the summary).
+    pub interval_s: f64,
+    /// Local address to bind the connections to.
+    pub bind: Option<IpAddr>,
+    /// Give up connecting after this long.
+    pub connect_timeout: Duration,
+}
+
+impl ClientConfig {
+    /// Defaults as `iperf3 -c HOST`: TCP, 10 s, one stream, 128 KiB writes.
+    pub fn new(host: impl Into<String>) -> Self {
+        Self {
+            host: host.into(),
+            port: proto::DEFAULT_PORT,
+            params: TestParams {
+                time_s: 10,
+                parallel: 1,
+                ..TestParams::default()
+            },
+            interval_s: 1.0,
+            bind: None,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, NetError> {
+    let addrs: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| NetError::Resolve {
+            host: host.to_string(),
+            reason: e.to_string(),
+        })?
+        .collect();
+    if addrs.is_empty() {
+        return Err(NetError::Resolve {
+            host: host.to_string(),
+            reason: "no address".into(),
+        });
+    }
+    Ok(addrs)
+}
+
+fn bind_addr(bind: Option<IpAddr>, target: &SocketAddr) -> Option<SocketAddr> {
+    bind.map(|ip| {
+        let ip = match (ip, target) {
+            // A v4 bind address with a v6 target would fail; map it.
+            (IpAddr::V4(v4), SocketAddr::V6(_)) => IpAddr::V6(v4.to_ipv6_mapped()),
+            (ip, _) => ip,
+        };
+        SocketAddr::new(ip, 0)
+    })
+}
+
+fn tcp_connect(
+    addr: &SocketAddr,
+    bind: Option<IpAddr>,
+    timeout: Duration,
+    params: Option<&TestParams>,
+) -> std::io::Result<TcpStream> {
+    let s = Socket::new(Domain::for_address(*addr), Type::STREAM, None)?;
+    if let Some(b) = bind_addr(bind, addr) {
+        s.bind(&b.into())?;
+    }
+    if let Some(p) = params {
+        if let Some(w) = p.window {
+            s.set_send_buffer_size(w as usize)?;
+            s.set_recv_buffer_size(w as usize)?;
+        }
+        if let Some(m) = p.mss {
+            s.set_tcp_mss(m)?;
+        }
+        if p.nodelay {
+            s.set_tcp_nodelay(true)?;
+        }
+        if let Some(cc) = &p.congestion {
+            sockopt::set_congestion(s.as_raw_fd(), cc).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("TCP congestion control {cc:?} is not available here ({e})"),
+                )
+            })?;
+        }
+    }
+    s.connect_timeout(&(*addr).into(), timeout)?;
+    Ok(s.into())
+}
+
+fn udp_connect(
+    addr: &SocketAddr,
+    bind: Option<IpAddr>,
+    params: &TestParams,
+    timeout: Duration,
+) -> std::io::Result<UdpSocket> {
+    let s = Socket::new(Domain::for_address(*addr), Type::DGRAM, None)?;
+    let local = bind_addr(bind, addr).unwrap_or_else(|| match addr {
+        SocketAddr::V4(_) => SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 0),
+        SocketAddr::V6(_) => SocketAddr::new(IpAddr::V6(std::net::Ipv6Addr::UNSPECIFIED), 0),
+    });
+    s.bind(&local.into())?;
+    if let Some(w) = params.window {
+        s.set_send_buffer_size(w as usize)?;
+        s.set_recv_buffer_size(w as usize)?;
+    }
+    s.connect(&(*addr).into())?;
+    let u: UdpSocket = s.into();
+    u.set_read_timeout(Some(timeout))?;
+    u.send(&proto::UDP_CONNECT_MSG)?;
+    // In reverse mode data may overtake the reply; allow a few datagrams.
+    let mut buf = vec![0u8; params.blksize().max(16) as usize + 64];
+    for _ in 0..16 {
+        let n = u.recv(&mut buf)?;
+        if n == 4
+            && (buf[..4] == proto::UDP_CONNECT_REPLY || buf[..4] == proto::UDP_CONNECT_REPLY_LEGACY)
+        {
+            return Ok(u);
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "no UDP connect reply from the server",
+    ))
+}
+
+/// Stream ids as iperf3 assigns them: 1, then 3, 4, 5… (its list insertion counts from 2
+/// and increments once more for the head).
+pub fn stream_id(index: usize) -> i64 {
+    if index == 0 { 1 } else { index as i64 + 2 }
+}
+
+/// Connect the control connection to the first address that answers.
+fn connect_control(cfg: &ClientConfig, addrs: &[SocketAddr]) -> Result<TcpStream, NetError> {
+    let mut last_err = None;
+    for a in addrs {
+        match tcp_connect(a, cfg.bind, cfg.connect_timeout, None) {
+            Ok(s) => return Ok(s),
+            Err(e) => last_err = Some((a, e)),
+        }
+    }
+    Err(match last_err {
+        Some((a, e)) => NetError::Connect {
+            addr: a.to_string(),
+            source: e,
+        },
+        None => NetError::Resolve {
+            host: cfg.host.clone(),
+            reason: "no address".into(),
+        },
+    })
+}
+
+/// Was the connection reset (or closed) before the server said anything?
+fn reset_before_reply(e: &NetError) -> bool {
+    match e {
+        NetError::ControlClosed(_) => true,
+        NetError::Proto(proto::ProtoError::Closed) => true,
+        NetError::Proto(proto::ProtoError::Io(io)) => matches!(
+            io.kind(),
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+        ),
+        _ => false,
+    }
+}
+
+/// Read one state byte, waiting at most `timeout`; `Ok(None)` on timeout.
+fn poll_state(ctrl: &mut TcpStream, timeout: Duration) -> Result<Option<State>, NetError> {
+    let ready = super::wait_readable(ctrl.as_raw_fd(), timeout).map_err(|e| NetError::Io {
+        what: "waiting for the server",
+        source: e,
+    })?;
+    if !ready {
+        return Ok(None);
+    }
+    ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
+        .map_err(|e| NetError::Io {
+            what: "control connection",
+            source: e,
+        })?;
+    match proto::read_state(ctrl) {
+        Ok(s) => Ok(Some(s)),
+        Err(proto::ProtoError::Closed) => Err(NetError::ControlClosed("server")),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Turn a state the server should not send now into the matching error.
+fn server_state_error(ctrl: &mut TcpStream, s: State) -> NetError {
+    match s {
+        State::AccessDenied => NetError::Busy,
+        State::ServerTerminate => NetError::ServerTerminated,
+        State::ServerError => match proto::read_server_error(ctrl) {
+            Ok((i, e)) => NetError::Server(proto::describe_error(i, e)),
+            Err(e) => e.into(),
+        },
+        other => NetError::Unexpected(format!("{other:?}")),
+    }
+}
+
+/// Send `CLIENT_TERMINATE`, best effort.
+fn terminate(ctrl: &mut TcpStream) {
+    let _ = ctrl.write_all(&[State::ClientTerminate.byte()]);
+}
+
+/// Run one test. `on` sees progress (connect lines, intervals) as it happens.
+pub fn run_client(
+    cfg: &ClientConfig,
+    cancel: &CancellationToken,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<TestReport, NetError> {
+    let addrs = resolve(&cfg.host, cfg.port)?;
+    let io = |what: &'static str| move |e: std::io::Error| NetError::Io { what, source: e };
+    // iperf3 3.12 closes and reopens its listening socket after each test; a client that
+    // connects in that instant is reset before it hears anything. Retry that case (and
+    // only that case) a few times.
+    let mut attempt = 0;
+    let (mut ctrl, server, cookie, first_state) = loop {
+        attempt += 1;
+        let mut ctrl = connect_control(cfg, &addrs)?;
+        let server = ctrl.peer_addr().map_err(io("control connection"))?;
+        ctrl.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
+        ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
+            .map_err(io("control connection"))?;
+        ctrl.set_write_timeout(Some(CONTROL_TIMEOUT))
+            .map_err(io("control connection"))?;
+        let cookie = Cookie::random();
+        let first = proto::write_cookie(&mut ctrl, &cookie)
+            .map_err(NetError::from)
+            .and_then(|_| {
+                loop {
+                    if cancel.is_cancelled() {
+                        return Err(NetError::Interrupted);
+                    }
+                    if let Some(s) = poll_state(&mut ctrl, Duration::from_millis(200))? {
+                        return Ok(s);
+                    }
+                }
+            });
+        match first {
+            Ok(s) => break (ctrl, server, cookie, s),
+            Err(e) if attempt < 3 && reset_before_reply(&e) => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let mss = SockRef::from(&ctrl).tcp_mss().ok().filter(|&m| m > 0);
+    let mut params = cfg.params.clone();
+    if params.parallel == 0 {
+        params.parallel = 1;
+    }
+    if params.protocol == Protocol::Udp && params.len.is_none() {
+        params.len = Some(
+            mss.filter(|&m| m <= proto::MAX_UDP_BLKSIZE)
+                .unwrap_or(proto::DEFAULT_UDP_BLKSIZE),
+        );
+    }
+    if let (Protocol::Udp, Some(len), Some(m)) = (params.protocol, params.len, mss) {
+        if len > m {
+            on(NetEvent::Warning(format!(
+                "UDP block size {len} exceeds TCP MSS {m}, may result in fragmentation / drops"
+            )));
+        }
+    }
+    if params.protocol == Protocol::Tcp && params.len.is_none() {
+        params.len = Some(proto::DEFAULT_TCP_BLKSIZE);
+    }
+    if params.pacing_timer_us.is_none() {
+        params.pacing_timer_us = Some(1000);
+    }
+    if params.client_version.is_none() {
+        params.client_version = Some("3.12".into());
+    }
+    let direction = params.direction();
+    let (timestamp, timesecs) = super::timestamp_now();
+    let mut cpu_mark = CpuMark::now();
+
+    let mut engine: Option<Engine> = None;
+    let mut intervals: Vec<Interval> = Vec::new();
+    // Setup: everything up to TEST_RUNNING.
+    let mut next_state = Some(first_state);
+    loop {
+        if cancel.is_cancelled() {
+            terminate(&mut ctrl);
+            return Err(NetError::Interrupted);
+        }
+        let state = match next_state.take() {
+            Some(s) => s,
+            None => match poll_state(&mut ctrl, Duration::from_millis(200))? {
+                Some(s) => s,
+                None => continue,
+            },
+        };
+        match state {
+            State::ParamExchange => {
+                proto::write_json(&mut ctrl, &params.to_json())?;
+                on(NetEvent::Connecting {
+                    host: &cfg.host,
+                    port: cfg.port,
+                    reverse: params.reverse,
+                });
+            }
+            State::CreateStreams => {
+                let n = params.parallel as usize;
+                let roles: Vec<bool> = match direction {
+                    Direction::ClientToServer => vec![true; n],
+                    Direction::ServerToClient => vec![false; n],
+                    Direction::Bidirectional => {
+                        let mut v = vec![true; n];
+                        v.extend(vec![false; n]);
+                        v
+                    }
+                };
+                let mut specs = Vec::with_capacity(roles.len());
+                for (i, sender) in roles.into_iter().enumerate() {
+                    let id = stream_id(i);
+                    let sock = match params.protocol {
+                        Protocol::Tcp => {
+                            let mut s =
+                                tcp_connect(&server, cfg.bind, cfg.connect_timeout, Some(&params))
+                                    .map_err(|e| NetError::StreamSetup {
+                                        id,
+                                        reason: e.to_string(),
+                                    })?;
+                            proto::write_cookie(&mut s, &cookie)?;
+                            DataSocket::Tcp(s)
+                        }
+                        Protocol::Udp => DataSocket::Udp(
+                            udp_connect(&server, cfg.bind, &params, Duration::from_secs(10))
+                                .map_err(|e| NetError::StreamSetup {
+                                    id,
+                                    reason: e.to_string(),
+                                })?,
+                        ),
+                    };
+                    let spec = StreamSpec { id, sender, sock };
+                    on(NetEvent::StreamConnected(&spec.info()));
+                    specs.push(spec);
+                }
+                engine = Some(Engine::new(
+                    EngineConfig {
+                        protocol: params.protocol,
+                        blksize: params.blksize() as usize,
+                        rate_bps: match params.protocol {
+                            Protocol::Udp => Some(params.bandwidth_bps.unwrap_or(0)),
+                            Protocol::Tcp => params.bandwidth_bps,
+                        },
+                        udp64: params.udp_counters_64bit,
+                    },
+                    specs,
+                ));
+            }
+            State::TestStart => {
+                cpu_mark = CpuMark::now();
+            }
+            State::TestRunning => break,
+            other => return Err(server_state_error(&mut ctrl, other)),
+        }
+    }
+    let Some(mut engine) = engine else {
+        return Err(NetError::Unexpected(
+            "TEST_RUNNING before CREATE_STREAMS".into(),
+        ));
+    };
+    let infos = engine.infos();
+    let (sndbuf, rcvbuf) = match engine.first_buffers() {
+        Some((s, r)) => (Some(s), Some(r)),
+        None => (None, None),
+    };
+    engine
+        .start(params.omit_s > 0)
+        .map_err(io("starting the stream threads"))?;
+    // Give the threads a moment to record their ids for the caller's sampler.
+    std::thread::sleep(Duration::from_millis(2));
+    on(NetEvent::Started {
+        params: &params,
+        streams: &infos,
+        threads: &engine.threads(),
+    });
+
+    // Running.
+    let start = Instant::now();
+    let interval = (cfg.interval_s > 0.0).then(|| Duration::from_secs_f64(cfg.interval_s));
+    let mut omit_end =
+        (params.omit_s > 0).then(|| start + Duration::from_secs(u64::from(params.omit_s)));
+    let mut test_end = (params.time_s > 0)
+        .then(|| start + Duration::from_secs(u64::from(params.time_s) + u64::from(params.omit_s)));
+    let mut next_tick = interval.map(|i| start + i);
+    let mut first = true;
+    loop {
+        if cancel.is_cancelled() {
+            terminate(&mut ctrl);
+            engine.stop_all();
+            return Err(NetError::Interrupted);
+        }
+        if let Some(f) = engine.failure() {
+            terminate(&mut ctrl);
+            engine.stop_all();
+            return Err(NetError::StreamLost(f));
+        }
+        let now = Instant::now();
+        let (moved, _) = engine.bytes_so_far();
+        let bytes_done = omit_end.is_none() && params.bytes > 0 && moved >= params.bytes;
+        let blocks_done = omit_end.is_none()
+            && params.blocks > 0
+            && moved >= params.blocks.saturating_mul(u64::from(params.blksize()));
+        let time_done = test_end.is_some_and(|t| now >= t);
+        if time_done || bytes_done || blocks_done {
+            on(NetEvent::Ending {
+                threads: &engine.threads(),
+            });
+            on(NetEvent::Ending {
+                threads: &engine.threads(),
+            });
+            let iv = engine.finish_sending();
+            engine.stop_counting();
+            if keep_interval(&iv, cfg.interval_s) && interval.is_some() {
+                on(NetEvent::Interval {
+                    interval: &iv,
+                    threads: &engine.threads(),
+                    sender_has_retransmits: engine.sender_has_retransmits(),
+                    first,
+                });
+                intervals.push(iv);
+            }
+            break;
+        }
+        if let Some(t) = next_tick.filter(|&t| now >= t) {
+            let iv = engine.tick();
+            on(NetEvent::Interval {
+                interval: &iv,
+                threads: &engine.threads(),
+                sender_has_retransmits: engine.sender_has_retransmits(),
+                first,
+            });
+            first = false;
+            intervals.push(iv);
+            next_tick = interval.map(|i| t + i);
+            continue;
+        }
+        // At the end of the omit period the omitted interval is reported first (above),
+        // then counting restarts at 0, as iperf3 does.
+        if omit_end.is_some_and(|t| now >= t) {
+            engine.end_omit();
+            omit_end = None;
+            // Measure `-t` seconds from here, with intervals aligned to the new start.
+            let restart = Instant::now();
+            next_tick = interval.map(|i| restart + i);
+            test_end = (params.time_s > 0)
+                .then(|| restart + Duration::from_secs(u64::from(params.time_s)));
+            continue;
+        }
+        let mut until = now + Duration::from_millis(50);
+        for t in [next_tick, omit_end, test_end].into_iter().flatten() {
+            until = until.min(t);
+        }
+        if let Some(s) = poll_state(&mut ctrl, until.saturating_duration_since(now))? {
+            engine.stop_all();
+            return Err(server_state_error(&mut ctrl, s));
+        }
+    }
+    let cpu = cpu_mark.util();
+    proto::write_state(&mut ctrl, State::TestEnd)?;
+
+    // Teardown: swap results, display, done. Receivers keep draining meanwhile so a
+    // sending server never blocks on a full pipe.
+    let totals = engine.totals();
+    let has_retr = engine.sender_has_retransmits();
+    let congestion = engine.congestion();
+    let mut peer: Option<PeerResults> = None;
+    let deadline = Instant::now() + CONTROL_TIMEOUT;
+    loop {
+        if cancel.is_cancelled() {
+            terminate(&mut ctrl);
+            return Err(NetError::Interrupted);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(NetError::Timeout(
+                "the server did not send its results".into(),
+            ));
+        }
+        let Some(state) = poll_state(&mut ctrl, (deadline - now).min(Duration::from_millis(200)))?
+        else {
+            continue;
+        };
+        match state {
+            State::ExchangeResults => {
+                let ours = PeerResults {
+                    cpu_util_total: cpu.total_pct,
+                    cpu_util_user: cpu.user_pct,
+                    cpu_util_system: cpu.system_pct,
+                    sender_has_retransmits: if direction == Direction::ServerToClient {
+                        -1
+                    } else {
+                        i64::from(has_retr)
+                    },
+                    congestion_used: congestion.clone(),
+                    streams: totals
+                        .iter()
+                        .map(|t| StreamResult {
+                            id: t.id,
+                            bytes: t.bytes,
+                            retransmits: t.retransmits.unwrap_or(-1),
+                            jitter_s: t.jitter_s,
+                            errors: t.lost,
+                            packets: t.packets,
+                            start_time_s: Some(0.0),
+                            end_time_s: Some(t.end_s),
+                        })
+                        .collect(),
+                    server_output_text: None,
+                };
+                proto::write_json(&mut ctrl, &ours.to_json())?;
+                ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
+                    .map_err(io("control connection"))?;
+                let body = proto::read_frame(&mut ctrl, MAX_RESULTS_JSON)?;
+                let theirs = proto::parse_results(&body)?;
+                for s in &theirs.streams {
+                    if !totals.iter().any(|t| t.id == s.id) {
+                        return Err(NetError::Server(format!(
+                            "results for unknown stream id {}",
+                            s.id
+                        )));
+                    }
+                }
+                peer = Some(theirs);
+            }
+            State::DisplayResults => {
+                engine.stop_all();
+                engine.shutdown_sockets();
+                let _ = proto::write_state(&mut ctrl, State::IperfDone);
+                break;
+            }
+            other => {
+                engine.stop_all();
+                return Err(server_state_error(&mut ctrl, other));
+            }
+        }
+    }
+    Ok(TestReport {
+        role: Role::Client,
+        params,
+        cookie: cookie.as_string(),
+        peer_host: cfg.host.clone(),
+        peer_port: cfg.port,
+        tcp_mss_default: mss,
+        sndbuf_actual: sndbuf,
+        rcvbuf_actual: rcvbuf,
+        streams: infos,
+        intervals,
+        totals,
+        peer,
+        cpu,
+        congestion,
+        sender_has_retransmits: has_retr,
+        timestamp,
+        timesecs,
+        system_info: super::system_info(),
+    })
+}
+
+/// iperf3 drops a final interval shorter than 10 % of the reporting interval that moved
+/// no data (control messages queued behind data make such slivers).
+pub fn keep_interval(iv: &Interval, interval_s: f64) -> bool {
+    iv.streams
+        .iter()
+        .any(|s| s.bytes > 0 || s.seconds >= interval_s * 0.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iperf3_stream_ids() {
+        let ids: Vec<i64> = (0..5).map(stream_id).collect();
+        assert_eq!(ids, vec![1, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn refused_connection_is_a_clear_error() {
+        // Bind a port, close it, and connect there.
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let mut cfg = ClientConfig::new("127.0.0.1");
+        cfg.port = port;
+        let e = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap_err();
+        assert!(matches!(e, NetError::Connect { .. }), "{e}");
+        assert!(e.to_string().contains("unable to connect"));
+        let mut cfg = ClientConfig::new("no-such-host.invalid");
+        cfg.port = port;
+        assert!(run_client(&cfg, &CancellationToken::new(), &mut |_| {}).is_err());
+    }
+}

@@ -1,0 +1,724 @@
+//! The server end of an iperf3 test: stock `iperf3 -c` clients (and ours) test against it.
+//!
+//! It faces the network, so: one test at a time (others are answered `ACCESS_DENIED`, as
+//! iperf3 does), every read has a timeout (a client that connects and says nothing is
+//! dropped after `setup_timeout`), messages are size-capped and validated before use
+//! ([`super::proto`]), a refused request gets iperf3's `SERVER_ERROR` with the matching
+//! error number, and a data connection that breaks ends the test with an error sent to the
+//! client. It binds only to the address it is given (default: all, like iperf3).
+
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use socket2::{Domain, SockRef, Socket, Type};
+
+use super::client::{keep_interval, stream_id};
+use super::engine::{DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
+use super::proto::{
+    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, PeerResults, ProtoError, Protocol,
+    State, StreamResult, TestParams, ierr,
+};
+use super::sockopt::CpuMark;
+use super::{NetError, NetEvent, Role, TestReport};
+use crate::shutdown::CancellationToken;
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address to listen on (`None`: every address, IPv6 and IPv4).
+    pub bind: Option<IpAddr>,
+    /// Port (0 = any free port, for tests).
+    pub port: u16,
+    /// Serve one test, then return.
+    pub one_off: bool,
+    /// Seconds between interval reports (0 = none).
+    pub interval_s: f64,
+    /// Longest wait for each step before the test runs (cookie, parameters, streams) and
+    /// for the results at the end.
+    pub setup_timeout: Duration,
+    /// End a test whose receiving streams got nothing for this long.
+    pub data_idle_timeout: Duration,
+    /// Extra time after the announced duration before a silent client is given up.
+    pub grace: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            bind: None,
+            port: proto::DEFAULT_PORT,
+            one_off: false,
+            interval_s: 1.0,
+            setup_timeout: Duration::from_secs(10),
+            data_idle_timeout: Duration::from_secs(60),
+            grace: Duration::from_secs(40),
+        }
+    }
+}
+
+/// What the acceptor thread does with a new connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The next connection is a control connection.
+    Idle,
+    /// Connections are data streams of the test with this cookie.
+    Streams(Cookie),
+    /// A test runs: deny.
+    Busy,
+}
+
+enum Incoming {
+    Control(TcpStream, SocketAddr),
+    Data(TcpStream, Cookie),
+}
+
+/// How long a connection arriving while a test ends waits before it is told "busy".
+const BUSY_GRACE: Duration = Duration::from_millis(250);
+/// Longest wait for the cookie of a data connection.
+const COOKIE_WAIT: Duration = Duration::from_secs(3);
+
+fn deny(mut s: TcpStream) {
+    let _ = s.set_write_timeout(Some(Duration::from_secs(1)));
+    let _ = s.write_all(&[State::AccessDenied.byte()]);
+}
+
+/// A listening socket with `SO_REUSEADDR`, dual-stack when bound to every address.
+pub fn listen(bind: Option<IpAddr>, port: u16) -> Result<TcpListener, NetError> {
+    let try_bind = |addr: SocketAddr, v6only: Option<bool>| -> std::io::Result<TcpListener> {
+        let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+        s.set_reuse_address(true)?;
+        if let Some(v) = v6only {
+            s.set_only_v6(v)?;
+        }
+        s.bind(&addr.into())?;
+        s.listen(128)?;
+        Ok(s.into())
+    };
+    let result = match bind {
+        Some(ip) => try_bind(SocketAddr::new(ip, port), None),
+        None => try_bind(
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::UNSPECIFIED), port),
+            Some(false),
+        )
+        .or_else(|_| {
+            try_bind(
+                SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), port),
+                None,
+            )
+        }),
+    };
+    result.map_err(|e| NetError::Listen {
+        addr: match bind {
+            Some(ip) => SocketAddr::new(ip, port).to_string(),
+            None => format!("*:{port}"),
+        },
+        source: e,
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn acceptor(
+    listener: Arc<TcpListener>,
+    phase: Arc<Mutex<Phase>>,
+    tx: Sender<Incoming>,
+    stop: Arc<AtomicBool>,
+    cookie_timeout: Duration,
+) {
+    while !stop.load(Ordering::Relaxed) {
+        match super::wait_readable(listener.as_raw_fd(), Duration::from_millis(100)) {
+            Ok(true) => {}
+            _ => continue,
+        }
+        let Ok((s, peer)) = listener.accept() else {
+            continue;
+        };
+        let current = *lock(&phase);
+        match current {
+            Phase::Idle => {
+                *lock(&phase) = Phase::Busy;
+                if tx.send(Incoming::Control(s, peer)).is_err() {
+                    return;
+                }
+            }
+            Phase::Streams(_) => {
+                // Read the cookie here, in accept order: stream ids are assigned in the
+                // order the client connected them, so this must not be reordered. A peer
+                // that connects and says nothing holds the queue for `COOKIE_WAIT` at most.
+                let mut s = s;
+                let _ = s.set_read_timeout(Some(cookie_timeout.min(COOKIE_WAIT)));
+                match proto::read_cookie(&mut s) {
+                    Ok(c) => {
+                        if tx.send(Incoming::Data(s, c)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => deny(s),
+                }
+            }
+            Phase::Busy => {
+                // A client running tests back to back connects again while we still
+                // close the previous test: give that a moment before saying "busy".
+                let until = Instant::now() + BUSY_GRACE;
+                let mut s = Some(s);
+                while Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(10));
+                    let mut ph = lock(&phase);
+                    if *ph == Phase::Idle {
+                        *ph = Phase::Busy;
+                        drop(ph);
+                        if let Some(s) = s.take() {
+                            if tx.send(Incoming::Control(s, peer)).is_err() {
+                                return;
+                            }
+                        }
+                        break;
+                    }
+                }
+                if let Some(s) = s {
+                    deny(s);
+                }
+            }
+        }
+    }
+}
+
+/// Serve tests until cancelled (or after one with `one_off`). Each finished or failed test
+/// is handed to `done`; progress goes to `on`. Returns the number of tests served.
+pub fn serve(
+    cfg: &ServerConfig,
+    cancel: &CancellationToken,
+    on: &mut dyn FnMut(NetEvent<'_>),
+    done: &mut dyn FnMut(Result<&TestReport, &NetError>),
+) -> Result<u32, NetError> {
+    let listener = Arc::new(listen(cfg.bind, cfg.port)?);
+    serve_on(listener, cfg, cancel, on, done)
+}
+
+/// [`serve`] on a listener the caller made (tests bind port 0 and read the port first).
+pub fn serve_on(
+    listener: Arc<TcpListener>,
+    cfg: &ServerConfig,
+    cancel: &CancellationToken,
+    on: &mut dyn FnMut(NetEvent<'_>),
+    done: &mut dyn FnMut(Result<&TestReport, &NetError>),
+) -> Result<u32, NetError> {
+    let port = listener
+        .local_addr()
+        .map_err(|e| NetError::Io {
+            what: "listener",
+            source: e,
+        })?
+        .port();
+    let phase = Arc::new(Mutex::new(Phase::Idle));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let handle = {
+        let (l, p, s) = (Arc::clone(&listener), Arc::clone(&phase), Arc::clone(&stop));
+        let t = cfg.setup_timeout;
+        std::thread::Builder::new()
+            .name("net-accept".into())
+            .spawn(move || acceptor(l, p, tx, s, t))
+            .map_err(|e| NetError::Io {
+                what: "starting the acceptor thread",
+                source: e,
+            })?
+    };
+    let mut served = 0u32;
+    on(NetEvent::Listening {
+        port,
+        test_number: served + 1,
+    });
+    while !cancel.is_cancelled() {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(Incoming::Control(mut ctrl, peer)) => {
+                let ctx = Ctx {
+                    cfg,
+                    listener: &listener,
+                    phase: &phase,
+                    rx: &rx,
+                    cancel,
+                    port,
+                };
+                let result = run_test(&ctx, &mut ctrl, peer, on);
+                // Free before closing: a client that sees the close may connect at once.
+                *lock(&phase) = Phase::Idle;
+                drop(ctrl);
+                served += 1;
+                match &result {
+                    Ok(r) => done(Ok(r)),
+                    Err(e) => done(Err(e)),
+                }
+                if cfg.one_off || cancel.is_cancelled() {
+                    break;
+                }
+                on(NetEvent::Listening {
+                    port,
+                    test_number: served + 1,
+                });
+            }
+            // A data connection for a test that is over.
+            Ok(Incoming::Data(s, _)) => deny(s),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    stop.store(true, Ordering::SeqCst);
+    let _ = handle.join();
+    Ok(served)
+}
+
+struct Ctx<'a> {
+    cfg: &'a ServerConfig,
+    listener: &'a TcpListener,
+    phase: &'a Mutex<Phase>,
+    rx: &'a Receiver<Incoming>,
+    cancel: &'a CancellationToken,
+    port: u16,
+}
+
+/// Restores the listener's socket options when the streams are in.
+struct ListenerOpts<'a> {
+    sock: SockRef<'a>,
+    rcv: Option<usize>,
+    snd: Option<usize>,
+}
+
+impl<'a> ListenerOpts<'a> {
+    /// Data connections inherit buffer sizes from the listening socket, and the window
+    /// must be set before the handshake to be scaled, so set it there for this test.
+    fn apply(listener: &'a TcpListener, p: &TestParams) -> Self {
+        let sock = SockRef::from(listener);
+        let mut me = Self {
+            rcv: None,
+            snd: None,
+            sock,
+        };
+        if let Some(w) = p.window {
+            me.rcv = me.sock.recv_buffer_size().ok();
+            me.snd = me.sock.send_buffer_size().ok();
+            let _ = me.sock.set_recv_buffer_size(w as usize);
+            let _ = me.sock.set_send_buffer_size(w as usize);
+        }
+        if let Some(m) = p.mss {
+            let _ = me.sock.set_tcp_mss(m);
+        }
+        me
+    }
+}
+
+impl Drop for ListenerOpts<'_> {
+    fn drop(&mut self) {
+        // The kernel doubles what it is given; halve to restore the original value.
+        if let Some(r) = self.rcv {
+            let _ = self.sock.set_recv_buffer_size(r / 2);
+        }
+        if let Some(s) = self.snd {
+            let _ = self.sock.set_send_buffer_size(s / 2);
+        }
+    }
+}
+
+/// Send `SERVER_ERROR` (best effort) and turn `e` into the test's error.
+fn refuse(ctrl: &mut TcpStream, e: ProtoError, default_errno: i32) -> NetError {
+    let _ = proto::write_server_error(ctrl, e.i_errno(default_errno), 0);
+    e.into()
+}
+
+fn udp_listener(bind: Option<IpAddr>, port: u16, v6: bool) -> std::io::Result<UdpSocket> {
+    let ip = bind.unwrap_or(if v6 {
+        IpAddr::V6(Ipv6Addr::UNSPECIFIED)
+    } else {
+        IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+    });
+    let addr = SocketAddr::new(ip, port);
+    let s = Socket::new(Domain::for_address(addr), Type::DGRAM, None)?;
+    s.set_reuse_address(true)?;
+    if bind.is_none() && v6 {
+        s.set_only_v6(false)?;
+    }
+    s.bind(&addr.into())?;
+    Ok(s.into())
+}
+
+/// Is there a message (or EOF) on the control connection? Handle what a client may say
+/// while streams are set up or data flows.
+fn check_control(ctrl: &mut TcpStream, wait: Duration) -> Result<Option<State>, NetError> {
+    let ready = super::wait_readable(ctrl.as_raw_fd(), wait).map_err(|e| NetError::Io {
+        what: "control connection",
+        source: e,
+    })?;
+    if !ready {
+        return Ok(None);
+    }
+    match proto::read_state(ctrl) {
+        Ok(State::ClientTerminate) => Err(NetError::ClientTerminated),
+        Ok(s) => Ok(Some(s)),
+        Err(ProtoError::Closed) => Err(NetError::ControlClosed("client")),
+        Err(ProtoError::UnknownState(b)) => {
+            let _ = proto::write_server_error(ctrl, ierr::IEMESSAGE, 0);
+            Err(NetError::Unexpected(format!("state byte {b}")))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn run_test(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    peer: SocketAddr,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<TestReport, NetError> {
+    let cfg = ctx.cfg;
+    let io = |what: &'static str| move |e: std::io::Error| NetError::Io { what, source: e };
+    ctrl.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
+    ctrl.set_read_timeout(Some(cfg.setup_timeout))
+        .map_err(io("control connection"))?;
+    ctrl.set_write_timeout(Some(cfg.setup_timeout))
+        .map_err(io("control connection"))?;
+    let cookie = proto::read_cookie(ctrl)?;
+    proto::write_state(ctrl, State::ParamExchange)?;
+    let params =
+        match proto::read_frame(ctrl, MAX_PARAMS_JSON).and_then(|b| proto::parse_params(&b)) {
+            Ok(p) => p,
+            Err(e) => return Err(refuse(ctrl, e, ierr::IERECVPARAMS)),
+        };
+    on(NetEvent::Accepted {
+        host: host_string(&peer),
+        port: peer.port(),
+    });
+    let mss = SockRef::from(&ctrl).tcp_mss().ok().filter(|&m| m > 0);
+    let direction = params.direction();
+    let n = params.parallel as usize;
+    let n_rx = if direction == Direction::ServerToClient {
+        0
+    } else {
+        n
+    };
+    let n_tx = if direction == Direction::ClientToServer {
+        0
+    } else {
+        n
+    };
+    let (timestamp, timesecs) = super::timestamp_now();
+
+    // Streams: receivers first (the client connects its sending streams first).
+    let mut specs: Vec<StreamSpec> = Vec::with_capacity(n_rx + n_tx);
+    let deadline = Instant::now() + cfg.setup_timeout;
+    match params.protocol {
+        Protocol::Tcp => {
+            let _opts = ListenerOpts::apply(ctx.listener, &params);
+            *lock(ctx.phase) = Phase::Streams(cookie);
+            proto::write_state(ctrl, State::CreateStreams)?;
+            while specs.len() < n_rx + n_tx {
+                if ctx.cancel.is_cancelled() {
+                    let _ = proto::write_state(ctrl, State::ServerTerminate);
+                    return Err(NetError::Interrupted);
+                }
+                if Instant::now() >= deadline {
+                    let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
+                    return Err(NetError::Timeout(format!(
+                        "{} of {} data connections arrived",
+                        specs.len(),
+                        n_rx + n_tx
+                    )));
+                }
+                if let Some(s) = check_control(ctrl, Duration::ZERO)? {
+                    return Err(NetError::Unexpected(format!(
+                        "{s:?} while connecting streams"
+                    )));
+                }
+                match ctx.rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(Incoming::Data(s, c)) if c == cookie => {
+                        let i = specs.len();
+                        let spec = StreamSpec {
+                            id: stream_id(i),
+                            sender: i >= n_rx,
+                            sock: DataSocket::Tcp(s),
+                        };
+                        on(NetEvent::StreamConnected(&spec.info()));
+                        specs.push(spec);
+                    }
+                    Ok(Incoming::Data(s, _)) | Ok(Incoming::Control(s, _)) => deny(s),
+                    Err(_) => {}
+                }
+            }
+            *lock(ctx.phase) = Phase::Busy;
+        }
+        Protocol::Udp => {
+            let v6 = matches!(ctrl.local_addr(), Ok(SocketAddr::V6(_)));
+            let bind = cfg.bind;
+            let mut pending = match udp_listener(bind, ctx.port, v6) {
+                Ok(u) => u,
+                Err(e) => {
+                    let _ = proto::write_server_error(
+                        ctrl,
+                        ierr::IELISTEN,
+                        e.raw_os_error().unwrap_or(0),
+                    );
+                    return Err(NetError::Listen {
+                        addr: format!("udp port {}", ctx.port),
+                        source: e,
+                    });
+                }
+            };
+            proto::write_state(ctrl, State::CreateStreams)?;
+            let mut buf = [0u8; 64];
+            while specs.len() < n_rx + n_tx {
+                if ctx.cancel.is_cancelled() {
+                    let _ = proto::write_state(ctrl, State::ServerTerminate);
+                    return Err(NetError::Interrupted);
+                }
+                if Instant::now() >= deadline {
+                    let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
+                    return Err(NetError::Timeout("UDP streams did not connect".into()));
+                }
+                if let Some(s) = check_control(ctrl, Duration::ZERO)? {
+                    return Err(NetError::Unexpected(format!(
+                        "{s:?} while connecting streams"
+                    )));
+                }
+                pending
+                    .set_read_timeout(Some(Duration::from_millis(50)))
+                    .map_err(io("UDP socket"))?;
+                let Ok((_, from)) = pending.recv_from(&mut buf) else {
+                    continue;
+                };
+                // Only the client of this test may connect streams.
+                if from.ip() != peer.ip() && host_string(&from) != host_string(&peer) {
+                    continue;
+                }
+                pending.connect(from).map_err(io("UDP connect"))?;
+                let next = udp_listener(bind, ctx.port, v6).map_err(io("UDP listener"))?;
+                let stream = std::mem::replace(&mut pending, next);
+                stream
+                    .send(&proto::UDP_CONNECT_REPLY)
+                    .map_err(io("UDP connect reply"))?;
+                let i = specs.len();
+                let spec = StreamSpec {
+                    id: stream_id(i),
+                    sender: i >= n_rx,
+                    sock: DataSocket::Udp(stream),
+                };
+                on(NetEvent::StreamConnected(&spec.info()));
+                specs.push(spec);
+            }
+        }
+    }
+
+    let mut engine = Engine::new(
+        EngineConfig {
+            protocol: params.protocol,
+            blksize: params.blksize() as usize,
+            rate_bps: params.bandwidth_bps,
+            udp64: params.udp_counters_64bit,
+        },
+        specs,
+    );
+    let infos = engine.infos();
+    let (sndbuf, rcvbuf) = match engine.first_buffers() {
+        Some((s, r)) => (Some(s), Some(r)),
+        None => (None, None),
+    };
+    let cpu_mark = CpuMark::now();
+    proto::write_state(ctrl, State::TestStart)?;
+    engine
+        .start(params.omit_s > 0)
+        .map_err(io("starting the stream threads"))?;
+    proto::write_state(ctrl, State::TestRunning)?;
+    // Give the threads a moment to record their ids for the caller's sampler.
+    std::thread::sleep(Duration::from_millis(2));
+    on(NetEvent::Started {
+        params: &params,
+        streams: &infos,
+        threads: &engine.threads(),
+    });
+
+    let start = Instant::now();
+    let interval = (cfg.interval_s > 0.0).then(|| Duration::from_secs_f64(cfg.interval_s));
+    let mut next_tick = interval.map(|i| start + i);
+    let mut omit_end =
+        (params.omit_s > 0).then(|| start + Duration::from_secs(u64::from(params.omit_s)));
+    let give_up = (params.time_s > 0).then(|| {
+        start + Duration::from_secs(u64::from(params.time_s) + u64::from(params.omit_s)) + cfg.grace
+    });
+    let mut intervals: Vec<Interval> = Vec::new();
+    let mut first = true;
+    let mut last_rx_bytes = 0u64;
+    let mut last_rx_at = Instant::now();
+    let fail = |ctrl: &mut TcpStream, engine: &mut Engine, i_errno: i32, errno: i32| {
+        let _ = proto::write_server_error(ctrl, i_errno, errno);
+        engine.stop_all();
+    };
+    loop {
+        if ctx.cancel.is_cancelled() {
+            let _ = proto::write_state(ctrl, State::ServerTerminate);
+            engine.stop_all();
+            return Err(NetError::Interrupted);
+        }
+        if let Some(f) = engine.failure() {
+            let code = if f.sender {
+                ierr::IESTREAMWRITE
+            } else {
+                ierr::IESTREAMREAD
+            };
+            fail(ctrl, &mut engine, code, f.errno);
+            return Err(NetError::StreamLost(f));
+        }
+        let now = Instant::now();
+        if give_up.is_some_and(|t| now >= t) {
+            fail(ctrl, &mut engine, ierr::IENOMSG, 0);
+            return Err(NetError::Timeout("the client did not end the test".into()));
+        }
+        if n_rx > 0 {
+            let (all, sent) = engine.bytes_so_far();
+            let got = all - sent;
+            if got != last_rx_bytes {
+                last_rx_bytes = got;
+                last_rx_at = now;
+            } else if now.duration_since(last_rx_at) >= cfg.data_idle_timeout {
+                fail(ctrl, &mut engine, ierr::IENOMSG, 0);
+                return Err(NetError::Timeout(format!(
+                    "no data received for {} s",
+                    cfg.data_idle_timeout.as_secs()
+                )));
+            }
+        }
+        if let Some(t) = next_tick.filter(|&t| now >= t) {
+            let iv = engine.tick();
+            on(NetEvent::Interval {
+                interval: &iv,
+                threads: &engine.threads(),
+                sender_has_retransmits: engine.sender_has_retransmits(),
+                first,
+            });
+            first = false;
+            intervals.push(iv);
+            next_tick = interval.map(|i| t + i);
+            continue;
+        }
+        // At the end of the omit period the omitted interval is reported first (above),
+        // then counting restarts at 0, as iperf3 does.
+        if omit_end.is_some_and(|t| now >= t) {
+            engine.end_omit();
+            omit_end = None;
+            next_tick = interval.map(|i| Instant::now() + i);
+            continue;
+        }
+        let mut until = now + Duration::from_millis(50);
+        for t in [next_tick, omit_end].into_iter().flatten() {
+            until = until.min(t);
+        }
+        match check_control(ctrl, until.saturating_duration_since(now)) {
+            Ok(None) | Ok(Some(State::TestStart)) => {}
+            Ok(Some(State::TestEnd)) => break,
+            Ok(Some(other)) => {
+                fail(ctrl, &mut engine, ierr::IEMESSAGE, 0);
+                return Err(NetError::Unexpected(format!("{other:?} during the test")));
+            }
+            Err(e) => {
+                engine.stop_all();
+                return Err(e);
+            }
+        }
+    }
+
+    // TEST_END: last interval, then results.
+    on(NetEvent::Ending {
+        threads: &engine.threads(),
+    });
+    let iv = engine.finish_sending();
+    engine.stop_counting();
+    if interval.is_some() && keep_interval(&iv, cfg.interval_s) {
+        on(NetEvent::Interval {
+            interval: &iv,
+            threads: &engine.threads(),
+            sender_has_retransmits: engine.sender_has_retransmits(),
+            first,
+        });
+        intervals.push(iv);
+    }
+    let cpu = cpu_mark.util();
+    let totals = engine.totals();
+    let has_retr = engine.sender_has_retransmits();
+    let congestion = engine.congestion();
+    engine.stop_all();
+    engine.shutdown_sockets();
+
+    ctrl.set_read_timeout(Some(cfg.setup_timeout))
+        .map_err(io("control connection"))?;
+    proto::write_state(ctrl, State::ExchangeResults)?;
+    let theirs =
+        match proto::read_frame(ctrl, MAX_RESULTS_JSON).and_then(|b| proto::parse_results(&b)) {
+            Ok(r) => r,
+            Err(e) => return Err(refuse(ctrl, e, ierr::IERECVRESULTS)),
+        };
+    if let Some(bad) = theirs
+        .streams
+        .iter()
+        .find(|s| !totals.iter().any(|t| t.id == s.id))
+    {
+        let _ = proto::write_server_error(ctrl, ierr::IESTREAMID, 0);
+        return Err(NetError::Unexpected(format!(
+            "results for unknown stream id {}",
+            bad.id
+        )));
+    }
+    let ours = PeerResults {
+        cpu_util_total: cpu.total_pct,
+        cpu_util_user: cpu.user_pct,
+        cpu_util_system: cpu.system_pct,
+        sender_has_retransmits: if direction == Direction::ClientToServer {
+            -1
+        } else {
+            i64::from(has_retr)
+        },
+        congestion_used: congestion.clone(),
+        streams: totals
+            .iter()
+            .map(|t| StreamResult {
+                id: t.id,
+                bytes: t.bytes,
+                retransmits: t.retransmits.unwrap_or(-1),
+                jitter_s: t.jitter_s,
+                errors: t.lost,
+                packets: t.packets,
+                start_time_s: Some(0.0),
+                end_time_s: Some(t.end_s),
+            })
+            .collect(),
+        server_output_text: None,
+    };
+    proto::write_json(ctrl, &ours.to_json())?;
+    proto::write_state(ctrl, State::DisplayResults)?;
+    // IPERF_DONE, or the client just closing, both end the test.
+    let _ = check_control(ctrl, cfg.setup_timeout.min(Duration::from_secs(5)));
+
+    Ok(TestReport {
+        role: Role::Server,
+        params,
+        cookie: cookie.as_string(),
+        peer_host: host_string(&peer),
+        peer_port: peer.port(),
+        tcp_mss_default: mss,
+        sndbuf_actual: sndbuf,
+        rcvbuf_actual: rcvbuf,
+        streams: infos,
+        intervals,
+        totals,
+        peer: Some(theirs),
+        cpu,
+        congestion,
+        sender_has_retransmits: has_retr,
+        timestamp,
+        timesecs,
+        system_info: super::system_info(),
+    })
+}

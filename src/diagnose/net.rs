@@ -1,0 +1,652 @@
+//! Why a network test gave the number it gave: pure rules over what was observed on our
+//! side during the test ([`NetObservation`]).
+//!
+//! The rules are the checks the ROCK 5 ITX and NanoPi R5S reviewers made by hand: a core
+//! saturated in softirq by the NIC's interrupts while total %cpu looked harmless (25 % on a
+//! four-core RK3568 is one core at 100 %), the receiving process on that same core, RPS off,
+//! clocks held low by the governor, a link that negotiated below what the port can do,
+//! `rx_mac_missed` growing.
+//!
+//! Codes are stable (`net-…`); sentences may improve.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Finding, Severity};
+use crate::monitor::stat::Usage;
+use crate::sys::cpu::list;
+use crate::sys::net::Interface;
+
+/// One core over the test.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CpuObs {
+    /// CPU number.
+    pub cpu: u32,
+    /// Average utilisation over the test.
+    pub usage: Usage,
+    /// Busiest sampling interval: everything but idle, %.
+    pub peak_busy_pct: f64,
+    /// Busiest sampling interval: hard + soft interrupts, %.
+    pub peak_irq_pct: f64,
+}
+
+/// Where one stream's thread ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ThreadObs {
+    /// Stream id.
+    pub id: i64,
+    /// Sending thread.
+    pub sender: bool,
+    /// CPU → number of samples it was seen on.
+    pub cpus: BTreeMap<u32, u32>,
+    /// CPU time the thread itself used, % of one core.
+    pub cpu_pct: Option<f64>,
+}
+
+impl ThreadObs {
+    /// The CPU it was seen on most, with the share of samples.
+    pub fn main_cpu(&self) -> Option<(u32, f64)> {
+        let total: u32 = self.cpus.values().sum();
+        let (cpu, n) = self.cpus.iter().max_by_key(|(_, n)| **n)?;
+        (total > 0).then(|| (*cpu, f64::from(*n) / f64::from(total)))
+    }
+}
+
+/// One cpufreq policy over the test.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PolicyObs {
+    /// Policy number.
+    pub id: u32,
+    /// Its CPUs.
+    pub cpus: Vec<u32>,
+    /// Governor.
+    pub governor: Option<String>,
+    /// Lowest clock sampled, kHz.
+    pub min_khz_seen: Option<u64>,
+    /// Highest clock sampled, kHz.
+    pub max_khz_seen: Option<u64>,
+    /// Highest clock possible, kHz.
+    pub max_khz: Option<u64>,
+    /// ondemand's `io_is_busy`, when that governor has it.
+    pub io_is_busy: Option<bool>,
+}
+
+/// Everything the network diagnosis looks at.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NetObservation {
+    /// The interface the test ran over (as it was before the test).
+    pub iface: Option<Interface>,
+    /// The test ran over loopback.
+    pub loopback: bool,
+    /// Seconds between the first and last sample.
+    pub duration_s: f64,
+    /// Goodput our receiving streams measured, bit/s.
+    pub rx_bps: Option<f64>,
+    /// Goodput our sending streams achieved (as the peer received it), bit/s.
+    pub tx_bps: Option<f64>,
+    /// TCP retransmits of our sending streams.
+    pub retransmits: Option<i64>,
+    /// Per core.
+    pub cpus: Vec<CpuObs>,
+    /// Interrupts of the interface's IRQ lines during the test, per CPU.
+    pub nic_irqs_per_cpu: BTreeMap<u32, u64>,
+    /// NET_RX softirqs during the test, per CPU.
+    pub net_rx_per_cpu: BTreeMap<u32, u64>,
+    /// NET_TX softirqs during the test, per CPU.
+    pub net_tx_per_cpu: BTreeMap<u32, u64>,
+    /// Stream threads.
+    pub threads: Vec<ThreadObs>,
+    /// cpufreq policies.
+    pub policies: Vec<PolicyObs>,
+    /// Drop/miss counters that grew (`rx_dropped`, `ethtool:rx_mac_missed`…).
+    pub counter_growth: BTreeMap<String, u64>,
+}
+
+/// A core at or above this busy share is saturated.
+pub const SATURATED_PCT: f64 = 90.0;
+
+fn fmt_rate(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{:.2} Gbit/s", bps / 1e9)
+    } else {
+        format!("{:.0} Mbit/s", bps / 1e6)
+    }
+}
+
+fn top_cpu(m: &BTreeMap<u32, u64>) -> Option<(u32, f64)> {
+    let total: u64 = m.values().sum();
+    let (cpu, n) = m.iter().max_by_key(|(_, n)| **n)?;
+    (total > 0).then(|| (*cpu, *n as f64 / total as f64))
+}
+
+fn mhz(khz: u64) -> u64 {
+    khz / 1000
+}
+
+/// The interface's IRQ placement and RPS, for findings that suggest moving them.
+fn placement(i: &Interface) -> String {
+    let mut parts = Vec::new();
+    for q in i.irqs.iter().take(4) {
+        let aff = q
+            .affinity
+            .as_deref()
+            .map(list::format_list)
+            .unwrap_or_else(|| "?".into());
+        match q.effective.as_deref() {
+            Some(e) if Some(e) != q.affinity.as_deref() => {
+                parts.push(format!(
+                    "IRQ {} affinity {aff}, effective {}",
+                    q.irq,
+                    list::format_list(e)
+                ));
+            }
+            _ => parts.push(format!("IRQ {} affinity {aff}", q.irq)),
+        }
+    }
+    let rps = i.rps_cpus();
+    if !i.rx_queues.is_empty() {
+        if rps.is_empty() {
+            parts.push("RPS off".into());
+        } else {
+            parts.push(format!("RPS on CPUs {}", list::format_list(&rps)));
+        }
+    }
+    parts.join("; ")
+}
+
+/// The findings for one test.
+pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let name = o
+        .iface
+        .as_ref()
+        .map(|i| i.name.as_str())
+        .unwrap_or("the interface");
+    if o.loopback {
+        out.push(Finding::new(
+            "net-loopback",
+            Severity::Info,
+            "the test ran over loopback: it measures CPU and memory, not a network interface",
+        ));
+    }
+    let goodput = o.rx_bps.into_iter().chain(o.tx_bps).fold(0.0_f64, f64::max);
+
+    // Link.
+    if let Some(i) = o.iface.as_ref().filter(|_| !o.loopback) {
+        if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
+            if speed < max {
+                out.push(Finding::new(
+                    "net-link-downgraded",
+                    Severity::Warning,
+                    format!("link negotiated at {speed} Mb/s, {max} possible (cable, switch port or autonegotiation)"),
+                ));
+            }
+        }
+        if i.duplex.as_deref() == Some("half") {
+            out.push(Finding::new(
+                "net-half-duplex",
+                Severity::Warning,
+                format!("{name} runs half duplex: collisions cap throughput"),
+            ));
+        }
+        if let Some(speed) = i.speed_mbps.filter(|_| goodput > 0.0) {
+            let pct = goodput / (f64::from(speed) * 1e6) * 100.0;
+            if pct >= 90.0 {
+                out.push(Finding::new(
+                    "net-at-line-rate",
+                    Severity::Info,
+                    format!(
+                        "goodput {} = {pct:.0} % of line rate: at the wire limit ({speed} Mb/s, TCP over Ethernet tops out near 94 %)",
+                        fmt_rate(goodput)
+                    ),
+                ));
+            }
+        }
+    }
+
+    // Cores.
+    let irq_top = top_cpu(&o.nic_irqs_per_cpu);
+    let rx_top = top_cpu(&o.net_rx_per_cpu);
+    let nic_cpu = irq_top.or(rx_top).map(|(c, _)| c);
+    let mut flagged: Vec<u32> = Vec::new();
+    for c in &o.cpus {
+        let irq = c.usage.irq_pct;
+        let busy = c.usage.cpu_pct;
+        if busy < SATURATED_PCT || irq < busy * 0.5 {
+            continue;
+        }
+        // On loopback the "receive interrupt" work is the sender's own softirq.
+        if o.loopback || Some(c.cpu) != nic_cpu {
+            continue;
+        }
+        flagged.push(c.cpu);
+        let soft = c.usage.softirq_pct;
+        let what = if soft >= c.usage.hardirq_pct {
+            "softirq"
+        } else {
+            "irq"
+        };
+        let mut msg = format!(
+            "cpu{} saturated ({:.0} % {what}) serving {name} interrupts; receive is CPU-bound on one core",
+            c.cpu, irq
+        );
+        if let Some(i) = o.iface.as_ref().filter(|i| !i.irqs.is_empty()) {
+            msg.push_str(&format!(
+                " ({}). Spread the IRQs over other cores (/proc/irq/N/smp_affinity_list) or enable RPS (/sys/class/net/{}/queues/rx-*/rps_cpus)",
+                placement(i),
+                i.name
+            ));
+        }
+        out.push(Finding::new("net-irq-bound-core", Severity::Warning, msg));
+    }
+    // A stream thread on the core that serves the NIC.
+    if let Some(nc) = nic_cpu.filter(|_| !o.loopback) {
+        for t in &o.threads {
+            if let Some((cpu, share)) = t.main_cpu() {
+                if cpu == nc && share >= 0.5 {
+                    out.push(Finding::new(
+                        "net-thread-shares-irq-core",
+                        Severity::Warning,
+                        format!(
+                            "the {} thread shares cpu{cpu} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
+                            if t.sender { "sending" } else { "receiving" }
+                        ),
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    // A stream thread saturating its core by itself.
+    for t in &o.threads {
+        let (Some((cpu, _)), Some(pct)) = (t.main_cpu(), t.cpu_pct) else {
+            continue;
+        };
+        if pct < 85.0 || flagged.contains(&cpu) {
+            continue;
+        }
+        flagged.push(cpu);
+        let split = o
+            .cpus
+            .iter()
+            .find(|c| c.cpu == cpu)
+            .map(|c| {
+                format!(
+                    "; cpu{cpu} {:.0} % busy: {:.0} % sys, {:.0} % usr, {:.0} % irq",
+                    c.usage.cpu_pct,
+                    c.usage.sys_pct,
+                    c.usage.usr_pct + c.usage.nice_pct,
+                    c.usage.irq_pct
+                )
+            })
+            .unwrap_or_default();
+        out.push(Finding::new(
+            "net-cpu-bound-core",
+            Severity::Warning,
+            format!(
+                "the {} thread used {pct:.0} % of a core (mostly cpu{cpu}{split}): the test is CPU-bound on one core",
+                if t.sender { "sending" } else { "receiving" },
+            ),
+        ));
+    }
+    // A saturated core the test did not saturate: something else competes.
+    for c in &o.cpus {
+        if c.usage.cpu_pct < SATURATED_PCT || flagged.contains(&c.cpu) {
+            continue;
+        }
+        let ours: f64 = o
+            .threads
+            .iter()
+            .filter(|t| t.main_cpu().is_some_and(|(m, _)| m == c.cpu))
+            .filter_map(|t| t.cpu_pct)
+            .fold(0.0, |a, b| a + b);
+        if ours < c.usage.cpu_pct * 0.5 && c.usage.irq_pct < c.usage.cpu_pct * 0.5 {
+            flagged.push(c.cpu);
+            out.push(Finding::new(
+                "net-background-load",
+                Severity::Warning,
+                format!(
+                    "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it the test's own threads: other load competed",
+                    c.cpu,
+                    c.usage.cpu_pct,
+                    c.usage.usr_pct + c.usage.nice_pct,
+                    c.usage.sys_pct,
+                    ours
+                ),
+            ));
+        }
+    }
+    // All NIC interrupts on one core, without saturation (yet).
+    if let (Some((cpu, share)), Some(i)) = (irq_top, o.iface.as_ref()) {
+        let total: u64 = o.nic_irqs_per_cpu.values().sum();
+        if share >= 0.99 && total >= 1000 && !flagged.contains(&cpu) && i.rps_cpus().is_empty() {
+            out.push(Finding::new(
+                "net-irqs-one-core",
+                Severity::Info,
+                format!(
+                    "all {} interrupts ({total}) landed on cpu{cpu} with RPS off ({})",
+                    i.name,
+                    placement(i)
+                ),
+            ));
+        }
+    }
+
+    // Clocks.
+    let busy_cpus: Vec<u32> = o
+        .cpus
+        .iter()
+        .filter(|c| c.usage.cpu_pct >= 30.0)
+        .map(|c| c.cpu)
+        .collect();
+    for p in &o.policies {
+        if !p.cpus.iter().any(|c| busy_cpus.contains(c)) {
+            continue;
+        }
+        let (Some(lo), Some(hi), Some(max)) = (p.min_khz_seen, p.max_khz_seen, p.max_khz) else {
+            continue;
+        };
+        if (hi as f64) < max as f64 * 0.85 {
+            let gov = p.governor.as_deref().unwrap_or("unknown");
+            let io = match (gov, p.io_is_busy) {
+                ("ondemand" | "conservative", Some(false)) => " without io_is_busy",
+                ("ondemand" | "conservative", Some(true)) => " with io_is_busy",
+                _ => "",
+            };
+            let range = if mhz(lo) == mhz(hi) {
+                format!("{} MHz", mhz(hi))
+            } else {
+                format!("{}–{} MHz", mhz(lo), mhz(hi))
+            };
+            out.push(Finding::new(
+                "net-low-clocks",
+                Severity::Warning,
+                format!(
+                    "clocks of cpu{} stayed at {range} during the test (governor {gov}{io}); they can reach {} MHz",
+                    list::format_list(&p.cpus),
+                    mhz(max)
+                ),
+            ));
+        }
+    }
+
+    // Drops.
+    let grown: u64 = o.counter_growth.values().sum();
+    if grown > 0 {
+        let detail: Vec<String> = o
+            .counter_growth
+            .iter()
+            .map(|(k, v)| format!("{} +{v}", k.trim_start_matches("ethtool:")))
+            .collect();
+        out.push(Finding::new(
+            "net-rx-drops",
+            Severity::Warning,
+            format!(
+                "rx drops/missed grew by {grown} during the test ({}): packets arrived faster than they were taken from the ring",
+                detail.join(", ")
+            ),
+        ));
+    }
+
+    // Retransmits (sending side).
+    if let (Some(r), Some(tx)) = (o.retransmits, o.tx_bps) {
+        let segments = tx / 8.0 * o.duration_s.max(1.0) / 1448.0;
+        if r > 0 && segments > 0.0 && r as f64 / segments >= 0.001 && !o.loopback {
+            out.push(Finding::new(
+                "net-retransmits",
+                Severity::Info,
+                format!(
+                    "{r} TCP retransmits ({:.2} % of segments): loss on the path or at the receiver",
+                    r as f64 / segments * 100.0
+                ),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sys::net::{IfaceIrq, IfaceKind, RxQueue};
+
+    fn usage(busy: f64, sys: f64, soft: f64) -> Usage {
+        Usage {
+            cpu_pct: busy,
+            sys_pct: sys,
+            irq_pct: soft,
+            softirq_pct: soft,
+            ..Default::default()
+        }
+    }
+
+    fn rock5_itx() -> Interface {
+        Interface {
+            name: "enP4p65s0".into(),
+            kind: IfaceKind::Physical,
+            driver: Some("r8125".into()),
+            device: Some("0004:41:00.0".into()),
+            operstate: Some("up".into()),
+            carrier: Some(true),
+            speed_mbps: Some(2500),
+            duplex: Some("full".into()),
+            mtu: Some(1500),
+            mac: None,
+            tx_queue_len: Some(1000),
+            napi_threaded: Some(false),
+            gro_flush_timeout_ns: Some(0),
+            rx_queues: vec![RxQueue {
+                name: "rx-0".into(),
+                rps_cpus: Some(vec![]),
+                rps_mask: Some("00".into()),
+                rps_flow_cnt: Some(0),
+            }],
+            tx_queues: vec![],
+            irqs: vec![IfaceIrq {
+                irq: 224,
+                name: "enP4p65s0-0".into(),
+                per_cpu: BTreeMap::from([(6, 597)]),
+                affinity: Some((0..8).collect()),
+                effective: Some(vec![6]),
+            }],
+            stats: Default::default(),
+            ethtool: None,
+        }
+    }
+
+    /// ROCK 5 ITX, `taskset -c 6 iperf3 -s`: RX at 1.30 Gbit/s with cpu6 at 100 %
+    /// serving enP4p65s0's interrupts and running the receiver (seeds/rock-5-itx-preview.txt).
+    #[test]
+    fn rock5_itx_receiver_on_the_irq_core() {
+        let mut cpus: Vec<CpuObs> = (0..8)
+            .map(|c| CpuObs {
+                cpu: c,
+                usage: usage(3.0, 2.0, 0.5),
+                ..Default::default()
+            })
+            .collect();
+        cpus[6].usage = usage(100.0, 38.0, 62.0);
+        let o = NetObservation {
+            iface: Some(rock5_itx()),
+            duration_s: 10.0,
+            rx_bps: Some(1.30e9),
+            cpus,
+            nic_irqs_per_cpu: BTreeMap::from([(6, 85905 - 597 + 51853 - 46), (0, 112560 - 335)]),
+            net_rx_per_cpu: BTreeMap::from([(6, 200_000), (0, 90_000)]),
+            threads: vec![ThreadObs {
+                id: 1,
+                sender: false,
+                cpus: BTreeMap::from([(6, 10)]),
+                cpu_pct: Some(35.0),
+            }],
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+        assert!(codes.contains(&"net-irq-bound-core"), "{f:#?}");
+        assert!(codes.contains(&"net-thread-shares-irq-core"), "{f:#?}");
+        let irq = f.iter().find(|f| f.code == "net-irq-bound-core").unwrap();
+        assert!(
+            irq.message
+                .starts_with("cpu6 saturated (62 % softirq) serving enP4p65s0 interrupts"),
+            "{}",
+            irq.message
+        );
+        assert!(irq.message.contains("IRQ 224 affinity 0-7, effective 6"));
+        assert!(irq.message.contains("RPS off"));
+        let share = f
+            .iter()
+            .find(|f| f.code == "net-thread-shares-irq-core")
+            .unwrap();
+        assert!(share.message.contains("receiving thread shares cpu6"));
+        assert!(!codes.contains(&"net-at-line-rate"));
+    }
+
+    /// ROCK 5 ITX TX direction: 2.35 Gbit/s on 2.5GbE, nothing wrong.
+    #[test]
+    fn rock5_itx_at_line_rate() {
+        let o = NetObservation {
+            iface: Some(rock5_itx()),
+            duration_s: 10.0,
+            tx_bps: Some(2.35e9),
+            retransmits: Some(0),
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, "net-at-line-rate");
+        assert!(
+            f[0].message
+                .starts_with("goodput 2.35 Gbit/s = 94 % of line rate: at the wire limit")
+        );
+    }
+
+    /// NanoPi R5S eth2: rx_mac_missed +335, rdu +35 (seeds/nanopi-r5s-review-ru.txt),
+    /// clocks held at 408–1200 MHz, and a link that came up at 1000 on a 2.5G port.
+    #[test]
+    fn nanopi_r5s_drops_clocks_and_link() {
+        let mut iface = rock5_itx();
+        iface.name = "eth2".into();
+        iface.speed_mbps = Some(1000);
+        iface.ethtool = Some(crate::sys::net::ethtool::EthtoolInfo {
+            link: Some(crate::sys::net::ethtool::LinkModes {
+                speed_mbps: Some(1000),
+                supported_max_mbps: Some(2500),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let o = NetObservation {
+            iface: Some(iface),
+            duration_s: 60.0,
+            rx_bps: Some(0.6e9),
+            cpus: (0..4)
+                .map(|c| CpuObs {
+                    cpu: c,
+                    usage: usage(if c == 0 { 60.0 } else { 10.0 }, 5.0, 2.0),
+                    ..Default::default()
+                })
+                .collect(),
+            policies: vec![PolicyObs {
+                id: 0,
+                cpus: vec![0, 1, 2, 3],
+                governor: Some("ondemand".into()),
+                min_khz_seen: Some(408_000),
+                max_khz_seen: Some(1_200_000),
+                max_khz: Some(1_992_000),
+                io_is_busy: Some(false),
+            }],
+            counter_growth: BTreeMap::from([
+                ("ethtool:rdu".to_string(), 35),
+                ("ethtool:rx_mac_missed".to_string(), 335),
+            ]),
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        let get = |c: &str| f.iter().find(|f| f.code == c).map(|f| f.message.clone());
+        assert_eq!(
+            get("net-link-downgraded").as_deref(),
+            Some(
+                "link negotiated at 1000 Mb/s, 2500 possible (cable, switch port or autonegotiation)"
+            )
+        );
+        assert!(get("net-low-clocks").unwrap().starts_with(
+            "clocks of cpu0-3 stayed at 408–1200 MHz during the test (governor ondemand without io_is_busy)"
+        ));
+        assert!(get("net-rx-drops").unwrap().starts_with(
+            "rx drops/missed grew by 370 during the test (rdu +35, rx_mac_missed +335)"
+        ));
+    }
+
+    #[test]
+    fn loopback_cpu_bound_thread() {
+        let o = NetObservation {
+            loopback: true,
+            duration_s: 2.0,
+            rx_bps: Some(25e9),
+            cpus: vec![
+                CpuObs {
+                    cpu: 0,
+                    usage: usage(99.0, 80.0, 15.0),
+                    ..Default::default()
+                },
+                CpuObs {
+                    cpu: 1,
+                    usage: usage(40.0, 30.0, 5.0),
+                    ..Default::default()
+                },
+            ],
+            threads: vec![ThreadObs {
+                id: 1,
+                sender: false,
+                cpus: BTreeMap::from([(0, 3), (1, 1)]),
+                cpu_pct: Some(96.0),
+            }],
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, vec!["net-loopback", "net-cpu-bound-core"], "{f:#?}");
+        assert_eq!(
+            f[1].message,
+            "the receiving thread used 96 % of a core (mostly cpu0; cpu0 99 % busy: 80 % sys, 0 % usr, 15 % irq): the test is CPU-bound on one core"
+        );
+    }
+
+    #[test]
+    fn a_busy_core_the_test_did_not_cause() {
+        let o = NetObservation {
+            duration_s: 2.0,
+            cpus: vec![CpuObs {
+                cpu: 1,
+                usage: Usage {
+                    cpu_pct: 100.0,
+                    usr_pct: 90.0,
+                    sys_pct: 10.0,
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+            threads: vec![ThreadObs {
+                id: 1,
+                sender: false,
+                cpus: BTreeMap::from([(1, 3)]),
+                cpu_pct: Some(3.0),
+            }],
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, "net-background-load");
+        assert!(
+            f[0].message
+                .starts_with("cpu1 was 100 % busy during the test (90 % usr, 10 % sys), 3 % of it")
+        );
+    }
+
+    #[test]
+    fn empty_observation_says_nothing_wrong() {
+        assert!(diagnose(&NetObservation::default()).is_empty());
+    }
+}

@@ -1,0 +1,753 @@
+//! Why storage is as fast as it is: the link below the drive (USB 2.0 carries ~40 MB/s,
+//! 5 Gbps USB ~420 MB/s, SATA and PCIe by generation and width), a CPU core saturated
+//! in the I/O path, a cpufreq governor that keeps clocks low while I/O waits, FUSE
+//! filesystems; and what the inventory alone shows: downgraded links, `usb-storage`
+//! instead of `uas`, hubs shared by several disks, counterfeit cards, worn drives.
+//!
+//! Pure functions of the inventory and the observation, so they can later be fed from
+//! the shared monitor.
+
+use crate::bench::storage::{Phase, PhaseObservation, StorageObservation};
+use crate::diagnose::{Finding, Severity};
+use crate::sys::mmc::BusMode;
+use crate::sys::storage::{Bus, Device};
+
+/// The most a link carries in practice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkLimit {
+    /// The link in words: `USB 5Gbps`, `SATA 6.0 Gbps`, `PCIe 5GT/s x1`, `SD UHS SDR104`.
+    pub link: String,
+    /// Practical ceiling in MB/s (10^6 bytes).
+    pub mb_per_s: f64,
+}
+
+/// Practical USB ceilings: bulk transfers on USB 2.0 top out at 13 × 512 bytes per
+/// microframe (53 MB/s) and reach ~40–42 MB/s in practice; 5 Gbps USB after 8b/10b
+/// coding carries 500 MB/s and UAS reaches ~420; 10 Gbps after 128b/132b ~1000 MB/s.
+pub fn usb_limit_mb_per_s(speed_mbps: f64) -> f64 {
+    match speed_mbps {
+        s if s <= 1.5 => 0.15,
+        s if s <= 12.0 => 1.0,
+        s if s <= 480.0 => 42.0,
+        s if s <= 5000.0 => 420.0,
+        s if s <= 10000.0 => 1000.0,
+        _ => 2000.0,
+    }
+}
+
+/// SATA: 8b/10b coding leaves 150/300/600 MB/s; FIS overhead leaves ~93 % of that.
+pub fn sata_limit_mb_per_s(gbps: f64) -> f64 {
+    gbps * 100.0 * 0.93
+}
+
+/// PCIe payload efficiency with MaxPayload 128 bytes, as the ROCK 5 ITX 10 GbE NAS
+/// article computes it (81.8 %; 89.4 % with 256 bytes).
+pub const PCIE_EFFICIENCY: f64 = 0.818;
+
+/// Parse `6.0 Gbps` / `6.0 Gb/s` / `3.0`.
+fn parse_gbps(s: &str) -> Option<f64> {
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Every link between CPU and flash with its practical ceiling, nearest to the drive
+/// first.
+pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
+    let mut out = Vec::new();
+    // SATA link: the negotiated speed (libata), else what smartctl says.
+    let sata = dev
+        .ata
+        .as_ref()
+        .and_then(|a| a.link_speed.as_deref())
+        .or_else(|| {
+            dev.health
+                .as_ref()
+                .and_then(|h| h.sata_speed_current.as_deref())
+        })
+        .and_then(parse_gbps);
+    if let Some(g) = sata {
+        out.push(LinkLimit {
+            link: format!("SATA {g:.1} Gb/s"),
+            mb_per_s: sata_limit_mb_per_s(g),
+        });
+    }
+    if let Some(m) = &dev.mmc {
+        if let Some(mode) = m.bus_mode {
+            let width =
+                m.ios
+                    .as_ref()
+                    .and_then(|i| i.bus_width)
+                    .unwrap_or(match m.card_type.as_deref() {
+                        Some("MMC") => 8,
+                        _ => 4,
+                    });
+            let kind = if m.card_type.as_deref() == Some("MMC") {
+                "eMMC"
+            } else {
+                "SD"
+            };
+            out.push(LinkLimit {
+                link: format!("{kind} {}", mode.words().trim()).trim().to_string(),
+                mb_per_s: mode.max_mb_per_s(width) * 0.9,
+            });
+        }
+    }
+    if let Some(u) = &dev.usb {
+        if let Some(s) = u.device.speed_mbps {
+            out.push(LinkLimit {
+                link: format!("USB {}", crate::sys::usb::format_speed(s)),
+                mb_per_s: usb_limit_mb_per_s(s),
+            });
+        }
+        // A hub's uplink is shared by everything behind it; its speed caps all of them.
+        for h in u.external_hubs() {
+            if let Some(s) = h.speed_mbps {
+                out.push(LinkLimit {
+                    link: format!("USB hub uplink {}", crate::sys::usb::format_speed(s)),
+                    mb_per_s: usb_limit_mb_per_s(s),
+                });
+            }
+        }
+    }
+    if let Some(p) = &dev.pci {
+        if let Some(l) = &p.link {
+            if let (Some(raw), Some(s), Some(w)) = (l.raw_mb_per_s(), l.speed_gts, l.width) {
+                out.push(LinkLimit {
+                    link: format!("PCIe {} x{w}", crate::sys::pci::format_speed(s)),
+                    mb_per_s: raw * PCIE_EFFICIENCY,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The narrowest link.
+pub fn narrowest(dev: &Device) -> Option<LinkLimit> {
+    link_limits(dev)
+        .into_iter()
+        .min_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
+}
+
+/// `4 KiB`, `16 MiB`.
+pub fn record_words(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+/// Findings from the inventory alone, for one device.
+pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
+    let mut f = Vec::new();
+    let node = &dev.node;
+    if let Some(p) = &dev.pci {
+        if let Some(l) = &p.link {
+            if l.speed_downgraded() == Some(true) || l.width_downgraded() == Some(true) {
+                let what = if dev.bus == Bus::Nvme {
+                    "the SSD".to_string()
+                } else {
+                    format!(
+                        "its {} controller at {}",
+                        p.driver.as_deref().unwrap_or("PCIe"),
+                        p.address
+                    )
+                };
+                f.push(Finding::new(
+                    "storage-pcie-downgraded",
+                    Severity::Warning,
+                    format!(
+                        "{node}: PCIe link of {what} trained at {} x{} while it supports {} x{} \
+                         (slot wiring, riser or signal quality)",
+                        l.speed_gts
+                            .map(crate::sys::pci::format_speed)
+                            .unwrap_or_default(),
+                        l.width.unwrap_or_default(),
+                        l.max_speed_gts
+                            .map(crate::sys::pci::format_speed)
+                            .unwrap_or_default(),
+                        l.max_width.unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(u) = &dev.usb {
+        let d = &u.device;
+        let cap_max = d
+            .capable
+            .iter()
+            .filter_map(|c| {
+                if let Some(g) = c.strip_suffix("Gbps") {
+                    g.parse::<f64>().ok().map(|g| g * 1000.0)
+                } else if let Some(m) = c.strip_suffix("Mbps") {
+                    m.parse::<f64>().ok()
+                } else {
+                    c.split("Gb/s")
+                        .next()
+                        .and_then(|g| g.parse::<f64>().ok())
+                        .map(|g| g * 1000.0)
+                }
+            })
+            .fold(0.0_f64, f64::max);
+        if let Some(s) = d.speed_mbps {
+            if cap_max > 0.0 && s < cap_max && s <= 480.0 {
+                f.push(Finding::new(
+                    "storage-usb-downgraded",
+                    Severity::Warning,
+                    format!(
+                        "{node}: USB device runs at {} but can do {}: a USB 2.0 port, hub or \
+                         cable is in the way (expect at most ~{:.0} MB/s)",
+                        crate::sys::usb::format_speed(s),
+                        crate::sys::usb::format_speed(cap_max),
+                        usb_limit_mb_per_s(s)
+                    ),
+                ));
+            }
+            let bridged = dev
+                .health
+                .as_ref()
+                .is_some_and(|h| h.protocol.as_deref().is_some_and(|p| p != "SCSI"));
+            if s >= 5000.0 && u.interface_driver.as_deref() == Some("usb-storage") && bridged {
+                f.push(Finding::new(
+                    "storage-usb-no-uas",
+                    Severity::Info,
+                    format!(
+                        "{node}: the bridge runs the usb-storage (BOT) driver, not uas: one \
+                         command at a time, so random I/O and CPU load suffer (firmware \
+                         without UAS, or disabled by a kernel quirk)"
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(a) = &dev.ata {
+        let drive_max = a
+            .identify
+            .as_ref()
+            .and_then(|i| i.max_speed.as_deref())
+            .and_then(parse_gbps);
+        let link = a.link_speed.as_deref().and_then(parse_gbps);
+        let host = a.link_limit.as_deref().and_then(parse_gbps);
+        if let (Some(l), Some(d)) = (link, drive_max) {
+            let possible = host.map_or(d, |h| h.min(d));
+            if l + 0.01 < possible {
+                f.push(Finding::new(
+                    "storage-sata-downgraded",
+                    Severity::Warning,
+                    format!(
+                        "{node}: SATA link at {l:.1} Gb/s although drive and host can do \
+                         {possible:.1} Gb/s (cable or contacts; check CRC errors)"
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(m) = &dev.mmc {
+        match m.maker.counterfeit.as_deref() {
+            Some("definite") => f.push(Finding::new(
+                "storage-counterfeit-card",
+                Severity::Invalid,
+                format!(
+                    "{node}: card IDs (manfid {}, oemid {}) are only found on counterfeit \
+                     cards: expect less capacity than claimed and data loss",
+                    m.manfid.as_deref().unwrap_or("?"),
+                    m.oemid.as_deref().unwrap_or("?")
+                ),
+            )),
+            Some(_) => f.push(Finding::new(
+                "storage-counterfeit-card",
+                Severity::Warning,
+                format!(
+                    "{node}: suspiciously low serial number {}: probably a counterfeit card",
+                    m.serial.as_deref().unwrap_or("?")
+                ),
+            )),
+            None => {}
+        }
+        if let Some((a, b)) = m.life_time {
+            let worst = a.max(b);
+            if worst >= 9 {
+                f.push(Finding::new(
+                    "storage-emmc-worn",
+                    Severity::Warning,
+                    format!(
+                        "{node}: eMMC reports {} of its rated life used",
+                        if worst >= 11 {
+                            "more than 100 %".to_string()
+                        } else {
+                            format!("{}–{} %", (worst - 1) * 10, worst * 10)
+                        }
+                    ),
+                ));
+            }
+        }
+        if m.pre_eol.is_some_and(|p| p >= 2) {
+            f.push(Finding::new(
+                "storage-emmc-worn",
+                Severity::Warning,
+                format!("{node}: eMMC pre-EOL warning: its reserved blocks are running out"),
+            ));
+        }
+        if m.card_type.as_deref() == Some("SD")
+            && matches!(m.bus_mode, Some(BusMode::Legacy | BusMode::SdHs))
+            && m.capacity_class.as_deref() != Some("SD")
+        {
+            f.push(Finding::new(
+                "storage-sd-no-uhs",
+                Severity::Info,
+                format!(
+                    "{node}: SD card runs in {} mode (≤ 25 MB/s); UHS-I needs 1.8 V signalling \
+                     support on the board and in the device tree",
+                    if m.bus_mode == Some(BusMode::SdHs) {
+                        "high speed"
+                    } else {
+                        "default speed"
+                    }
+                ),
+            ));
+        }
+    }
+    if let Some(h) = &dev.health {
+        let mut bad = Vec::new();
+        if h.passed == Some(false) {
+            bad.push("SMART overall health FAILED".to_string());
+        }
+        if let Some(p) = h.percentage_used.filter(|&p| p > 75) {
+            bad.push(format!("{p} % worn out"));
+        }
+        let limit = if h.is_hdd() == Some(true) { 45 } else { 60 };
+        if let Some(t) = h.temp_c.filter(|&t| t > limit) {
+            bad.push(format!("{t} °C (above {limit} °C)"));
+        }
+        for (v, what) in [
+            (h.crc_errors, "interface CRC errors (cable or contacts)"),
+            (h.reallocated_sectors, "reallocated sectors"),
+            (h.pending_sectors, "sectors pending reallocation"),
+            (h.offline_uncorrectable, "uncorrectable sectors"),
+            (h.media_errors, "media errors"),
+        ] {
+            if let Some(n) = v.filter(|&n| n > 0) {
+                bad.push(format!("{n} {what}"));
+            }
+        }
+        if !bad.is_empty() {
+            f.push(Finding::new(
+                "storage-drive-health",
+                Severity::Warning,
+                format!("{node}: {}", bad.join(", ")),
+            ));
+        }
+    }
+    f
+}
+
+/// Disks that share an external USB hub: one finding per hub with two or more, or only
+/// the hubs in front of `only` (a device node) when given.
+pub fn shared_hub_findings(all: &[Device], only: Option<&str>) -> Vec<Finding> {
+    let mut hubs: Vec<(&crate::sys::usb::UsbDevice, Vec<&str>)> = Vec::new();
+    for d in all {
+        let Some(u) = &d.usb else { continue };
+        for h in u.external_hubs() {
+            match hubs
+                .iter_mut()
+                .find(|(x, _)| x.sysname == h.sysname && x.busnum == h.busnum)
+            {
+                Some((_, nodes)) => nodes.push(&d.node),
+                None => hubs.push((h, vec![&d.node])),
+            }
+        }
+    }
+    hubs.into_iter()
+        .filter(|(_, nodes)| nodes.len() > 1)
+        .filter(|(_, nodes)| only.is_none_or(|o| nodes.contains(&o)))
+        .map(|(h, nodes)| {
+            let speed = h
+                .speed_mbps
+                .map(crate::sys::usb::format_speed)
+                .unwrap_or_default();
+            Finding::new(
+                "storage-usb-shared-hub",
+                Severity::Info,
+                format!(
+                    "{} share USB hub {} {} (\"{}\", {speed} uplink): together they cannot \
+                     exceed one {speed} link (~{:.0} MB/s)",
+                    nodes.join(", "),
+                    h.sysname,
+                    h.id().unwrap_or_default(),
+                    h.product.as_deref().unwrap_or("hub"),
+                    h.speed_mbps.map(usb_limit_mb_per_s).unwrap_or_default()
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Findings for a whole inventory: per device, then shared hubs.
+pub fn diagnose_inventory(all: &[Device]) -> Vec<Finding> {
+    let mut f: Vec<Finding> = all.iter().flat_map(diagnose_device).collect();
+    f.extend(shared_hub_findings(all, None));
+    f
+}
+
+fn phase_words(o: &PhaseObservation) -> String {
+    format!(
+        "{} {}",
+        record_words(o.record_bytes),
+        o.phase.map(Phase::label).unwrap_or("pass")
+    )
+}
+
+/// Findings from a benchmark run on `dev` (when the device is known).
+pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> {
+    let mut f = Vec::new();
+    let fs = obs.fstype.as_deref().unwrap_or_default();
+    if fs == "fuseblk" || fs.starts_with("fuse") {
+        f.push(Finding::new(
+            "storage-fuse-filesystem",
+            Severity::Warning,
+            format!(
+                "the test file is on a FUSE filesystem ({fs}, e.g. NTFS via ntfs-3g or \
+                 exFAT via exfat-fuse): every request goes through a user-space daemon, so \
+                 the CPU, not the drive, sets the limit; use ext4/btrfs/f2fs or the \
+                 kernel's ntfs3/exfat drivers"
+            ),
+        ));
+    }
+    if matches!(fs, "tmpfs" | "ramfs") {
+        f.push(Finding::new(
+            "storage-ram-filesystem",
+            Severity::Warning,
+            format!("the test file is on {fs}: this measures RAM, not storage"),
+        ));
+    }
+    if !obs.direct_io {
+        f.push(Finding::new(
+            "storage-page-cache",
+            Severity::Warning,
+            "O_DIRECT was refused by the filesystem: buffered I/O was measured and reads \
+             came from the page cache",
+        ));
+    }
+
+    let limit = dev.and_then(narrowest);
+    let mut link_bound = false;
+    if let Some(l) = &limit {
+        if let Some(best) = obs
+            .phases
+            .iter()
+            .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
+        {
+            let share = best.mb_per_s / l.mb_per_s;
+            if share >= 0.85 && obs.direct_io {
+                link_bound = true;
+                f.push(Finding::new(
+                    "storage-link-bound",
+                    Severity::Info,
+                    format!(
+                        "{} reached {:.0} MB/s, {:.0} % of what the {} link carries in \
+                         practice (~{:.0} MB/s): the link, not the drive, is the limit",
+                        phase_words(best),
+                        best.mb_per_s,
+                        share * 100.0,
+                        l.link,
+                        l.mb_per_s
+                    ),
+                ));
+            }
+        }
+    }
+
+    // A core saturated during a pass long enough to measure: the I/O path when our own
+    // process or the kernel's interrupt handling keeps it busy, someone else otherwise.
+    let saturated: Vec<&PhaseObservation> = obs
+        .phases
+        .iter()
+        .filter(|o| o.seconds >= 1.0)
+        .filter(|o| o.busiest_cpu_pct.is_some_and(|p| p >= 90.0))
+        .collect();
+    let ours = |o: &&PhaseObservation| {
+        o.self_cpu_pct.is_none_or(|s| s >= 50.0) || o.busiest_cpu_irq_pct.is_some_and(|i| i >= 30.0)
+    };
+    if let Some(o) = saturated.iter().find(|o| !ours(o)) {
+        f.push(Finding::new(
+            "storage-background-load",
+            Severity::Warning,
+            format!(
+                "cpu{} was {:.0} % busy during {} while this benchmark used {:.0} % of a core: \
+                 other processes competed for the CPU, results may be low",
+                o.busiest_cpu.unwrap_or_default(),
+                o.busiest_cpu_pct.unwrap_or_default(),
+                phase_words(o),
+                o.self_cpu_pct.unwrap_or_default()
+            ),
+        ));
+    }
+    let worst_cpu = saturated.iter().copied().filter(ours).max_by(|a, b| {
+        a.busiest_cpu_pct
+            .unwrap_or(0.0)
+            .total_cmp(&b.busiest_cpu_pct.unwrap_or(0.0))
+    });
+    if let Some(o) = worst_cpu {
+        if !link_bound
+            || limit
+                .as_ref()
+                .is_some_and(|l| o.mb_per_s < 0.85 * l.mb_per_s)
+        {
+            f.push(Finding::new(
+                "storage-cpu-bound",
+                Severity::Warning,
+                format!(
+                    "cpu{} was {:.0} % busy ({:.0} % kernel, {:.0} % interrupts) during {} at \
+                     {:.1} MB/s: one core in the I/O path (driver, interrupt handling or \
+                     filesystem) limits throughput, not the drive",
+                    o.busiest_cpu.unwrap_or_default(),
+                    o.busiest_cpu_pct.unwrap_or_default(),
+                    o.busiest_cpu_sys_pct.unwrap_or_default(),
+                    o.busiest_cpu_irq_pct.unwrap_or_default(),
+                    phase_words(o),
+                    o.mb_per_s
+                ),
+            ));
+        }
+    }
+
+    // Governor keeping clocks low while the CPU mostly waits for I/O.
+    let mut worst: Option<(f64, String)> = None;
+    for o in obs.phases.iter().filter(|o| o.seconds >= 1.0) {
+        for (id, avg) in &o.avg_khz {
+            let Some(p) = obs.policies.iter().find(|p| p.id == *id) else {
+                continue;
+            };
+            let (Some(max), Some(gov)) = (p.max_khz, p.governor.as_deref()) else {
+                continue;
+            };
+            if gov == "performance" || max == 0 {
+                continue;
+            }
+            let ratio = avg / max as f64;
+            if ratio < 0.7 && worst.as_ref().is_none_or(|(r, _)| ratio < *r) {
+                let cpus = crate::sys::cpu::list::format_cpu_range(&p.cpus);
+                worst = Some((
+                    ratio,
+                    format!(
+                        "cpufreq governor '{gov}' kept {cpus} at {:.0} MHz on average \
+                         (max {} MHz) during {}: storage latency suffers when the CPU clocks \
+                         down while waiting for I/O; sbc-bench uses 'performance' \
+                         (or ondemand with io_is_busy=1)",
+                        avg / 1000.0,
+                        max / 1000,
+                        phase_words(o)
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some((_, msg)) = worst {
+        f.push(Finding::new(
+            "storage-governor-low-clock",
+            Severity::Warning,
+            msg,
+        ));
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::storage::PolicyFacts;
+    use crate::sys::pci::{PciDevice, PciLink};
+    use crate::sys::storage::{Health, UsbPath};
+    use crate::sys::usb::UsbDevice;
+
+    fn device(bus: Bus) -> Device {
+        Device {
+            name: "sda".into(),
+            node: "/dev/sda".into(),
+            bus,
+            size_bytes: None,
+            rotational: None,
+            removable: None,
+            scsi_vendor: None,
+            scsi_model: None,
+            driver: None,
+            sysfs_path: String::new(),
+            ata: None,
+            nvme: None,
+            pci: None,
+            usb: None,
+            mmc: None,
+            health: None,
+            health_note: None,
+        }
+    }
+
+    fn usb_disk(speed: f64) -> Device {
+        let mut d = device(Bus::Usb);
+        d.usb = Some(UsbPath {
+            device: UsbDevice {
+                sysname: "8-1".into(),
+                speed_mbps: Some(speed),
+                capable: vec!["12Mbps".into(), "480Mbps".into(), "5Gbps".into()],
+                ..Default::default()
+            },
+            interface_driver: Some("uas".into()),
+            hubs: vec![],
+            host_driver: Some("xhci-hcd".into()),
+        });
+        d
+    }
+
+    fn obs(mb: f64, phase: Phase) -> StorageObservation {
+        StorageObservation {
+            fstype: Some("ext4".into()),
+            direct_io: true,
+            policies: vec![],
+            phases: vec![PhaseObservation {
+                record_bytes: 16 << 20,
+                phase: Some(phase),
+                mb_per_s: mb,
+                seconds: 2.0,
+                ..Default::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn rock5itx_usb_c_ssd_is_link_bound() {
+        // ROCK 5 ITX review: EVO 840 in a USB3 enclosure on the USB-C port, iozone 16M
+        // read 386597 kB/s = 396 MB/s.
+        let d = usb_disk(5000.0);
+        let f = diagnose(&obs(395.9, Phase::Read), Some(&d));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, "storage-link-bound");
+        assert!(f[0].message.contains("USB 5Gbps"), "{}", f[0].message);
+        assert!(f[0].message.contains("94 %"), "{}", f[0].message);
+        // The same disk at 200 MB/s is not.
+        assert!(diagnose(&obs(200.0, Phase::Read), Some(&d)).is_empty());
+    }
+
+    #[test]
+    fn nanopi_r5s_nvme_on_gen2_x1_is_link_bound() {
+        // NanoPi R5S review: 1 GB file, 16M reads at 382642 kB/s = 392 MB/s on PCIe 2.0 x1.
+        let mut d = device(Bus::Nvme);
+        d.pci = Some(PciDevice {
+            link: Some(PciLink {
+                speed_gts: Some(5.0),
+                width: Some(1),
+                max_speed_gts: Some(8.0),
+                max_width: Some(4),
+            }),
+            ..Default::default()
+        });
+        let l = narrowest(&d).unwrap();
+        assert_eq!(l.link, "PCIe 5GT/s x1");
+        assert!((l.mb_per_s - 409.0).abs() < 0.1);
+        let f = diagnose(&obs(391.8, Phase::Read), Some(&d));
+        assert_eq!(f[0].code, "storage-link-bound");
+        let inv = diagnose_device(&d);
+        assert_eq!(inv[0].code, "storage-pcie-downgraded");
+        assert!(
+            inv[0]
+                .message
+                .contains("5GT/s x1 while it supports 8GT/s x4")
+        );
+    }
+
+    #[test]
+    fn usb2_port_caps_a_usb3_stick() {
+        let d = usb_disk(480.0);
+        let l = narrowest(&d).unwrap();
+        assert_eq!(l.mb_per_s, 42.0);
+        let f = diagnose_device(&d);
+        assert_eq!(f[0].code, "storage-usb-downgraded");
+        assert!(f[0].message.contains("runs at 480Mbps but can do 5Gbps"));
+        let b = diagnose(&obs(38.0, Phase::Read), Some(&d));
+        assert_eq!(b[0].code, "storage-link-bound");
+    }
+
+    #[test]
+    fn saturated_core_and_low_clocks() {
+        let mut o = obs(23.0, Phase::RandomWrite);
+        o.phases[0].record_bytes = 4096;
+        o.phases[0].busiest_cpu = Some(3);
+        o.phases[0].busiest_cpu_pct = Some(97.0);
+        o.phases[0].busiest_cpu_sys_pct = Some(62.0);
+        o.phases[0].busiest_cpu_irq_pct = Some(30.0);
+        o.phases[0].avg_khz = vec![(0, 816_000.0)];
+        o.policies = vec![PolicyFacts {
+            id: 0,
+            cpus: vec![0, 1, 2, 3],
+            governor: Some("schedutil".into()),
+            max_khz: Some(1_800_000),
+        }];
+        let f = diagnose(&o, Some(&usb_disk(5000.0)));
+        let codes: Vec<&str> = f.iter().map(|x| x.code.as_str()).collect();
+        assert_eq!(codes, ["storage-cpu-bound", "storage-governor-low-clock"]);
+        assert!(
+            f[0].message.contains("cpu3 was 97 % busy"),
+            "{}",
+            f[0].message
+        );
+        assert!(
+            f[1].message
+                .contains("'schedutil' kept cpu0-cpu3 at 816 MHz"),
+            "{}",
+            f[1].message
+        );
+        // With the performance governor there is nothing to say about clocks.
+        o.policies[0].governor = Some("performance".into());
+        assert_eq!(diagnose(&o, None).len(), 1);
+    }
+
+    #[test]
+    fn someone_elses_load_is_not_our_io_path() {
+        let mut o = obs(40.0, Phase::Read);
+        o.phases[0].busiest_cpu = Some(0);
+        o.phases[0].busiest_cpu_pct = Some(100.0);
+        o.phases[0].busiest_cpu_irq_pct = Some(4.0);
+        o.phases[0].self_cpu_pct = Some(12.0);
+        let f = diagnose(&o, None);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, "storage-background-load");
+        o.phases[0].self_cpu_pct = Some(85.0);
+        assert_eq!(diagnose(&o, None)[0].code, "storage-cpu-bound");
+    }
+
+    #[test]
+    fn fuse_and_page_cache() {
+        let mut o = obs(80.0, Phase::Write);
+        o.fstype = Some("fuseblk".into());
+        o.direct_io = false;
+        let codes: Vec<String> = diagnose(&o, None).into_iter().map(|f| f.code).collect();
+        assert_eq!(codes, ["storage-fuse-filesystem", "storage-page-cache"]);
+    }
+
+    #[test]
+    fn health_findings() {
+        let mut d = device(Bus::Sata);
+        d.health = Some(Health {
+            rotation_rpm: Some(7200),
+            temp_c: Some(50),
+            crc_errors: Some(12),
+            pending_sectors: Some(0),
+            ..Default::default()
+        });
+        let f = diagnose_device(&d);
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message
+                .contains("50 °C (above 45 °C), 12 interface CRC errors"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn record_names() {
+        assert_eq!(record_words(4096), "4 KiB");
+        assert_eq!(record_words(16 << 20), "16 MiB");
+        assert_eq!(record_words(512 << 10), "512 KiB");
+    }
+}

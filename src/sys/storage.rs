@@ -1,0 +1,1048 @@
+//! Storage inventory: every disk, what it is (SATA SSD or HDD, NVMe, USB stick or
+//! USB-attached SATA, SD card, eMMC, UFS, virtio) and the chain between it and the CPU —
+//! bridge chip, hubs, PCIe link, SATA link, MMC bus mode — from sysfs alone.
+//!
+//! Reads, all through [`SysRoot`] (see `docs/SOURCES.md`): `/sys/block` *(listed)* and
+//! per disk its resolved device path, whose ancestors are recognised by name (`ataN`,
+//! PCI addresses, USB devices and interfaces, `mmcN:RRRR`, `virtioN`, `nvmeN`) and
+//! read for known attributes only; `/sys/class/ata_link/linkN/*`,
+//! `/sys/class/ata_device/devN.M/id` (the drive's IDENTIFY DEVICE words),
+//! `/sys/class/nvme/nvmeN/*`, `/sys/class/nvme-subsystem/<subsys>/` *(listed)*,
+//! `/proc/mtd`, `/sys/class/mtd/mtdN/*`, `/sys/kernel/debug/mmcN/ios`,
+//! `/proc/self/mountinfo` and `/sys/dev/block/M:m`. No udev, lsblk, lsusb or lspci.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::sys::mmc::{self, BusMode, CardMaker, MmcIos};
+use crate::sys::pci::{self, PciDevice};
+use crate::sys::root::SysRoot;
+use crate::sys::usb::{self, UsbDevice};
+
+/// How a disk is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bus {
+    /// SATA/PATA through libata (AHCI and friends).
+    Sata,
+    /// NVMe over PCIe.
+    Nvme,
+    /// USB mass storage (`uas` or `usb-storage`), maybe with SATA/NVMe behind a bridge.
+    Usb,
+    /// SD card or eMMC.
+    Mmc,
+    /// UFS (phones, some Arm boards).
+    Ufs,
+    /// A virtual machine's virtio disk.
+    Virtio,
+    /// Any other SCSI disk (SAS HBAs, emulated SCSI).
+    Scsi,
+}
+
+/// What the drive reports about itself in IDENTIFY DEVICE (ATA/ACS), readable from
+/// `/sys/class/ata_device/devN.M/id` without smartctl.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AtaIdentify {
+    /// Model string (words 27–46).
+    pub model: Option<String>,
+    /// Firmware revision (words 23–26).
+    pub firmware: Option<String>,
+    /// Nominal media rotation rate (word 217): `Some(0)` for a solid state device,
+    /// RPM for a disk, `None` when not reported.
+    pub rotation_rpm: Option<u32>,
+    /// SATA version as smartctl words it (word 222), e.g. `SATA 3.1`.
+    pub sata_version: Option<String>,
+    /// Fastest signalling the drive supports (word 76), e.g. `6.0 Gb/s`.
+    pub max_speed: Option<String>,
+    /// Signalling speed negotiated now, when the drive reports it (word 77).
+    pub current_speed: Option<String>,
+}
+
+/// A disk on libata.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AtaInfo {
+    /// Port number N of `ataN`.
+    pub port: u32,
+    /// Negotiated link speed from `ata_link/linkN/sata_spd`, e.g. `6.0 Gbps`.
+    pub link_speed: Option<String>,
+    /// What host and drive can both do (`hw_sata_spd_limit`).
+    pub link_limit: Option<String>,
+    /// The drive's IDENTIFY data.
+    pub identify: Option<AtaIdentify>,
+}
+
+/// An NVMe controller.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NvmeInfo {
+    /// Controller name (`nvme0`).
+    pub controller: String,
+    /// Model number.
+    pub model: Option<String>,
+    /// Firmware revision.
+    pub firmware: Option<String>,
+    /// Transport (`pcie`, `tcp`, `rdma`).
+    pub transport: Option<String>,
+}
+
+/// The USB chain of a disk: the storage device itself, then every hub up to the root.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct UsbPath {
+    /// The device the disk is (a stick) or sits behind (a bridge).
+    pub device: UsbDevice,
+    /// Driver of its mass storage interface: `uas` or `usb-storage`.
+    pub interface_driver: Option<String>,
+    /// Hubs between device and host, nearest first; the root hub last.
+    pub hubs: Vec<UsbDevice>,
+    /// Driver of the host controller (`xhci-hcd`, `ehci-platform`…).
+    pub host_driver: Option<String>,
+}
+
+impl UsbPath {
+    /// External hubs (not the root hub), nearest first.
+    pub fn external_hubs(&self) -> impl Iterator<Item = &UsbDevice> {
+        self.hubs.iter().filter(|h| !h.is_root_hub())
+    }
+}
+
+/// An SD card or eMMC.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MmcInfo {
+    /// Host name (`mmc0`), the key to `/sys/kernel/debug/mmc0/ios`.
+    pub host: String,
+    /// `SD` or `MMC` (sysfs `type`).
+    pub card_type: Option<String>,
+    /// Product name from the CID (`BJTD4R`).
+    pub name: Option<String>,
+    /// Manufacturer ID (`0x000015`).
+    pub manfid: Option<String>,
+    /// OEM/application ID (`0x0100`).
+    pub oemid: Option<String>,
+    /// Manufacturing date `MM/YYYY`.
+    pub date: Option<String>,
+    /// Hardware revision.
+    pub hwrev: Option<String>,
+    /// Firmware revision.
+    pub fwrev: Option<String>,
+    /// Serial number.
+    pub serial: Option<String>,
+    /// SD capacity class from the CSD: `SD`, `SDHC` or `SDXC`.
+    pub capacity_class: Option<String>,
+    /// eMMC version from EXT_CSD_REV (`5.1`).
+    pub emmc_version: Option<String>,
+    /// What the host negotiated, when debugfs is readable.
+    pub ios: Option<MmcIos>,
+    /// Bus mode derived from `ios`.
+    pub bus_mode: Option<BusMode>,
+    /// Who made it and whether that is believable.
+    pub maker: CardMaker,
+    /// eMMC wear estimate (type A, type B) in tenths of rated life.
+    pub life_time: Option<(u8, u8)>,
+    /// eMMC pre-EOL info: 1 normal, 2 warning (80 % of reserved blocks used), 3 urgent.
+    pub pre_eol: Option<u8>,
+}
+
+/// Drive health as read by smartctl (filled in by `bench::external::smartctl`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Health {
+    /// `smartctl 7.3` or `recorded` for fixtures.
+    pub source: String,
+    /// `ATA`, `NVMe` or `SCSI`.
+    pub protocol: Option<String>,
+    /// Model (ATA Device Model / NVMe Model Number).
+    pub model: Option<String>,
+    /// smartctl's drive database family, e.g. `Samsung based SSDs`.
+    pub model_family: Option<String>,
+    /// Firmware version.
+    pub firmware: Option<String>,
+    /// `SATA 3.1`.
+    pub sata_version: Option<String>,
+    /// Fastest SATA speed of the drive, `6.0 Gb/s`.
+    pub sata_speed_max: Option<String>,
+    /// SATA speed negotiated now.
+    pub sata_speed_current: Option<String>,
+    /// 0 for SSDs, RPM for disks.
+    pub rotation_rpm: Option<u32>,
+    /// Overall self-assessment passed.
+    pub passed: Option<bool>,
+    /// Wear in percent of rated endurance.
+    pub percentage_used: Option<u32>,
+    /// Drive temperature.
+    pub temp_c: Option<i64>,
+    /// Attribute 199: interface CRC errors (cables, contacts).
+    pub crc_errors: Option<u64>,
+    /// Attribute 5: reallocated sectors.
+    pub reallocated_sectors: Option<u64>,
+    /// Attribute 195: hardware ECC recovered (a rate on Seagate drives, not an error).
+    pub ecc_recovered: Option<u64>,
+    /// Attribute 196: reallocation events.
+    pub reallocated_events: Option<u64>,
+    /// Attribute 197: sectors pending reallocation.
+    pub pending_sectors: Option<u64>,
+    /// Attribute 198: offline uncorrectable sectors.
+    pub offline_uncorrectable: Option<u64>,
+    /// Attribute 184: end-to-end errors.
+    pub end_to_end_errors: Option<u64>,
+    /// NVMe media and data integrity errors.
+    pub media_errors: Option<u64>,
+    /// NVMe error information log entries.
+    pub error_log_entries: Option<u64>,
+    /// smartctl's own error and warning messages.
+    pub messages: Vec<String>,
+}
+
+impl Health {
+    /// Is this a rotating disk? `None` when unknown.
+    pub fn is_hdd(&self) -> Option<bool> {
+        self.rotation_rpm.map(|r| r > 0)
+    }
+}
+
+/// One disk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Device {
+    /// Kernel name (`sda`, `nvme0n1`, `mmcblk0`, `vda`).
+    pub name: String,
+    /// Device node to show and query: `/dev/sda`, the controller `/dev/nvme0` for NVMe.
+    pub node: String,
+    /// How it is attached.
+    pub bus: Bus,
+    /// Capacity in bytes.
+    pub size_bytes: Option<u64>,
+    /// Rotational according to the block layer (bridges often claim 1 for SSDs).
+    pub rotational: Option<bool>,
+    /// Removable media.
+    pub removable: Option<bool>,
+    /// SCSI vendor string (INQUIRY), `ATA` for libata disks.
+    pub scsi_vendor: Option<String>,
+    /// SCSI model string (INQUIRY; libata truncates to 16 characters).
+    pub scsi_model: Option<String>,
+    /// The driver that matters for speed: `ahci`, `nvme`, `uas`, `usb-storage`,
+    /// `virtio-pci`, the MMC host or UFS controller driver.
+    pub driver: Option<String>,
+    /// Resolved sysfs path.
+    pub sysfs_path: String,
+    /// SATA details.
+    pub ata: Option<AtaInfo>,
+    /// NVMe details.
+    pub nvme: Option<NvmeInfo>,
+    /// The nearest PCI function above the disk (the NVMe SSD itself, the AHCI or USB
+    /// host controller, the virtio device).
+    pub pci: Option<PciDevice>,
+    /// USB chain.
+    pub usb: Option<UsbPath>,
+    /// MMC details.
+    pub mmc: Option<MmcInfo>,
+    /// smartctl's view, when available.
+    pub health: Option<Health>,
+    /// Why there is no health data for a disk that could have it (smartctl missing,
+    /// timed out, bridge without SAT).
+    pub health_note: Option<String>,
+}
+
+/// One MTD flash chip (SPI NOR, SPI NAND, raw NAND), with its partitions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MtdFlash {
+    /// The device the MTD nodes hang off (`spi4.0`).
+    pub device: String,
+    /// MTD nodes (`mtd0`, …).
+    pub nodes: Vec<String>,
+    /// `nor`, `nand`, `mlc-nand`… (sysfs `type`).
+    pub kind: Option<String>,
+    /// Total size in bytes.
+    pub size_bytes: Option<u64>,
+    /// SPI NOR manufacturer (kernel ≥ 5.12), e.g. `winbond`.
+    pub manufacturer: Option<String>,
+    /// SPI NOR part name, e.g. `w25q128`.
+    pub partname: Option<String>,
+    /// JEDEC ID.
+    pub jedec_id: Option<String>,
+    /// Drivers from the flash up: `spi-nor`, `rockchip-sfc`.
+    pub drivers: Vec<String>,
+    /// Partitions (label, bytes) when there is more than one node.
+    pub partitions: Vec<(String, u64)>,
+}
+
+/// Everything found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Inventory {
+    /// Disks, in kernel name order (sd*, nvme*, vd*, then mmcblk*).
+    pub devices: Vec<Device>,
+    /// MTD flash.
+    pub flash: Vec<MtdFlash>,
+}
+
+/// Kernel names of whole disks we list; partitions never appear in `/sys/block`, but
+/// loop, ram, zram, device-mapper, md, optical drives and eMMC boot/RPMB areas do.
+pub fn is_listed_disk(name: &str) -> bool {
+    let after = |p: &str| name.strip_prefix(p);
+    let letters = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase());
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if let Some(r) = after("sd").or_else(|| after("vd")).or_else(|| after("xvd")) {
+        return letters(r);
+    }
+    if let Some(r) = after("mmcblk") {
+        return digits(r);
+    }
+    if let Some(r) = after("nvme") {
+        // nvme0n1 (not the hidden multipath paths nvme0c0n1)
+        return match r.split_once('n') {
+            Some((c, n)) => digits(c) && digits(n),
+            None => false,
+        };
+    }
+    false
+}
+
+/// Discover every disk and MTD flash.
+pub fn discover(root: &SysRoot) -> Inventory {
+    let mut devices: Vec<Device> = root
+        .list("/sys/block")
+        .into_iter()
+        .filter(|n| is_listed_disk(n))
+        .filter_map(|n| read_disk(root, &n))
+        .collect();
+    // sbc-bench lists /dev/sd?, /dev/nvme?, /dev/vd? first, then MMC.
+    devices.sort_by(|a, b| {
+        let rank = |d: &Device| u8::from(d.bus == Bus::Mmc);
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| crate::sys::root::natural_cmp(&a.node, &b.node))
+    });
+    let flash = read_mtd(root);
+    Inventory { devices, flash }
+}
+
+/// The ancestors of a sysfs device path below `/sys/devices`, nearest first.
+fn ancestors(path: &Path) -> Vec<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .take_while(|p| p.starts_with("/sys/devices") && *p != Path::new("/sys/devices"))
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+fn file_name(p: &Path) -> &str {
+    p.file_name().and_then(|n| n.to_str()).unwrap_or_default()
+}
+
+fn is_ata_port(name: &str) -> Option<u32> {
+    name.strip_prefix("ata")?.parse().ok()
+}
+
+fn is_mmc_card(name: &str) -> bool {
+    match name.split_once(':') {
+        Some((host, rca)) => {
+            host.strip_prefix("mmc")
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+                && rca.len() == 4
+                && rca.chars().all(|c| c.is_ascii_hexdigit())
+        }
+        None => false,
+    }
+}
+
+fn is_numbered(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Read one disk from `/sys/block/<name>`.
+pub fn read_disk(root: &SysRoot, name: &str) -> Option<Device> {
+    let block = format!("/sys/block/{name}");
+    let path = root.resolve(&block)?;
+    let anc = ancestors(&path);
+    let size_bytes = root
+        .parse::<u64>(format!("{block}/size"))
+        .map(|s| s.saturating_mul(512));
+    let mut dev = Device {
+        name: name.to_string(),
+        node: format!("/dev/{name}"),
+        bus: Bus::Scsi,
+        size_bytes,
+        rotational: root
+            .parse::<u8>(format!("{block}/queue/rotational"))
+            .map(|v| v == 1),
+        removable: root
+            .parse::<u8>(format!("{block}/removable"))
+            .map(|v| v == 1),
+        scsi_vendor: root.value(format!("{block}/device/vendor")),
+        scsi_model: root.value(format!("{block}/device/model")),
+        driver: None,
+        sysfs_path: path.display().to_string(),
+        ata: None,
+        nvme: None,
+        pci: None,
+        usb: None,
+        mmc: None,
+        health: None,
+        health_note: None,
+    };
+    // INQUIRY strings exist only on SCSI disks (virtio's `device/vendor` is a PCI ID).
+    if !path
+        .iter()
+        .any(|c| c.to_str().is_some_and(|c| is_numbered(c, "host")))
+    {
+        dev.scsi_vendor = None;
+        dev.scsi_model = None;
+    }
+    // The nearest PCI function is interesting for every kind of disk.
+    dev.pci = anc
+        .iter()
+        .find(|a| pci::is_pci_address(file_name(a)))
+        .map(|a| pci::read_device(root, a));
+
+    if let Some(i) = anc
+        .iter()
+        .position(|a| usb::is_interface_name(file_name(a)))
+    {
+        dev.bus = Bus::Usb;
+        let usbp = read_usb_path(root, &anc[i..]);
+        dev.driver = usbp.interface_driver.clone();
+        dev.usb = Some(usbp);
+    } else if name.starts_with("nvme") {
+        dev.bus = Bus::Nvme;
+        dev.nvme = read_nvme(root, &path, &anc);
+        if let Some(n) = &dev.nvme {
+            dev.node = format!("/dev/{}", n.controller);
+            if dev.pci.is_none() {
+                dev.pci = root
+                    .resolve(format!("/sys/class/nvme/{}", n.controller))
+                    .and_then(|p| {
+                        ancestors(&p)
+                            .into_iter()
+                            .find(|a| pci::is_pci_address(file_name(a)))
+                    })
+                    .map(|a| pci::read_device(root, &a));
+            }
+        }
+        dev.driver = Some("nvme".to_string());
+    } else if let Some(card) = anc.iter().find(|a| is_mmc_card(file_name(a))) {
+        dev.bus = Bus::Mmc;
+        dev.mmc = Some(read_mmc(root, card, size_bytes));
+        // host mmcN → "mmc_host" → the controller
+        dev.driver = card
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .and_then(|c| root.link_name(c.join("driver")));
+    } else if let Some(v) = anc.iter().find(|a| is_numbered(file_name(a), "virtio")) {
+        dev.bus = Bus::Virtio;
+        // The transport (virtio-pci, virtio-mmio) is what sbc-bench reports.
+        dev.driver = v
+            .parent()
+            .and_then(|p| root.link_name(p.join("driver")))
+            .or_else(|| root.link_name(v.join("driver")));
+    } else if let Some(port_dir) = anc.iter().find(|a| is_ata_port(file_name(a)).is_some()) {
+        dev.bus = Bus::Sata;
+        let port = is_ata_port(file_name(port_dir)).unwrap_or_default();
+        dev.ata = Some(read_ata(root, port, &path));
+        dev.driver = port_dir
+            .ancestors()
+            .skip(1)
+            .take_while(|p| p.starts_with("/sys/devices"))
+            .find_map(|p| root.link_name(p.join("driver")));
+    } else {
+        // UFS host controllers have drivers named ufshcd-<soc>.
+        let ufs = anc
+            .iter()
+            .filter_map(|a| root.link_name(a.join("driver")))
+            .find(|d| d.starts_with("ufshcd") || d.contains("ufs"));
+        if let Some(d) = ufs {
+            dev.bus = Bus::Ufs;
+            dev.driver = Some(d);
+        } else {
+            dev.driver = anc
+                .iter()
+                .skip_while(|a| !is_numbered(file_name(a), "host"))
+                .find_map(|a| root.link_name(a.join("driver")));
+        }
+    }
+    Some(dev)
+}
+
+fn read_usb_path(root: &SysRoot, from_interface: &[PathBuf]) -> UsbPath {
+    let mut out = UsbPath {
+        interface_driver: from_interface
+            .first()
+            .and_then(|i| root.link_name(i.join("driver"))),
+        ..Default::default()
+    };
+    let mut devs = from_interface
+        .iter()
+        .skip(1)
+        .filter(|a| usb::is_device_name(file_name(a)));
+    if let Some(d) = devs.next() {
+        out.device = usb::read_device(root, d);
+    }
+    let mut last = None;
+    for h in devs {
+        out.hubs.push(usb::read_device(root, h));
+        last = Some(h);
+    }
+    out.host_driver = last
+        .and_then(|rh| rh.parent())
+        .and_then(|hc| root.link_name(hc.join("driver")));
+    out
+}
+
+fn read_nvme(root: &SysRoot, path: &Path, anc: &[PathBuf]) -> Option<NvmeInfo> {
+    // Usual layout: …/<pci>/nvme/nvme0/nvme0n1.
+    let ctrl = anc
+        .iter()
+        .find(|a| {
+            is_numbered(file_name(a), "nvme") && a.parent().is_some_and(|p| file_name(p) == "nvme")
+        })
+        .map(|a| file_name(a).to_string())
+        .or_else(|| {
+            // Native multipath: …/nvme-subsystem/nvme-subsys0/nvme0n1; the controllers
+            // are listed in the subsystem's class directory.
+            let comps: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+            let i = comps.iter().position(|c| *c == "nvme-subsystem")?;
+            let subsys = comps.get(i + 1)?;
+            root.list(format!("/sys/class/nvme-subsystem/{subsys}"))
+                .into_iter()
+                .find(|n| is_numbered(n, "nvme"))
+        })?;
+    let c = format!("/sys/class/nvme/{ctrl}");
+    Some(NvmeInfo {
+        model: root.value(format!("{c}/model")),
+        firmware: root.value(format!("{c}/firmware_rev")),
+        transport: root.value(format!("{c}/transport")),
+        controller: ctrl,
+    })
+}
+
+fn read_ata(root: &SysRoot, port: u32, disk_path: &Path) -> AtaInfo {
+    // The SCSI device directory H:C:I:L holds the ATA device number I (0 on SATA).
+    let devno = disk_path
+        .ancestors()
+        .map(file_name)
+        .find(|n| n.matches(':').count() == 3)
+        .and_then(|n| n.split(':').nth(2))
+        .and_then(|i| i.parse::<u32>().ok())
+        .unwrap_or(0);
+    let link = format!("/sys/class/ata_link/link{port}");
+    let spd = |n: &str| {
+        root.value(format!("{link}/{n}"))
+            .filter(|v| !v.contains("unknown"))
+    };
+    AtaInfo {
+        port,
+        link_speed: spd("sata_spd"),
+        link_limit: spd("hw_sata_spd_limit"),
+        identify: root
+            .read_opt(format!("/sys/class/ata_device/dev{port}.{devno}/id"))
+            .and_then(|t| parse_identify(&t)),
+    }
+}
+
+fn read_mmc(root: &SysRoot, card: &Path, size_bytes: Option<u64>) -> MmcInfo {
+    let a = |n: &str| root.value(card.join(n));
+    let host = card
+        .parent()
+        .map(|h| file_name(h).to_string())
+        .unwrap_or_default();
+    let ios = root
+        .read_opt(format!("/sys/kernel/debug/{host}/ios"))
+        .map(|t| mmc::parse_ios(&t))
+        .filter(|i| i.timing.is_some());
+    let bus_mode = ios
+        .as_ref()
+        .and_then(|i| BusMode::from_timing(i.timing?, i.timing_name.as_deref()));
+    let card_type = a("type");
+    let capacity_class = if card_type.as_deref() == Some("SD") {
+        a("csd")
+            .and_then(|c| mmc::sd_capacity_class(&c))
+            .or_else(|| {
+                // Without a readable CSD: > 2 GiB needs block addressing, ≥ 32 GiB is SDXC.
+                size_bytes.map(|b| match b {
+                    b if b >= 32 << 30 => "SDXC",
+                    b if b > 2 << 30 => "SDHC",
+                    _ => "SD",
+                })
+            })
+            .map(str::to_string)
+    } else {
+        None
+    };
+    let emmc_version = if card_type.as_deref() == Some("MMC") {
+        a("rev")
+            .and_then(|r| u32::from_str_radix(r.trim_start_matches("0x"), 16).ok())
+            .and_then(mmc::emmc_version)
+            .map(str::to_string)
+    } else {
+        None
+    };
+    let name = a("name");
+    let manfid = a("manfid");
+    let oemid = a("oemid");
+    let serial = a("serial");
+    let date = a("date");
+    let maker = mmc::identify_maker(
+        manfid.as_deref().unwrap_or_default(),
+        oemid.as_deref().unwrap_or_default(),
+        name.as_deref().unwrap_or_default(),
+        serial.as_deref().unwrap_or_default(),
+        date.as_deref().unwrap_or_default(),
+    );
+    MmcInfo {
+        host,
+        card_type,
+        name,
+        manfid,
+        oemid,
+        date,
+        hwrev: a("hwrev"),
+        fwrev: a("fwrev"),
+        serial,
+        capacity_class,
+        emmc_version,
+        ios,
+        bus_mode,
+        maker,
+        life_time: a("life_time").and_then(|t| mmc::parse_life_time(&t)),
+        pre_eol: a("pre_eol_info")
+            .and_then(|v| u8::from_str_radix(v.trim_start_matches("0x"), 16).ok()),
+    }
+}
+
+/// Decode the IDENTIFY DEVICE words sysfs prints in `ata_device/devN.M/id` (256 words
+/// as 4-digit hex, 8 per line). `None` when it is not 256 hex words.
+pub fn parse_identify(text: &str) -> Option<AtaIdentify> {
+    let words: Vec<u16> = text
+        .split_whitespace()
+        .map(|w| u16::from_str_radix(w, 16).ok())
+        .collect::<Option<Vec<u16>>>()?;
+    if words.len() != 256 {
+        return None;
+    }
+    let string = |from: usize, to: usize| {
+        let bytes: Vec<u8> = words[from..=to]
+            .iter()
+            .flat_map(|w| [(w >> 8) as u8, (w & 0xff) as u8])
+            .collect();
+        let s: String = bytes
+            .iter()
+            .map(|&b| {
+                if b.is_ascii_graphic() || b == b' ' {
+                    b as char
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        let s = s.trim().to_string();
+        (!s.is_empty()).then_some(s)
+    };
+    let valid = |w: u16| w != 0 && w != 0xffff;
+    let rotation_rpm = match words[217] {
+        1 => Some(0),
+        r @ 0x0401..=0xfffe => Some(u32::from(r)),
+        _ => None,
+    };
+    let speed_name = |n: u16| match n {
+        1 => Some("1.5 Gb/s"),
+        2 => Some("3.0 Gb/s"),
+        3 => Some("6.0 Gb/s"),
+        _ => None,
+    };
+    let w76 = words[76];
+    let max_speed = if valid(w76) {
+        (1..=3u16)
+            .rev()
+            .find(|b| w76 & (1 << b) != 0)
+            .and_then(speed_name)
+    } else {
+        None
+    };
+    let w77 = words[77];
+    let current_speed = if valid(w76) && valid(w77) {
+        speed_name((w77 >> 1) & 0x7)
+    } else {
+        None
+    };
+    let w222 = words[222];
+    let sata_version = if w222 & 0xf000 == 0x1000 {
+        let bits = w222 & 0x0fff;
+        let names = [
+            "ATA8-AST",
+            "SATA 1.0a",
+            "SATA II Ext",
+            "SATA 2.5",
+            "SATA 2.6",
+            "SATA 3.0",
+            "SATA 3.1",
+            "SATA 3.2",
+            "SATA 3.3",
+            "SATA 3.4",
+            "SATA 3.5",
+        ];
+        (0..names.len())
+            .rev()
+            .find(|&b| bits & (1 << b) != 0)
+            .map(|b| names[b].to_string())
+    } else {
+        None
+    };
+    Some(AtaIdentify {
+        model: string(27, 46),
+        firmware: string(23, 26),
+        rotation_rpm,
+        sata_version,
+        max_speed: max_speed.map(str::to_string),
+        current_speed: current_speed.map(str::to_string),
+    })
+}
+
+/// One line of `/proc/mtd` (`mtd0: 01000000 00001000 "loader"`): node, size in bytes,
+/// label.
+pub fn parse_proc_mtd(text: &str) -> Vec<(String, u64, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let (node, rest) = l.split_once(':')?;
+            if !is_numbered(node.trim(), "mtd") {
+                return None;
+            }
+            let mut it = rest.split_whitespace();
+            let size = u64::from_str_radix(it.next()?, 16).ok()?;
+            let _erase = it.next()?;
+            let label = rest
+                .split_once('"')
+                .and_then(|(_, r)| r.rsplit_once('"'))
+                .map(|(l, _)| l.to_string())
+                .unwrap_or_default();
+            Some((node.trim().to_string(), size, label))
+        })
+        .collect()
+}
+
+fn read_mtd(root: &SysRoot) -> Vec<MtdFlash> {
+    let Some(text) = root.read_opt("/proc/mtd") else {
+        return Vec::new();
+    };
+    let mut out: Vec<MtdFlash> = Vec::new();
+    for (node, size, label) in parse_proc_mtd(&text) {
+        let Some(path) = root.resolve(format!("/sys/class/mtd/{node}")) else {
+            continue;
+        };
+        // Partitions hang off the master (…/mtd/mtd0/mtd1) or off the same device as
+        // the master (…/mtd/mtd1) depending on the kernel: the flash is the first
+        // ancestor that is neither.
+        let Some(flash_dir) = path
+            .ancestors()
+            .skip(1)
+            .find(|a| {
+                let n = file_name(a);
+                n != "mtd" && !is_numbered(n, "mtd")
+            })
+            .map(Path::to_path_buf)
+        else {
+            continue;
+        };
+        let device = file_name(&flash_dir).to_string();
+        let size = root.parse::<u64>(path.join("size")).unwrap_or(size);
+        let idx = match out.iter().position(|f| f.device == device) {
+            Some(i) => i,
+            None => {
+                let nor = |n: &str| root.value(flash_dir.join("spi-nor").join(n));
+                let drivers: Vec<String> = flash_dir
+                    .ancestors()
+                    .take_while(|p| p.starts_with("/sys/devices"))
+                    .take(8)
+                    .filter_map(|p| root.link_name(p.join("driver")))
+                    .collect();
+                out.push(MtdFlash {
+                    device: device.clone(),
+                    kind: root.value(path.join("type")),
+                    manufacturer: nor("manufacturer"),
+                    partname: nor("partname"),
+                    jedec_id: nor("jedec_id"),
+                    drivers,
+                    ..Default::default()
+                });
+                out.len() - 1
+            }
+        };
+        let f = &mut out[idx];
+        f.nodes.push(node);
+        f.partitions.push((label, size));
+    }
+    for f in &mut out {
+        f.size_bytes = Some(f.partitions.iter().map(|(_, s)| *s).sum());
+        if f.partitions.len() == 1 {
+            f.partitions.clear();
+        }
+    }
+    out
+}
+
+/// One mount from `/proc/self/mountinfo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mount {
+    /// Device number major.
+    pub major: u32,
+    /// Device number minor.
+    pub minor: u32,
+    /// Where it is mounted.
+    pub mount_point: String,
+    /// Filesystem type (`ext4`, `btrfs`, `fuseblk`, `tmpfs`).
+    pub fstype: String,
+    /// Mount source (`/dev/mmcblk0p2`).
+    pub source: String,
+    /// Super block options.
+    pub options: String,
+}
+
+/// Undo mountinfo's octal escapes (`\040` for a space).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = u16::from(b[i + 1] - b'0') * 64
+                + u16::from(b[i + 2] - b'0') * 8
+                + u16::from(b[i + 3] - b'0');
+            match u8::try_from(v) {
+                Ok(c) => {
+                    out.push(c);
+                    i += 4;
+                }
+                Err(_) => {
+                    out.push(b[i]);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parse `/proc/self/mountinfo`. Malformed lines are skipped.
+pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
+    text.lines()
+        .filter_map(|l| {
+            let (left, right) = l.split_once(" - ")?;
+            let f: Vec<&str> = left.split(' ').collect();
+            let (maj, min) = f.get(2)?.split_once(':')?;
+            let r: Vec<&str> = right.split(' ').collect();
+            Some(Mount {
+                major: maj.parse().ok()?,
+                minor: min.parse().ok()?,
+                mount_point: unescape(f.get(4)?),
+                fstype: r.first()?.to_string(),
+                source: unescape(r.get(1).copied().unwrap_or_default()),
+                options: r.get(2).copied().unwrap_or_default().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The mount holding `path` (an absolute, canonical path): the longest mount point that
+/// is a prefix of it, the last one mounted when several are stacked.
+pub fn mount_of<'a>(mounts: &'a [Mount], path: &Path) -> Option<&'a Mount> {
+    mounts
+        .iter()
+        .filter(|m| path.starts_with(&m.mount_point))
+        .fold(None, |best: Option<&Mount>, m| match best {
+            Some(b)
+                if Path::new(&b.mount_point).components().count()
+                    > Path::new(&m.mount_point).components().count() =>
+            {
+                Some(b)
+            }
+            _ => Some(m),
+        })
+}
+
+/// Split a `dev_t` as glibc encodes it (`gnu_dev_major`/`gnu_dev_minor`).
+pub fn split_dev(dev: u64) -> (u32, u32) {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    (major as u32, minor as u32)
+}
+
+/// The whole disks behind a mount source such as `/dev/sda1` or `/dev/md0` (for
+/// filesystems like btrfs whose device number is anonymous).
+pub fn disks_of_source(root: &SysRoot, source: &str) -> Vec<String> {
+    let Some(name) = source.strip_prefix("/dev/") else {
+        return Vec::new();
+    };
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let Some(p) = root.resolve(format!("/sys/class/block/{name}")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    disks_below(root, &p, 0, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The whole disks under block device `major:minor`: the disk itself, the disk a
+/// partition belongs to, or the members of an md/dm device (through `slaves/`).
+pub fn disks_of_devnum(root: &SysRoot, major: u32, minor: u32) -> Vec<String> {
+    let Some(p) = root.resolve(format!("/sys/dev/block/{major}:{minor}")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    disks_below(root, &p, 0, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn disks_below(root: &SysRoot, dev: &Path, depth: u32, out: &mut Vec<String>) {
+    if depth > 4 {
+        return;
+    }
+    let name = file_name(dev).to_string();
+    // A partition has a `partition` attribute; its parent directory is the disk.
+    let disk = if root.exists(dev.join("partition")) {
+        dev.parent().map(Path::to_path_buf)
+    } else {
+        Some(dev.to_path_buf())
+    };
+    let Some(disk) = disk else { return };
+    let slaves = root.list(disk.join("slaves"));
+    if slaves.is_empty() {
+        let d = file_name(&disk).to_string();
+        out.push(if d.is_empty() { name } else { d });
+        return;
+    }
+    for s in slaves {
+        if let Some(sp) = root.resolve(format!("/sys/class/block/{s}")) {
+            disks_below(root, &sp, depth + 1, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_block_devices_are_disks() {
+        for d in [
+            "sda", "sdab", "nvme0n1", "nvme10n2", "mmcblk0", "vda", "xvda",
+        ] {
+            assert!(is_listed_disk(d), "{d}");
+        }
+        for d in [
+            "loop0",
+            "zram0",
+            "dm-0",
+            "md127",
+            "sr0",
+            "mmcblk0boot0",
+            "mmcblk0rpmb",
+            "nvme0c0n1",
+            "ram0",
+            "sda1",
+            "nvme0",
+            "mtdblock0",
+        ] {
+            assert!(!is_listed_disk(d), "{d}");
+        }
+    }
+
+    /// IDENTIFY words of a SATA 3.1 SSD at 6 Gb/s, built field by field as ACS-3 lays
+    /// them out (words 23–26 firmware, 27–46 model, 76/77 SATA speeds, 217 rotation
+    /// rate 1 = non-rotating, 222 transport: serial, SATA 3.1).
+    pub(crate) fn identify_text(model: &str, fw: &str, rpm: u16, w222: u16) -> String {
+        let mut w = [0u16; 256];
+        let put = |w: &mut [u16; 256], from: usize, len: usize, s: &str| {
+            let mut b = s.as_bytes().to_vec();
+            b.resize(len * 2, b' ');
+            for i in 0..len {
+                w[from + i] = (u16::from(b[2 * i]) << 8) | u16::from(b[2 * i + 1]);
+            }
+        };
+        put(&mut w, 23, 4, fw);
+        put(&mut w, 27, 20, model);
+        w[76] = 0b1110;
+        w[77] = 3 << 1;
+        w[217] = rpm;
+        w[222] = w222;
+        w.chunks(8)
+            .map(|c| {
+                c.iter()
+                    .map(|x| format!("{x:04x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    }
+
+    #[test]
+    fn identify_of_a_samsung_750_evo() {
+        let t = identify_text("Samsung SSD 750 EVO 120GB", "MAT01B6Q", 1, 0x107f);
+        let id = parse_identify(&t).unwrap();
+        assert_eq!(id.model.as_deref(), Some("Samsung SSD 750 EVO 120GB"));
+        assert_eq!(id.firmware.as_deref(), Some("MAT01B6Q"));
+        assert_eq!(id.rotation_rpm, Some(0));
+        assert_eq!(id.sata_version.as_deref(), Some("SATA 3.1"));
+        assert_eq!(id.max_speed.as_deref(), Some("6.0 Gb/s"));
+        assert_eq!(id.current_speed.as_deref(), Some("6.0 Gb/s"));
+        let hdd = parse_identify(&identify_text("TOSHIBA HDWF180", "GX2M", 7200, 0x11ff)).unwrap();
+        assert_eq!(hdd.rotation_rpm, Some(7200));
+        assert_eq!(hdd.sata_version.as_deref(), Some("SATA 3.3"));
+        assert_eq!(parse_identify("0000 ffff"), None);
+        assert_eq!(parse_identify("zz"), None);
+    }
+
+    #[test]
+    fn proc_mtd() {
+        let t = "dev:    size   erasesize  name\nmtd0: 01000000 00001000 \"sfc_nor\"\nmtd1: 00020000 00001000 \"spl\"\ngarbage\n";
+        assert_eq!(
+            parse_proc_mtd(t),
+            vec![
+                ("mtd0".to_string(), 16 << 20, "sfc_nor".to_string()),
+                ("mtd1".to_string(), 128 << 10, "spl".to_string())
+            ]
+        );
+    }
+
+    const MOUNTINFO: &str = "22 27 0:21 / /proc rw,relatime - proc proc rw\n\
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n\
+31 27 179:2 / /mnt/my\\040card rw - vfat /dev/mmcblk0p2 rw\n\
+40 27 0:45 / /media/ntfs rw - fuseblk /dev/sda1 rw,user_id=0\n\
+bad line\n";
+
+    #[test]
+    fn mountinfo_and_longest_prefix() {
+        let m = parse_mountinfo(MOUNTINFO);
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[2].mount_point, "/mnt/my card");
+        let f = mount_of(&m, Path::new("/mnt/my card/x")).unwrap();
+        assert_eq!((f.major, f.minor, f.fstype.as_str()), (179, 2, "vfat"));
+        let r = mount_of(&m, Path::new("/tmp")).unwrap();
+        assert_eq!(r.source, "/dev/vda");
+        assert_eq!(
+            mount_of(&m, Path::new("/media/ntfs")).unwrap().fstype,
+            "fuseblk"
+        );
+        assert_eq!(unescape("a\\134b\\"), "a\\b\\");
+        assert_eq!(unescape("\\777x"), "\\777x");
+    }
+
+    #[test]
+    fn dev_t_split() {
+        assert_eq!(split_dev(0xfe00), (254, 0));
+        assert_eq!(split_dev(0xb302), (179, 2));
+        assert_eq!(split_dev((259 << 8) | 1), (259, 1));
+        // Large numbers use the high bits (makedev: major 0x1234, minor 0x5678).
+        let (ma, mi) = (0x1234u64, 0x5678u64);
+        let dev = ((ma & 0xfff) << 8) | ((ma & !0xfff) << 32) | (mi & 0xff) | ((mi & !0xff) << 12);
+        assert_eq!(split_dev(dev), (0x1234, 0x5678));
+    }
+}

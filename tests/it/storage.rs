@@ -1,0 +1,403 @@
+//! `sbc-bench storage` over fixture sysroots (ROCK 5 ITX with NVMe, SATA, eMMC, SD and
+//! SPI NOR; the same board with seven USB storage devices; this VM's virtio disk), and
+//! `sbc-bench storage bench` on real filesystems: results, safety on Ctrl-C, a full
+//! filesystem and a directory we may not write to.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
+    c.env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE")
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/storage")
+        .join(name)
+}
+
+fn inventory(name: &str) -> String {
+    let out = bin()
+        .args(["--sysroot"])
+        .arg(fixture(name))
+        .arg("storage")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn device_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("  * ")).collect()
+}
+
+/// The ROCK 5 ITX review (corpus `reviews/Radxa-Rock-5-ITX.md`, lines 97–103): our
+/// lines are sbc-bench's, byte for byte; the NVMe line also names the ASPM state, as
+/// later sbc-bench versions do.
+#[test]
+fn rock5itx_review_lines() {
+    let text = inventory("rock5itx");
+    assert_eq!(
+        device_lines(&text),
+        [
+            "  * 238.5GB \"KXG50ZNV256G NVMe TOSHIBA 256GB\" SSD as /dev/nvme0: Speed 8GT/s (ok), Width x2 (downgraded), 13% worn out, drive temp: 44°C, ASPM Disabled",
+            "  * 111.8GB \"Samsung SSD 750 EVO 120GB\" SSD as /dev/sda: SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s), 3% worn out, drive temp: 25°C",
+            "  * 111.8GB \"Samsung SSD 840 EVO 120GB\" SSD as /dev/sdb: SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s), 3% worn out, drive temp: 24°C",
+            "  * 119.2GB \"SAMSUNG MZ7TE128HMGR-00004\" SSD as /dev/sdc: SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s), 3% worn out, drive temp: 25°C",
+            "  * 29.1GB \"Samsung BJTD4R\" HS400 Enhanced strobe eMMC 5.1 card as /dev/mmcblk0: date 09/2023, manfid/oemid: 0x000015/0x0100, hw/fw rev: 0x0/0x0300000000000000",
+            "  * 238.8GB \"Samsung EE4S5\" UHS SDR104 SDXC card as /dev/mmcblk1: date 05/2023, manfid/oemid: 0x00001b/0x534d, hw/fw rev: 0x3/0x0",
+            "  * 16MB SPI NOR flash, drivers in use: spi-nor/rockchip-sfc",
+        ]
+    );
+    assert!(text.contains(
+        "/dev/nvme0: PCIe link of the SSD trained at 8GT/s x2 while it supports 8GT/s x4"
+    ));
+    insta::assert_snapshot!("rock5itx", text);
+}
+
+/// Seven USB storage devices, four of them behind one hub (seeds
+/// `rock-5-itx-preview.txt`, `sbc-bench.sh -S` after `lsusb -t`): identical lines.
+#[test]
+fn rock5itx_seven_usb_devices() {
+    let text = inventory("rock5itx-usb");
+    let seed = [
+        "  * 111.8GB \"Samsung SSD 750 EVO 120GB\" SSD as /dev/sda [SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s)]: behind ASMedia SATA 6Gb/s bridge (174c:55aa), 3% worn out, Driver=uas, 5Gbps (capable of 12Mbps, 480Mbps, 5Gbps), drive temp: 26°C",
+        "  * 111.8GB \"Samsung SSD 840 EVO 120GB\" SSD as /dev/sdb [SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s)]: behind JMicron JMS567 SATA 6Gb/s bridge (152d:3562), 3% worn out, Driver=uas, 5Gbps (capable of 12Mbps, 480Mbps, 5Gbps), drive temp: 25°C",
+        "  * 115.7GB \"SanDisk Corp. Ultra Fit\" as /dev/sdc: USB, Driver=usb-storage, 5Gbps (capable of 12Mbps, 480Mbps, 5Gbps)",
+        "  * 7.3TB \"TOSHIBA HDWF180\" HDD as /dev/sdd [SATA 3.3, 6.0 Gb/s (current: 6.0 Gb/s)]: behind ASMedia SATA 6Gb/s bridge (174c:55aa), Driver=usb-storage, 5Gbps (capable of 12Mbps, 480Mbps, 5Gbps), drive temp: 21°C",
+        "  * 115.7GB \"SanDisk Corp. Ultra Dual\" as /dev/sde: USB, Driver=usb-storage, 480Mbps (capable of 12Mbps, 480Mbps, 5Gbps)",
+        "  * 7.5GB \"SanDisk Corp. Cruzer Slice\" as /dev/sdf: USB, Driver=usb-storage, 480Mbps",
+        "  * 111.8GB \"Samsung SSD 840 EVO 120GB\" SSD as /dev/sdg [SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s)]: behind VIA Labs VL715/VL716 SATA 6Gb/s bridge (2109:0715), 5% worn out, Driver=uas, 5Gbps (capable of 12Mbps, 480Mbps, 5Gbps, 10Gb/s Symmetric RX SuperSpeedPlus, 10Gb/s Symmetric TX SuperSpeedPlus), drive temp: 23°C",
+    ];
+    assert_eq!(device_lines(&text), seed);
+    assert!(text.contains(
+        "/dev/sda, /dev/sdb, /dev/sdc, /dev/sdd share USB hub 6-1 05e3:0620 (\"USB3.2 Hub\", 5Gbps uplink)"
+    ));
+    assert!(text.contains("/dev/sde: USB device runs at 480Mbps but can do 5Gbps"));
+    insta::assert_snapshot!("rock5itx_usb", text);
+}
+
+/// sbc-bench printed `* 256GB : ` and an error here (no udev); we name the disk.
+#[test]
+fn this_vms_virtio_disk() {
+    let text = inventory("vm-virtio");
+    assert_eq!(
+        device_lines(&text),
+        ["  * 256GB Virtual disk: /dev/vda, Driver=virtio-pci"]
+    );
+    assert!(
+        !text.contains("loop"),
+        "loop devices are not listed: {text}"
+    );
+    // No SMART for virtio, so no "smartctl" note either.
+    assert!(!text.contains("smartctl"), "{text}");
+}
+
+#[test]
+fn legacy_dash_s_and_json_carry_the_same_data() {
+    let out = bin()
+        .arg("--sysroot")
+        .arg(fixture("rock5itx"))
+        .args(["-S", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let devs = v["devices"].as_array().unwrap();
+    assert_eq!(devs.len(), 6);
+    assert_eq!(devs[0]["node"], "/dev/nvme0");
+    assert_eq!(devs[0]["pci"]["link"]["width"], 2);
+    assert_eq!(devs[0]["pci"]["link"]["max_width"], 4);
+    assert_eq!(devs[0]["health"]["percentage_used"], 13);
+    assert_eq!(devs[1]["ata"]["identify"]["sata_version"], "SATA 3.1");
+    assert_eq!(devs[4]["mmc"]["bus_mode"], "hs400_es");
+    assert_eq!(devs[5]["mmc"]["capacity_class"], "SDXC");
+    assert_eq!(v["flash"][0]["size_bytes"], 16 << 20);
+    assert_eq!(v["findings"][0]["code"], "storage-pcie-downgraded");
+}
+
+#[test]
+fn without_recorded_health_it_says_what_is_missing() {
+    // A copy of the ITX tree without the recorded smartctl output stands for a board
+    // without smartmontools.
+    let d = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(fixture("rock5itx"))
+        .arg(d.path().join("t"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::remove_dir_all(d.path().join("t/.sbc-bench")).unwrap();
+    let out = bin()
+        .arg("--sysroot")
+        .arg(d.path().join("t"))
+        .arg("storage")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Model, SSD, SATA version and speeds come from IDENTIFY in sysfs without smartctl.
+    assert!(text.contains(
+        "  * 111.8GB \"Samsung SSD 750 EVO 120GB\" SSD as /dev/sda: SATA 3.1, 6.0 Gb/s (current: 6.0 Gb/s)\n"
+    ), "{text}");
+    assert!(text.contains(
+        "\"KXG50ZNV256G NVMe TOSHIBA 256GB\" SSD as /dev/nvme0: Speed 8GT/s (ok), Width x2 (downgraded), ASPM Disabled\n"
+    ), "{text}");
+    assert!(
+        text.contains("no smartctl data recorded in this sysroot"),
+        "{text}"
+    );
+}
+
+// ---- benchmark ----------------------------------------------------------------------
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("readable dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sbc-bench-iotest"))
+        .collect()
+}
+
+#[test]
+fn bench_prints_iozones_table_and_removes_its_file() {
+    let d = tempfile::tempdir().unwrap();
+    // An existing file must be left alone.
+    std::fs::write(d.path().join("keep.txt"), b"precious").unwrap();
+    let out = bin()
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["--size", "4M", "-r", "4k", "-r", "1024k", "--no-monitor"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(
+        "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n"
+    ));
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("            4096"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].starts_with("            4096       4"), "{text}");
+    assert!(rows[1].starts_with("            4096    1024"), "{text}");
+    assert!(text.contains("4 KiB IOPS"), "{text}");
+    assert!(text.contains("Filesystem: "), "{text}");
+    assert!(leftovers(d.path()).is_empty());
+    assert_eq!(
+        std::fs::read(d.path().join("keep.txt")).unwrap(),
+        b"precious"
+    );
+}
+
+#[test]
+fn bench_json() {
+    let d = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["--size", "2M", "-r", "256k", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rec = &v["result"]["records"][0];
+    assert_eq!(rec["record_bytes"], 256 << 10);
+    assert_eq!(rec["phases"].as_array().unwrap().len(), 6);
+    assert_eq!(rec["phases"][4]["phase"], "random_read");
+    assert!(rec["phases"][0]["mb_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v["result"]["fsync_in_write_timing"].as_bool().unwrap());
+    assert!(v["landing"]["fstype"].is_string(), "{v}");
+    assert!(leftovers(d.path()).is_empty());
+}
+
+#[test]
+fn bench_refuses_bad_input_clearly() {
+    bin()
+        .args(["storage", "bench", "/nonexistent/dir"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot use /nonexistent/dir"));
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("file");
+    std::fs::write(&f, b"x").unwrap();
+    bin()
+        .args(["storage", "bench"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a directory"));
+    bin()
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["-r", "6k"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("multiple of 4 KiB"));
+    bin()
+        .args(["storage", "bench", "--size", "lots"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a size"));
+    assert_eq!(std::fs::read(&f).unwrap(), b"x");
+}
+
+#[test]
+fn ctrl_c_leaves_no_file_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("sbc-bench");
+    let mut child = std::process::Command::new(exe)
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["--size", "512M", "-r", "4k", "--no-monitor"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while leftovers(d.path()).is_empty() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "test file never appeared"
+        );
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("benchmark ended before it could be interrupted: {st}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t1.elapsed() < Duration::from_secs(15),
+            "did not stop after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
+
+/// A tmpfs of a given size, mounted for the test and unmounted after; `None` (and a
+/// message) when we may not mount (not root, no CAP_SYS_ADMIN, a container).
+struct TmpMount {
+    dir: tempfile::TempDir,
+}
+
+impl TmpMount {
+    fn new(opts: &str) -> Option<Self> {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipped: mounting a small tmpfs needs root");
+            return None;
+        }
+        let dir = tempfile::tempdir().ok()?;
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: cannot mount a tmpfs here");
+            return None;
+        }
+        Some(Self { dir })
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for TmpMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+#[test]
+fn full_filesystem_is_refused_before_writing() {
+    let Some(m) = TmpMount::new("size=8m") else {
+        return;
+    };
+    bin()
+        .args(["storage", "bench"])
+        .arg(m.path())
+        .args(["--size", "16M"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not enough free space"));
+    assert_eq!(std::fs::read_dir(m.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn enospc_in_the_middle_removes_the_file() {
+    use sbc_bench::bench::storage::{BenchError, Config, run};
+    let Some(m) = TmpMount::new("size=8m") else {
+        return;
+    };
+    let mut cfg = Config::new(m.path());
+    cfg.size_bytes = 16 << 20;
+    cfg.records = vec![1 << 20];
+    cfg.check_space = false;
+    let err = run(
+        &cfg,
+        &sbc_bench::shutdown::CancellationToken::new(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    match &err {
+        BenchError::Io { source, .. } => assert_eq!(source.raw_os_error(), Some(libc::ENOSPC)),
+        other => panic!("expected ENOSPC, got {other}"),
+    }
+    assert!(err.to_string().contains("test file removed"));
+    assert_eq!(std::fs::read_dir(m.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn unwritable_directory_is_a_clear_error() {
+    // As root, permissions do not stop us: a read-only mount does. Otherwise a 0555 dir.
+    let (_guard, dir): (Option<TmpMount>, PathBuf) = if nix::unistd::geteuid().is_root() {
+        match TmpMount::new("size=64m,ro") {
+            Some(m) => {
+                let p = m.path().to_path_buf();
+                (Some(m), p)
+            }
+            None => return,
+        }
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap().keep();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).unwrap();
+        (None, d)
+    };
+    bin()
+        .args(["storage", "bench"])
+        .arg(&dir)
+        .args(["--size", "4M"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot create a test file in"));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
