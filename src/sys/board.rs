@@ -256,7 +256,11 @@ impl Kernel {
         let (config_source, config) = read_kernel_config(root, release.as_deref());
         Self {
             version: root.value("/proc/sys/kernel/version"),
-            machine: host.machine.clone(),
+            // `host.json`/uname first; `/proc/sys/kernel/arch` (6.1+) for trees without it.
+            machine: host
+                .machine
+                .clone()
+                .or_else(|| root.value("/proc/sys/kernel/arch")),
             config_source,
             config,
             cmdline: root.value("/proc/cmdline"),
@@ -697,6 +701,12 @@ impl Virtualization {
             (None, Some(c)) => Some(c.clone()),
             (Some(v), Some(c)) => Some(format!("{v}/{c}")),
         }
+    }
+
+    /// What `systemd-detect-virt` prints, which is what sbc-bench shows after the kernel
+    /// architecture: the container when there is one (it is checked first), else the VM.
+    pub fn systemd_name(&self) -> Option<String> {
+        self.container.clone().or_else(|| self.vm.clone())
     }
 }
 
