@@ -11,6 +11,7 @@
 use std::fmt::Write;
 
 use crate::report::topology;
+use crate::sys::board::NameSource;
 use crate::sys::cpu::list::format_list;
 use crate::sys::cpufreq::Policy;
 use crate::sys::devfreq::{Devfreq, hz_to_mhz};
@@ -27,6 +28,21 @@ pub const SEPARATOR: &str =
 pub fn render(i: &SystemInfo) -> String {
     let mut s = String::new();
     match (&i.device.name, &i.hostname) {
+        // Bare-metal x86 with DMI: sbc-bench appends the processor
+        // (`GEEKOM GT1 Mega / Ultra 9 185H`, corpus log XRRi).
+        (Some(n), _)
+            if i.device.source == Some(NameSource::Dmi)
+                && i.virtualization.systemd_name().is_none() =>
+        {
+            match &i.cpu_name {
+                Some(c) => {
+                    let _ = writeln!(s, "{n} / {c}");
+                }
+                None => {
+                    let _ = writeln!(s, "{n}");
+                }
+            }
+        }
         (Some(n), _) => {
             let _ = writeln!(s, "{n}");
         }

@@ -346,6 +346,11 @@ fn rpi4_zram_as_the_log_summary() {
 #[test]
 fn x86_names_the_processor_not_a_soc() {
     let text = info_text("x86-hybrid-meteorlake");
+    // Bare metal with DMI: the device line names the processor too, as sbc-bench's header.
+    assert!(
+        text.starts_with("GEEKOM GT1 Mega / Ultra 9 185H\n"),
+        "{text}"
+    );
     assert!(
         text.contains("\nUltra 9 185H, Kernel: x86_64, Userland: amd64\n"),
         "{text}"
