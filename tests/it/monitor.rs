@@ -578,3 +578,61 @@ fn garbage_in_every_file_of_every_tree_is_not_a_panic() {
         }
     }
 }
+
+/// Each bad value gets a message that says what is wrong, not clap's generic tip.
+#[test]
+fn bad_values_say_what_is_wrong() {
+    for (args, msg) in [
+        (
+            &["monitor", "0"][..],
+            "interval must be between 0.01 and 86400 seconds, got 0",
+        ),
+        (
+            &["monitor", "-1"],
+            "interval must be between 0.01 and 86400 seconds, got -1",
+        ),
+        (&["-m", "-0.5"], "got -0.5"),
+        (&["monitor", "abc"], "'abc' is not a number of seconds"),
+        (
+            &["monitor", "--count", "0"],
+            "the count must be at least 1 sample",
+        ),
+        (
+            &["monitor", "-n", "-1"],
+            "'-1' is not a whole number of samples",
+        ),
+        (
+            &["monitor", "1", "--count", "x"],
+            "'x' is not a whole number of samples",
+        ),
+    ] {
+        bin()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+/// A tree without proc/ and sys/ (a mistyped or unmounted capture) is refused before the
+/// banner, and so is an unreadable CPUINFOFILE.
+#[test]
+fn bad_roots_are_refused_before_any_output() {
+    let d = tempfile::tempdir().unwrap();
+    bin()
+        .arg("--sysroot")
+        .arg(d.path())
+        .args(["monitor", "0.1", "-n", "1"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("holds neither proc/ nor sys/"));
+    bin()
+        .env("CPUINFOFILE", d.path().join("missing"))
+        .args(["-m", "0.1", "-n", "1"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("CPUINFOFILE="));
+}
