@@ -28,11 +28,8 @@ pub fn main() -> i32 {
     let ctx = Ctx {
         root: cli.sysroot(),
     };
-    if !ctx.root.is_host() && !ctx.root.root().is_dir() {
-        eprintln!(
-            "Error: sysroot {} is not a directory",
-            ctx.root.root().display()
-        );
+    if let Err(msg) = check_root(&ctx.root) {
+        eprintln!("Error: {msg}");
         return output::EXIT_USAGE;
     }
     quiet_broken_pipe_panics();
@@ -83,6 +80,38 @@ fn quiet_broken_pipe_panics() {
         }
         default(info);
     }));
+}
+
+/// Refuse roots that cannot describe a machine, before any command prints half a picture:
+/// a `--sysroot` that is not a directory or holds neither `proc/` nor `sys/` (a mistyped or
+/// unmounted capture), a `CPUINFOFILE` that cannot be read (sbc-bench's simulation of
+/// another board would silently show this machine with no CPUs).
+pub fn check_root(root: &SysRoot) -> Result<(), String> {
+    if !root.is_host() {
+        let dir = root.root();
+        if !dir.is_dir() {
+            return Err(format!("sysroot {} is not a directory", dir.display()));
+        }
+        if !dir.join("proc").is_dir() && !dir.join("sys").is_dir() {
+            return Err(format!(
+                "sysroot {} holds neither proc/ nor sys/: not a captured system tree",
+                dir.display()
+            ));
+        }
+    }
+    if root.cpuinfo_overridden() {
+        let file = root.path("/proc/cpuinfo");
+        if let Err(e) = std::fs::File::open(&file).and_then(|f| f.metadata()) {
+            return Err(format!("CPUINFOFILE={}: {e}", file.display()));
+        }
+        if file.is_dir() {
+            return Err(format!(
+                "CPUINFOFILE={}: is a directory, not a cpuinfo file",
+                file.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<i32> {

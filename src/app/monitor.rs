@@ -10,7 +10,7 @@ use crate::monitor::render::{self, Banner, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, SampleSpec, Setup};
 use crate::report;
 use crate::sys::root::SysRoot;
-use crate::sys::{board, soc};
+use crate::sys::{board, discover, soc};
 
 /// Run the command. Ctrl-C ends it with status 0.
 pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
@@ -68,58 +68,33 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The identification line's inputs. Hook for the lead: the SoC guess comes from
-/// `sys::soc` (unknown until its rules land), userland and virtualisation from discovery
-/// once merged — pass them in here and the banner shows them in sbc-bench's order.
+/// The identification line's inputs, the same as `info`'s summary line: the SoC bus
+/// device, the SoC guess (on x86 the processor name), virtualisation as
+/// `systemd-detect-virt` names it, the userland.
 pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
-    let g = soc::guess(&soc::read_inputs(root, &setup.topology));
-    let soc = g.guess.map(|name| match g.detail {
-        Some(d) => format!("{name} ({d})"),
-        None => name,
-    });
+    let inputs = soc::read_inputs(root, &setup.topology);
+    let g = soc::guess(&inputs);
+    let cpu_name = discover::x86_cpu_name(&inputs);
     Banner {
-        soc0: soc0(root),
-        soc,
+        soc0: inputs.soc0.as_ref().and_then(report::info::soc0_label),
+        soc: report::info::soc_label(cpu_name.as_deref(), &g),
         kernel_arch: kernel_arch(root),
         virt: board::Virtualization::detect(
             root,
             board::Device::read(root).dmi.as_ref(),
             root.value("/proc/sys/kernel/osrelease").as_deref(),
         )
-        .short(),
+        .systemd_name(),
         userland: board::Userland::read(root).map(|u| u.arch),
         topology: report::topology::render(&setup.topology),
         thermal_source: setup.thermal.as_ref().map(|t| t.label()),
     }
 }
 
-/// `<family> <soc_id> rev <revision>` from `/sys/devices/soc0`, as sbc-bench prints it
-/// before the SoC guess, except Arm's SMCCC placeholder (`jep106:091e`).
-fn soc0(root: &SysRoot) -> Option<String> {
-    let rev = root.value("/sys/devices/soc0/revision")?;
-    let family = root.value("/sys/devices/soc0/family").unwrap_or_default();
-    if family == "jep106:091e" {
-        return None;
-    }
-    let id = root.value("/sys/devices/soc0/soc_id").unwrap_or_default();
-    Some(format!("{family} {id} rev {rev}"))
-}
-
-/// The kernel's architecture (`uname -m`): `/proc/sys/kernel/arch` (recent kernels),
-/// else `uname(2)` when reading the live system.
+/// The kernel's architecture (`uname -m`): `uname(2)` on the live system, a tree's
+/// `host.json`, else `/proc/sys/kernel/arch` (kernels since 6.1) — as `info` reads it.
 fn kernel_arch(root: &SysRoot) -> Option<String> {
-    root.value("/proc/sys/kernel/arch")
-        .or_else(|| root.is_host().then(uname_machine).flatten())
-}
-
-fn uname_machine() -> Option<String> {
-    // SAFETY: `utsname` is plain old data; uname(2) fills it and NUL-terminates each field,
-    // so `machine` is a valid C string inside `u` for as long as `u` lives.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return None;
-    }
-    let m = unsafe { std::ffi::CStr::from_ptr(u.machine.as_ptr()) };
-    let s = m.to_string_lossy().trim().to_string();
-    (!s.is_empty()).then_some(s)
+    board::HostFacts::read(root)
+        .machine
+        .or_else(|| root.value("/proc/sys/kernel/arch"))
 }

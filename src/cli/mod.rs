@@ -74,11 +74,15 @@ pub struct InfoArgs {
 #[derive(Debug, Clone, Args)]
 pub struct MonitorArgs {
     /// Sampling interval in seconds (fractions allowed, e.g. 0.5).
-    #[arg(value_name = "SECONDS", default_value = "5", value_parser = parse_interval)]
+    /// (`-1` reaches the parser, which says why it is wrong, instead of clap's "unexpected
+    /// argument" tip.)
+    #[arg(value_name = "SECONDS", default_value = "5", value_parser = parse_interval,
+          allow_negative_numbers = true)]
     pub interval: f64,
 
     /// Stop after N samples (N lines; the first shows the averages since boot).
-    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, short = 'n', value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true)]
     pub count: Option<u64>,
 
     /// Also show every core's utilisation and clock.
@@ -89,6 +93,17 @@ pub struct MonitorArgs {
     /// and per-core softirq rates.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Parse `--count`: a whole number of samples, at least one.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("the count must be at least 1 sample".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "'{s}' is not a whole number of samples (1 or more)"
+        )),
+    }
 }
 
 /// Parse a positive interval in seconds, at least 10 ms and at most a day.

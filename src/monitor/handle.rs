@@ -12,6 +12,7 @@ use crate::monitor::layout::Layout;
 use crate::monitor::recording::Recording;
 use crate::monitor::sample::{SampleSpec, Sampler, cur_freq_readable};
 use crate::shutdown::{self, CancellationToken, CleanupHandle};
+use crate::sys::cache;
 use crate::sys::cpu::{self, Topology};
 use crate::sys::cpufreq::Policy;
 use crate::sys::power::{self, DcIn};
@@ -38,8 +39,24 @@ impl Setup {
     /// `all_policies`, every policy is sampled (per-core clocks for `--cores`).
     pub fn discover(root: &SysRoot, all_policies: bool) -> Self {
         let (policies, topology) = cpu::read(root);
-        let layout = Layout::new(&topology, &policies, |p| cur_freq_readable(root, p))
-            .with_all_policies(all_policies);
+        // Every CPU its own policy (Intel hybrid): caches tell CPU classes apart.
+        let per_cpu = policies.len() > 2 && policies.iter().all(|p| p.cpus.len() <= 1);
+        let caches = if per_cpu {
+            topology
+                .cpus
+                .iter()
+                .filter_map(|c| Some((c.cpu, cache::signature(root, c.cpu)?)))
+                .collect()
+        } else {
+            std::collections::BTreeMap::new()
+        };
+        let layout = Layout::with_caches(
+            &topology,
+            &policies,
+            |p| cur_freq_readable(root, p),
+            &caches,
+        )
+        .with_all_policies(all_policies);
         Self {
             policies,
             topology,

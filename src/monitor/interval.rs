@@ -134,11 +134,12 @@ impl Interval {
     }
 
     /// Averages since boot, as the first line of `sbc-bench -m` shows them (the monotonic
-    /// clock stands for the uptime).
+    /// clock stands for the uptime on the live system, the tree's uptime otherwise).
     pub fn since_boot(cur: &Sample) -> Self {
+        let uptime = cur.uptime_s.unwrap_or(cur.mono_s);
         let zero = Sample {
-            mono_s: 0.0,
-            unix_ms: cur.unix_ms - (cur.mono_s * 1000.0) as i64,
+            mono_s: cur.mono_s - uptime,
+            unix_ms: cur.unix_ms - (uptime * 1000.0) as i64,
             stat: cur.stat.as_ref().map(|s| ProcStat {
                 total: CpuTimes::default(),
                 per_cpu: s
@@ -386,6 +387,12 @@ mod tests {
         assert_eq!(i.busiest.unwrap().cpu, 1);
         assert_eq!(i.start_unix_ms, 900_000);
         assert_eq!(i.temp_c, Some(41.6));
+        // A --sysroot tree: its own uptime, not this process's clock.
+        b.uptime_s = Some(20.0);
+        let i = Interval::since_boot(&b);
+        assert_eq!(i.start_unix_ms, 980_000);
+        assert!((i.elapsed_s - 20.0).abs() < 1e-9, "{}", i.elapsed_s);
+        assert_eq!(i.usage.unwrap().cpu_pct, 50.0);
     }
 
     fn arb_times() -> impl proptest::strategy::Strategy<Value = CpuTimes> {

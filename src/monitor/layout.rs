@@ -71,12 +71,25 @@ impl Layout {
     /// the policy's current clock can be read now (sbc-bench falls back to `CPU n/a` when
     /// it cannot).
     pub fn new(topo: &Topology, policies: &[Policy], readable: impl Fn(u32) -> bool) -> Self {
+        Self::with_caches(topo, policies, readable, &BTreeMap::new())
+    }
+
+    /// As [`Layout::new`], with each CPU's cache sizes ([`crate::sys::cache::signature`]):
+    /// where every CPU has its own policy (Intel hybrid), CPUs of one core type but with
+    /// other caches get their own column, which is how Meteor Lake's low-power E-cores
+    /// (no L3) show as `cpu20` next to `cpu0/cpu12`, as in sbc-bench.
+    pub fn with_caches(
+        topo: &Topology,
+        policies: &[Policy],
+        readable: impl Fn(u32) -> bool,
+        caches: &BTreeMap<u32, String>,
+    ) -> Self {
         let cpu_policy: BTreeMap<u32, u32> = topo
             .cpus
             .iter()
             .filter_map(|c| Some((c.cpu, c.policy?)))
             .collect();
-        let groups = clock_groups(topo);
+        let groups = clock_groups(topo, caches);
         let max_khz = |p: u32| {
             policies
                 .iter()
@@ -134,10 +147,11 @@ impl Layout {
 /// core type show a single clock unless there are exactly two policies (Amlogic S912:
 /// eight A53 in two clusters); where every CPU has its own policy (x86 `intel_pstate`,
 /// hybrid Intel P/E cores) one column per core type.
-fn clock_groups(topo: &Topology) -> Vec<ClockColumn> {
+fn clock_groups(topo: &Topology, caches: &BTreeMap<u32, String>) -> Vec<ClockColumn> {
     let mut cpus: Vec<_> = topo.cpus.iter().collect();
     cpus.sort_by_key(|c| c.cpu);
-    let mut groups: Vec<(ClockColumn, Option<&str>)> = Vec::new();
+    type Key<'a> = (Option<&'a str>, Option<&'a str>);
+    let mut groups: Vec<(ClockColumn, Key)> = Vec::new();
     for c in &cpus {
         let Some(p) = c.policy else { continue };
         if !groups.iter().any(|(g, _)| g.policy == p) {
@@ -146,7 +160,10 @@ fn clock_groups(topo: &Topology) -> Vec<ClockColumn> {
                     first_cpu: c.cpu,
                     policy: p,
                 },
-                c.core_type.as_deref(),
+                (
+                    c.core_type.as_deref(),
+                    caches.get(&c.cpu).map(String::as_str),
+                ),
             ));
         }
     }
@@ -155,7 +172,7 @@ fn clock_groups(topo: &Topology) -> Vec<ClockColumn> {
     types.sort_unstable();
     types.dedup();
     if groups.len() > 2 && groups.len() == with_policy {
-        let mut seen: Vec<Option<&str>> = Vec::new();
+        let mut seen: Vec<Key> = Vec::new();
         groups.retain(|(_, t)| {
             let new = !seen.contains(t);
             seen.push(*t);
@@ -254,6 +271,35 @@ mod tests {
         let l = Layout::new(&topo(&hybrid), &[], |_| true);
         let cols: Vec<u32> = l.clocks.columns().iter().map(|c| c.first_cpu).collect();
         assert_eq!(cols, vec![0, 4, 12]);
+    }
+
+    #[test]
+    fn meteor_lake_low_power_e_cores_by_their_caches() {
+        // Core Ultra 9 185H (corpus log XRRi): Linux names two core types, the caches
+        // tell three classes; sbc-bench's table header is `cpu0/cpu12/cpu20`.
+        let mut spec: Vec<(u32, &str, u32)> = (0..12).map(|n| (n, "Redwood Cove", n)).collect();
+        spec.extend((12..22).map(|n| (n, "Crestmont", n)));
+        let caches: BTreeMap<u32, String> = (0..22)
+            .map(|n| {
+                let s = match n {
+                    0..12 => "48K/64K/2048K/24576K",
+                    12..20 => "32K/64K/2048K/24576K",
+                    _ => "32K/64K/2048K",
+                };
+                (n, s.to_string())
+            })
+            .collect();
+        let l = Layout::with_caches(&topo(&spec), &[], |_| true, &caches);
+        let cols: Vec<u32> = l.clocks.columns().iter().map(|c| c.first_cpu).collect();
+        assert_eq!(cols, vec![0, 12, 20]);
+        // Without cacheinfo: one column per core type, still per-CPU policies.
+        let l = Layout::new(&topo(&spec), &[], |_| true);
+        assert!(matches!(l.clocks, ClockColumns::BigLittle { .. }));
+        // A plain x86 with per-CPU policies and equal caches stays one column.
+        let x86: Vec<(u32, &str, u32)> = (0..4).map(|n| (n, "Zen 4", n)).collect();
+        let same: BTreeMap<u32, String> = (0..4).map(|n| (n, "32K/32K/1024K".into())).collect();
+        let l = Layout::with_caches(&topo(&x86), &[], |_| true, &same);
+        assert!(matches!(l.clocks, ClockColumns::Single { .. }));
     }
 
     #[test]

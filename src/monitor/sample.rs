@@ -24,6 +24,10 @@ pub const PROC_LOADAVG: &str = "/proc/loadavg";
 pub const PROC_VMSTAT: &str = "/proc/vmstat";
 /// `/proc/softirqs`: per-CPU softirq counts (opt-in).
 pub const PROC_SOFTIRQS: &str = "/proc/softirqs";
+/// `/proc/uptime`: seconds since boot (read for `--sysroot` trees only).
+pub const PROC_UPTIME: &str = "/proc/uptime";
+/// `USER_HZ`: the unit of `/proc/stat` on every Linux.
+const USER_HZ: f64 = 100.0;
 
 /// What to read beyond the cheap default (CPU times, load, clocks, temperature, DC-in).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +84,11 @@ pub struct Sample {
     pub mono_s: f64,
     /// Wall-clock time in milliseconds since the Unix epoch (lines logs up with power meters).
     pub unix_ms: i64,
+    /// Seconds since boot of the sampled system when that is not this process's clock (a
+    /// `--sysroot` tree: its `/proc/uptime`, else the busiest CPU's `/proc/stat` ticks);
+    /// `None` on the live system, where [`Sample::mono_s`] is the uptime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uptime_s: Option<f64>,
     /// `/proc/stat` CPU times (total and per online CPU).
     pub stat: Option<ProcStat>,
     /// 1, 5 and 15 minute load averages.
@@ -275,10 +284,20 @@ impl Sampler {
     /// Read every counter now.
     pub fn sample(&mut self) -> Sample {
         let (mono_s, unix_ms) = now();
+        let stat = self.stat.read().map(parse_proc_stat);
+        let uptime_s = if self.root.is_host() {
+            None
+        } else {
+            self.root
+                .read_opt(PROC_UPTIME)
+                .and_then(|t| parse_uptime(&t))
+                .or_else(|| stat.as_ref().and_then(uptime_from_stat))
+        };
         Sample {
             mono_s,
             unix_ms,
-            stat: self.stat.read().map(parse_proc_stat),
+            uptime_s,
+            stat,
             loadavg: self.loadavg.read().and_then(parse_loadavg),
             clocks: self
                 .clocks
@@ -306,6 +325,19 @@ impl Sampler {
                 .and_then(|f| f.read().and_then(parse_softirqs)),
         }
     }
+}
+
+/// The first field of `/proc/uptime` (`180.52 3400.07`), when it is a sane number.
+pub fn parse_uptime(text: &str) -> Option<f64> {
+    let v: f64 = text.split_whitespace().next()?.parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some(v)
+}
+
+/// Uptime estimated from `/proc/stat`: a CPU online since boot has accounted every tick of
+/// it to one state or another, so the largest per-CPU total is the uptime in `USER_HZ`.
+pub fn uptime_from_stat(stat: &ProcStat) -> Option<f64> {
+    let ticks = stat.per_cpu.values().map(|c| c.total()).max()?;
+    (ticks > 0).then(|| ticks as f64 / USER_HZ)
 }
 
 /// `scaling_cur_freq` of a policy, or `cpuinfo_cur_freq` where only that is readable.
@@ -342,6 +374,21 @@ fn now() -> (f64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uptime_from_proc_or_from_ticks() {
+        // `cat /proc/uptime` on this VM.
+        assert_eq!(parse_uptime("4633.71 7702.40\n"), Some(4633.71));
+        for bad in ["", "garbage", "-1 2", "nan 1", "0.00 0.00"] {
+            assert_eq!(parse_uptime(bad), None, "{bad}");
+        }
+        // ROCK 5B tree (corpus log 41BH, up 23 min): 138000 ticks per CPU.
+        let st = parse_proc_stat(
+            "cpu  47472 0 3752 1051232 1544 0 0 0 0 0\ncpu0 5934 0 469 131404 193 0 0 0 0 0\ncpu1 5934 0 469 131404 193 0 0 0 0 0\n",
+        );
+        assert_eq!(uptime_from_stat(&st), Some(1380.0));
+        assert_eq!(uptime_from_stat(&ProcStat::default()), None);
+    }
 
     /// This x86 VM (kernel 6.18), `cat /proc/softirqs`.
     const SOFTIRQS_VM: &str = "                    CPU0       CPU1       \n\

@@ -11,11 +11,13 @@
 use std::fmt::Write;
 
 use crate::report::topology;
+use crate::sys::board::NameSource;
 use crate::sys::cpu::list::format_list;
 use crate::sys::cpufreq::Policy;
 use crate::sys::devfreq::{Devfreq, hz_to_mhz};
 use crate::sys::discover::SystemInfo;
 use crate::sys::memory::{Memory, StorageKind, Swap, SwapKind};
+use crate::sys::soc::{SocDevice, SocGuess};
 use crate::sys::thermal::{Hwmon, Reading};
 
 /// sbc-bench's section separator.
@@ -26,6 +28,21 @@ pub const SEPARATOR: &str =
 pub fn render(i: &SystemInfo) -> String {
     let mut s = String::new();
     match (&i.device.name, &i.hostname) {
+        // Bare-metal x86 with DMI: sbc-bench appends the processor
+        // (`GEEKOM GT1 Mega / Ultra 9 185H`, corpus log XRRi).
+        (Some(n), _)
+            if i.device.source == Some(NameSource::Dmi)
+                && i.virtualization.systemd_name().is_none() =>
+        {
+            match &i.cpu_name {
+                Some(c) => {
+                    let _ = writeln!(s, "{n} / {c}");
+                }
+                None => {
+                    let _ = writeln!(s, "{n}");
+                }
+            }
+        }
         (Some(n), _) => {
             let _ = writeln!(s, "{n}");
         }
@@ -93,24 +110,56 @@ pub fn distro_lines(i: &SystemInfo) -> String {
     s
 }
 
-/// sbc-bench `-m`'s first line: `Rockchip RK3588, Kernel: aarch64, Userland: arm64`.
+/// sbc-bench `-m`'s first line: `Rockchip RK3568 (35682000), Kernel: aarch64, Userland:
+/// arm64`, on x86 `Ultra 9 185H, Kernel: x86_64, Userland: amd64`, preceded by the SoC bus
+/// device where the kernel has one (`Amlogic Meson G12B (S922X) rev 29:c - 40:2, …`).
 pub fn summary_line(i: &SystemInfo) -> String {
     let mut s = String::new();
-    if let Some(g) = &i.soc.guess {
-        let _ = write!(s, "{g}, ");
+    if let Some(x) = i.soc0.as_ref().and_then(soc0_label) {
+        let _ = write!(s, "{x}, ");
+    }
+    if let Some(x) = soc_label(i.cpu_name.as_deref(), &i.soc) {
+        let _ = write!(s, "{x}, ");
     }
     let _ = write!(
         s,
         "Kernel: {}",
         i.kernel.machine.as_deref().unwrap_or("n/a")
     );
-    if let Some(v) = i.virtualization.short() {
+    if let Some(v) = i.virtualization.systemd_name() {
         let _ = write!(s, " / {v}");
     }
     if let Some(u) = &i.userland {
         let _ = write!(s, ", Userland: {}", u.arch);
     }
     s
+}
+
+/// `/sys/devices/soc0` as sbc-bench prints it before the SoC (`<family> <soc_id> rev
+/// <revision>`): only with a revision, and not for Arm's SMCCC placeholder `jep106:091e`.
+pub fn soc0_label(d: &SocDevice) -> Option<String> {
+    let rev = d.revision.as_deref()?;
+    let family = d.family.as_deref().unwrap_or("");
+    if family == "jep106:091e" {
+        return None;
+    }
+    Some(format!(
+        "{family} {} rev {rev}",
+        d.soc_id.as_deref().unwrap_or("")
+    ))
+}
+
+/// What sbc-bench shows in place of the SoC: on x86 the processor name, elsewhere the SoC
+/// guess with its detail (`Rockchip RK3588 (35 88 12 fe 21 41  32 38 4b 44 …)`).
+pub fn soc_label(cpu_name: Option<&str>, soc: &SocGuess) -> Option<String> {
+    if let Some(n) = cpu_name {
+        return Some(n.to_string());
+    }
+    let g = soc.guess.as_deref()?;
+    Some(match &soc.detail {
+        Some(d) => format!("{g} ({d})"),
+        None => g.to_string(),
+    })
 }
 
 /// Page size as sbc-bench prints it (`16kB`, `64kB`).
@@ -122,17 +171,18 @@ pub fn page_size_label(bytes: u64) -> String {
     }
 }
 
-/// The `SoC guess:` … `Kernel:` block of sbc-bench's log, plus virtualisation.
+/// The `SoC guess:` … `Kernel:` block of sbc-bench's log, plus virtualisation. On x86
+/// sbc-bench prints no SoC guess (the processor name stands in the line above the
+/// topology), and neither do we.
 pub fn environment_block(i: &SystemInfo) -> String {
     let mut s = String::new();
-    match (&i.soc.guess, &i.soc.detail) {
-        (Some(g), Some(d)) => {
-            let _ = writeln!(s, "SoC guess: {g} ({d})");
+    if i.cpu_name.is_none() {
+        match soc_label(None, &i.soc) {
+            Some(g) => {
+                let _ = writeln!(s, "SoC guess: {g}");
+            }
+            None => s.push_str("SoC guess: n/a\n"),
         }
-        (Some(g), None) => {
-            let _ = writeln!(s, "SoC guess: {g}");
-        }
-        (None, _) => s.push_str("SoC guess: n/a\n"),
     }
     if let Some(d) = i.dmc().filter(|d| d.name == "dmc") {
         if let Some(g) = &d.governor {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::root::{SysRoot, natural_cmp};
+use crate::sys::root::SysRoot;
 
 /// File in a fixture tree holding the host facts that are not files on a real system.
 pub const HOST_FACTS_FILE: &str = "/host.json";
@@ -256,7 +256,11 @@ impl Kernel {
         let (config_source, config) = read_kernel_config(root, release.as_deref());
         Self {
             version: root.value("/proc/sys/kernel/version"),
-            machine: host.machine.clone(),
+            // `host.json`/uname first; `/proc/sys/kernel/arch` (6.1+) for trees without it.
+            machine: host
+                .machine
+                .clone()
+                .or_else(|| root.value("/proc/sys/kernel/arch")),
             config_source,
             config,
             cmdline: root.value("/proc/cmdline"),
@@ -330,9 +334,68 @@ pub fn config_lines(text: &str) -> Vec<String> {
         .filter(|l| l.starts_with("CONFIG_HZ") || l.starts_with("CONFIG_PREEMPT"))
         .map(str::to_string)
         .collect();
-    v.sort_by(|a, b| natural_cmp(a, b));
+    v.sort_by(|a, b| version_cmp(a, b));
     v.dedup();
     v
+}
+
+/// GNU `sort -V` (gnulib `filevercmp` without its file-suffix rules, which never apply to
+/// `CONFIG_*=…` lines): runs of non-digits compare letter-first (`A-Za-z` sort before every
+/// other byte, `~` before everything), runs of digits numerically; ties fall back to a byte
+/// comparison. That is why sbc-bench lists `CONFIG_PREEMPTION=y` before `CONFIG_PREEMPT=y`
+/// (ODROID-N2+ log 4rWn, Raspberry Pi 5 log 8-NK).
+pub fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    verrevcmp(a.as_bytes(), b.as_bytes()).then_with(|| a.cmp(b))
+}
+
+fn verrevcmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    // Weight of a non-digit byte; the end of the string and digits weigh 0.
+    fn order(c: Option<&u8>) -> i32 {
+        match c {
+            None => 0,
+            Some(c) if c.is_ascii_digit() => 0,
+            Some(c) if c.is_ascii_alphabetic() => i32::from(*c),
+            Some(b'~') => -1,
+            Some(c) => i32::from(*c) + 256,
+        }
+    }
+    let is_digit = |s: &[u8], i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        while (i < a.len() && !is_digit(a, i)) || (j < b.len() && !is_digit(b, j)) {
+            let (x, y) = (order(a.get(i)), order(b.get(j)));
+            if x != y {
+                return x.cmp(&y);
+            }
+            i += 1;
+            j += 1;
+        }
+        while a.get(i) == Some(&b'0') {
+            i += 1;
+        }
+        while b.get(j) == Some(&b'0') {
+            j += 1;
+        }
+        let mut first_diff = Ordering::Equal;
+        while is_digit(a, i) && is_digit(b, j) {
+            if first_diff == Ordering::Equal {
+                first_diff = a[i].cmp(&b[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+        if is_digit(a, i) {
+            return Ordering::Greater;
+        }
+        if is_digit(b, j) {
+            return Ordering::Less;
+        }
+        if first_diff != Ordering::Equal {
+            return first_diff;
+        }
+    }
+    Ordering::Equal
 }
 
 /// The architecture of the userland (what `dpkg --print-architecture` would say), which can
@@ -639,6 +702,12 @@ impl Virtualization {
             (Some(v), Some(c)) => Some(format!("{v}/{c}")),
         }
     }
+
+    /// What `systemd-detect-virt` prints, which is what sbc-bench shows after the kernel
+    /// architecture: the container when there is one (it is checked first), else the VM.
+    pub fn systemd_name(&self) -> Option<String> {
+        self.container.clone().or_else(|| self.vm.clone())
+    }
 }
 
 /// DMI strings that name a hypervisor, matched case-insensitively as substrings; first match
@@ -865,6 +934,40 @@ mod tests {
                 "CONFIG_PREEMPT_VOLUNTARY=y",
             ]
         );
+    }
+
+    #[test]
+    fn sort_v_puts_letters_before_punctuation() {
+        // ODROID-N2+ (corpus log 4rWn) and Raspberry Pi 4 (4pzj), in the logs' order.
+        let text = "CONFIG_PREEMPT=y\nCONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPTION=y\nCONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_PREEMPT_COUNT=y\n";
+        assert_eq!(
+            config_lines(text),
+            [
+                "CONFIG_HZ=250",
+                "CONFIG_HZ_250=y",
+                "CONFIG_PREEMPTION=y",
+                "CONFIG_PREEMPT=y",
+                "CONFIG_PREEMPT_BUILD=y",
+                "CONFIG_PREEMPT_COUNT=y",
+            ]
+        );
+        let pi4 = "CONFIG_PREEMPT_VOLUNTARY=y\nCONFIG_HZ_FIXED=0\nCONFIG_PREEMPTIRQ_TRACEPOINTS=y\nCONFIG_HZ_100=y\nCONFIG_HZ=100\n";
+        assert_eq!(
+            config_lines(pi4),
+            [
+                "CONFIG_HZ=100",
+                "CONFIG_HZ_100=y",
+                "CONFIG_HZ_FIXED=0",
+                "CONFIG_PREEMPTIRQ_TRACEPOINTS=y",
+                "CONFIG_PREEMPT_VOLUNTARY=y",
+            ]
+        );
+        // Numbers compare as numbers, `~` first, garbage does not panic.
+        use std::cmp::Ordering::*;
+        assert_eq!(version_cmp("CONFIG_HZ_1000=y", "CONFIG_HZ_250=y"), Greater);
+        assert_eq!(version_cmp("a~", "a"), Less);
+        assert_eq!(version_cmp("x007", "x7"), Less);
+        assert_eq!(version_cmp("", "\u{ff}"), Less);
     }
 
     #[test]

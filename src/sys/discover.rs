@@ -7,6 +7,8 @@
 use serde::Serialize;
 
 use crate::sys::board::{self, Device, Distro, HostFacts, Kernel, Userland, Virtualization};
+use crate::sys::cpu::ident::CpuArch;
+use crate::sys::cpu::x86;
 use crate::sys::cpu::{self, Topology};
 use crate::sys::cpufreq::{self, PState, Policy};
 use crate::sys::devfreq::{self, Devfreq};
@@ -14,7 +16,7 @@ use crate::sys::memory::{self, Memory};
 use crate::sys::policies::{self, PolicyFile};
 use crate::sys::power::{self, PowerInfo};
 use crate::sys::root::SysRoot;
-use crate::sys::soc::{self, SocGuess};
+use crate::sys::soc::{self, SocDevice, SocGuess, SocInputs};
 use crate::sys::thermal::{self, Hwmon, ThermalSource, ThermalZone};
 
 /// Name of the JSON document type.
@@ -50,6 +52,12 @@ pub struct SystemInfo {
     pub hostname: Option<String>,
     /// SoC guess (`guess` is `null` when unknown).
     pub soc: SocGuess,
+    /// `/sys/devices/soc0` (the kernel's SoC bus device: Amlogic, Qualcomm, Tegra, i.MX,
+    /// Exynos, Arm SMCCC), `null` without one.
+    pub soc0: Option<SocDevice>,
+    /// On x86 the processor as sbc-bench names it where other machines show a SoC
+    /// (`Ultra 9 185H`, `EPYC`, `Celeron J4125 @ 2.00GHz`); `null` on other architectures.
+    pub cpu_name: Option<String>,
     /// Device-tree `compatible`, most specific first.
     pub dt_compatible: Vec<String>,
     /// Kernel release, architecture, configuration, command line.
@@ -84,7 +92,8 @@ impl SystemInfo {
     pub fn read(root: &SysRoot) -> Self {
         let host = HostFacts::read(root);
         let (policies, topology) = cpu::read(root);
-        let soc = soc::guess(&soc::read_inputs(root, &topology));
+        let inputs = soc::read_inputs(root, &topology);
+        let soc = soc::guess(&inputs);
         let device = Device::read(root);
         let kernel = Kernel::read(root, &host);
         let virtualization =
@@ -116,6 +125,8 @@ impl SystemInfo {
             pstate: cpufreq::read_pstate(root),
             device,
             soc,
+            cpu_name: x86_cpu_name(&inputs),
+            soc0: inputs.soc0,
             kernel,
             virtualization,
             topology,
@@ -128,6 +139,16 @@ impl SystemInfo {
     pub fn dmc(&self) -> Option<&Devfreq> {
         self.devfreq.iter().find(|d| d.is_memory())
     }
+}
+
+/// sbc-bench's `X86CPUName`: the cleaned cpuinfo `model name` (`Intel(R) Core(TM) Ultra 9
+/// 185H` → `Ultra 9 185H`, `AMD EPYC` → `EPYC`), which sbc-bench shows on x86 instead of a
+/// SoC guess. `None` unless the cpuinfo describes x86 CPUs.
+pub fn x86_cpu_name(inputs: &SocInputs) -> Option<String> {
+    if inputs.arch != Some(CpuArch::X86) {
+        return None;
+    }
+    x86::clean_model_name(inputs.model_name.as_deref()?)
 }
 
 #[cfg(test)]

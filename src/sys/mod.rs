@@ -3,6 +3,7 @@
 //! missing nodes become `None`, not errors.
 
 pub mod board;
+pub mod cache;
 pub mod cpu;
 pub mod cpufreq;
 pub mod devfreq;

@@ -60,5 +60,7 @@ fn closed_pipe_is_quiet() {
         .unwrap();
     let status = child.wait().unwrap();
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(status.code(), Some(141), "{err}");
+    // `info` treats a closed pipe as the reader's choice (0); commands that do not handle it
+    // end through the global handler with 141. Either way: no panic text, no crash.
+    assert!(matches!(status.code(), Some(0) | Some(141)), "{status:?} {err}");
 }

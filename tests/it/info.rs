@@ -129,7 +129,24 @@ fn rock_5b_rk3588() {
     assert_eq!(len(&j["memory"]["swaps"]), 0);
     assert!(j["virtualization"]["vm"].is_null());
     assert_eq!(j["userland"]["arch"], "arm64");
+    // The SARADC reading agrees with the 9 V USB-PD contract tcpm reports on this board.
+    let tcpm = j["sensors"]["hwmon"]
+        .as_array()
+        .and_then(|h| h.iter().find(|c| c["name"] == "tcpm_source_psy_4_0022"))
+        .map(|c| c["inputs"][0]["volts"].as_f64())
+        .expect("tcpm hwmon")
+        .expect("tcpm volts");
+    assert!((volts - tcpm).abs() < 0.05, "{volts} vs {tcpm}");
+    // The Rockchip OTP names the exact chip, as sbc-bench reads it.
+    assert_eq!(j["soc"]["guess"], "Rockchip RK3588");
+    assert_eq!(j["soc"]["basis"][0], "Rockchip OTP/eFuse chip ID");
     let text = info_text("rock-5b");
+    assert!(text.contains(
+        "\nRockchip RK3588 (35 88 12 fe 21 41 32 38 4b 44 00 00 00 00), Kernel: aarch64, Userland: arm64\n"
+    ));
+    assert!(
+        text.contains("\nSoC guess: Rockchip RK3588 (35 88 12 fe 21 41 32 38 4b 44 00 00 00 00)\n")
+    );
     assert!(text.contains("  DMC gov: dmc_ondemand (upthreshold: 40, downdifferential: 20)\n"));
     assert!(text.contains("DC-in: 9.00 V"));
     assert!(text.contains(
@@ -237,6 +254,123 @@ fn visionfive2_riscv_without_zones_or_distro() {
     assert!(info_text("visionfive2").contains("Distribution: n/a (no /etc/os-release)\n"));
 }
 
+/// The topology table as sbc-bench printed it for the same boards (corpus logs), rows
+/// only. The `cluster` column is sbc-bench's `physical_package_id`.
+#[test]
+fn topology_tables_match_the_corpus_logs() {
+    let rows = |board: &str| -> String {
+        let t = info_text(board);
+        let start = t.find(" CPU    cluster").expect("table");
+        let body = &t[start..];
+        body.lines()
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    // ODROID-N2+ (4rWn): A53 and A73 both in package 0.
+    assert_eq!(
+        rows("odroid-n2plus"),
+        "  0        0        0     1000    2016   Cortex-A53 / r0p4
+  1        0        0     1000    2016   Cortex-A53 / r0p4
+  2        0        2     1000    2400   Cortex-A73 / r0p2
+  3        0        2     1000    2400   Cortex-A73 / r0p2
+  4        0        2     1000    2400   Cortex-A73 / r0p2
+  5        0        2     1000    2400   Cortex-A73 / r0p2
+"
+    );
+    // ROCK 5B (41BH): the BSP kernel's package ids 0/1/2.
+    assert_eq!(
+        rows("rock-5b"),
+        "  0        0        0      408    1800   Cortex-A55 / r2p0
+  1        0        0      408    1800   Cortex-A55 / r2p0
+  2        0        0      408    1800   Cortex-A55 / r2p0
+  3        0        0      408    1800   Cortex-A55 / r2p0
+  4        1        4      408    2400   Cortex-A76 / r4p0
+  5        1        4      408    2400   Cortex-A76 / r4p0
+  6        2        6      408    2400   Cortex-A76 / r4p0
+  7        2        6      408    2400   Cortex-A76 / r4p0
+"
+    );
+    // VisionFive 2 (4pBf): package id -1. sbc-bench prints the raw `uarch`
+    // (`sifive,u74-mc`); we name the core.
+    assert_eq!(
+        rows("visionfive2"),
+        "  0       -1        0      375    1500   SiFive U74-MC
+  1       -1        0      375    1500   SiFive U74-MC
+  2       -1        0      375    1500   SiFive U74-MC
+  3       -1        0      375    1500   SiFive U74-MC
+"
+    );
+    // Core Ultra 9 185H (XRRi): all in package 0; we add the P/E class to the core type.
+    let x = rows("x86-hybrid-meteorlake");
+    assert!(x.starts_with("  0        0        0      400    4800   Redwood Cove (P-core)\n  1        0        1      400    5100   Redwood Cove (P-core)\n"), "{x}");
+    assert!(x.ends_with(" 20        0       20      400    2500   Crestmont (E-core)\n 21        0       21      400    2500   Crestmont (E-core)\n"), "{x}");
+    // The offline cpu3 of the Orange Pi has no topology/ directory: it repeats cpu2's id.
+    assert!(
+        rows("orangepi-pcplus")
+            .ends_with("  3        0        0      480    1368   Cortex-A7 / r0p5 (offline)\n")
+    );
+}
+
+/// Kernel configuration lines in `sort -V` order, as the logs show them.
+#[test]
+fn kernel_config_sorted_like_the_logs() {
+    assert!(info_text("odroid-n2plus").contains(
+        "           CONFIG_HZ_250=y\n           CONFIG_PREEMPTION=y\n           CONFIG_PREEMPT=y\n           CONFIG_PREEMPT_BUILD=y\n"
+    ));
+}
+
+#[test]
+fn odroid_soc_bus_device() {
+    let j = info_json("odroid-n2plus");
+    assert_eq!(j["soc0"]["soc_id"], "G12B (S922X)");
+    assert_eq!(j["soc"]["guess"], "Amlogic S922X");
+    assert!(j["cpu_name"].is_null());
+    // sbc-bench -m puts /sys/devices/soc0 before the guess.
+    assert!(info_text("odroid-n2plus").contains(
+        "\nAmlogic Meson G12B (S922X) rev 29:c - 40:2, Amlogic S922X (revision 29:c - 40:2), Kernel: aarch64, Userland: arm64\n"
+    ));
+}
+
+#[test]
+fn rpi4_zram_as_the_log_summary() {
+    // Corpus log 4pzj, "Swap configuration" of its summary, byte for byte.
+    assert!(info_text("rpi4").contains(
+        "  * /dev/zram0: 750M (114.9M used, lzo-rle, 4 streams, 114.6M data, 46.4M compressed, 65M total)\n"
+    ));
+}
+
+/// On x86 sbc-bench shows the processor (`X86CPUName`) where other machines show the SoC,
+/// and prints no `SoC guess:` line.
+#[test]
+fn x86_names_the_processor_not_a_soc() {
+    let text = info_text("x86-hybrid-meteorlake");
+    // Bare metal with DMI: the device line names the processor too, as sbc-bench's header.
+    assert!(
+        text.starts_with("GEEKOM GT1 Mega / Ultra 9 185H\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nUltra 9 185H, Kernel: x86_64, Userland: amd64\n"),
+        "{text}"
+    );
+    assert!(!text.contains("SoC guess"), "{text}");
+    assert_eq!(
+        info_json("x86-hybrid-meteorlake")["cpu_name"],
+        "Ultra 9 185H"
+    );
+    let text = info_text("x86-vm");
+    // systemd-detect-virt names the container when there is one.
+    assert!(
+        text.contains("\nEPYC, Kernel: x86_64 / docker, Userland: amd64\n"),
+        "{text}"
+    );
+    assert!(!text.contains("SoC guess"), "{text}");
+    assert_eq!(info_json("x86-vm")["cpu_name"], "EPYC");
+    assert!(info_json("rpi5")["cpu_name"].is_null());
+}
+
 #[test]
 fn x86_vm_without_cpufreq_or_sensors() {
     let j = info_json("x86-vm");
@@ -296,6 +430,7 @@ fn live_system_info_runs() {
 #[test]
 fn empty_sysroot_is_all_na() {
     let d = tempfile::tempdir().expect("tempdir");
+    fs::create_dir(d.path().join("proc")).expect("mkdir");
     let out = bin()
         .arg("--sysroot")
         .arg(d.path())
@@ -392,4 +527,81 @@ proptest! {
     fn octal_unescape_is_identity_without_backslashes(s in "[^\\\\]{0,100}") {
         prop_assert_eq!(memory::unescape_octal(&s), s);
     }
+}
+
+#[test]
+fn sysroot_without_proc_or_sys_is_an_error() {
+    let d = tempfile::tempdir().expect("tempdir");
+    bin()
+        .arg("--sysroot")
+        .arg(d.path())
+        .arg("info")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("holds neither proc/ nor sys/"));
+    bin()
+        .arg("--sysroot")
+        .arg(fixture("rpi5").join("host.json"))
+        .arg("info")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is not a directory"));
+}
+
+/// `CPUINFOFILE` that cannot be read is a clear error, not an empty topology table.
+#[test]
+fn unreadable_cpuinfofile_is_an_error() {
+    for (file, msg) in [
+        (
+            "/nonexistent/cpuinfo",
+            "CPUINFOFILE=/nonexistent/cpuinfo: No such file",
+        ),
+        ("/", "is a directory"),
+    ] {
+        bin()
+            .env("CPUINFOFILE", file)
+            .arg("info")
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains(msg));
+    }
+    // A readable one decodes another board's CPUs on this machine.
+    let out = bin()
+        .env(
+            "CPUINFOFILE",
+            fixture("orangepi-pcplus").join("proc/cpuinfo"),
+        )
+        .arg("info")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("Cortex-A7 / r0p5"));
+}
+
+/// `info | head` closes the pipe: no panic, status 0.
+#[test]
+fn closed_pipe_is_not_an_error() {
+    use std::process::{Command as Std, Stdio};
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("sbc-bench"))
+        .args(["--sysroot"])
+        .arg(fixture("x86-hybrid-meteorlake"))
+        .arg("info")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Close the reading end before the child (still starting) writes its text.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

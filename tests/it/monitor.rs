@@ -407,3 +407,232 @@ fn help_mentions_the_options() {
         .success()
         .stdout(predicate::str::contains("--count").and(predicate::str::contains("--cores")));
 }
+
+fn sysroot(board: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sysroots")
+        .join(board)
+}
+
+/// Every tree a user can point `--sysroot` at: the info boards and the monitor trees.
+fn every_tree() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["tests/fixtures/sysroots", "tests/fixtures/monitor"] {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut trees: Vec<PathBuf> = std::fs::read_dir(&base)
+            .expect("fixture dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        trees.sort();
+        v.extend(trees);
+    }
+    v
+}
+
+/// The since-boot line of each board's tree shows the figures of its corpus log's head
+/// (iostat's averages since boot, uptime's load); the next line, with counters that did
+/// not move, says `n/a` instead of inventing 0 %.
+#[test]
+fn sysroot_trees_show_since_boot_figures_then_na() {
+    for (board, first) in [
+        // 41BH: load 0.73, iostat 4.30 user 0.34 system 0.14 iowait; 9.00 V DC-in.
+        (
+            "rock-5b",
+            ": 1008/ 816/ 816MHz  0.73   4%   0%   4%   0%   0%   0%  31.5°C   9.00  cpu0   4%",
+        ),
+        // 4pzj: 21.36 user, 4.40 system, 0.40 iowait.
+        (
+            "rpi4",
+            ": 1100MHz  0.12  26%   4%  21%   0%   0%   0%  35.0°C  cpu0  26%",
+        ),
+        // XRRi: 2.53 user, 0.53 system, 0.41 iowait; three clock columns as sbc-bench.
+        (
+            "x86-hybrid-meteorlake",
+            ": 4500/3287/ 400MHz  1.44   3%   0%   2%   0%   0%   0%  50.0°C  cpu0   3%",
+        ),
+        // The offline cpu3 has no line in /proc/stat, the total still counts its past.
+        (
+            "orangepi-pcplus",
+            ": 1368MHz  0.16   2%   1%   1%   0%   0%   0%  31.6°C  cpu0   2%",
+        ),
+    ] {
+        let out = bin()
+            .arg("--sysroot")
+            .arg(sysroot(board))
+            .args(["monitor", "0.05", "-n", "2"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let lines = table_lines(&out);
+        assert_eq!(lines.len(), 3, "{board}: {lines:?}");
+        assert!(lines[1].ends_with(first), "{board}: {}", lines[1]);
+        assert!(
+            lines[2].contains("  n/a  n/a  n/a  n/a  n/a  n/a "),
+            "{board}: {}",
+            lines[2]
+        );
+        assert!(
+            lines[2].trim_end().ends_with("n/a"),
+            "{board}: {}",
+            lines[2]
+        );
+    }
+}
+
+/// Meteor Lake: every CPU its own intel_pstate policy, two core types Linux names, three
+/// classes the caches tell — sbc-bench's `cpu0/cpu12/cpu20` header (corpus log XRRi), and
+/// the processor where a SoC would be.
+#[test]
+fn intel_hybrid_header_as_sbc_bench() {
+    let out = bin()
+        .arg("--sysroot")
+        .arg(sysroot("x86-hybrid-meteorlake"))
+        .args(["monitor", "0.05", "-n", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.starts_with("Ultra 9 185H, Kernel: x86_64, Userland: amd64\n"),
+        "{text}"
+    );
+    let lines = table_lines(&out);
+    assert!(
+        lines[0].starts_with(
+            "Time       cpu0/cpu12/cpu20    load %cpu %sys %usr %nice %io %irq   Temp"
+        ),
+        "{}",
+        lines[0]
+    );
+}
+
+/// Garbage in every file of every tree (counters, clocks, sensors, topology): the monitor
+/// starts, prints its lines and exits 0, in table, `--cores` and `--json` form.
+#[test]
+fn garbage_in_every_file_of_every_tree_is_not_a_panic() {
+    fn garbage_copy(src: &Path, dst: &Path, content: &[u8]) {
+        std::fs::create_dir_all(dst).expect("mkdir");
+        for e in std::fs::read_dir(src).expect("read_dir") {
+            let e = e.expect("entry");
+            let ty = e.file_type().expect("type");
+            let to = dst.join(e.file_name());
+            if ty.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(e.path()).expect("link"), &to)
+                    .expect("symlink");
+            } else if ty.is_dir() {
+                garbage_copy(&e.path(), &to, content);
+            } else {
+                std::fs::write(&to, content).expect("write");
+            }
+        }
+    }
+    let contents: &[&[u8]] = &[
+        b"",
+        b"garbage\r\n",
+        b"\xff\xfe\x00\x01binary",
+        b"cpu  1 2 3\ncpu0 18446744073709551615 1 1 1 1 1 1 1\n-99999999999999999999999\n",
+    ];
+    for tree in every_tree() {
+        for (i, c) in contents.iter().enumerate() {
+            let d = tempfile::tempdir().expect("tempdir");
+            garbage_copy(&tree, d.path(), c);
+            // Alternate the output form (each process costs start-up time on a slow CI).
+            let extra: &[&[&str]] = if i % 2 == 0 {
+                &[&["--cores"]]
+            } else {
+                &[&["--json"]]
+            };
+            for &extra in extra {
+                let out = bin()
+                    .arg("--sysroot")
+                    .arg(d.path())
+                    .args(["monitor", "0.02", "-n", "2"])
+                    .args(extra)
+                    .assert()
+                    .success()
+                    .get_output()
+                    .clone();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(!stderr.contains("panicked"), "{tree:?} {c:?}: {stderr}");
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                if extra == ["--json"] {
+                    assert_eq!(stdout.lines().count(), 2, "{tree:?} {c:?}: {stdout}");
+                    for l in stdout.lines() {
+                        serde_json::from_str::<serde_json::Value>(l)
+                            .unwrap_or_else(|e| panic!("{tree:?} {c:?}: {e}: {l}"));
+                    }
+                } else {
+                    assert_eq!(
+                        table_lines(&out.stdout).len(),
+                        3,
+                        "{tree:?} {c:?}: {stdout}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Each bad value gets a message that says what is wrong, not clap's generic tip.
+#[test]
+fn bad_values_say_what_is_wrong() {
+    for (args, msg) in [
+        (
+            &["monitor", "0"][..],
+            "interval must be between 0.01 and 86400 seconds, got 0",
+        ),
+        (
+            &["monitor", "-1"],
+            "interval must be between 0.01 and 86400 seconds, got -1",
+        ),
+        (&["-m", "-0.5"], "got -0.5"),
+        (&["monitor", "abc"], "'abc' is not a number of seconds"),
+        (
+            &["monitor", "--count", "0"],
+            "the count must be at least 1 sample",
+        ),
+        (
+            &["monitor", "-n", "-1"],
+            "'-1' is not a whole number of samples",
+        ),
+        (
+            &["monitor", "1", "--count", "x"],
+            "'x' is not a whole number of samples",
+        ),
+    ] {
+        bin()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+/// A tree without proc/ and sys/ (a mistyped or unmounted capture) is refused before the
+/// banner, and so is an unreadable CPUINFOFILE.
+#[test]
+fn bad_roots_are_refused_before_any_output() {
+    let d = tempfile::tempdir().unwrap();
+    bin()
+        .arg("--sysroot")
+        .arg(d.path())
+        .args(["monitor", "0.1", "-n", "1"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("holds neither proc/ nor sys/"));
+    bin()
+        .env("CPUINFOFILE", d.path().join("missing"))
+        .args(["-m", "0.1", "-n", "1"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("CPUINFOFILE="));
+}
