@@ -1,0 +1,96 @@
+//! `sbc-bench bench memlat`: memory latency per cluster (tinymembench and ramlat tables).
+
+use crate::app::Ctx;
+use crate::app::bench::pinning;
+use crate::bench::memlat::{self, MemlatRun, Options};
+use crate::bench::pin;
+use crate::cli::bench::CommonArgs;
+use crate::output;
+use crate::report::bench_mem;
+use crate::shutdown;
+use crate::sys::membench;
+
+/// Measure latency on every target and print it.
+pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
+    let r = match pinning::resolve(ctx, a) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return Ok(output::EXIT_USAGE);
+        }
+    };
+    let opts = if a.quick {
+        Options::quick()
+    } else if a.extensive {
+        Options::extensive()
+    } else {
+        Options::standard()
+    };
+    let plan = memlat::plan(
+        opts.max_bytes,
+        membench::mem_available(&ctx.root),
+        membench::thp_mode(&ctx.root),
+    );
+    let cancel = shutdown::token();
+    let mut runs = Vec::new();
+    for t in &r.targets {
+        let bar = output::progress_bar(
+            memlat::steps(&opts, &plan) as u64,
+            format!("Memory latency on {}", t.label()),
+        );
+        let (opts, plan, bar2, root) = (&opts, &plan, bar.clone(), &ctx.root);
+        let res = pin::run_on(t.cpu, move || {
+            memlat::run(root, opts, plan, cancel, &mut |done, _| {
+                bar2.set_position(done as u64)
+            })
+        });
+        bar.finish_and_clear();
+        let (result, error) = match res {
+            Ok(Ok(m)) => (Some(m), None),
+            Ok(Err(e)) => (None, Some(e)),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        runs.push(MemlatRun {
+            target: t.clone(),
+            result,
+            error,
+        });
+        if cancel.is_cancelled() {
+            break;
+        }
+    }
+    if a.json {
+        let doc = serde_json::json!({
+            "benchmark": "memlat",
+            "skipped": r.skipped,
+            "runs": runs,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", bench_mem::render_memlat(&runs, &r.skipped));
+        let mut summary = Vec::new();
+        for x in &runs {
+            if let Some(t) = x.result.as_ref().and_then(|m| m.ramlat.as_ref()) {
+                for size in [16u64 << 20, 128 << 20] {
+                    if let Some(line) = bench_mem::latency_summary(t, size) {
+                        summary.push(format!("{}: {line}", x.target.label()));
+                    }
+                }
+            }
+        }
+        if !summary.is_empty() {
+            println!("\nMemory latency (ramlat, ns):");
+            for s in summary {
+                println!("  * {s}");
+            }
+        }
+    }
+    let failed = runs.iter().any(|x| x.error.is_some());
+    Ok(
+        if failed || (r.requested && !r.skipped.is_empty()) || runs.is_empty() {
+            output::EXIT_INVALID
+        } else {
+            output::EXIT_OK
+        },
+    )
+}
