@@ -127,12 +127,12 @@ pub fn measure(opts: &Options, cancel: &CancellationToken) -> Result<ClockMeasur
     let target = opts.run_time.as_secs_f64().max(1e-4);
     let mut iters: usize = 256;
     let mut t = time_run::<LONG_ADDS>(iters);
-    while t < target / 8.0 && iters < (1 << 40) {
+    while t < target / 8.0 && iters < usize::MAX / 4 {
         iters *= 2;
         t = time_run::<LONG_ADDS>(iters);
     }
     if t > 0.0 {
-        let scaled = (iters as f64 * target / t).clamp(1.0, (1u64 << 42) as f64);
+        let scaled = (iters as f64 * target / t).clamp(1.0, (usize::MAX / 2) as f64);
         iters = scaled as usize;
     }
     let cycles = (iters as f64) * (LONG_ADDS - SHORT_ADDS) as f64;
