@@ -114,12 +114,12 @@ pub fn thp_usable(mode: Option<&str>) -> bool {
 
 /// Bytes of the mapping that contains `addr` that are backed by transparent huge pages,
 /// from a `/proc/self/smaps` text (`AnonHugePages:` of the block whose range holds `addr`).
-pub fn parse_smaps_anon_huge(smaps: &str, addr: usize) -> Option<u64> {
+pub fn parse_smaps_anon_huge(smaps: &str, addr: u64) -> Option<u64> {
     let mut inside = false;
     for line in smaps.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
         if let Some((a, b)) = first.split_once('-') {
-            if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) {
+            if let (Ok(a), Ok(b)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) {
                 inside = a <= addr && addr < b;
                 continue;
             }
@@ -136,7 +136,7 @@ pub fn parse_smaps_anon_huge(smaps: &str, addr: usize) -> Option<u64> {
 
 /// Huge-page-backed bytes of our own mapping at `addr` (only meaningful on the live system).
 pub fn anon_huge_bytes(root: &SysRoot, addr: usize) -> Option<u64> {
-    parse_smaps_anon_huge(&root.read_opt("/proc/self/smaps")?, addr)
+    parse_smaps_anon_huge(&root.read_opt("/proc/self/smaps")?, addr as u64)
 }
 
 #[cfg(test)]
