@@ -184,6 +184,17 @@ fn plausible_ratio(long: f64, short: f64) -> bool {
     r > ideal * 0.5 && r < ideal * 1.04
 }
 
+/// Pin a thread to `cpu` and [`measure`] there; errors as sentences.
+pub fn measure_on(
+    cpu: u32,
+    opts: &Options,
+    cancel: &CancellationToken,
+) -> Result<ClockMeasurement, String> {
+    crate::bench::pin::run_on(cpu, || measure(opts, cancel))
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+}
+
 /// sbc-bench's environment limits for the OPP walk and the "check only the maximum" mode.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct WalkOptions {

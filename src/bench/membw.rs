@@ -381,6 +381,35 @@ pub fn run(
     })
 }
 
+/// Plan the buffers for `target` (its last-level cache, `MemAvailable`), pin a thread there
+/// and measure: what the CLI and the standard run call per cluster.
+pub fn run_target(
+    root: &crate::sys::root::SysRoot,
+    target: &Target,
+    opts: &Options,
+    cancel: &CancellationToken,
+    progress: &mut (dyn FnMut(usize, usize) + Send),
+) -> MembwRun {
+    use crate::sys::membench;
+    let caches = membench::read_caches(root, target.cpu);
+    let plan = plan_buffer(
+        membench::last_level_cache_bytes(&caches),
+        membench::mem_available(root),
+        opts.quick,
+    );
+    let res = crate::bench::pin::run_on(target.cpu, || run(opts, &plan, cancel, progress));
+    let (result, error) = match res {
+        Ok(Ok(m)) => (Some(m), None),
+        Ok(Err(e)) => (None, Some(e)),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    MembwRun {
+        target: target.clone(),
+        result,
+        error,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,6 @@
 use crate::app::Ctx;
 use crate::app::bench::pinning;
 use crate::bench::clock::{self, CheckInput, ClockCheck, Options, WalkOptions};
-use crate::bench::pin;
 use crate::cli::bench::ClockArgs;
 use crate::output;
 use crate::report::bench_clock;
@@ -46,11 +45,7 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
                 walk: walk.clone(),
             },
             cancel,
-            &mut |cpu| {
-                pin::run_on(cpu, || clock::measure(opts, cancel))
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.to_string())
-            },
+            &mut |cpu| clock::measure_on(cpu, opts, cancel),
             &mut |done, total| {
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);

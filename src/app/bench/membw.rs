@@ -2,13 +2,11 @@
 
 use crate::app::Ctx;
 use crate::app::bench::pinning;
-use crate::bench::membw::{self, MembwRun, Options};
-use crate::bench::pin;
+use crate::bench::membw::{self, Options};
 use crate::cli::bench::CommonArgs;
 use crate::output;
 use crate::report::bench_mem;
 use crate::shutdown;
-use crate::sys::membench;
 
 /// Measure bandwidth on every target and print it.
 pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
@@ -27,32 +25,19 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
     let cancel = shutdown::token();
     let mut runs = Vec::new();
     for t in &r.targets {
-        // Plan per target: big and little clusters can have different last-level caches.
-        let caches = membench::read_caches(&ctx.root, t.cpu);
-        let plan = membw::plan_buffer(
-            membench::last_level_cache_bytes(&caches),
-            membench::mem_available(&ctx.root),
-            opts.quick,
-        );
         let bar = output::progress_bar(1, format!("Memory bandwidth on {}", t.label()));
-        let (opts, plan, bar2) = (&opts, &plan, bar.clone());
-        let res = pin::run_on(t.cpu, move || {
-            membw::run(opts, plan, cancel, &mut |done, total| {
+        let bar2 = bar.clone();
+        runs.push(membw::run_target(
+            &ctx.root,
+            t,
+            &opts,
+            cancel,
+            &mut |done, total| {
                 bar2.set_length(total as u64);
                 bar2.set_position(done as u64);
-            })
-        });
+            },
+        ));
         bar.finish_and_clear();
-        let (result, error) = match res {
-            Ok(Ok(m)) => (Some(m), None),
-            Ok(Err(e)) => (None, Some(e)),
-            Err(e) => (None, Some(e.to_string())),
-        };
-        runs.push(MembwRun {
-            target: t.clone(),
-            result,
-            error,
-        });
         if cancel.is_cancelled() {
             break;
         }

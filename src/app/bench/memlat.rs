@@ -2,8 +2,7 @@
 
 use crate::app::Ctx;
 use crate::app::bench::pinning;
-use crate::bench::memlat::{self, MemlatRun, Options};
-use crate::bench::pin;
+use crate::bench::memlat::{self, Options};
 use crate::cli::bench::CommonArgs;
 use crate::output;
 use crate::report::bench_mem;
@@ -38,23 +37,16 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
             memlat::steps(&opts, &plan) as u64,
             format!("Memory latency on {}", t.label()),
         );
-        let (opts, plan, bar2, root) = (&opts, &plan, bar.clone(), &ctx.root);
-        let res = pin::run_on(t.cpu, move || {
-            memlat::run(root, opts, plan, cancel, &mut |done, _| {
-                bar2.set_position(done as u64)
-            })
-        });
+        let bar2 = bar.clone();
+        runs.push(memlat::run_target(
+            &ctx.root,
+            t,
+            &opts,
+            &plan,
+            cancel,
+            &mut |done, _| bar2.set_position(done as u64),
+        ));
         bar.finish_and_clear();
-        let (result, error) = match res {
-            Ok(Ok(m)) => (Some(m), None),
-            Ok(Err(e)) => (None, Some(e)),
-            Err(e) => (None, Some(e.to_string())),
-        };
-        runs.push(MemlatRun {
-            target: t.clone(),
-            result,
-            error,
-        });
         if cancel.is_cancelled() {
             break;
         }
