@@ -23,6 +23,12 @@ need jq; need cc; need taskset
 
 cargo build --release --quiet
 BIN="$PWD/target/release/sbc-bench"
+# As root, run every measurement (ours and the references) at real-time priority pinned to
+# the CPU, so other processes on a busy machine cannot preempt them (both are affected alike
+# otherwise, but not by the same amount).
+RT=()
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then RT=(chrt -f 10); fi
+run() { "${RT[@]}" taskset -c "$CPU" "$@"; }
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
@@ -60,7 +66,7 @@ cc -O2 -o "$TMP/refbw" "$TMP/refbw.c"
 
 echo "== sbc-bench fidelity (clock, memory) on cpu$CPU, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "host: $(uname -m), $(grep -m1 -E 'model name|Hardware' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "libc: $(ldd --version 2>&1 | head -1)"
+echo "libc: $(ldd --version 2>&1 | head -1); priority: ${RT[*]:-normal (not root)}"
 echo
 
 # ---------------------------------------------------------------------------------- clock
@@ -73,19 +79,19 @@ clock_t0=$(now)
 for _ in $(seq "$CLOCK_ROUNDS"); do
   t0=$(now)
   if [ "$perf_ok" = yes ]; then
-    perf stat -x, -e cycles,task-clock -o "$TMP/perf.csv" -- taskset -c "$CPU" "$BIN" bench clock --cpus "$CPU" --json >"$TMP/clock.json"
+    perf stat -x, -e cycles,task-clock -o "$TMP/perf.csv" -- "${RT[@]}" taskset -c "$CPU" "$BIN" bench clock --cpus "$CPU" --json >"$TMP/clock.json"
     cyc=$(awk -F, '$3 ~ /^cycles/ {print $1}' "$TMP/perf.csv")
     msec=$(awk -F, '$3 ~ /^task-clock/ {print $1}' "$TMP/perf.csv")
     p=$(awk -v c="$cyc" -v m="$msec" 'BEGIN{printf "%.1f", c/(m*1000)}')
   else
-    "$BIN" bench clock --cpus "$CPU" --json >"$TMP/clock.json"
+    run "$BIN" bench clock --cpus "$CPU" --json >"$TMP/clock.json"
   fi
   t_clock=$(elapsed "$t0" "$(now)")
   o=$(jq -r '.checks[0] | (.measured // .walk.opps[0].measured).mhz * 10 | round / 10' "$TMP/clock.json")
   ours+=("$o")
   if [ "$perf_ok" = yes ]; then perfs+=("$p"); r_perf+=("$(ratio "$o" "$p")"); fi
   if [ -n "${MHZ:-}" ]; then
-    m=$(taskset -c "$CPU" "$MHZ" 3 1000000 | sed -n 's/.*cpu_MHz=\([0-9.]*\).*/\1/p' | median)
+    m=$(run "$MHZ" 3 1000000 | sed -n 's/.*cpu_MHz=\([0-9.]*\).*/\1/p' | median)
     mhzs+=("$m"); r_mhz+=("$(ratio "$o" "$m")")
   fi
 done
@@ -108,7 +114,7 @@ static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
 int main(void) { double t0 = now(); unsigned long long c0 = __rdtsc(); while (now() - t0 < 0.5); printf("%.1f\n", (__rdtsc() - c0) / (now() - t0) / 1e6); return 0; }
 EOF
   cc -O2 -o "$TMP/tsc" "$TMP/tsc.c"
-  tsc=$(taskset -c "$CPU" "$TMP/tsc")
+  tsc=$(run "$TMP/tsc")
   echo "TSC rate:                        $tsc   ratio ours/TSC $(ratio "$ours_m" "$tsc") (1.000 only without turbo/boost)"
 fi
 echo "clock check total: $(elapsed "$clock_t0" "$(now)")s for $CLOCK_ROUNDS rounds"
@@ -119,12 +125,12 @@ echo "-- memory bandwidth (MB/s; medians of $ROUNDS interleaved rounds)"
 oc=(); os=(); rc=(); rs=()
 for _ in $(seq "$ROUNDS"); do
   t0=$(now)
-  "$BIN" bench membw --cpus "$CPU" --json >"$TMP/bw.json"
+  run "$BIN" bench membw --cpus "$CPU" --json >"$TMP/bw.json"
   t_bw=$(elapsed "$t0" "$(now)")
   bytes=$(jq -r '.runs[0].result.buffers.bytes' "$TMP/bw.json")
   oc+=("$(jq -r '.runs[0].result.rows[] | select(.name=="standard memcpy") | .mb_per_s' "$TMP/bw.json")")
   os+=("$(jq -r '.runs[0].result.rows[] | select(.name=="standard memset") | .mb_per_s' "$TMP/bw.json")")
-  taskset -c "$CPU" "$TMP/refbw" "$bytes" >"$TMP/ref.txt"
+  run "$TMP/refbw" "$bytes" >"$TMP/ref.txt"
   rc+=("$(awk '/memcpy/{print $2}' "$TMP/ref.txt")")
   rs+=("$(awk '/memset/{print $2}' "$TMP/ref.txt")")
 done
@@ -143,7 +149,7 @@ echo
 # --------------------------------------------------------------------------------- memlat
 echo "-- memory latency (ns)"
 t0=$(now)
-"$BIN" bench memlat --cpus "$CPU" --json >"$TMP/lat.json"
+run "$BIN" bench memlat --cpus "$CPU" --json >"$TMP/lat.json"
 t_lat=$(elapsed "$t0" "$(now)")
 echo "ours, tinymembench table ($(jq -r '.runs[0].result.tinymembench[0].advice' "$TMP/lat.json"), huge pages backed: $(jq -r '(.runs[0].result.tinymembench[0].huge_page_bytes // 0) / 1048576 | floor' "$TMP/lat.json") MiB):"
 jq -r '.runs[0].result.tinymembench[0].rows[] | select(.block_bytes >= 16777216) | "  \(.block_bytes): \(.single_ns*10|round/10) / \(.dual_ns*10|round/10)"' "$TMP/lat.json"
@@ -152,7 +158,7 @@ jq -r '.runs[0].result.ramlat.rows[] | select(.size_bytes == 16777216 or .size_b
 if [ -n "${TINYMEMBENCH:-}" ]; then
   t1=$(now)
   echo "tinymembench (-b 2 -B 3 -l 3 -c 1000000) on cpu$CPU:"
-  taskset -c "$CPU" "$TINYMEMBENCH" -b 2 -B 3 -l 3 -c 1000000 2>&1 \
+  run "$TINYMEMBENCH" -b 2 -B 3 -l 3 -c 1000000 2>&1 \
     | grep -E 'libc memcpy|libc memset|standard mem|block size|^ +(16777216|33554432|67108864) ' | sed 's/^/  /'
   echo "  (tinymembench took $(elapsed "$t1" "$(now)")s)"
 fi
