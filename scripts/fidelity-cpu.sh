@@ -11,7 +11,9 @@
 #           Willy Tarreau's mhz when MHZ=/path/to/mhz is set (build it yourself).
 #   membw   glibc memcpy/memset timed by a reference loop in C compiled here (best of three
 #           runs of >= 0.5 s, the same buffer size as ours, 1 MB = 10^6 bytes).
-#   memlat  tinymembench's 16/32/64 MiB rows when TINYMEMBENCH=/path/to/tinymembench is set.
+#   memlat  tinymembench's 16/32/64 MiB rows when TINYMEMBENCH=/path/to/tinymembench is set,
+#           ramlat's 16M/128M rows when RAMLAT=/path/to/ramlat is set (both without madvise
+#           compare with our `--no-madvise` run).
 # Noisy machines: every pair is run interleaved ROUNDS times (default 3); medians are shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,7 +79,6 @@ perf_ok=no
 if command -v perf >/dev/null 2>&1 && perf stat -x, -e cycles -- true 2>&1 | grep -q '^[0-9]'; then perf_ok=yes; fi
 clock_t0=$(now)
 for _ in $(seq "$CLOCK_ROUNDS"); do
-  t0=$(now)
   if [ "$perf_ok" = yes ]; then
     perf stat -x, -e cycles,task-clock -o "$TMP/perf.csv" -- "${RT[@]}" taskset -c "$CPU" "$BIN" bench clock --cpus "$CPU" --json >"$TMP/clock.json"
     cyc=$(awk -F, '$3 ~ /^cycles/ {print $1}' "$TMP/perf.csv")
@@ -86,7 +87,7 @@ for _ in $(seq "$CLOCK_ROUNDS"); do
   else
     run "$BIN" bench clock --cpus "$CPU" --json >"$TMP/clock.json"
   fi
-  t_clock=$(elapsed "$t0" "$(now)")
+  t_clock=$(jq -r '.checks[0] | (.measured // .walk.opps[0].measured).duration_s * 100 | round / 100' "$TMP/clock.json")
   o=$(jq -r '.checks[0] | (.measured // .walk.opps[0].measured).mhz * 10 | round / 10' "$TMP/clock.json")
   ours+=("$o")
   if [ "$perf_ok" = yes ]; then perfs+=("$p"); r_perf+=("$(ratio "$o" "$p")"); fi
@@ -96,7 +97,7 @@ for _ in $(seq "$CLOCK_ROUNDS"); do
   fi
 done
 ours_m=$(printf '%s\n' "${ours[@]}" | median)
-echo "ours (bench clock):              $ours_m   (${t_clock}s per run; rounds: ${ours[*]})"
+echo "ours (bench clock):              $ours_m   (${t_clock}s per measurement; rounds: ${ours[*]})"
 if [ "$perf_ok" = yes ]; then
   echo "perf cycles / task-clock:        $(printf '%s\n' "${perfs[@]}" | median)   ratio ours/perf $(printf '%s\n' "${r_perf[@]}" | median) (whole process incl. start-up)"
 else
@@ -148,13 +149,22 @@ echo
 
 # --------------------------------------------------------------------------------- memlat
 echo "-- memory latency (ns)"
+lat_rows() {
+  echo "ours$2, tinymembench table (advice $(jq -r '.runs[0].result.tinymembench[0].advice' "$1"), huge pages backed: $(jq -r '(.runs[0].result.tinymembench[0].huge_page_bytes // 0) / 1048576 | floor' "$1") MiB):"
+  jq -r '.runs[0].result.tinymembench[0].rows[] | select(.block_bytes >= 16777216) | "  \(.block_bytes): \(.single_ns*10|round/10) / \(.dual_ns*10|round/10)"' "$1"
+  echo "ours$2, ramlat 16M and 128M rows (1x32 2x32 1x64 2x64 1xPTR 2xPTR 4xPTR 8xPTR):"
+  jq -r '.runs[0].result.ramlat.rows[] | select(.size_bytes == 16777216 or .size_bytes == 134217728) | "  \(.size_bytes/1048576)M: \([.ns[] | .*10|round/10] | join(" "))"' "$1"
+}
 t0=$(now)
 run "$BIN" bench memlat --cpus "$CPU" --json >"$TMP/lat.json"
 t_lat=$(elapsed "$t0" "$(now)")
-echo "ours, tinymembench table ($(jq -r '.runs[0].result.tinymembench[0].advice' "$TMP/lat.json"), huge pages backed: $(jq -r '(.runs[0].result.tinymembench[0].huge_page_bytes // 0) / 1048576 | floor' "$TMP/lat.json") MiB):"
-jq -r '.runs[0].result.tinymembench[0].rows[] | select(.block_bytes >= 16777216) | "  \(.block_bytes): \(.single_ns*10|round/10) / \(.dual_ns*10|round/10)"' "$TMP/lat.json"
-echo "ours, ramlat 16M and 128M rows (1x32 2x32 1x64 2x64 1xPTR 2xPTR 4xPTR 8xPTR):"
-jq -r '.runs[0].result.ramlat.rows[] | select(.size_bytes == 16777216 or .size_bytes == 134217728) | "  \(.size_bytes/1048576)M: \([.ns[] | .*10|round/10] | join(" "))"' "$TMP/lat.json"
+lat_rows "$TMP/lat.json" ""
+run "$BIN" bench memlat --cpus "$CPU" --json --no-madvise >"$TMP/lat2.json"
+lat_rows "$TMP/lat2.json" " --no-madvise"
+if [ -n "${RAMLAT:-}" ]; then
+  echo "ramlat -n -w 24,27 100 (no madvise):"
+  run "$RAMLAT" -n -w 24,27 100 | sed 's/^/  /'
+fi
 if [ -n "${TINYMEMBENCH:-}" ]; then
   t1=$(now)
   echo "tinymembench (-b 2 -B 3 -l 3 -c 1000000) on cpu$CPU:"

@@ -10,7 +10,7 @@
 //!   visit the words of the block in bit-reversed order (0, ½, ¼, ¾, ⅛ …), ramlat's walk:
 //!   every step lands far from the previous one, so neither the prefetcher nor a TLB entry
 //!   helps once the block outgrows them. Parallel chains start 64 bytes (offsets) or 64 words
-//!   (pointers) apart.
+//!   (pointers) apart, and restart every 2^20 steps like ramlat's rounds.
 //!
 //! Buffers get `madvise(MADV_HUGEPAGE)` when the kernel offers transparent huge pages, and
 //! the result says how much of them really was backed by huge pages (from smaps).
@@ -415,6 +415,10 @@ fn fill_walk(area: &mut [u8], kind: Word) {
 
 /// Rounds of this many steps between clock reads.
 const ROUND: usize = 1 << 16;
+/// Chains restart from their first word after this many steps, as ramlat's rounds do: on
+/// large blocks only the first 2^20 positions of the bit-reversed walk are visited, which
+/// fixes how many distinct cache lines (and which cache sets) the walk touches.
+const RESTART: usize = 1 << 20;
 
 /// Walk `C` 32-bit-offset chains for `steps` steps from `pos`; returns the new positions.
 #[inline(never)]
@@ -470,10 +474,15 @@ fn ramlat_cell(area: &[u8], column: usize, cell: Duration) -> f64 {
     let ptr = |c: usize| base + c * 64 * std::mem::size_of::<usize>();
     macro_rules! run {
         ($walk:expr, $init:expr) => {{
-            let mut pos = $init;
+            let init = $init;
+            let mut pos = init;
             loop {
                 pos = $walk(pos);
                 steps += ROUND;
+                if steps % RESTART == 0 {
+                    std::hint::black_box(pos);
+                    pos = init;
+                }
                 if start.elapsed() >= cell {
                     break;
                 }

@@ -18,7 +18,7 @@ pub enum BenchCommand {
     /// Memory bandwidth (tinymembench semantics).
     Membw(CommonArgs),
     /// Memory latency (tinymembench and ramlat tables).
-    Memlat(CommonArgs),
+    Memlat(MemlatArgs),
     /// AES throughput as `openssl speed` prints it.
     Aes(CommonArgs),
     /// LZMA compression score (native; 7-Zip's own when installed).
@@ -65,4 +65,17 @@ pub struct ClockArgs {
     /// Check only the highest OPP of each policy.
     #[arg(long)]
     pub only_max: bool,
+}
+
+/// Options of `bench memlat`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct MemlatArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Do not ask for huge pages: the kernel's THP policy decides, as for the original
+    /// ramlat and tinymembench's bandwidth tests (comparable with published sbc-bench logs).
+    #[arg(long)]
+    pub no_madvise: bool,
 }

@@ -3,14 +3,16 @@
 use crate::app::Ctx;
 use crate::app::bench::pinning;
 use crate::bench::memlat::{self, Options};
-use crate::cli::bench::CommonArgs;
+use crate::bench::kernels::buffer::Advice;
+use crate::cli::bench::MemlatArgs;
 use crate::output;
 use crate::report::bench_mem;
 use crate::shutdown;
 use crate::sys::membench;
 
 /// Measure latency on every target and print it.
-pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
+    let a = &args.common;
     let r = match pinning::resolve(ctx, a) {
         Ok(r) => r,
         Err(e) => {
@@ -25,11 +27,14 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
     } else {
         Options::standard()
     };
-    let plan = memlat::plan(
+    let mut plan = memlat::plan(
         opts.max_bytes,
         membench::mem_available(&ctx.root),
         membench::thp_mode(&ctx.root),
     );
+    if args.no_madvise {
+        plan.advice = Advice::Default;
+    }
     let cancel = shutdown::token();
     let mut runs = Vec::new();
     for t in &r.targets {
