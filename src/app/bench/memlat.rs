@@ -2,8 +2,8 @@
 
 use crate::app::Ctx;
 use crate::app::bench::pinning;
-use crate::bench::memlat::{self, Options};
 use crate::bench::kernels::buffer::Advice;
+use crate::bench::memlat::{self, Options};
 use crate::cli::bench::MemlatArgs;
 use crate::output;
 use crate::report::bench_mem;
