@@ -9,6 +9,7 @@ pub mod cpufreq;
 pub mod devfreq;
 pub mod discover;
 pub mod irq;
+pub mod membench;
 pub mod memory;
 pub mod mmc;
 pub mod net;
