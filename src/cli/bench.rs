@@ -14,11 +14,11 @@ pub struct BenchArgs {
 #[derive(Debug, Clone, Subcommand)]
 pub enum BenchCommand {
     /// Measure real clock speeds (and walk every cpufreq OPP with root).
-    Clock(CommonArgs),
+    Clock(ClockArgs),
     /// Memory bandwidth (tinymembench semantics).
     Membw(CommonArgs),
     /// Memory latency (tinymembench and ramlat tables).
-    Memlat(CommonArgs),
+    Memlat(MemlatArgs),
     /// AES throughput as `openssl speed` prints it.
     Aes(CommonArgs),
     /// LZMA compression score (native; 7-Zip's own when installed).
@@ -45,4 +45,37 @@ pub struct CommonArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options of `bench clock`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ClockArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Skip cpufreq OPPs above this many kHz (sbc-bench's `MaxKHz`).
+    #[arg(long, value_name = "KHZ", env = "MaxKHz")]
+    pub max_khz: Option<u64>,
+
+    /// Skip cpufreq OPPs below this many kHz (sbc-bench's `MinKHz`).
+    #[arg(long, value_name = "KHZ", env = "MinKHz")]
+    pub min_khz: Option<u64>,
+
+    /// Check only the highest OPP of each policy.
+    #[arg(long)]
+    pub only_max: bool,
+}
+
+/// Options of `bench memlat`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct MemlatArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Do not ask for huge pages: the kernel's THP policy decides, as for the original
+    /// ramlat and tinymembench's bandwidth tests (comparable with published sbc-bench logs).
+    #[arg(long)]
+    pub no_madvise: bool,
 }

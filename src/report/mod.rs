@@ -1,5 +1,7 @@
 //! Exporters: pure functions from results to text that users already know how to read.
 
+pub mod bench_clock;
+pub mod bench_mem;
 pub mod info;
 pub mod json;
 pub mod results_row;

@@ -62,5 +62,8 @@ fn closed_pipe_is_quiet() {
     assert!(!err.contains("panicked"), "{err}");
     // `info` treats a closed pipe as the reader's choice (0); commands that do not handle it
     // end through the global handler with 141. Either way: no panic text, no crash.
-    assert!(matches!(status.code(), Some(0) | Some(141)), "{status:?} {err}");
+    assert!(
+        matches!(status.code(), Some(0) | Some(141)),
+        "{status:?} {err}"
+    );
 }

@@ -1,5 +1,6 @@
 //! The one integration-test binary: the CLI as users run it, over fixture sysroots.
 
+mod bench_cpu;
 mod cli;
 mod cpuid;
 mod info;

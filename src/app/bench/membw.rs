@@ -1,0 +1,77 @@
+//! `sbc-bench bench membw`: memory bandwidth per cluster (tinymembench semantics).
+
+use crate::app::Ctx;
+use crate::app::bench::pinning;
+use crate::bench::membw::{self, Options};
+use crate::cli::bench::CommonArgs;
+use crate::output;
+use crate::report::bench_mem;
+use crate::shutdown;
+
+/// Measure bandwidth on every target and print it.
+pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
+    let r = match pinning::resolve(ctx, a) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return Ok(output::EXIT_USAGE);
+        }
+    };
+    let opts = if a.quick {
+        Options::quick()
+    } else {
+        Options::standard()
+    };
+    let cancel = shutdown::token();
+    let mut runs = Vec::new();
+    for t in &r.targets {
+        let bar = output::progress_bar(1, format!("Memory bandwidth on {}", t.label()));
+        let bar2 = bar.clone();
+        runs.push(membw::run_target(
+            &ctx.root,
+            t,
+            &opts,
+            cancel,
+            &mut |done, total| {
+                bar2.set_length(total as u64);
+                bar2.set_position(done as u64);
+            },
+        ));
+        bar.finish_and_clear();
+        if cancel.is_cancelled() {
+            break;
+        }
+    }
+    if a.json {
+        let doc = serde_json::json!({
+            "benchmark": "membw",
+            "skipped": r.skipped,
+            "runs": runs,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", bench_mem::render_membw(&runs, &r.skipped));
+        let summaries: Vec<String> = runs
+            .iter()
+            .filter_map(|x| {
+                x.result
+                    .as_ref()
+                    .map(|m| format!("{}: {}", x.target.label(), bench_mem::membw_summary(m)))
+            })
+            .collect();
+        if !summaries.is_empty() {
+            println!("\nMemory performance:");
+            for s in summaries {
+                println!("  * {s}");
+            }
+        }
+    }
+    let failed = runs.iter().any(|x| x.error.is_some());
+    Ok(
+        if failed || (r.requested && !r.skipped.is_empty()) || runs.is_empty() {
+            output::EXIT_INVALID
+        } else {
+            output::EXIT_OK
+        },
+    )
+}

@@ -1,0 +1,93 @@
+//! `sbc-bench bench memlat`: memory latency per cluster (tinymembench and ramlat tables).
+
+use crate::app::Ctx;
+use crate::app::bench::pinning;
+use crate::bench::kernels::buffer::Advice;
+use crate::bench::memlat::{self, Options};
+use crate::cli::bench::MemlatArgs;
+use crate::output;
+use crate::report::bench_mem;
+use crate::shutdown;
+use crate::sys::membench;
+
+/// Measure latency on every target and print it.
+pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
+    let a = &args.common;
+    let r = match pinning::resolve(ctx, a) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return Ok(output::EXIT_USAGE);
+        }
+    };
+    let opts = if a.quick {
+        Options::quick()
+    } else if a.extensive {
+        Options::extensive()
+    } else {
+        Options::standard()
+    };
+    let mut plan = memlat::plan(
+        opts.max_bytes,
+        membench::mem_available(&ctx.root),
+        membench::thp_mode(&ctx.root),
+    );
+    if args.no_madvise {
+        plan.advice = Advice::Default;
+    }
+    let cancel = shutdown::token();
+    let mut runs = Vec::new();
+    for t in &r.targets {
+        let bar = output::progress_bar(
+            memlat::steps(&opts, &plan) as u64,
+            format!("Memory latency on {}", t.label()),
+        );
+        let bar2 = bar.clone();
+        runs.push(memlat::run_target(
+            &ctx.root,
+            t,
+            &opts,
+            &plan,
+            cancel,
+            &mut |done, _| bar2.set_position(done as u64),
+        ));
+        bar.finish_and_clear();
+        if cancel.is_cancelled() {
+            break;
+        }
+    }
+    if a.json {
+        let doc = serde_json::json!({
+            "benchmark": "memlat",
+            "skipped": r.skipped,
+            "runs": runs,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", bench_mem::render_memlat(&runs, &r.skipped));
+        let mut summary = Vec::new();
+        for x in &runs {
+            if let Some(t) = x.result.as_ref().and_then(|m| m.ramlat.as_ref()) {
+                for size in [16u64 << 20, 128 << 20] {
+                    if let Some(line) = bench_mem::latency_summary(t, size) {
+                        summary.push(format!("{}: {line}", x.target.label()));
+                    }
+                }
+            }
+        }
+        if !summary.is_empty() {
+            println!("\nMemory latency (ramlat, ns):");
+            for s in summary {
+                println!("  * {s}");
+            }
+        }
+    }
+    let failed = runs.iter().any(|x| x.error.is_some());
+    Ok(
+        if failed || (r.requested && !r.skipped.is_empty()) || runs.is_empty() {
+            output::EXIT_INVALID
+        } else {
+            output::EXIT_OK
+        },
+    )
+}

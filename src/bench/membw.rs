@@ -1,0 +1,524 @@
+//! Memory bandwidth with tinymembench's semantics: MB/s with 1 MB = 10^6 bytes, a copy counts
+//! the bytes copied once, buffers well beyond the last-level cache, each result the best of
+//! at least two repetitions with the sample standard deviation kept (shown when ≥ 0.1 %).
+//!
+//! Measured: the C library's `memcpy`, `memset` and `memchr` (what sbc-bench summarises as
+//! `memcpy`/`memset`), then our own SIMD copy and fill kernels, so the best achievable
+//! bandwidth is visible where the libc is slow (musl's `memcpy` is).
+//!
+//! Runs on the calling thread: pin it first ([`crate::bench::pin::run_on`]), so the buffers
+//! are also first touched, and placed, from that core.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::bench::kernels::buffer::{Advice, Buffer};
+use crate::bench::kernels::copy::{self, GRANULE, Op};
+use crate::bench::pin::Target;
+use crate::shutdown::CancellationToken;
+
+const MIB: usize = 1024 * 1024;
+/// tinymembench's buffer size, the minimum we use.
+pub const MIN_BUFFER: usize = 32 * MIB;
+/// Never more than this per buffer, however large the cache.
+pub const MAX_BUFFER: usize = 512 * MIB;
+/// Share of `MemAvailable` all our buffers together may take.
+pub const MEM_SHARE_DIVISOR: u64 = 4;
+
+/// Byte the source is filled with; `memchr` looks for [`SEARCH_BYTE`], found only in the
+/// last byte (tinymembench's setup), so it scans the whole buffer.
+const FILL_BYTE: u8 = 0x5a;
+const SEARCH_BYTE: u8 = 0x01;
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Time of one repetition (tinymembench: 0.5 s).
+    pub rep_time: Duration,
+    /// At least this many repetitions (sbc-bench passes `-b 2`).
+    pub min_reps: u32,
+    /// At most this many (sbc-bench passes `-B 3`); stops earlier once the standard
+    /// deviation is below 0.1 % of the best.
+    pub max_reps: u32,
+    /// Shortened run (smaller buffers allowed).
+    pub quick: bool,
+}
+
+impl Options {
+    /// tinymembench as sbc-bench runs it: ≤ 30 s per cluster.
+    pub fn standard() -> Self {
+        Self {
+            rep_time: Duration::from_millis(500),
+            min_reps: 2,
+            max_reps: 3,
+            quick: false,
+        }
+    }
+
+    /// For tests and smoke runs: well under a second per row.
+    pub fn quick() -> Self {
+        Self {
+            rep_time: Duration::from_millis(20),
+            min_reps: 2,
+            max_reps: 2,
+            quick: true,
+        }
+    }
+}
+
+/// How large the buffers are, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BufferPlan {
+    /// Bytes per buffer (a copy uses two).
+    pub bytes: usize,
+    /// What we wanted before memory limits.
+    pub wanted_bytes: usize,
+    /// Last-level cache size the plan is based on, in bytes.
+    pub llc_bytes: Option<u64>,
+    /// `MemAvailable` when planning, in bytes.
+    pub mem_available_bytes: Option<u64>,
+    /// A sentence when the buffers are smaller than they should be.
+    pub note: Option<String>,
+}
+
+fn mib(b: u64) -> u64 {
+    b / MIB as u64
+}
+
+/// Size the buffers: at least 32 MiB and four times the last-level cache, at most 512 MiB,
+/// and both buffers together at most a quarter of `MemAvailable` (boards with 512 MiB exist).
+/// `quick` caps them at 16 MiB.
+pub fn plan_buffer(llc: Option<u64>, mem_available: Option<u64>, quick: bool) -> BufferPlan {
+    let from_cache = llc
+        .map(|c| usize::try_from(c.saturating_mul(4)).unwrap_or(MAX_BUFFER))
+        .unwrap_or(0);
+    let mut wanted = from_cache.max(MIN_BUFFER).div_ceil(MIB) * MIB;
+    wanted = wanted.min(MAX_BUFFER);
+    if quick {
+        wanted = wanted.min(16 * MIB);
+    }
+    let mut bytes = wanted;
+    let mut notes = Vec::new();
+    if let Some(avail) = mem_available {
+        let per_buffer = avail / MEM_SHARE_DIVISOR / 2;
+        let per_buffer = usize::try_from(per_buffer).unwrap_or(usize::MAX);
+        if per_buffer < bytes {
+            bytes = (per_buffer / MIB * MIB).max(MIB);
+            notes.push(format!(
+                "only {} MiB memory available: 2 x {} MiB buffers instead of 2 x {} MiB",
+                mib(avail),
+                bytes / MIB,
+                wanted / MIB
+            ));
+        }
+    }
+    if let Some(c) = llc {
+        if (bytes as u64) < c.saturating_mul(2) {
+            notes.push(format!(
+                "buffers not well beyond the {} MiB last-level cache: results include cache hits",
+                mib(c).max(1)
+            ));
+        }
+    }
+    bytes = (bytes / GRANULE).max(1) * GRANULE;
+    BufferPlan {
+        bytes,
+        wanted_bytes: wanted,
+        llc_bytes: llc,
+        mem_available_bytes: mem_available,
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+    }
+}
+
+/// The C library this binary uses, as `glibc 2.36` or `musl`.
+pub fn libc_name() -> String {
+    #[cfg(target_env = "gnu")]
+    {
+        // SAFETY: gnu_get_libc_version returns a static NUL-terminated string.
+        let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+        format!("glibc {}", v.to_string_lossy())
+    }
+    #[cfg(target_env = "musl")]
+    {
+        "musl".to_string()
+    }
+    #[cfg(not(any(target_env = "gnu", target_env = "musl")))]
+    {
+        "unknown libc".to_string()
+    }
+}
+
+/// What a row measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Copy (bytes copied once).
+    Copy,
+    /// Fill (bytes written).
+    Fill,
+    /// Scan (bytes read).
+    Scan,
+}
+
+/// One measured routine.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// Label in tinymembench's style (`standard memcpy`, `NEON LDP/STP copy`).
+    pub name: String,
+    /// Who implemented it: `libc` or the instruction set of our kernel (`neon`, `avx2`).
+    pub implementation: String,
+    /// Copy, fill or scan.
+    pub kind: Kind,
+    /// Best repetition in MB/s (10^6 bytes per second).
+    pub mb_per_s: f64,
+    /// Sample standard deviation of the repetitions, in percent of the best.
+    pub stddev_pct: f64,
+    /// Every repetition in MB/s.
+    pub samples_mb_per_s: Vec<f64>,
+}
+
+/// The bandwidth results of one core.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MembwResult {
+    /// The C library measured (`glibc 2.36`, `musl`).
+    pub libc: String,
+    /// Buffer sizing.
+    pub buffers: BufferPlan,
+    /// One row per routine: libc first, then our kernels.
+    pub rows: Vec<Row>,
+    /// Wall time in seconds.
+    pub duration_s: f64,
+    /// Stopped early by a signal.
+    pub cancelled: bool,
+}
+
+impl MembwResult {
+    fn row(&self, name: &str) -> Option<f64> {
+        self.rows
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.mb_per_s)
+    }
+
+    /// libc `memcpy` in MB/s (sbc-bench's summary value).
+    pub fn memcpy_mb_per_s(&self) -> Option<f64> {
+        self.row(ROW_MEMCPY)
+    }
+
+    /// libc `memset` in MB/s (sbc-bench's summary value).
+    pub fn memset_mb_per_s(&self) -> Option<f64> {
+        self.row(ROW_MEMSET)
+    }
+
+    /// libc `memchr` in MB/s.
+    pub fn memchr_mb_per_s(&self) -> Option<f64> {
+        self.row(ROW_MEMCHR)
+    }
+}
+
+/// Row label of libc `memcpy`.
+pub const ROW_MEMCPY: &str = "standard memcpy";
+/// Row label of libc `memset`.
+pub const ROW_MEMSET: &str = "standard memset";
+/// Row label of libc `memchr`.
+pub const ROW_MEMCHR: &str = "standard memchr";
+
+/// The bandwidth run of one target CPU.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MembwRun {
+    /// Where it ran.
+    pub target: Target,
+    /// The results, `None` when it could not run.
+    pub result: Option<MembwResult>,
+    /// Why it could not run.
+    pub error: Option<String>,
+}
+
+/// Sample standard deviation (n − 1); 0 for fewer than two values.
+pub fn sample_stddev(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let ss: f64 = v.iter().map(|x| (x - mean) * (x - mean)).sum();
+    (ss / (n - 1.0)).sqrt()
+}
+
+/// Repeat `f` (which processes `bytes` bytes per call) as tinymembench does: a warm-up call,
+/// then calls for `rep_time`; at least `min_reps` repetitions, at most `max_reps`, stopping
+/// once the standard deviation is below 0.1 % of the best. Returns (best, stddev %, samples).
+pub fn repeat(
+    opts: &Options,
+    bytes: usize,
+    cancel: &CancellationToken,
+    f: &mut dyn FnMut(),
+) -> (f64, f64, Vec<f64>) {
+    let mut samples = Vec::new();
+    let mut best = 0.0f64;
+    for n in 0..opts.max_reps.max(1) {
+        f();
+        let t0 = Instant::now();
+        let mut calls = 0u64;
+        let elapsed = loop {
+            f();
+            calls += 1;
+            let e = t0.elapsed();
+            if e >= opts.rep_time {
+                break e.as_secs_f64();
+            }
+        };
+        let speed = bytes as f64 * calls as f64 / elapsed / 1e6;
+        best = best.max(speed);
+        samples.push(speed);
+        if n + 1 >= opts.min_reps && sample_stddev(&samples) < best / 1000.0 {
+            break;
+        }
+        if cancel.is_cancelled() {
+            break;
+        }
+    }
+    let pct = if best > 0.0 {
+        sample_stddev(&samples) / best * 100.0
+    } else {
+        0.0
+    };
+    (best, pct, samples)
+}
+
+/// Measure every routine on the calling thread's core. `progress(done, total)` after each.
+pub fn run(
+    opts: &Options,
+    plan: &BufferPlan,
+    cancel: &CancellationToken,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<MembwResult, String> {
+    let start = Instant::now();
+    let bytes = plan.bytes;
+    let alloc = |what: &str| {
+        Buffer::new(bytes, Advice::Default).map_err(|e| {
+            format!(
+                "cannot allocate the {what} buffer ({} MiB): {e}",
+                bytes / MIB
+            )
+        })
+    };
+    let mut src = alloc("source")?;
+    let mut dst = alloc("destination")?;
+    src.fill(FILL_BYTE);
+    if let Some(last) = src.as_mut_slice().get_mut(bytes - 1) {
+        *last = SEARCH_BYTE;
+    }
+    dst.fill(0);
+
+    let kernels = copy::kernels();
+    let total = 3 + kernels.len();
+    let mut rows = Vec::new();
+    let mut push =
+        |rows: &mut Vec<Row>, name: &str, imp: &str, kind: Kind, r: (f64, f64, Vec<f64>)| {
+            rows.push(Row {
+                name: name.to_string(),
+                implementation: imp.to_string(),
+                kind,
+                mb_per_s: r.0,
+                stddev_pct: r.1,
+                samples_mb_per_s: r.2,
+            });
+            progress(rows.len(), total);
+        };
+
+    let (s, d) = (src.as_mut_ptr() as *const u8, dst.as_mut_ptr());
+    // SAFETY (all three libc calls): s and d are distinct live mappings of `bytes` bytes.
+    let r = repeat(opts, bytes, cancel, &mut || unsafe {
+        libc::memcpy(d as *mut libc::c_void, s as *const libc::c_void, bytes);
+    });
+    push(&mut rows, ROW_MEMCPY, "libc", Kind::Copy, r);
+    if !cancel.is_cancelled() {
+        let r = repeat(opts, bytes, cancel, &mut || unsafe {
+            libc::memset(d as *mut libc::c_void, i32::from(FILL_BYTE), bytes);
+        });
+        push(&mut rows, ROW_MEMSET, "libc", Kind::Fill, r);
+    }
+    if !cancel.is_cancelled() {
+        let mut found = std::ptr::null_mut();
+        let r = repeat(opts, bytes, cancel, &mut || unsafe {
+            found = std::hint::black_box(libc::memchr(
+                s as *const libc::c_void,
+                i32::from(SEARCH_BYTE),
+                bytes,
+            ));
+        });
+        // The scan must have found the marker in the last byte, or it measured nothing.
+        if found as usize != s as usize + bytes - 1 {
+            return Err("memchr did not find the marker byte: measurement invalid".to_string());
+        }
+        push(&mut rows, ROW_MEMCHR, "libc", Kind::Scan, r);
+    }
+    for k in &kernels {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let mut ok = true;
+        let r = repeat(opts, bytes, cancel, &mut || {
+            ok &= k.run(dst.as_mut_slice(), src.as_slice());
+        });
+        if !ok {
+            return Err(format!("kernel {} refused the buffers", k.name));
+        }
+        let kind = match k.op {
+            Op::Copy => Kind::Copy,
+            Op::Fill => Kind::Fill,
+        };
+        push(&mut rows, k.name, k.isa, kind, r);
+    }
+    Ok(MembwResult {
+        libc: libc_name(),
+        buffers: plan.clone(),
+        rows,
+        duration_s: start.elapsed().as_secs_f64(),
+        cancelled: cancel.is_cancelled(),
+    })
+}
+
+/// Plan the buffers for `target` (its last-level cache, `MemAvailable`), pin a thread there
+/// and measure: what the CLI and the standard run call per cluster.
+pub fn run_target(
+    root: &crate::sys::root::SysRoot,
+    target: &Target,
+    opts: &Options,
+    cancel: &CancellationToken,
+    progress: &mut (dyn FnMut(usize, usize) + Send),
+) -> MembwRun {
+    use crate::sys::membench;
+    let caches = membench::read_caches(root, target.cpu);
+    let plan = plan_buffer(
+        membench::last_level_cache_bytes(&caches),
+        membench::mem_available(root),
+        opts.quick,
+    );
+    let res = crate::bench::pin::run_on(target.cpu, || run(opts, &plan, cancel, progress));
+    let (result, error) = match res {
+        Ok(Ok(m)) => (Some(m), None),
+        Ok(Err(e)) => (None, Some(e)),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    MembwRun {
+        target: target.clone(),
+        result,
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1024 * 1024 * 1024;
+
+    #[test]
+    fn buffers_scale_with_the_cache_and_shrink_with_memory() {
+        // Unknown cache (many Arm boards): tinymembench's 32 MiB.
+        let p = plan_buffer(None, Some(4 * GIB), false);
+        assert_eq!(p.bytes, 32 * MIB);
+        assert!(p.note.is_none());
+        // This VM: 32 MiB L3 → 128 MiB buffers.
+        let p = plan_buffer(Some(32 * MIB as u64), Some(24 * GIB), false);
+        assert_eq!(p.bytes, 128 * MIB);
+        // A 1.5 GiB L3 server is capped.
+        let p = plan_buffer(Some(1536 * MIB as u64), Some(256 * GIB), false);
+        assert_eq!(p.bytes, MAX_BUFFER);
+        // A 512 MiB board with 200 MiB available: 25 MiB buffers and a note.
+        let p = plan_buffer(Some(512 * 1024), Some(200 * MIB as u64), false);
+        assert_eq!(p.bytes, 25 * MIB);
+        assert_eq!(p.wanted_bytes, 32 * MIB);
+        let note = p.note.unwrap();
+        assert!(note.contains("only 200 MiB memory available"), "{note}");
+        // Almost nothing available: still at least 1 MiB, never zero.
+        let p = plan_buffer(None, Some(1000), false);
+        assert_eq!(p.bytes, MIB);
+        // Quick runs cap at 16 MiB and say when that is within the cache.
+        let p = plan_buffer(Some(32 * MIB as u64), None, true);
+        assert_eq!(p.bytes, 16 * MIB);
+        assert!(p.note.unwrap().contains("last-level cache"));
+    }
+
+    #[test]
+    fn stddev() {
+        assert_eq!(sample_stddev(&[]), 0.0);
+        assert_eq!(sample_stddev(&[5.0]), 0.0);
+        let s = sample_stddev(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert!((s - 2.138).abs() < 0.001, "{s}");
+    }
+
+    #[test]
+    fn repeat_counts_bytes_per_second_and_stops_at_max() {
+        let opts = Options {
+            rep_time: Duration::from_millis(5),
+            min_reps: 2,
+            max_reps: 3,
+            quick: true,
+        };
+        let mut calls = 0;
+        let (best, pct, samples) = repeat(&opts, 1_000_000, &CancellationToken::new(), &mut || {
+            calls += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        });
+        // ~1 ms per MB → ~1000 MB/s (sleep overshoots: a loose bound, not a timing test).
+        assert!(best > 50.0 && best < 1100.0, "{best}");
+        assert!((2..=3).contains(&samples.len()));
+        assert!(pct >= 0.0);
+        assert!(calls >= 2 * 2);
+    }
+
+    #[test]
+    fn libc_is_named() {
+        let l = libc_name();
+        assert!(
+            l.starts_with("glibc ") || l == "musl" || l == "unknown libc",
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn quick_run_measures_every_routine() {
+        let plan = plan_buffer(None, None, true);
+        let plan = BufferPlan {
+            bytes: 2 * MIB,
+            ..plan
+        };
+        let opts = Options {
+            rep_time: Duration::from_millis(3),
+            ..Options::quick()
+        };
+        let mut last = (0, 0);
+        let r = run(&opts, &plan, &CancellationToken::new(), &mut |d, t| {
+            last = (d, t)
+        })
+        .unwrap();
+        assert_eq!(r.rows.len(), 3 + copy::kernels().len());
+        assert_eq!(last.0, last.1);
+        assert!(
+            r.rows
+                .iter()
+                .all(|row| row.mb_per_s > 0.0 && row.mb_per_s.is_finite())
+        );
+        assert!(r.memcpy_mb_per_s().is_some());
+        assert!(r.memset_mb_per_s().is_some());
+        assert!(r.memchr_mb_per_s().is_some());
+        assert!(!r.cancelled);
+    }
+
+    #[test]
+    fn cancelled_run_stops_after_the_first_row() {
+        let plan = BufferPlan {
+            bytes: MIB,
+            ..plan_buffer(None, None, true)
+        };
+        let t = CancellationToken::new();
+        t.cancel();
+        let r = run(&Options::quick(), &plan, &t, &mut |_, _| {}).unwrap();
+        assert_eq!(r.rows.len(), 1);
+        assert!(r.cancelled);
+    }
+}

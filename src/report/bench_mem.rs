@@ -1,0 +1,415 @@
+//! Memory benchmark text in the layouts users know: tinymembench's bandwidth lines
+//! (` standard memcpy                                      :   6008.6 MB/s (0.4%)`) and
+//! latency table, ramlat's table as sbc-bench logs it (indented by four spaces), and the
+//! review summary lines (`memcpy: 3066.5 MB/s, memchr: 2979.7 MB/s, memset: 6243.8 MB/s`,
+//! `16M latency: 163.8 164.6 …`).
+
+use crate::bench::kernels::buffer::Advice;
+use crate::bench::membw::{Kind, MembwResult, MembwRun};
+use crate::bench::memlat::{LatencyTable, MemlatResult, MemlatRun, RamlatTable};
+use crate::bench::pin::Skipped;
+
+const MIB: u64 = 1024 * 1024;
+
+/// `Executing benchmark on cpu0 (Cortex-A55):` with sbc-bench's surrounding blank lines.
+fn executing(label: &str) -> String {
+    format!("\nExecuting benchmark on {label}:\n\n")
+}
+
+/// One tinymembench bandwidth line; the deviation is shown from 0.1 % on, as tinymembench
+/// does.
+pub fn bw_line(name: &str, mb_per_s: f64, stddev_pct: f64) -> String {
+    let mut s = format!(" {name:<52} : {mb_per_s:>8.1} MB/s");
+    if stddev_pct >= 0.1 {
+        s.push_str(&format!(" ({stddev_pct:.1}%)"));
+    }
+    s
+}
+
+/// The bandwidth block of one core (without the `Executing …` heading).
+pub fn render_membw_result(r: &MembwResult) -> String {
+    let mut s = format!(
+        "libc: {}, buffers: 2 x {} MiB, best of {} runs, 1 MB = 1000000 bytes\n",
+        r.libc,
+        r.buffers.bytes as u64 / MIB,
+        r.rows
+            .iter()
+            .map(|x| x.samples_mb_per_s.len())
+            .max()
+            .unwrap_or(0)
+    );
+    if let Some(n) = &r.buffers.note {
+        s.push_str(&format!("Note: {n}\n"));
+    }
+    s.push('\n');
+    let mut in_libc = true;
+    for row in &r.rows {
+        if in_libc && row.implementation != "libc" {
+            s.push_str(" ---\n");
+            in_libc = false;
+        }
+        s.push_str(&bw_line(&row.name, row.mb_per_s, row.stddev_pct));
+        s.push('\n');
+    }
+    if r.cancelled {
+        s.push_str("(cancelled)\n");
+    }
+    s
+}
+
+/// `bench membw` text for all targets.
+pub fn render_membw(runs: &[MembwRun], skipped: &[Skipped]) -> String {
+    let mut s = skipped_lines(skipped);
+    for r in runs {
+        s.push_str(&executing(&r.target.label()));
+        match (&r.result, &r.error) {
+            (Some(res), _) => s.push_str(&render_membw_result(res)),
+            (None, e) => s.push_str(&format!(
+                "Not measured: {}\n",
+                e.as_deref().unwrap_or("unknown error")
+            )),
+        }
+    }
+    s
+}
+
+/// The review summary of one core: `memcpy: 3066.5 MB/s, memchr: 2979.7 MB/s, memset:
+/// 6243.8 MB/s`; our best copy and fill kernels follow when they beat the libc.
+pub fn membw_summary(r: &MembwResult) -> String {
+    let mut parts = Vec::new();
+    for (name, v) in [
+        ("memcpy", r.memcpy_mb_per_s()),
+        ("memchr", r.memchr_mb_per_s()),
+        ("memset", r.memset_mb_per_s()),
+    ] {
+        if let Some(v) = v {
+            parts.push(format!("{name}: {v:.1} MB/s"));
+        }
+    }
+    let best = |kind: Kind| {
+        r.rows
+            .iter()
+            .filter(|x| x.kind == kind && x.implementation != "libc")
+            .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
+    };
+    for (kind, libc) in [
+        (Kind::Copy, r.memcpy_mb_per_s()),
+        (Kind::Fill, r.memset_mb_per_s()),
+    ] {
+        if let Some(b) = best(kind) {
+            if libc.is_none_or(|l| b.mb_per_s > l * 1.05) {
+                parts.push(format!("{}: {:.1} MB/s", b.name, b.mb_per_s));
+            }
+        }
+    }
+    parts.join(", ")
+}
+
+/// tinymembench's table heading with its page-size suffix.
+fn latency_heading(t: &LatencyTable) -> String {
+    let suffix = match (t.advice, t.advised) {
+        (Advice::HugePage, true) => ", [MADV_HUGEPAGE]",
+        (Advice::NoHugePage, true) => ", [MADV_NOHUGEPAGE]",
+        _ => "",
+    };
+    format!("block size : single random read / dual random read{suffix}\n")
+}
+
+/// tinymembench's latency table.
+pub fn render_latency_table(t: &LatencyTable) -> String {
+    let mut s = latency_heading(t);
+    for r in &t.rows {
+        s.push_str(&format!(
+            "{:>10} : {:>6.1} ns          /  {:>6.1} ns \n",
+            r.block_bytes, r.single_ns, r.dual_ns
+        ));
+    }
+    s
+}
+
+/// A latency value as ramlat prints it: four significant digits in five columns.
+pub fn ramlat_value(ns: f64) -> String {
+    if ns < 10.0 {
+        format!("{ns:1.3}")
+    } else if ns < 100.0 {
+        format!("{ns:2.2}")
+    } else if ns < 1000.0 {
+        format!("{ns:3.1}")
+    } else {
+        format!("{ns:4.0}")
+    }
+}
+
+/// ramlat's table, each line indented by four spaces as sbc-bench logs it.
+pub fn render_ramlat_table(t: &RamlatTable) -> String {
+    let mut s = String::from("    ");
+    s.push_str("   size:");
+    for c in &t.columns {
+        s.push_str(&format!("{c:>6}"));
+    }
+    s.push('\n');
+    for r in &t.rows {
+        s.push_str(&format!("    {:>6}k: ", r.size_bytes / 1024));
+        for v in &r.ns {
+            s.push_str(&ramlat_value(*v));
+            s.push(' ');
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The review summary line of a ramlat row: `16M latency: 163.8 164.6 … 398.6 `.
+pub fn latency_summary(t: &RamlatTable, size_bytes: u64) -> Option<String> {
+    let row = t.row(size_bytes)?;
+    let mut s = format!("{}M latency: ", size_bytes / MIB);
+    for v in &row.ns {
+        s.push_str(&ramlat_value(*v));
+        s.push(' ');
+    }
+    Some(s)
+}
+
+fn huge_page_line(r: &MemlatResult, backed: Option<u64>) -> String {
+    let mode = r.plan.thp_mode.as_deref().unwrap_or("not available");
+    match backed {
+        Some(b) => format!(
+            "Huge pages: {} of {} MiB backed by transparent huge pages (THP mode: {mode})\n",
+            b / MIB,
+            r.plan.bytes as u64 / MIB
+        ),
+        None => format!("Huge pages: unknown (THP mode: {mode})\n"),
+    }
+}
+
+/// The latency blocks of one core (without headings).
+pub fn render_memlat_result(label: &str, r: &MemlatResult) -> String {
+    let mut s = String::new();
+    if let Some(n) = &r.plan.note {
+        s.push_str(&format!("Note: {n}\n\n"));
+    }
+    for (i, t) in r.tinymembench.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&render_latency_table(t));
+    }
+    if let Some(t) = &r.ramlat {
+        s.push_str(&format!(
+            "\nExecuting ramlat on {label}, results in ns:\n\n"
+        ));
+        s.push_str(&render_ramlat_table(t));
+        s.push('\n');
+        s.push_str(&huge_page_line(r, t.huge_page_bytes));
+    }
+    if r.cancelled {
+        s.push_str("(cancelled)\n");
+    }
+    s
+}
+
+/// `bench memlat` text for all targets.
+pub fn render_memlat(runs: &[MemlatRun], skipped: &[Skipped]) -> String {
+    let mut s = skipped_lines(skipped);
+    for r in runs {
+        let label = r.target.label();
+        s.push_str(&executing(&label));
+        match (&r.result, &r.error) {
+            (Some(res), _) => s.push_str(&render_memlat_result(&label, res)),
+            (None, e) => s.push_str(&format!(
+                "Not measured: {}\n",
+                e.as_deref().unwrap_or("unknown error")
+            )),
+        }
+    }
+    s
+}
+
+fn skipped_lines(skipped: &[Skipped]) -> String {
+    skipped
+        .iter()
+        .map(|k| format!("Skipping cpu{}: {}\n", k.cpu, k.reason))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::membw::{BufferPlan, Row};
+    use crate::bench::memlat::{LatencyRow, MemPlan, RAMLAT_COLUMNS, RamlatRow};
+    use crate::bench::pin::Target;
+
+    #[test]
+    fn bandwidth_lines_match_tinymembench() {
+        // From corpus log 1BsF.txt (tinymembench v0.4.9 on an ODROID-N2).
+        assert_eq!(
+            bw_line("standard memcpy", 1929.1, 0.04),
+            " standard memcpy                                      :   1929.1 MB/s"
+        );
+        assert_eq!(
+            bw_line("C copy backwards", 1785.8, 0.8),
+            " C copy backwards                                     :   1785.8 MB/s (0.8%)"
+        );
+        assert_eq!(
+            bw_line("standard memset", 8606.2, 0.1),
+            " standard memset                                      :   8606.2 MB/s (0.1%)"
+        );
+    }
+
+    fn row(name: &str, imp: &str, kind: Kind, v: f64, pct: f64) -> Row {
+        Row {
+            name: name.into(),
+            implementation: imp.into(),
+            kind,
+            mb_per_s: v,
+            stddev_pct: pct,
+            samples_mb_per_s: vec![v, v * 0.99],
+        }
+    }
+
+    fn membw() -> MembwResult {
+        MembwResult {
+            libc: "musl".into(),
+            buffers: BufferPlan {
+                bytes: 32 * 1024 * 1024,
+                wanted_bytes: 32 * 1024 * 1024,
+                llc_bytes: None,
+                mem_available_bytes: None,
+                note: None,
+            },
+            rows: vec![
+                row("standard memcpy", "libc", Kind::Copy, 3066.5, 0.4),
+                row("standard memset", "libc", Kind::Fill, 6243.8, 0.0),
+                row("standard memchr", "libc", Kind::Scan, 2979.7, 0.0),
+                row("NEON LDP/STP copy", "neon", Kind::Copy, 4100.0, 0.2),
+                row("NEON STP fill", "neon", Kind::Fill, 6300.0, 0.0),
+            ],
+            duration_s: 12.0,
+            cancelled: false,
+        }
+    }
+
+    #[test]
+    fn bandwidth_block_and_summary() {
+        let run = MembwRun {
+            target: Target {
+                cpu: 0,
+                core_type: Some("Cortex-A55".into()),
+                cluster: Some(0),
+            },
+            result: Some(membw()),
+            error: None,
+        };
+        let text = render_membw(&[run], &[]);
+        assert!(text.starts_with("\nExecuting benchmark on cpu0 (Cortex-A55):\n\nlibc: musl, buffers: 2 x 32 MiB, best of 2 runs"));
+        assert!(text.contains(
+            " standard memchr                                      :   2979.7 MB/s\n ---\n NEON LDP/STP copy"
+        ));
+        // The libc memset is within 5 % of NEON's: only the faster copy kernel is added.
+        assert_eq!(
+            membw_summary(&membw()),
+            "memcpy: 3066.5 MB/s, memchr: 2979.7 MB/s, memset: 6243.8 MB/s, NEON LDP/STP copy: 4100.0 MB/s"
+        );
+    }
+
+    #[test]
+    fn ramlat_values_and_rows_match_the_corpus() {
+        assert_eq!(ramlat_value(1.5444), "1.544");
+        assert_eq!(ramlat_value(16.934), "16.93");
+        assert_eq!(ramlat_value(109.34), "109.3");
+        assert_eq!(ramlat_value(1234.4), "1234");
+        let t = RamlatTable {
+            columns: RAMLAT_COLUMNS.iter().map(|s| s.to_string()).collect(),
+            advised: true,
+            huge_page_bytes: None,
+            rows: vec![
+                RamlatRow {
+                    size_bytes: 4096,
+                    ns: vec![1.544, 1.540, 1.540, 1.540, 1.539, 1.539, 1.540, 2.843],
+                },
+                RamlatRow {
+                    size_bytes: 128 * 1024 * 1024,
+                    ns: vec![52.42, 72.42, 51.15, 72.60, 49.50, 66.37, 95.08, 138.5],
+                },
+            ],
+        };
+        // From corpus log 1ET4.txt (ramlat on a Cortex-A720).
+        assert_eq!(
+            render_ramlat_table(&t),
+            "       size:  1x32  2x32  1x64  2x64 1xPTR 2xPTR 4xPTR 8xPTR\n\
+\x20        4k: 1.544 1.540 1.540 1.540 1.539 1.539 1.540 2.843 \n\
+\x20   131072k: 52.42 72.42 51.15 72.60 49.50 66.37 95.08 138.5 \n"
+        );
+        assert_eq!(
+            latency_summary(&t, 128 * 1024 * 1024).as_deref(),
+            Some("128M latency: 52.42 72.42 51.15 72.60 49.50 66.37 95.08 138.5 ")
+        );
+        assert_eq!(latency_summary(&t, 16 * 1024 * 1024), None);
+    }
+
+    #[test]
+    fn latency_table_matches_tinymembench() {
+        let t = LatencyTable {
+            advice: Advice::HugePage,
+            advised: true,
+            huge_page_bytes: Some(64 * 1024 * 1024),
+            rows: vec![
+                LatencyRow {
+                    block_bytes: 1024,
+                    single_ns: 0.0,
+                    dual_ns: 0.0,
+                },
+                LatencyRow {
+                    block_bytes: 67_108_864,
+                    single_ns: 153.64,
+                    dual_ns: 196.91,
+                },
+            ],
+        };
+        // From corpus log 1ET4.txt.
+        assert_eq!(
+            render_latency_table(&t),
+            "block size : single random read / dual random read, [MADV_HUGEPAGE]\n\
+\x20     1024 :    0.0 ns          /     0.0 ns \n\
+\x20 67108864 :  153.6 ns          /   196.9 ns \n"
+        );
+        let plain = LatencyTable {
+            advice: Advice::Default,
+            advised: false,
+            ..t
+        };
+        assert!(
+            render_latency_table(&plain)
+                .starts_with("block size : single random read / dual random read\n")
+        );
+    }
+
+    #[test]
+    fn latency_section_with_note_and_huge_pages() {
+        let r = MemlatResult {
+            plan: MemPlan {
+                bytes: 64 * 1024 * 1024,
+                wanted_bytes: 128 * 1024 * 1024,
+                mem_available_bytes: Some(300 * 1024 * 1024),
+                thp_mode: Some("madvise".into()),
+                advice: Advice::HugePage,
+                note: Some("only 300 MiB memory available".into()),
+            },
+            tinymembench: vec![],
+            ramlat: Some(RamlatTable {
+                columns: vec![],
+                advised: true,
+                huge_page_bytes: Some(62 * 1024 * 1024),
+                rows: vec![],
+            }),
+            duration_s: 1.0,
+            cancelled: false,
+        };
+        let s = render_memlat_result("cpu0", &r);
+        assert!(s.starts_with("Note: only 300 MiB memory available\n\n"));
+        assert!(s.contains("\nExecuting ramlat on cpu0, results in ns:\n\n"));
+        assert!(s.ends_with(
+            "Huge pages: 62 of 64 MiB backed by transparent huge pages (THP mode: madvise)\n"
+        ));
+    }
+}

@@ -1,0 +1,247 @@
+//! `bench clock`, `bench membw`, `bench memlat` as users run them: real quick runs on this
+//! machine, and runs over a fixture sysroot of an RK3399 board (two clusters, cpufreq).
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
+    c.env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE")
+        .env_remove("MaxKHz")
+        .env_remove("MinKHz")
+        .env("NO_COLOR", "1");
+    c
+}
+
+/// An RK3399 (NanoPi NEO4, kernel 5.10.63): cpu0-cpu3 Cortex-A53 on policy0, cpu4-cpu5
+/// Cortex-A72 on policy4. cpuinfo and OPPs from the sbc-bench corpus; `MemAvailable` set to
+/// 40 MiB to exercise the small-memory path.
+fn rk3399(dir: &Path) {
+    let cpuinfo = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/bench-cpu/RK3399-5.10.63-rockchip64.cpuinfo"),
+    )
+    .expect("fixture cpuinfo");
+    let w = |rel: &str, v: &str| {
+        let p = dir.join(rel);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        fs::write(p, format!("{v}\n")).expect("write fixture");
+    };
+    w("proc/cpuinfo", cpuinfo.trim_end());
+    w(
+        "proc/meminfo",
+        "MemTotal:        3969436 kB\nMemFree:          180000 kB\nMemAvailable:      40960 kB",
+    );
+    w("sys/devices/system/cpu/present", "0-5");
+    w("sys/devices/system/cpu/online", "0-5");
+    for (policy, cpus, opps, max) in [
+        (
+            0,
+            "0 1 2 3",
+            "408000 600000 816000 1008000 1200000 1416000 1512000",
+            "1512000",
+        ),
+        (
+            4,
+            "4 5",
+            "408000 600000 816000 1008000 1200000 1416000 1608000 1800000 2016000",
+            "2016000",
+        ),
+    ] {
+        let p = format!("sys/devices/system/cpu/cpufreq/policy{policy}");
+        w(&format!("{p}/related_cpus"), cpus);
+        w(&format!("{p}/scaling_available_frequencies"), opps);
+        w(&format!("{p}/cpuinfo_min_freq"), "408000");
+        w(&format!("{p}/cpuinfo_max_freq"), max);
+        w(&format!("{p}/scaling_min_freq"), "408000");
+        w(&format!("{p}/scaling_max_freq"), max);
+        w(&format!("{p}/scaling_cur_freq"), max);
+        w(&format!("{p}/scaling_governor"), "performance");
+    }
+}
+
+#[test]
+fn clock_on_this_machine() {
+    let out = bin()
+        .args(["bench", "clock", "--quick", "--cpus", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("Checking cpufreq OPP"), "{text}");
+    // Without cpufreq (this VM, CI runners): sbc-bench's line; with cpufreq and no root:
+    // the current clock measured and the reason the OPPs were not walked.
+    assert!(
+        text.contains("No cpufreq support.  Measured: ")
+            || text.contains("cpufreq OPPs not walked")
+            || text.contains("Cpufreq OPP: "),
+        "{text}"
+    );
+}
+
+#[test]
+fn clock_json_has_three_samples() {
+    let out = bin()
+        .args(["bench", "clock", "--quick", "--json", "--cpus", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["benchmark"], "clock");
+    let c = &v["checks"][0];
+    assert_eq!(c["target"]["cpu"], 0);
+    let samples = if c["walk"].is_object() {
+        c["walk"]["opps"][0]["measured"]["samples_mhz"].clone()
+    } else {
+        c["measured"]["samples_mhz"].clone()
+    };
+    let samples = samples.as_array().expect("samples").clone();
+    assert_eq!(samples.len(), 3);
+    assert!(samples.iter().all(|s| s.as_f64().unwrap() > 0.0));
+}
+
+#[test]
+fn bad_cpu_lists_are_usage_errors_and_missing_cpus_are_skipped() {
+    for cmd in ["clock", "membw", "memlat"] {
+        bin()
+            .args(["bench", cmd, "--quick", "--cpus", "zero"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is not a CPU list"));
+        bin()
+            .args(["bench", cmd, "--quick", "--cpus", "4000"])
+            .assert()
+            .code(3)
+            .stdout(predicate::str::contains("Skipping cpu4000: no such CPU"));
+    }
+}
+
+#[test]
+fn clock_over_a_fixture_board_never_writes_to_it() {
+    let d = tempfile::tempdir().unwrap();
+    rk3399(d.path());
+    let out = bin()
+        .args([
+            "--sysroot",
+            d.path().to_str().unwrap(),
+            "bench",
+            "clock",
+            "--quick",
+        ])
+        .assert()
+        .code(predicate::in_iter([0, 3]))
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("\nChecking cpufreq OPP for cpu0-cpu3 (Cortex-A53):\n\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nChecking cpufreq OPP for cpu4-cpu5 (Cortex-A72):\n\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cpufreq OPPs not walked (the sysroot is not the live system)"),
+        "{text}"
+    );
+    // The fixture's limits are untouched.
+    let max = fs::read_to_string(
+        d.path()
+            .join("sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq"),
+    )
+    .unwrap();
+    assert_eq!(max.trim(), "2016000");
+}
+
+#[test]
+fn membw_quick_prints_tinymembench_lines_and_a_summary() {
+    bin()
+        .args(["bench", "membw", "--quick", "--cpus", "0"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("\nExecuting benchmark on cpu0")
+                .and(predicate::str::contains(
+                    " standard memcpy                                      : ",
+                ))
+                .and(predicate::str::contains(" standard memset "))
+                .and(predicate::str::contains(" standard memchr "))
+                .and(predicate::str::contains("libc: "))
+                .and(predicate::str::contains("Memory performance:\n  * cpu0"))
+                .and(predicate::str::contains("memcpy: ")),
+        );
+}
+
+#[test]
+fn membw_with_little_memory_uses_smaller_buffers_and_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    rk3399(d.path());
+    let out = bin()
+        .args([
+            "--sysroot",
+            d.path().to_str().unwrap(),
+            "bench",
+            "membw",
+            "--quick",
+            "--json",
+            "--cpus",
+            "0",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let r = &v["runs"][0]["result"];
+    // 40 MiB available: both buffers together get a quarter, 5 MiB each.
+    assert_eq!(r["buffers"]["bytes"], 5 * 1024 * 1024);
+    let note = r["buffers"]["note"].as_str().unwrap();
+    assert!(note.contains("only 40 MiB memory available"), "{note}");
+    assert!(r["rows"].as_array().unwrap().len() >= 5);
+}
+
+#[test]
+fn memlat_quick_prints_both_tables() {
+    bin()
+        .args(["bench", "memlat", "--quick", "--cpus", "0"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("block size : single random read / dual random read")
+                .and(predicate::str::contains("      1024 : "))
+                .and(predicate::str::contains("Executing ramlat on cpu0"))
+                .and(predicate::str::contains(
+                    "       size:  1x32  2x32  1x64  2x64 1xPTR 2xPTR 4xPTR 8xPTR\n",
+                ))
+                .and(predicate::str::contains("      8192k: "))
+                .and(predicate::str::contains("Huge pages: ")),
+        );
+}
+
+#[test]
+fn memlat_json_is_typed() {
+    let out = bin()
+        .args(["bench", "memlat", "--quick", "--json", "--cpus", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let r = &v["runs"][0]["result"];
+    let rows = r["ramlat"]["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["size_bytes"], 4096);
+    assert_eq!(rows[0]["ns"].as_array().unwrap().len(), 8);
+    assert!(r["tinymembench"][0]["rows"][0]["single_ns"].is_number());
+}
