@@ -1,0 +1,288 @@
+//! What a standard run will do, in order, and how long each step should take — computed
+//! from the machine (clusters, OPPs, tools installed) and the settings, before anything
+//! runs, so the user gets sbc-bench's "results will be available in 21-32 minutes".
+
+use serde::Serialize;
+
+use crate::run::config::RunConfig;
+
+/// One kind of step, in sbc-bench's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// Clock measured at every OPP while idle and cold.
+    ClockCold,
+    /// Memory bandwidth per cluster.
+    MemBandwidth,
+    /// Memory latency per cluster.
+    MemLatency,
+    /// AES per cluster (native, and `openssl speed` when installed).
+    Aes,
+    /// 7-Zip's own benchmark (when installed).
+    SevenZip,
+    /// Native LZMA benchmark.
+    Lzma,
+    /// scrypt on all cores for minutes (`-c`).
+    Scrypt,
+    /// Clock measured again at the highest OPP while still hot.
+    ClockHot,
+}
+
+impl StepKind {
+    /// Progress line: `Executing memory bandwidth benchmark`.
+    pub fn progress(self) -> &'static str {
+        match self {
+            StepKind::ClockCold => "Checking cpufreq OPP",
+            StepKind::MemBandwidth => "Executing memory bandwidth benchmark",
+            StepKind::MemLatency => "Executing memory latency benchmark",
+            StepKind::Aes => "Executing AES benchmark",
+            StepKind::SevenZip => "Executing 7-zip benchmark",
+            StepKind::Lzma => "Executing native LZMA benchmark",
+            StepKind::Scrypt => "Executing scrypt stress test",
+            StepKind::ClockHot => "Checking cpufreq OPP again",
+        }
+    }
+
+    /// Monitor phase label (`System health while running <label>:`).
+    pub fn phase(self) -> &'static str {
+        match self {
+            StepKind::ClockCold => "clock check",
+            StepKind::MemBandwidth => "memory bandwidth benchmark",
+            StepKind::MemLatency => "memory latency benchmark",
+            StepKind::Aes => "AES benchmark",
+            StepKind::SevenZip => "7-zip benchmark",
+            StepKind::Lzma => "native LZMA benchmark",
+            StepKind::Scrypt => "scrypt stress test",
+            StepKind::ClockHot => "clock check under load",
+        }
+    }
+
+    /// Does this step produce a score (skipped with `NotReadyYet=yes`)?
+    pub fn scores(self) -> bool {
+        !matches!(self, StepKind::ClockCold | StepKind::ClockHot)
+    }
+}
+
+/// A planned step with its time estimate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    /// What it is.
+    pub kind: StepKind,
+    /// Lowest expected duration, seconds.
+    pub min_s: f64,
+    /// Highest expected duration, seconds.
+    pub max_s: f64,
+}
+
+/// What the plan is computed from: facts about the machine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PlanInput {
+    /// Clusters benchmarked one after the other.
+    pub clusters: usize,
+    /// Online CPUs.
+    pub cpus: usize,
+    /// OPPs the clock walk will visit, over all policies (0 when it cannot walk).
+    pub opps_to_walk: usize,
+    /// `7z`/`7za`/`7zz` is installed.
+    pub sevenzip: bool,
+    /// `openssl` is installed.
+    pub openssl: bool,
+}
+
+/// The ordered steps of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// Steps in execution order.
+    pub steps: Vec<Step>,
+    /// Steps left out, and why.
+    pub skipped: Vec<(StepKind, String)>,
+}
+
+impl Plan {
+    /// Total estimate in seconds (low, high).
+    pub fn estimate_s(&self) -> (f64, f64) {
+        self.steps
+            .iter()
+            .fold((0.0, 0.0), |(a, b), s| (a + s.min_s, b + s.max_s))
+    }
+
+    /// Estimate of everything after the first step (printed once the cold clock check is
+    /// done, as sbc-bench does).
+    pub fn remaining_after_first_s(&self) -> (f64, f64) {
+        self.steps
+            .iter()
+            .skip(1)
+            .fold((0.0, 0.0), |(a, b), s| (a + s.min_s, b + s.max_s))
+    }
+
+    /// Does the plan contain this step?
+    pub fn has(&self, k: StepKind) -> bool {
+        self.steps.iter().any(|s| s.kind == k)
+    }
+}
+
+/// Seconds one AES measurement (one algorithm, one buffer size) runs.
+pub fn aes_seconds_per_size(cfg: &RunConfig) -> f64 {
+    if cfg.quick { 0.1 } else { 1.0 }
+}
+
+/// Number of AES algorithms the run measures.
+pub fn aes_algorithms(cfg: &RunConfig) -> usize {
+    if cfg.extensive { 4 } else { 3 }
+}
+
+/// Scrypt stress duration.
+pub fn scrypt_seconds(cfg: &RunConfig) -> f64 {
+    if cfg.quick { 10.0 } else { 300.0 }
+}
+
+/// Make the plan. Pure: tests snapshot it for every fixture board.
+pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
+    let clusters = m.clusters.max(1) as f64;
+    let q = cfg.quick;
+    let per_measure = if q { (0.05, 0.2) } else { (0.5, 1.2) };
+    let clock_points = if m.opps_to_walk > 0 {
+        m.opps_to_walk as f64
+    } else {
+        clusters
+    };
+    let mut steps = Vec::new();
+    let mut skipped = Vec::new();
+    let mut push = |kind: StepKind, min_s: f64, max_s: f64| steps.push(Step { kind, min_s, max_s });
+    push(
+        StepKind::ClockCold,
+        clock_points * per_measure.0,
+        clock_points * per_measure.1,
+    );
+    let scoring = !cfg.not_ready_yet;
+    if scoring {
+        let (bw, lat) = if q {
+            ((0.5, 3.0), (0.5, 3.0))
+        } else {
+            ((12.0, 30.0), (12.0, 30.0))
+        };
+        push(StepKind::MemBandwidth, clusters * bw.0, clusters * bw.1);
+        push(StepKind::MemLatency, clusters * lat.0, clusters * lat.1);
+        // 6 buffer sizes per algorithm, per cluster; openssl doubles it.
+        let aes_one = aes_algorithms(cfg) as f64 * 6.0 * aes_seconds_per_size(cfg);
+        let tools = if m.openssl { 2.0 } else { 1.0 };
+        let parallel = if cfg.extensive { aes_one } else { 0.0 };
+        push(
+            StepKind::Aes,
+            clusters * aes_one * tools + parallel,
+            (clusters * aes_one * tools + parallel) * 1.2,
+        );
+        if m.sevenzip {
+            // One single-threaded run per cluster plus three multi-threaded runs.
+            let run = if q { (3.0, 15.0) } else { (15.0, 60.0) };
+            let runs = clusters + 3.0;
+            push(StepKind::SevenZip, runs * run.0, runs * run.1);
+        } else {
+            skipped.push((
+                StepKind::SevenZip,
+                "7-Zip is not installed (7z, 7za or 7zz); the native LZMA score stands in"
+                    .to_string(),
+            ));
+        }
+        let lz = if q { (1.0, 5.0) } else { (8.0, 30.0) };
+        push(
+            StepKind::Lzma,
+            (clusters + 1.0) * lz.0,
+            (clusters + 1.0) * lz.1,
+        );
+        if cfg.stress {
+            let s = scrypt_seconds(cfg);
+            push(StepKind::Scrypt, s, s + 5.0);
+        }
+    } else {
+        skipped.push((
+            StepKind::MemBandwidth,
+            "NotReadyYet=yes: score-producing benchmarks skipped".to_string(),
+        ));
+    }
+    push(
+        StepKind::ClockHot,
+        clusters * per_measure.0,
+        clusters * per_measure.1,
+    );
+    Plan { steps, skipped }
+}
+
+/// `21-32 minutes`, `40-55 seconds`.
+pub fn format_estimate(lo_s: f64, hi_s: f64) -> String {
+    if hi_s < 120.0 {
+        format!(
+            "{:.0}-{:.0} seconds",
+            lo_s.floor(),
+            hi_s.ceil().max(lo_s.floor() + 1.0)
+        )
+    } else {
+        let lo = (lo_s / 60.0).floor().max(1.0);
+        let hi = (hi_s / 60.0).ceil().max(lo + 1.0);
+        format!("{lo:.0}-{hi:.0} minutes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rk3588() -> PlanInput {
+        PlanInput {
+            clusters: 3,
+            cpus: 8,
+            opps_to_walk: 8 + 11 + 11,
+            sevenzip: true,
+            openssl: true,
+        }
+    }
+
+    #[test]
+    fn order_and_estimate_for_rk3588() {
+        let p = plan(&RunConfig::default(), &rk3588());
+        let kinds: Vec<StepKind> = p.steps.iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                StepKind::ClockCold,
+                StepKind::MemBandwidth,
+                StepKind::MemLatency,
+                StepKind::Aes,
+                StepKind::SevenZip,
+                StepKind::Lzma,
+                StepKind::ClockHot
+            ]
+        );
+        let (lo, hi) = p.estimate_s();
+        assert!(lo < hi);
+        assert!(lo > 5.0 * 60.0 && hi < 30.0 * 60.0, "{lo} {hi}");
+    }
+
+    #[test]
+    fn stress_not_ready_yet_and_missing_7zip() {
+        let cfg = RunConfig {
+            stress: true,
+            ..Default::default()
+        };
+        let mut m = rk3588();
+        m.sevenzip = false;
+        let p = plan(&cfg, &m);
+        assert!(p.has(StepKind::Scrypt));
+        assert!(!p.has(StepKind::SevenZip));
+        assert_eq!(p.skipped[0].0, StepKind::SevenZip);
+        let p = plan(
+            &RunConfig {
+                not_ready_yet: true,
+                ..Default::default()
+            },
+            &m,
+        );
+        assert_eq!(p.steps.len(), 2, "only the clock checks");
+    }
+
+    #[test]
+    fn estimates_read_like_sbc_bench() {
+        assert_eq!(format_estimate(1260.0, 1900.0), "21-32 minutes");
+        assert_eq!(format_estimate(40.0, 55.2), "40-56 seconds");
+    }
+}
