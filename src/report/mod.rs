@@ -5,5 +5,6 @@ pub mod bench_mem;
 pub mod info;
 pub mod json;
 pub mod results_row;
+pub mod run;
 pub mod storage;
 pub mod topology;

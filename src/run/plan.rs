@@ -223,6 +223,15 @@ pub fn format_estimate(lo_s: f64, hi_s: f64) -> String {
     }
 }
 
+/// `23 minutes`, `45 seconds`.
+pub fn format_duration(secs: f64) -> String {
+    if secs < 120.0 {
+        format!("{secs:.0} seconds")
+    } else {
+        format!("{:.0} minutes", secs / 60.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

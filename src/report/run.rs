@@ -1,0 +1,248 @@
+//! The standard run's text outputs, pure functions of a [`RunReport`]: the console summary
+//! and the full log in sbc-bench's section order, ending with the Results.md row.
+
+use std::fmt::Write as _;
+
+use crate::diagnose::{Finding, Severity};
+use crate::monitor::Recording;
+use crate::monitor::render::TableOptions;
+use crate::output::{Paint, paint};
+use crate::report::{bench_clock, bench_mem, info, topology};
+use crate::run::plan::StepKind;
+use crate::run::record::{RunReport, RunStatus, StepStatus};
+
+const RULE: &str = "##########################################################################";
+
+/// `  * No swapping`, coloured on a terminal.
+pub fn finding_line(f: &Finding, color: bool) -> String {
+    let text = format!("  * {}", f.message);
+    if !color {
+        return text;
+    }
+    match f.severity {
+        Severity::Ok => paint(Paint::Green, &text),
+        Severity::Info => text,
+        Severity::Warning => paint(Paint::Yellow, &text),
+        Severity::Invalid => paint(Paint::Red, &text),
+    }
+}
+
+/// The "Results validation" block.
+pub fn validation(r: &RunReport, color: bool) -> String {
+    let mut s = String::from("Results validation:\n\n");
+    if r.findings.is_empty() {
+        s.push_str("  * n/a (nothing to validate)\n");
+    }
+    for f in &r.findings {
+        s.push_str(&finding_line(f, color));
+        s.push('\n');
+    }
+    s
+}
+
+fn memory_summary(r: &RunReport) -> String {
+    let runs: Vec<_> = r
+        .results
+        .membw
+        .iter()
+        .filter_map(|m| m.result.as_ref().map(|res| (m.target.clone(), res)))
+        .collect();
+    if runs.is_empty() {
+        return String::new();
+    }
+    let mut s = if runs.len() > 1 {
+        format!(
+            "Memory performance (all {} CPU clusters measured individually):\n",
+            runs.len()
+        )
+    } else {
+        "Memory performance:\n".to_string()
+    };
+    for (t, res) in runs {
+        let tag = t
+            .core_type
+            .as_deref()
+            .map(|c| format!(" ({c})"))
+            .unwrap_or_default();
+        let _ = writeln!(s, "{}{tag}", bench_mem::membw_summary(res));
+    }
+    s
+}
+
+/// What the console shows at the end of a run.
+pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String {
+    let mut s = String::new();
+    s.push('\n');
+    s.push_str(&validation(r, color));
+    let mem = memory_summary(r);
+    if !mem.is_empty() {
+        s.push('\n');
+        s.push_str(&mem);
+    }
+    if r.status == RunStatus::Interrupted {
+        s.push_str("\nThe run was interrupted: results are incomplete.\n");
+    }
+    if let Some(l) = log {
+        let _ = write!(s, "\nFull results in {l}\n");
+    }
+    s
+}
+
+fn health_tables(rec: &Recording, r: &RunReport) -> String {
+    let mut s = String::new();
+    let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
+    let opts = TableOptions::sbc_bench(dc);
+    for step in &r.steps {
+        let Some(phase) = rec.phase(step.kind.phase()) else {
+            continue;
+        };
+        // Ten rows or so per table, never denser than the sampling: the interval grows with
+        // the phase, as sbc-bench's does.
+        let every = (step.duration_s / 10.0).clamp(rec.interval_s, 60.0);
+        s.push_str(&rec.health_table(phase, every, &opts, &crate::monitor::render::local_hms));
+        s.push('\n');
+    }
+    s
+}
+
+/// The monitor's header and its last row before the hot clock check.
+fn health_now(rec: &Recording) -> Option<String> {
+    let hot = rec.phase(StepKind::ClockHot.phase())?;
+    let iv = rec
+        .intervals
+        .iter()
+        .rev()
+        .find(|iv| iv.end_unix_ms <= hot.start_unix_ms && iv.usage.is_some())?;
+    let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
+    let opts = TableOptions::sbc_bench(dc);
+    Some(format!(
+        "{}\n{}\n",
+        crate::monitor::render::header(&rec.layout, &opts),
+        crate::monitor::render::row(
+            &rec.layout,
+            &opts,
+            iv,
+            &crate::monitor::render::local_hms(iv.end_unix_ms)
+        )
+    ))
+}
+
+fn section(s: &mut String, body: &str) {
+    if body.trim().is_empty() {
+        return;
+    }
+    s.push_str(RULE);
+    s.push_str("\n\n");
+    s.push_str(body.trim_start_matches('\n').trim_end());
+    s.push_str("\n\n");
+}
+
+/// The full log, in sbc-bench's section order; the last line is the Results.md row.
+pub fn log(r: &RunReport) -> String {
+    let i = &r.system_before;
+    let mut s = String::new();
+    let device = i.device.name.as_deref().unwrap_or("n/a");
+    let date = chrono::DateTime::parse_from_rfc3339(&r.started)
+        .map(|d| d.to_rfc2822())
+        .unwrap_or_else(|_| r.started.clone());
+    let _ = writeln!(s, "sbc-bench v{} {device} ({date})\n", r.sbc_bench_version);
+    s.push_str(&info::distro_lines(i));
+    s.push('\n');
+    if let Some(u) = &r.preflight.uptime {
+        let _ = writeln!(s, "Uptime: {u}\n");
+    }
+    s.push_str(&info::summary_line(i));
+    s.push_str("\n\n");
+    s.push_str(&info::memory_block(
+        &i.memory,
+        i.virtualization.vm.is_some(),
+    ));
+    s.push('\n');
+
+    let cold = bench_clock::render(&r.results.clock_cold, &r.results.skipped_cpus);
+    section(&mut s, &cold);
+    section(&mut s, &info::sensors_block(i));
+    section(&mut s, &bench_mem::render_membw(&r.results.membw, &[]));
+    section(&mut s, &bench_mem::render_memlat(&r.results.memlat, &[]));
+    if !r.results.clock_hot.is_empty() {
+        let mut hot = String::from(
+            "Testing maximum cpufreq again, still under full load. System health now:\n\n",
+        );
+        if let Some(now) = r.monitor.as_ref().and_then(health_now) {
+            hot.push_str(&now);
+        }
+        hot.push_str(&bench_clock::render(&r.results.clock_hot, &[]));
+        section(&mut s, &hot);
+    }
+    if let Some(after) = &r.system_after {
+        section(&mut s, &info::sensors_block(after));
+    }
+    if let Some(rec) = &r.monitor {
+        let mut h = String::new();
+        if let Some(src) = &i.sensors.thermal_source {
+            let _ = writeln!(h, "Thermal source: {}\n", src.label());
+        }
+        h.push_str(&health_tables(rec, r));
+        section(&mut s, &h);
+    }
+    section(&mut s, &crate::diagnose::throttle::render(&r.throttling));
+    if let Some(pi) = r
+        .pi_throttled_after
+        .as_deref()
+        .and_then(crate::diagnose::throttle::PiThrottled::parse)
+    {
+        section(
+            &mut s,
+            &format!(
+                "Querying ThreadX on RPi for thermal or undervoltage issues:\n\n{}",
+                pi.render()
+            ),
+        );
+    }
+    let mut dm = String::from("dmesg output while running the benchmarks:\n\n");
+    if r.kernel_log.is_empty() {
+        dm.push_str("(nothing logged)\n");
+    }
+    for k in &r.kernel_log {
+        dm.push_str(&k.dmesg_line());
+        dm.push('\n');
+    }
+    section(&mut s, &dm);
+    let mut env = topology::render(&i.topology);
+    env.push('\n');
+    env.push_str(&info::environment_block(i));
+    section(&mut s, &env);
+    let mut steps = String::from("Benchmark phases (local time):\n\n");
+    for st in &r.steps {
+        let status = match &st.status {
+            StepStatus::Ok => String::new(),
+            StepStatus::Failed(e) => format!("  FAILED: {e}"),
+            StepStatus::Cancelled => "  interrupted".to_string(),
+        };
+        let _ = writeln!(
+            steps,
+            "  {:<28} {} - {} ({:.1} s){status}",
+            st.kind.phase(),
+            st.started,
+            st.ended,
+            st.duration_s
+        );
+    }
+    for (k, why) in &r.plan.skipped {
+        let _ = writeln!(steps, "  {:<28} skipped: {why}", skipped_name(*k));
+    }
+    section(&mut s, &steps);
+    let mut v = validation(r, false);
+    v.push('\n');
+    v.push_str(&info::governors_block(i));
+    section(&mut s, &v);
+    if let Some(row) = &r.results_row {
+        s.push_str(&row.render());
+        s.push('\n');
+    }
+    s
+}
+
+fn skipped_name(k: StepKind) -> &'static str {
+    k.phase()
+}

@@ -1,0 +1,139 @@
+//! Everything a standard run produced, as one versioned serde document: the JSON report
+//! (`--json FILE`, rewritten after every step) and the input of every text renderer.
+
+use serde::Serialize;
+
+use crate::bench::clock::ClockCheck;
+use crate::bench::membw::MembwRun;
+use crate::bench::memlat::MemlatRun;
+use crate::bench::pin::Skipped;
+use crate::diagnose::Finding;
+use crate::diagnose::throttle::OppResidency;
+use crate::monitor::Recording;
+use crate::report::results_row::ResultsRow;
+use crate::run::config::RunConfig;
+use crate::run::plan::{Plan, StepKind};
+use crate::run::tuning::{Governor, Tuned};
+use crate::sys::discover::SystemInfo;
+use crate::sys::kmsg::KmsgRecord;
+
+/// Name of the JSON document.
+pub const SCHEMA: &str = "sbc-bench-run";
+/// Version of its layout; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where the run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still going (the document is a snapshot).
+    Running,
+    /// Every step ran.
+    Complete,
+    /// Stopped by Ctrl-C/SIGTERM; what is here was measured before.
+    Interrupted,
+}
+
+/// How a step ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "status", content = "detail")]
+pub enum StepStatus {
+    /// Ran and produced results.
+    Ok,
+    /// Ran into an error; the run went on.
+    Failed(String),
+    /// Stopped by a signal.
+    Cancelled,
+}
+
+/// One executed step with its wall-clock times (users line them up with power meters).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepRecord {
+    /// Which step.
+    pub kind: StepKind,
+    /// Local start time, RFC 3339.
+    pub started: String,
+    /// Local end time, RFC 3339.
+    pub ended: String,
+    /// Duration in seconds (monotonic clock).
+    pub duration_s: f64,
+    /// Outcome.
+    pub status: StepStatus,
+}
+
+/// What preflight found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Preflight {
+    /// Effective uid 0.
+    pub root: bool,
+    /// The kernel log still holds the boot messages (`None`: log not readable).
+    pub early_boot_in_dmesg: Option<bool>,
+    /// Seconds spent waiting for the machine to become idle.
+    pub idle_wait_s: f64,
+    /// `uptime`-like line when benchmarks began.
+    pub uptime: Option<String>,
+}
+
+/// Benchmark results, per step. Empty vectors / `None` for steps that did not run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Results {
+    /// Clock at every OPP, idle and cold, per cluster.
+    pub clock_cold: Vec<ClockCheck>,
+    /// Memory bandwidth per cluster.
+    pub membw: Vec<MembwRun>,
+    /// Memory latency per cluster.
+    pub memlat: Vec<MemlatRun>,
+    /// Clock at the highest OPP at the end, per cluster.
+    pub clock_hot: Vec<ClockCheck>,
+    /// CPUs that could not be used.
+    pub skipped_cpus: Vec<Skipped>,
+}
+
+/// Everything about one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// This program's version.
+    pub sbc_bench_version: String,
+    /// Where the run stands.
+    pub status: RunStatus,
+    /// Local start time, RFC 3339.
+    pub started: String,
+    /// Local end time, RFC 3339.
+    pub finished: Option<String>,
+    /// What was asked for.
+    pub config: RunConfig,
+    /// What was planned.
+    pub plan: Plan,
+    /// The machine before the run.
+    pub system_before: SystemInfo,
+    /// The machine after the run (clocks, swap, temperatures changed).
+    pub system_after: Option<SystemInfo>,
+    /// Root, kernel log, idle wait.
+    pub preflight: Preflight,
+    /// Governors as found.
+    pub governors_before: Vec<Governor>,
+    /// What tuning changed.
+    pub tuning: Vec<Tuned>,
+    /// Steps as executed.
+    pub steps: Vec<StepRecord>,
+    /// Benchmark results.
+    pub results: Results,
+    /// Monitor recording (phases = steps).
+    pub monitor: Option<Recording>,
+    /// Time spent on each OPP during the run, per policy.
+    pub throttling: Vec<OppResidency>,
+    /// Raspberry Pi firmware throttling bits before the run (`vcgencmd get_throttled`).
+    pub pi_throttled_before: Option<String>,
+    /// The same after the run.
+    pub pi_throttled_after: Option<String>,
+    /// Kernel messages logged during the run.
+    pub kernel_log: Vec<KmsgRecord>,
+    /// Validation and diagnoses.
+    pub findings: Vec<Finding>,
+    /// Values of the Results.md row.
+    pub results_row: Option<ResultsRow>,
+}

@@ -1,0 +1,441 @@
+//! The standard run, step by step: preflight, tune, benchmark while the monitor records,
+//! restore, validate. The JSON report is rewritten after every step, so a crash or Ctrl-C
+//! late in a 30-minute run keeps everything measured so far.
+
+use std::time::{Duration, Instant};
+
+use crate::bench::pin::{self, Target};
+use crate::diagnose::throttle::{self, OppResidency};
+use crate::diagnose::{self, Finding, validate};
+use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, SampleSpec, Setup};
+use crate::report::json::JsonFile;
+use crate::run::config::RunConfig;
+use crate::run::exec::{Env, Executor};
+use crate::run::plan::{self, Plan, PlanInput, StepKind};
+use crate::run::preflight::{self, IdleOutcome};
+use crate::run::record::{
+    Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord, StepStatus,
+};
+use crate::run::tuning;
+use crate::shutdown::CancellationToken;
+use crate::sys::cpu::Topology;
+use crate::sys::cpufreq::{self, Policy};
+use crate::sys::discover::SystemInfo;
+use crate::sys::kmsg;
+use crate::sys::root::SysRoot;
+use crate::tune::Tuning;
+
+/// How the run talks to the user. The console prints; tests record.
+pub trait Ui {
+    /// A full line of text.
+    fn line(&mut self, s: &str);
+    /// A step begins (`Executing memory bandwidth benchmark`); returns a progress callback
+    /// taking 0.0..=1.0.
+    fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync>;
+    /// The step ended; `note` is appended after `Done` (`(results will be available in …)`).
+    fn step_done(&mut self, what: &str, note: &str);
+    /// sbc-bench's "Press [ctrl]-[c] to stop or [enter] to continue." — `false` stops.
+    fn confirm(&mut self, warning: &str) -> bool;
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The machine never became idle within `--max-wait`.
+    #[error(
+        "the system did not become idle within {waited_s:.0} s (load {load1:.2}, cpu {cpu_pct:.1}%); benchmark results would not be meaningful. Stop the background activity or raise --max-wait"
+    )]
+    TooBusy {
+        /// Seconds waited.
+        waited_s: f64,
+        /// Last 1-minute load.
+        load1: f64,
+        /// Average utilisation over the last 30 s.
+        cpu_pct: f64,
+    },
+    /// The user stopped at a prompt or pressed Ctrl-C before benchmarks began.
+    #[error("stopped before benchmarking")]
+    Stopped,
+}
+
+fn now_rfc3339() -> String {
+    chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+}
+
+/// Facts for the plan.
+pub fn plan_input(
+    root: &SysRoot,
+    topo: &Topology,
+    policies: &[Policy],
+    has_7z: bool,
+    has_openssl: bool,
+) -> PlanInput {
+    let walk = crate::bench::clock::walk_permission(root).is_ok();
+    let w = crate::bench::clock::WalkOptions::default();
+    let opps = if walk {
+        topo.clusters
+            .iter()
+            .filter_map(|c| c.policy)
+            .filter_map(|id| policies.iter().find(|p| p.id == id))
+            .map(|p| crate::bench::clock::opps_to_check(p, &w).len())
+            .sum()
+    } else {
+        0
+    };
+    PlanInput {
+        clusters: topo.clusters.len(),
+        cpus: topo.online().len(),
+        opps_to_walk: opps,
+        sevenzip: has_7z,
+        openssl: has_openssl,
+    }
+}
+
+fn time_in_state(root: &SysRoot, policies: &[Policy]) -> Vec<(u32, Vec<(u64, u64)>)> {
+    policies
+        .iter()
+        .filter_map(|p| {
+            let t = root.read_opt(cpufreq::policy_attr(p.id, "stats/time_in_state"))?;
+            Some((p.id, cpufreq::parse_time_in_state(&t)))
+        })
+        .collect()
+}
+
+fn vmstat_swap(root: &SysRoot) -> (Option<u64>, Option<u64>) {
+    let Some(t) = root.read_opt("/proc/vmstat") else {
+        return (None, None);
+    };
+    let get = |k: &str| {
+        t.lines()
+            .find_map(|l| l.strip_prefix(k)?.trim().parse::<u64>().ok())
+    };
+    (get("pswpin "), get("pswpout "))
+}
+
+fn swap_state(root: &SysRoot, info: &SystemInfo) -> validate::SwapState {
+    use crate::sys::memory::{StorageKind, SwapKind};
+    let m = &info.memory;
+    let (pswpin, pswpout) = vmstat_swap(root);
+    validate::SwapState {
+        used_kib: m.swaps.iter().map(|s| s.entry.used_kib).sum(),
+        pswpin,
+        pswpout,
+        zram_only: !m.swaps.is_empty() && m.swaps.iter().all(|s| s.swap_kind == SwapKind::Zram),
+        on_sd_card: m
+            .swaps
+            .iter()
+            .any(|s| s.backing.as_ref().and_then(|b| b.storage) == Some(StorageKind::Sd)),
+        zswap_enabled: m.zswap.as_ref().and_then(|z| z.enabled) == Some(true),
+        has_zram: m.swaps.iter().any(|s| s.swap_kind == SwapKind::Zram),
+    }
+}
+
+/// Everything the run needs besides the benchmarks.
+pub struct RunContext<'a> {
+    /// Where to read (and tune) the system.
+    pub root: &'a SysRoot,
+    /// Settings.
+    pub cfg: &'a RunConfig,
+    /// Stop early when set (the process token in production).
+    pub cancel: &'a CancellationToken,
+    /// Rewritten after every step.
+    pub json: Option<&'a JsonFile>,
+    /// External tools found (for the plan): 7-Zip, openssl.
+    pub tools: (bool, bool),
+    /// Monitor sampling interval.
+    pub monitor_interval: Duration,
+}
+
+/// Run the standard benchmark.
+pub fn execute(
+    ctx: &RunContext<'_>,
+    exec: &mut dyn Executor,
+    ui: &mut dyn Ui,
+) -> Result<RunReport, RunError> {
+    let root = ctx.root;
+    let cfg = ctx.cfg;
+    let started = now_rfc3339();
+
+    // 1. Preflight.
+    let mut pre = Preflight {
+        root: preflight::is_root(),
+        ..Default::default()
+    };
+    if !pre.root && root.is_host() {
+        ui.line("WARNING: not running as root: governors stay as they are and cpufreq OPPs cannot be checked.");
+    }
+    let kmsg_start = kmsg::read(root);
+    pre.early_boot_in_dmesg = kmsg_start.as_deref().map(kmsg::has_early_boot);
+    let last_seq = kmsg_start.as_ref().and_then(|r| r.last()).map(|r| r.seq);
+    if pre.early_boot_in_dmesg == Some(false)
+        && !ui.confirm(
+            "WARNING: dmesg output does not contain early boot messages which\nhelp in identifying hardware details.\nIt is recommended to reboot now and then execute the benchmarks.",
+        )
+    {
+        return Err(RunError::Stopped);
+    }
+    if !cfg.fake_benchmarks {
+        let t0 = Instant::now();
+        let outcome = preflight::wait_for_idle(
+            root,
+            cfg.max_wait_s.map(Duration::from_secs),
+            ctx.cancel,
+            preflight::IDLE_POLL,
+            |l| ui.line(l),
+        );
+        pre.idle_wait_s = t0.elapsed().as_secs_f64();
+        match outcome {
+            IdleOutcome::Idle(_) => {}
+            IdleOutcome::Cancelled => return Err(RunError::Stopped),
+            IdleOutcome::GaveUp {
+                waited,
+                cpu_pct,
+                load1,
+            } => {
+                return Err(RunError::TooBusy {
+                    waited_s: waited.as_secs_f64(),
+                    load1,
+                    cpu_pct,
+                });
+            }
+        }
+    }
+
+    pre.uptime = Some(preflight::uptime_line(root, chrono::Local::now()));
+
+    // 2. Look, then tune.
+    let system_before = SystemInfo::read(root);
+    let policies = system_before.cpufreq.clone();
+    let topo = system_before.topology.clone();
+    let governors_before = tuning::read_governors(root, &policies);
+    let tuning_guard = Tuning::new(root);
+    let tuned = if cfg.no_tuning {
+        Vec::new()
+    } else {
+        tuning::set_performance(&tuning_guard, &governors_before)
+    };
+    // Clocks as tuned, for the OPP walk and the report.
+    let policies = cpufreq::read_policies(root);
+    let tis_before = time_in_state(root, &policies);
+    let online_before = topo.online();
+    let swap_before = swap_state(root, &system_before);
+
+    let plan: Plan = plan::plan(
+        cfg,
+        &plan_input(root, &topo, &policies, ctx.tools.0, ctx.tools.1),
+    );
+    let allowed = if root.is_host() {
+        pin::allowed_cpus()
+    } else {
+        Vec::new()
+    };
+    let (targets, skipped) = pin::targets(&topo, None, &allowed);
+
+    let mut report = RunReport {
+        schema: SCHEMA,
+        schema_version: SCHEMA_VERSION,
+        sbc_bench_version: env!("CARGO_PKG_VERSION").to_string(),
+        status: RunStatus::Running,
+        started,
+        finished: None,
+        config: cfg.clone(),
+        plan: plan.clone(),
+        system_before,
+        system_after: None,
+        preflight: pre,
+        governors_before,
+        tuning: tuned,
+        steps: Vec::new(),
+        results: Results {
+            skipped_cpus: skipped,
+            ..Default::default()
+        },
+        monitor: None,
+        throttling: Vec::new(),
+        pi_throttled_before: crate::sys::power::pi_throttled(root),
+        pi_throttled_after: None,
+        kernel_log: Vec::new(),
+        findings: Vec::new(),
+        results_row: None,
+    };
+    let write_json = |r: &RunReport| {
+        if let Some(j) = ctx.json {
+            if let Err(e) = j.write(r) {
+                crate::output::warn(format!("cannot write {}: {e:#}", j.path().display()));
+            }
+        }
+    };
+    write_json(&report);
+
+    // 3. Benchmarks while the monitor records.
+    let setup = Setup::discover(root, true);
+    let mut mcfg = MonitorConfig::every(ctx.monitor_interval);
+    mcfg.spec = SampleSpec::full();
+    let monitor: Option<MonitorHandle> = Monitor::start(root, &setup, mcfg).ok();
+    let run_start = Instant::now();
+    for (i, step) in plan.steps.iter().enumerate() {
+        if ctx.cancel.is_cancelled() {
+            break;
+        }
+        let progress = ui.step_started(step.kind.progress());
+        if let Some(m) = &monitor {
+            m.mark(step.kind.phase());
+        }
+        let t0 = Instant::now();
+        let step_started = now_rfc3339();
+        let env = Env {
+            root,
+            cfg,
+            policies: &policies,
+            topo: &topo,
+            cancel: ctx.cancel,
+            progress: &*progress,
+        };
+        let status = run_step(step.kind, exec, &env, &targets, &mut report.results);
+        if let Some(m) = &monitor {
+            m.end_phase();
+        }
+        let status = if ctx.cancel.is_cancelled() {
+            StepStatus::Cancelled
+        } else {
+            status
+        };
+        report.steps.push(StepRecord {
+            kind: step.kind,
+            started: step_started,
+            ended: now_rfc3339(),
+            duration_s: t0.elapsed().as_secs_f64(),
+            status: status.clone(),
+        });
+        let note = match (&status, i) {
+            (StepStatus::Failed(e), _) => format!(" (failed: {e})"),
+            (StepStatus::Cancelled, _) => " (interrupted)".to_string(),
+            (StepStatus::Ok, 0) if plan.steps.len() > 1 => {
+                let (lo, hi) = plan.remaining_after_first_s();
+                format!(
+                    " (results will be available in {})",
+                    plan::format_estimate(lo, hi)
+                )
+            }
+            (StepStatus::Ok, n) if n + 1 == plan.steps.len() => format!(
+                " ({} elapsed)",
+                plan::format_duration(run_start.elapsed().as_secs_f64())
+            ),
+            _ => String::new(),
+        };
+        ui.step_done(step.kind.progress(), &note);
+        if let Some(m) = &monitor {
+            report.monitor = Some(m.snapshot());
+        }
+        write_json(&report);
+    }
+
+    // 4. Restore, then look again.
+    let recording = monitor.map(MonitorHandle::stop);
+    for e in tuning_guard.restore() {
+        report.findings.push(Finding::new(
+            "restore-failed",
+            diagnose::Severity::Warning,
+            e.to_string(),
+        ));
+    }
+    drop(tuning_guard);
+    let system_after = SystemInfo::read(root);
+    let tis_after = time_in_state(root, &policies);
+    report.throttling = tis_after
+        .iter()
+        .map(|(id, after)| {
+            let before = tis_before
+                .iter()
+                .find(|(b, _)| b == id)
+                .map(|(_, v)| v.as_slice())
+                .unwrap_or(&[]);
+            let p = policies.iter().find(|p| p.id == *id);
+            OppResidency {
+                policy: *id,
+                cpus: p.map(|p| p.cpus.clone()).unwrap_or_default(),
+                core_type: p
+                    .and_then(|p| p.cpus.first())
+                    .and_then(|c| topo.cpu(*c))
+                    .and_then(|c| c.core_type.clone()),
+                seconds_at_khz: throttle::residency_delta(before, after),
+            }
+        })
+        .collect();
+    report.kernel_log = kmsg::read(root)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| last_seq.is_none_or(|s| r.seq > s))
+        .collect();
+    report.pi_throttled_after = crate::sys::power::pi_throttled(root);
+    let swap_after = swap_state(root, &system_after);
+    let online_after = system_after.topology.online();
+    report.findings.extend(crate::run::validation::findings(
+        &report,
+        recording.as_ref(),
+        &swap_before,
+        &swap_after,
+        &online_before,
+        &online_after,
+    ));
+    report.system_after = Some(system_after);
+    report.monitor = recording;
+    report.results_row = Some(crate::run::validation::results_row(&report));
+    report.status = if ctx.cancel.is_cancelled() {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    report.finished = Some(now_rfc3339());
+    write_json(&report);
+    Ok(report)
+}
+
+/// Run one step over its targets and store the results.
+fn run_step(
+    kind: StepKind,
+    exec: &mut dyn Executor,
+    env: &Env<'_>,
+    targets: &[Target],
+    results: &mut Results,
+) -> StepStatus {
+    let mut errors: Vec<String> = Vec::new();
+    for t in targets {
+        if env.cancel.is_cancelled() {
+            break;
+        }
+        match kind {
+            StepKind::ClockCold | StepKind::ClockHot => {
+                let c = exec.clock(env, t, kind == StepKind::ClockHot);
+                if let Some(e) = &c.error {
+                    errors.push(format!("{}: {e}", t.label()));
+                }
+                if kind == StepKind::ClockCold {
+                    results.clock_cold.push(c);
+                } else {
+                    results.clock_hot.push(c);
+                }
+            }
+            StepKind::MemBandwidth => {
+                let r = exec.membw(env, t);
+                if let Some(e) = &r.error {
+                    errors.push(format!("{}: {e}", t.label()));
+                }
+                results.membw.push(r);
+            }
+            StepKind::MemLatency => {
+                let r = exec.memlat(env, t);
+                if let Some(e) = &r.error {
+                    errors.push(format!("{}: {e}", t.label()));
+                }
+                results.memlat.push(r);
+            }
+            _ => return StepStatus::Failed("not available in this build".to_string()),
+        }
+    }
+    if errors.is_empty() {
+        StepStatus::Ok
+    } else {
+        StepStatus::Failed(errors.join("; "))
+    }
+}
