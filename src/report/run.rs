@@ -171,7 +171,7 @@ pub fn log(r: &RunReport) -> String {
         if let Some(now) = r.monitor.as_ref().and_then(health_now) {
             hot.push_str(&now);
         }
-        hot.push_str(&bench_clock::render(&r.results.clock_hot, &[]));
+        hot.push_str(bench_clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
         section(&mut s, &hot);
     }
     if let Some(after) = &r.system_after {

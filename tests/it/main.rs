@@ -6,4 +6,5 @@ mod cpuid;
 mod info;
 mod monitor;
 mod net;
+mod run;
 mod storage;
