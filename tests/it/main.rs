@@ -1,5 +1,8 @@
 //! The one integration-test binary: the CLI as users run it, over fixture sysroots.
 
+// Test helpers may unwrap: a failure there is a failed test, with its location.
+#![allow(clippy::unwrap_used)]
+
 mod bench_cpu;
 mod cli;
 mod cpuid;
