@@ -175,10 +175,9 @@ fn missing_json_directory_fails_before_the_run() {
         .stderr(predicates::str::contains("cannot write JSON report"));
 }
 
-/// A real (quick) run on a writable copy of the ROCK 5B tree, interrupted by SIGINT once
+/// A real (quick) run on a writable copy of the ROCK 5B tree, interrupted by a signal once
 /// the first steps are in the JSON: governors come back, the JSON parses.
-#[test]
-fn sigint_restores_governors_and_keeps_valid_json() {
+fn interrupted_run_restores_governors_and_keeps_valid_json(sig: nix::sys::signal::Signal) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
     copy_tree(&fixture("rock-5b"), &root);
@@ -219,18 +218,24 @@ fn sigint_restores_governors_and_keeps_valid_json() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_ne!(governors(&root), before, "the run tuned the governors");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{status:?}");
-    assert_eq!(governors(&root), before, "governors restored after SIGINT");
+    assert_eq!(status.code(), Some(128 + sig as i32), "{status:?}");
+    assert_eq!(governors(&root), before, "governors restored after {sig}");
     let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["schema"], "sbc-bench-run");
     assert!(matches!(
         doc["status"].as_str(),
         Some("running") | Some("interrupted")
     ));
+}
+
+#[test]
+fn sigint_restores_governors_and_keeps_valid_json() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_restores_governors_and_keeps_valid_json() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGTERM);
 }
