@@ -1,3 +1,28 @@
 //! Native benchmarks, one module each. A benchmark returns typed results and never prints.
 
+pub mod aes;
+pub mod external;
+pub mod lzma;
 pub mod pin;
+pub mod scrypt;
+
+/// Why a benchmark produced no result.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The user (or a signal) stopped the run.
+    #[error("cancelled")]
+    Cancelled,
+    /// The benchmark could not run where it was asked to.
+    #[error(transparent)]
+    Pin(#[from] pin::PinError),
+    /// The benchmark ran but failed (wrong round trip, failed allocation, …).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Called by long benchmarks after each finished step (one buffer size, one dictionary
+/// size…), from any thread, so a caller can drive a progress bar.
+pub type Progress<'a> = &'a (dyn Fn() + Sync);
+
+/// A [`Progress`] that does nothing.
+pub fn no_progress() {}
