@@ -310,13 +310,11 @@ impl Engine for Gcm {
 
 // Fixed key and IV: the speed of AES does not depend on them.
 const KEY: [u8; 32] = [
-    0x60, 0x3d, 0xeb, 0x10, 0x15, 0xca, 0x71, 0xbe, 0x2b, 0x73, 0xae, 0xf0, 0x85, 0x7d, 0x77,
-    0x81, 0x1f, 0x35, 0x2c, 0x07, 0x3b, 0x61, 0x08, 0xd7, 0x2d, 0x98, 0x10, 0xa3, 0x09, 0x14,
-    0xdf, 0xf4,
+    0x60, 0x3d, 0xeb, 0x10, 0x15, 0xca, 0x71, 0xbe, 0x2b, 0x73, 0xae, 0xf0, 0x85, 0x7d, 0x77, 0x81,
+    0x1f, 0x35, 0x2c, 0x07, 0x3b, 0x61, 0x08, 0xd7, 0x2d, 0x98, 0x10, 0xa3, 0x09, 0x14, 0xdf, 0xf4,
 ];
 const IV: [u8; 16] = [
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-    0x0f,
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
 ];
 
 fn engine(alg: Algorithm) -> Result<Box<dyn EngineDyn>, BenchError> {
@@ -612,8 +610,10 @@ mod tests {
         g.process(b);
         assert_eq!(
             flat(&buf),
-            hex("522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa\
-                 8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad")
+            hex(
+                "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa\
+                 8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
+            )
         );
         assert_eq!(g.tag().to_vec(), hex("b094dac5d93471bdec1a502270e3cc6c"));
     }
@@ -628,7 +628,11 @@ mod tests {
         let mut theirs = vec![0x5au8; 1600];
         let aead = aes_gcm::Aes256Gcm::new(&KEY.into());
         let tag = aead
-            .encrypt_inout_detached(&IV[..12].try_into().unwrap(), b"", theirs.as_mut_slice().into())
+            .encrypt_inout_detached(
+                &IV[..12].try_into().unwrap(),
+                b"",
+                theirs.as_mut_slice().into(),
+            )
             .unwrap();
         assert_eq!(flat(&buf), theirs);
         assert_eq!(g.tag().to_vec(), tag.to_vec());
@@ -636,8 +640,14 @@ mod tests {
 
     #[test]
     fn names_parse_in_both_openssl_spellings() {
-        assert_eq!(Algorithm::from_name("AES-128-CBC"), Some(Algorithm::Aes128Cbc));
-        assert_eq!(Algorithm::from_name("aes-256-gcm"), Some(Algorithm::Aes256Gcm));
+        assert_eq!(
+            Algorithm::from_name("AES-128-CBC"),
+            Some(Algorithm::Aes128Cbc)
+        );
+        assert_eq!(
+            Algorithm::from_name("aes-256-gcm"),
+            Some(Algorithm::Aes256Gcm)
+        );
         assert_eq!(Algorithm::from_name("aes-128-ecb"), None);
         assert_eq!(
             serde_json::to_string(&Algorithm::Aes192Cbc).unwrap(),
@@ -672,7 +682,12 @@ mod tests {
         let t = CancellationToken::new();
         t.cancel();
         let start = Instant::now();
-        let r = measure(Algorithm::Aes128Cbc, &Options::default(), &t, &no_progress_fn);
+        let r = measure(
+            Algorithm::Aes128Cbc,
+            &Options::default(),
+            &t,
+            &no_progress_fn,
+        );
         assert!(matches!(r, Err(BenchError::Cancelled)));
         assert!(start.elapsed() < Duration::from_secs(1));
     }
@@ -685,7 +700,13 @@ mod tests {
             buffer_sizes: vec![1024],
         };
         let t = CancellationToken::new();
-        let r = measure_parallel(&[cpu, 4000], Algorithm::Aes256Cbc, &opts, &t, &no_progress_fn);
+        let r = measure_parallel(
+            &[cpu, 4000],
+            Algorithm::Aes256Cbc,
+            &opts,
+            &t,
+            &no_progress_fn,
+        );
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].1.as_ref().unwrap().cpu, Some(cpu));
         assert!(matches!(r[1].1, Err(BenchError::Pin(_))));

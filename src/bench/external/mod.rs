@@ -91,8 +91,18 @@ fn run_here(
             String::from_utf8_lossy(&buf).into_owned()
         })
     };
-    let out = drain(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Ok(status),
@@ -189,7 +199,13 @@ mod tests {
         );
         assert!(matches!(r, Err(BenchError::Failed(_))));
         t.cancel();
-        let r = run(Path::new("/bin/sleep"), &["30".into()], None, Duration::from_secs(60), &t);
+        let r = run(
+            Path::new("/bin/sleep"),
+            &["30".into()],
+            None,
+            Duration::from_secs(60),
+            &t,
+        );
         assert!(matches!(r, Err(BenchError::Cancelled)));
         assert!(start.elapsed() < Duration::from_secs(10));
     }

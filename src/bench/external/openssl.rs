@@ -36,7 +36,13 @@ impl Openssl {
             cancel,
         )
         .ok()?;
-        let raw = out.stdout.lines().next().unwrap_or_default().trim().to_string();
+        let raw = out
+            .stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         Some(Self {
             version: parse_version(&raw),
             version_raw: raw,
@@ -274,7 +280,10 @@ aes-256-gcm     348182.94k   930638.02k  1386505.98k  1576663.04k  1639997.44k  
             "OpenSSL 3.0.11, built on 19 Sep 2023 (Library: OpenSSL 3.0.11 19 Sep 2023)"
         );
         assert_eq!(sbc_bench_version_line("LibreSSL 3.8.2"), "LibreSSL 3.8.2");
-        assert_eq!(parse_version("OpenSSL 1.1.1f  31 Mar 2020").as_deref(), Some("1.1.1f"));
+        assert_eq!(
+            parse_version("OpenSSL 1.1.1f  31 Mar 2020").as_deref(),
+            Some("1.1.1f")
+        );
         assert_eq!(parse_version("garbage"), None);
     }
 }

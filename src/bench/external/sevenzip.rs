@@ -136,7 +136,9 @@ pub struct BenchTable {
 }
 
 fn numbers(s: &str) -> Vec<u64> {
-    s.split_whitespace().filter_map(|t| t.parse().ok()).collect()
+    s.split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .collect()
 }
 
 /// Parse `7z b` output (7-Zip 9.20, 16.02 and 2x layouts). `None` without a `Tot:` line
