@@ -527,7 +527,9 @@ mod tests {
         ),
     ];
 
-    fn cbc_engine(key: &[u8]) -> Box<dyn FnMut(&mut [aes::Block])> {
+    type Encrypt = Box<dyn FnMut(&mut [aes::Block])>;
+
+    fn cbc_engine(key: &[u8]) -> Encrypt {
         let iv = aes::Block::from(IV);
         match key.len() {
             16 => {
