@@ -154,6 +154,7 @@ pub fn romix<const L: usize>(x: &mut Block<L>, v: &mut [Block<L>]) {
 /// helper carries the same `target_feature`, so the whole kernel compiles with it and
 /// inlines. Interleaved blocks live in memory as plain `[[u32; L]; 32]` (V and the
 /// caller's X); the working X is kept in 32 vectors.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! simd_romix {
     (
         $name:ident, $feature:literal, $lanes:literal, $v:ty,
