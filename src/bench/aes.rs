@@ -14,6 +14,8 @@
 //! stays in a register. GCM is streamed like OpenSSL's `EVP_EncryptUpdate` loop: CTR
 //! keystream plus GHASH over the ciphertext, with no per-call nonce or tag.
 
+pub mod suite;
+
 use std::time::{Duration, Instant};
 
 use aes::cipher::{

@@ -29,6 +29,8 @@
 //! what has been written), and copies 2–33 bytes. Far copies make a larger dictionary
 //! find more matches, as in 7-Zip's data.
 
+pub mod suite;
+
 use std::io::{Read, Write};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};

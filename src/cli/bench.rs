@@ -20,11 +20,11 @@ pub enum BenchCommand {
     /// Memory latency (tinymembench and ramlat tables).
     Memlat(CommonArgs),
     /// AES throughput as `openssl speed` prints it.
-    Aes(CommonArgs),
+    Aes(AesArgs),
     /// LZMA compression score (native; 7-Zip's own when installed).
-    Compress(CommonArgs),
+    Compress(CompressArgs),
     /// scrypt hashing on all cores (cpuminer -c stress).
-    Scrypt(CommonArgs),
+    Scrypt(ScryptArgs),
 }
 
 /// Options every benchmark takes.
@@ -45,4 +45,87 @@ pub struct CommonArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `bench aes`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct AesArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Native measurement only: do not run `openssl speed` even when it is installed.
+    #[arg(long)]
+    pub native_only: bool,
+}
+
+/// `bench compress`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct CompressArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Native LZMA only: do not run 7-Zip's benchmark even when it is installed.
+    #[arg(long)]
+    pub native_only: bool,
+}
+
+/// `bench scrypt`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ScryptArgs {
+    /// Options every benchmark takes (`--extensive` changes nothing here).
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// How long to hash: seconds, or with a unit (`90s`, `5m`). Default 5 minutes, or
+    /// 10 seconds with `--quick`.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+}
+
+/// Parse `300`, `300s`, `5m`, `1h` (whole numbers, at least one second, at most a day).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1),
+        Some((i, 'm')) => (&t[..i], 60),
+        Some((i, 'h')) => (&t[..i], 3600),
+        _ => (t, 1),
+    };
+    let n: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration (examples: 300, 90s, 5m)"))?;
+    let secs = n.saturating_mul(mult);
+    if !(1..=86_400).contains(&secs) {
+        return Err(format!("'{s}': the duration must be between 1 s and 24 h"));
+    }
+    Ok(std::time::Duration::from_secs(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("300"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in [
+            "",
+            "m",
+            "0",
+            "-5",
+            "5x",
+            "2d",
+            "99999999999999999999",
+            "25h",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod cpu;
 pub mod cpufreq;
+pub mod meminfo;
 pub mod power;
 pub mod root;
 pub mod soc;

@@ -1,5 +1,9 @@
 //! `sbc-bench bench …`: one file per benchmark.
 
+pub mod aes;
+pub mod compress;
+pub mod scrypt;
+
 use crate::app::Ctx;
 use crate::cli::bench::{BenchArgs, BenchCommand, CommonArgs};
 
@@ -9,9 +13,9 @@ pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<i32> {
         BenchCommand::Clock(a) => not_yet(ctx, a, "clock"),
         BenchCommand::Membw(a) => not_yet(ctx, a, "membw"),
         BenchCommand::Memlat(a) => not_yet(ctx, a, "memlat"),
-        BenchCommand::Aes(a) => not_yet(ctx, a, "aes"),
-        BenchCommand::Compress(a) => not_yet(ctx, a, "compress"),
-        BenchCommand::Scrypt(a) => not_yet(ctx, a, "scrypt"),
+        BenchCommand::Aes(a) => aes::run(ctx, a),
+        BenchCommand::Compress(a) => compress::run(ctx, a),
+        BenchCommand::Scrypt(a) => scrypt::run(ctx, a),
     }
 }
 
