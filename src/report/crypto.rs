@@ -202,7 +202,7 @@ fn native_table(r: &LzmaRun) -> String {
     let _ = write!(
         s,
         "---------------------------  | ----------------------------\n\
-         Avr:{:>20.0}  |{:>21.0}\nTot:{:>20.0}\n",
+         Avr:{:>21.0}  |{:>21.0}\nTot:{:>21.0}\n",
         r.compress_rating_mips, r.decompress_rating_mips, r.total_rating_mips
     );
     s
@@ -603,7 +603,7 @@ mod tests {
             s.contains("22:        3409      3316  |      61065      5331     41.0\n"),
             "{s}"
         );
-        assert!(s.contains("\nTot:                4324\n"), "{s}");
+        assert!(s.contains("\nTot:                 4324\n"), "{s}");
         assert!(s.contains("Executing benchmark multi-threaded on CPUs 0-1 (2 threads)"));
         assert!(s.contains(
             "native LZMA total score (2 threads): 8000, single-threaded: 4324\nFailed: 7z was killed\n"
