@@ -11,7 +11,7 @@ use crate::bench::external::sevenzip::BenchRun;
 use crate::bench::lzma::LzmaRun;
 use crate::bench::lzma::suite::{CompressResults, SevenZipResults};
 use crate::bench::scrypt::ScryptRun;
-use crate::sys::cpu::list::format_cpu_range;
+use crate::sys::cpu::list::format_list;
 
 /// sbc-bench's section separator.
 pub const SEPARATOR: &str =
@@ -165,7 +165,7 @@ fn sevenzip_section(z: &SevenZipResults, all_cpus: &[u32]) -> String {
                 2 => "twice".to_string(),
                 n => format!("{n} times"),
             },
-            format_cpu_range(all_cpus)
+            format_list(all_cpus)
         );
         for r in &z.multi {
             let _ = write!(s, "\n{}\n", trim_blank_lines(&r.output));
@@ -226,7 +226,7 @@ fn native_section(r: &CompressResults, all_cpus: &[u32]) -> String {
         let _ = write!(
             s,
             "\nExecuting benchmark multi-threaded on CPUs {} ({} threads)\n\n{}",
-            format_cpu_range(if m.cpus.is_empty() { all_cpus } else { &m.cpus }),
+            format_list(if m.cpus.is_empty() { all_cpus } else { &m.cpus }),
             m.cpus.len(),
             native_table(m)
         );
@@ -343,7 +343,7 @@ pub fn scrypt_section(r: &ScryptRun, duration_s: u64) -> String {
         "Executing scrypt (N={}, r=1, p=1: cpuminer's algorithm) on CPUs {} ({} thread{}, \
          {} kernel) for {}\n\n",
         r.n,
-        format_cpu_range(&running),
+        format_list(&running),
         running.len(),
         if running.len() == 1 { "" } else { "s" },
         r.kernel,

@@ -30,8 +30,8 @@ fn json(out: &[u8]) -> serde_json::Value {
 fn write_script(dir: &Path, name: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let p = dir.join(name);
-    std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&p, format!("#!/bin/sh\n{body}")).expect("write script");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod script");
 }
 
 #[test]
