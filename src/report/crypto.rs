@@ -386,6 +386,7 @@ mod tests {
                     bytes_per_s: v * 1000.0,
                 })
                 .collect(),
+            elapsed_s: 18.0,
         }
     }
 

@@ -50,6 +50,8 @@ pub struct Row {
     pub tag: String,
     /// Throughput per buffer size.
     pub sizes: Vec<Throughput>,
+    /// How long the row took, in seconds.
+    pub elapsed_s: f64,
 }
 
 /// OpenSSL's half of the run.
@@ -99,6 +101,7 @@ fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> Row {
                 bytes_per_s: s.bytes_per_s,
             })
             .collect(),
+        elapsed_s: r.sizes.iter().map(|s| s.elapsed_s).sum(),
     }
 }
 
@@ -108,6 +111,7 @@ fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> Row {
         cpu,
         tag,
         sizes: r.sizes,
+        elapsed_s: r.elapsed_s,
     }
 }
 
