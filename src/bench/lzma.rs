@@ -33,6 +33,7 @@ pub mod suite;
 
 use std::io::{Read, Write};
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use lzma_rust2::{LzmaOptions, LzmaReader, LzmaWriter, MfType};
@@ -466,6 +467,7 @@ pub fn run_parallel(
     }
     let start = Instant::now();
     let barrier = Barrier::new(cpus.len());
+    let unpinned = AtomicBool::new(false);
     // Only the first thread reports progress, so each dictionary size counts once.
     let quiet = || {};
     let results: Vec<Result<Vec<ThreadDict>, BenchError>> = std::thread::scope(|s| {
@@ -473,15 +475,22 @@ pub fn run_parallel(
             .iter()
             .enumerate()
             .map(|(i, &cpu)| {
-                let barrier = &barrier;
+                let (barrier, unpinned) = (&barrier, &unpinned);
                 let progress: Progress<'_> = if i == 0 { progress } else { &quiet };
                 s.spawn(move || {
                     let pinned = pin::pin_current_thread(cpu);
-                    // A thread that cannot pin still walks every phase, so the barrier
-                    // never waits for it forever; its result is the pin error.
-                    let r = run_thread(opts, Some(barrier), cancel, progress);
+                    if pinned.is_err() {
+                        unpinned.store(true, Ordering::SeqCst);
+                    }
+                    // Everyone pins first; if anyone failed, nobody runs.
+                    barrier.wait();
                     pinned?;
-                    r
+                    if unpinned.load(Ordering::SeqCst) {
+                        return Err(BenchError::Failed(
+                            "another benchmark thread could not be pinned".into(),
+                        ));
+                    }
+                    run_thread(opts, Some(barrier), cancel, progress)
                 })
             })
             .collect();
@@ -494,6 +503,17 @@ pub fn run_parallel(
             })
             .collect()
     });
+    // Report the pin error, not its echo in the other threads.
+    if let Some(i) = results
+        .iter()
+        .position(|r| matches!(r, Err(BenchError::Pin(_))))
+    {
+        return Err(results
+            .into_iter()
+            .nth(i)
+            .and_then(Result::err)
+            .unwrap_or(BenchError::Failed("a thread could not be pinned".into())));
+    }
     let mut per_thread = Vec::with_capacity(results.len());
     for r in results {
         per_thread.push(r?);

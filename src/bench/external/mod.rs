@@ -59,11 +59,26 @@ pub fn run(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<Output, BenchError> {
-    let go = || run_here(program, args, timeout, cancel);
     match cpu {
-        Some(cpu) => pin::run_on(cpu, go)?,
-        None => go(),
+        Some(cpu) => run_on_cpus(program, args, &[cpu], timeout, cancel),
+        None => run_here(program, args, timeout, cancel),
     }
+}
+
+/// [`run`] restricted to a set of CPUs (`taskset -c 0-3`); an empty set means no
+/// restriction.
+pub fn run_on_cpus(
+    program: &Path,
+    args: &[String],
+    cpus: &[u32],
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Result<Output, BenchError> {
+    let go = || run_here(program, args, timeout, cancel);
+    if cpus.is_empty() {
+        return go();
+    }
+    pin::run_on_set(cpus, go)?
 }
 
 fn run_here(

@@ -221,21 +221,27 @@ impl SevenZip {
         })
     }
 
-    /// Run `7z b -mmt=<threads> [-md=<dict>]`, pinned to `cpu` when given.
+    /// Run `7z b -mmt=<threads> [-md=<dict>]` restricted to `cpus` (empty: anywhere);
+    /// `cpu` in the result is set for a single-CPU restriction.
     pub fn bench(
         &self,
         threads: u32,
-        cpu: Option<u32>,
+        cpus: &[u32],
         dict: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<BenchRun, BenchError> {
+        let cpu = match cpus {
+            [one] => Some(*one),
+            _ => None,
+        };
         let mut args = vec!["b".to_string(), format!("-mmt={threads}")];
         if let Some(d) = dict {
             args.push(format!("-md={d}"));
         }
         // 7-Zip sizes its passes to a few seconds each whatever the CPU speed; 20 minutes
         // is far beyond any healthy run.
-        let out = external::run(&self.path, &args, cpu, Duration::from_secs(1200), cancel)?;
+        let out =
+            external::run_on_cpus(&self.path, &args, cpus, Duration::from_secs(1200), cancel)?;
         match parse_bench(&out.stdout) {
             Some(table) => Ok(BenchRun {
                 cpu,

@@ -124,7 +124,7 @@ pub fn run(
         let dict = cfg.sevenzip_dict.as_deref();
         let mut single = Vec::new();
         for t in cfg.targets {
-            match z.bench(1, Some(t.cpu), dict, cancel) {
+            match z.bench(1, &[t.cpu], dict, cancel) {
                 Ok(r) => single.push(OnTarget {
                     target: t.clone(),
                     result: r,
@@ -136,7 +136,7 @@ pub fn run(
         let mut runs = Vec::new();
         if multi {
             for _ in 0..cfg.sevenzip_runs {
-                match z.bench(threads, None, dict, cancel) {
+                match z.bench(threads, cfg.all_cpus, dict, cancel) {
                     Ok(r) => runs.push(r),
                     Err(e) => note(e)?,
                 }
