@@ -57,6 +57,18 @@ pub struct AesArgs {
     /// Native measurement only: do not run `openssl speed` even when it is installed.
     #[arg(long)]
     pub native_only: bool,
+
+    /// Only these algorithms per cluster, e.g. `aes-256-cbc` (sbc-bench's standard run);
+    /// default: aes-128-cbc, aes-192-cbc, aes-256-cbc (and aes-256-gcm with --extensive).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_aes_algorithm)]
+    pub algorithms: Option<Vec<crate::bench::aes::Algorithm>>,
+}
+
+/// One of `aes-128-cbc`, `aes-192-cbc`, `aes-256-cbc`, `aes-256-gcm` (any case).
+pub fn parse_aes_algorithm(s: &str) -> Result<crate::bench::aes::Algorithm, String> {
+    crate::bench::aes::Algorithm::from_name(s).ok_or_else(|| {
+        format!("'{s}' is not one of aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-256-gcm")
+    })
 }
 
 /// `bench compress`.

@@ -115,6 +115,34 @@ echo "$ALG     173982.22k   502837.89k   966930.26k  1252319.91k  1372788.05k  1
 }
 
 #[test]
+fn aes_algorithm_choice() {
+    let out = bin()
+        .args([
+            "bench",
+            "aes",
+            "--quick",
+            "--native-only",
+            "--json",
+            "--cpus",
+            &cpu(),
+            "--algorithms",
+            "AES-256-CBC",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    let rows = v["results"]["native"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["algorithm"], "aes-256-cbc");
+    bin()
+        .args(["bench", "aes", "--algorithms", "aes-512-cbc"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not one of"));
+}
+
+#[test]
 fn bad_cpu_lists_and_unusable_cpus() {
     bin()
         .args(["bench", "aes", "--cpus", "x"])

@@ -108,6 +108,10 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
         algorithms.push(Algorithm::Aes256Gcm);
         parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
     }
+    if let Some(a) = &args.algorithms {
+        algorithms = a.clone();
+        algorithms.dedup();
+    }
     let cfg = suite::Config {
         targets: &p.targets,
         all_cpus: &p.all_cpus,
