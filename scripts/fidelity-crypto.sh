@@ -15,15 +15,17 @@
 # LZMA:   our native LZMA rating vs the installed 7-Zip's `7z b` Tot: single-threaded on $CPU
 #         (best of 2 alternating rounds) and multi-threaded on all cores (7-Zip's mean of
 #         its 3 runs vs our one run).
-# scrypt: our kH/s on all cores, with the kernel used (cpuminer is not run here).
+# scrypt: our kH/s on all cores with the kernel chosen, then every kernel this CPU runs for
+#         $KERNEL_SECONDS s each, as ratios to the scalar one (cpuminer is not run here).
 set -eu
 
 cd "$(dirname "$0")/.."
 CPU=${CPU:-$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')}
 SCRYPT_SECONDS=${SCRYPT_SECONDS:-60}
+KERNEL_SECONDS=${KERNEL_SECONDS:-15}
 ROUNDS=${ROUNDS:-3}
 QUICKFLAG=""
-if [ "${QUICK:-0}" = 1 ]; then QUICKFLAG="--quick"; SCRYPT_SECONDS=10; ROUNDS=1; fi
+if [ "${QUICK:-0}" = 1 ]; then QUICKFLAG="--quick"; SCRYPT_SECONDS=10; KERNEL_SECONDS=5; ROUNDS=1; fi
 BIN=${SBC_BENCH:-target/release/sbc-bench}
 # On a shared machine, a higher priority keeps other jobs from skewing one side of a
 # comparison more than the other (both sides run with it). NICE=0 to disable.
@@ -56,6 +58,9 @@ run bench compress --cpus "$CPU" --json $QUICKFLAG >"$TMP/compress-1.json"
 run bench compress --json $QUICKFLAG >"$TMP/compress-2.json"
 t2=$(now)
 run bench scrypt --duration "$SCRYPT_SECONDS" --json >"$TMP/scrypt.json"
+for k in scalar simd avx2; do
+    run bench scrypt --duration "$KERNEL_SECONDS" --kernel "$k" --json >"$TMP/kernel-$k.json" 2>/dev/null
+done
 t3=$(now)
 
 python3 - "$TMP" "$t0" "$t1" "$t2" "$t3" <<'PY'
@@ -169,7 +174,19 @@ if sc:
     print(f"scrypt N=1024 r=1 p=1 on {len(sc['cpus'])} threads, kernel {r['kernel']}: "
           f"mean {r['mean_khash_per_s']:.2f} kH/s over {r['elapsed_s']:.0f} s")
     print(f"  intervals: {iv}")
-    print(f"  time: {t3-t2:.0f} s")
+kern = {}
+for k in ("scalar", "simd", "avx2"):
+    try:
+        with open(f"{tmp}/kernel-{k}.json") as f:
+            d = json.load(f)["results"]
+        kern[d["kernel"]] = d["mean_khash_per_s"]
+    except Exception:
+        pass
+if kern:
+    base = kern.get("scalar")
+    print("  kernels: " + ", ".join(
+        f"{k} {v:.2f} kH/s" + (f" ({v/base:.2f}x scalar)" if base else "") for k, v in kern.items()))
+print(f"  time: {t3-t2:.0f} s")
 PY
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -110,6 +110,18 @@ pub fn run(
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
     }
+    if !Kernel::available().contains(&opts.kernel) {
+        // The AVX2 kernel on a CPU without AVX2 would crash: refuse it.
+        return Err(BenchError::Failed(format!(
+            "the {} kernel does not run on this CPU (available: {})",
+            opts.kernel.label(),
+            Kernel::available()
+                .iter()
+                .map(|k| k.label())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let interval = opts.interval.max(Duration::from_millis(100));
     let stop = AtomicBool::new(false);
     let counters: Vec<AtomicU64> = cpus.iter().map(|_| AtomicU64::new(0)).collect();
@@ -246,14 +258,7 @@ mod tests {
     /// Every kernel available here hashes each nonce like the reference.
     #[test]
     fn every_kernel_agrees_with_the_reference() {
-        let mut kernels = vec![Kernel::Scalar];
-        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
-            kernels.push(Kernel::Simd4);
-        }
-        if Kernel::detect() == Kernel::Avx2x8 {
-            kernels.push(Kernel::Avx2x8);
-        }
-        for k in kernels {
+        for k in Kernel::available() {
             let mut m = Miner::new(k, 1000);
             let lanes = m.step();
             assert_eq!(lanes, k.lanes());
@@ -302,6 +307,15 @@ mod tests {
         t.cancel();
         assert!(matches!(h.join().unwrap(), Err(BenchError::Cancelled)));
         assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn kernel_names_and_availability() {
+        assert_eq!(Kernel::from_name("AVX2"), Some(Kernel::Avx2x8));
+        assert_eq!(Kernel::from_name("simd"), Some(Kernel::Simd4));
+        assert_eq!(Kernel::from_name("neon"), None);
+        assert!(Kernel::available().contains(&Kernel::detect()));
+        assert_eq!(Kernel::available()[0], Kernel::Scalar);
     }
 
     #[test]

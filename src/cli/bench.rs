@@ -94,6 +94,17 @@ pub struct ScryptArgs {
     /// 10 seconds with `--quick`.
     #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
+
+    /// Hashing kernel: `scalar`, `simd` (4 hashes at once: SSE2/NEON) or `avx2` (8 at
+    /// once); default: the widest this CPU runs.
+    #[arg(long, value_name = "KERNEL", value_parser = parse_scrypt_kernel)]
+    pub kernel: Option<crate::bench::scrypt::Kernel>,
+}
+
+/// A `--kernel` value for `bench scrypt`.
+pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::Kernel, String> {
+    crate::bench::scrypt::Kernel::from_name(s)
+        .ok_or_else(|| format!("'{s}' is not one of scalar, simd, avx2"))
 }
 
 /// Parse `300`, `300s`, `5m`, `1h` (whole numbers, at least one second, at most a day).

@@ -39,6 +39,21 @@ pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<i32> {
     if let Some(d) = args.duration {
         opts.duration = d;
     }
+    if let Some(k) = args.kernel {
+        if !scrypt::Kernel::available().contains(&k) {
+            eprintln!(
+                "Error: the {} kernel does not run on this CPU (available: {})",
+                k.label(),
+                scrypt::Kernel::available()
+                    .iter()
+                    .map(|k| k.label())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return Ok(output::EXIT_USAGE);
+        }
+        opts.kernel = k;
+    }
     let duration_s = opts.duration.as_secs();
     let pb = output::progress_bar(duration_s, "scrypt");
     let result = scrypt::run(&p.all_cpus, &opts, crate::shutdown::token(), &|iv| {

@@ -390,6 +390,28 @@ impl Kernel {
         Self::Scalar
     }
 
+    /// Every kernel this CPU can run, narrowest first.
+    pub fn available() -> Vec<Self> {
+        let mut v = vec![Self::Scalar];
+        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+            v.push(Self::Simd4);
+        }
+        if Self::detect() == Self::Avx2x8 {
+            v.push(Self::Avx2x8);
+        }
+        v
+    }
+
+    /// Parse a `--kernel` value: `scalar`, `simd`/`sse2-4way`/`neon-4way`, `avx2`/`avx2-8way`.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "scalar" => Some(Self::Scalar),
+            "simd" | "simd-4way" | "sse2-4way" | "neon-4way" => Some(Self::Simd4),
+            "avx2" | "avx2-8way" => Some(Self::Avx2x8),
+            _ => None,
+        }
+    }
+
     /// Hashes computed per call.
     pub fn lanes(self) -> usize {
         match self {
