@@ -295,10 +295,20 @@ fn scrypt_short_run() {
 }
 
 #[test]
-fn scrypt_rejects_bad_durations() {
+fn scrypt_rejects_bad_durations_and_kernels() {
     bin()
         .args(["bench", "scrypt", "--duration", "0"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("duration"));
+    bin()
+        .args(["bench", "scrypt", "--kernel", "fast"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not one of scalar, simd, avx2"));
+    bin()
+        .args(["bench", "scrypt", "--duration", "1", "--kernel", "scalar", "--cpus", &cpu()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("scalar kernel"));
 }
