@@ -179,7 +179,7 @@ fn sevenzip_section(z: &SevenZipResults, all_cpus: &[u32]) -> String {
 fn native_table(r: &LzmaRun) -> String {
     let mut s = String::from(
         "              Compressing  |        Decompressing\n\
-         Dict     Speed    Rating  |      Speed    Rating   Packed\n         \
+         Dict      Speed    Rating  |      Speed    Rating   Packed\n          \
          KiB/s      MIPS  |      KiB/s      MIPS        %\n\n",
     );
     for d in &r.dicts {
@@ -201,7 +201,7 @@ fn native_table(r: &LzmaRun) -> String {
     }
     let _ = write!(
         s,
-        "---------------------------  | ----------------------------\n\
+        "-------------------------  | -----------------------------\n\
          Avr:{:>21.0}  |{:>21.0}\nTot:{:>21.0}\n",
         r.compress_rating_mips, r.decompress_rating_mips, r.total_rating_mips
     );
@@ -605,6 +605,16 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("\nTot:                 4324\n"), "{s}");
+        // Every bar of the table lines up with the header's.
+        let bars: Vec<usize> = s
+            .lines()
+            .filter(|l| l.contains('|'))
+            .filter_map(|l| l.find('|'))
+            .collect();
+        assert!(
+            bars.len() >= 7 && bars.iter().all(|&b| b == 27),
+            "{bars:?}\n{s}"
+        );
         assert!(s.contains("Executing benchmark multi-threaded on CPUs 0-1 (2 threads)"));
         assert!(s.contains(
             "native LZMA total score (2 threads): 8000, single-threaded: 4324\nFailed: 7z was killed\n"

@@ -307,7 +307,16 @@ fn scrypt_rejects_bad_durations_and_kernels() {
         .code(2)
         .stderr(predicate::str::contains("not one of scalar, simd, avx2"));
     bin()
-        .args(["bench", "scrypt", "--duration", "1", "--kernel", "scalar", "--cpus", &cpu()])
+        .args([
+            "bench",
+            "scrypt",
+            "--duration",
+            "1",
+            "--kernel",
+            "scalar",
+            "--cpus",
+            &cpu(),
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("scalar kernel"));
