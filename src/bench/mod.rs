@@ -23,6 +23,3 @@ pub enum BenchError {
 /// Called by long benchmarks after each finished step (one buffer size, one dictionary
 /// size…), from any thread, so a caller can drive a progress bar.
 pub type Progress<'a> = &'a (dyn Fn() + Sync);
-
-/// A [`Progress`] that does nothing.
-pub fn no_progress() {}
