@@ -10,6 +10,7 @@ pub mod devfreq;
 pub mod discover;
 pub mod irq;
 pub mod membench;
+pub mod meminfo;
 pub mod memory;
 pub mod mmc;
 pub mod net;
