@@ -150,6 +150,37 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), PinError> {
     })
 }
 
+/// Restrict the calling thread to a set of CPUs (what `taskset -c 0-3` does).
+pub fn pin_current_thread_to(cpus: &[u32]) -> Result<(), PinError> {
+    let first = cpus.first().copied().unwrap_or(0);
+    let mut set = nix::sched::CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu as usize).map_err(|e| PinError::Refused {
+            cpu,
+            reason: e.to_string(),
+        })?;
+    }
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
+        PinError::Refused {
+            cpu: first,
+            reason: e.desc().to_string(),
+        }
+    })
+}
+
+/// Run `f` on a new thread restricted to `cpus` and return its result; child processes
+/// started by `f` inherit the restriction.
+pub fn run_on_set<T: Send>(cpus: &[u32], f: impl FnOnce() -> T + Send) -> Result<T, PinError> {
+    let first = cpus.first().copied().unwrap_or(0);
+    std::thread::scope(|s| {
+        let h = s.spawn(move || -> Result<T, PinError> {
+            pin_current_thread_to(cpus)?;
+            Ok(f())
+        });
+        h.join().map_err(|_| PinError::Panicked(first))?
+    })
+}
+
 /// Run `f` on a new thread pinned to `cpu` and return its result.
 pub fn run_on<T: Send>(cpu: u32, f: impl FnOnce() -> T + Send) -> Result<T, PinError> {
     std::thread::scope(|s| {
@@ -209,6 +240,14 @@ mod tests {
         let cpu = allowed_cpus().first().copied().unwrap_or(0);
         assert_eq!(run_on(cpu, || 42).unwrap(), 42);
         assert!(run_on(4000, || 0).is_err());
+    }
+
+    #[test]
+    fn pinning_to_a_set() {
+        let allowed = allowed_cpus();
+        let got = run_on_set(&allowed, allowed_cpus).unwrap();
+        assert_eq!(got, allowed);
+        assert!(run_on_set(&[4000], || 0).is_err());
     }
 
     #[test]

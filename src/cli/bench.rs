@@ -20,11 +20,11 @@ pub enum BenchCommand {
     /// Memory latency (tinymembench and ramlat tables).
     Memlat(MemlatArgs),
     /// AES throughput as `openssl speed` prints it.
-    Aes(CommonArgs),
+    Aes(AesArgs),
     /// LZMA compression score (native; 7-Zip's own when installed).
-    Compress(CommonArgs),
+    Compress(CompressArgs),
     /// scrypt hashing on all cores (cpuminer -c stress).
-    Scrypt(CommonArgs),
+    Scrypt(ScryptArgs),
 }
 
 /// Options every benchmark takes.
@@ -78,4 +78,110 @@ pub struct MemlatArgs {
     /// ramlat and tinymembench's bandwidth tests (comparable with published sbc-bench logs).
     #[arg(long)]
     pub no_madvise: bool,
+}
+
+/// `bench aes`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct AesArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Native measurement only: do not run `openssl speed` even when it is installed.
+    #[arg(long)]
+    pub native_only: bool,
+
+    /// Only these algorithms per cluster, e.g. `aes-256-cbc` (sbc-bench's standard run);
+    /// default: aes-128-cbc, aes-192-cbc, aes-256-cbc (and aes-256-gcm with --extensive).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_aes_algorithm)]
+    pub algorithms: Option<Vec<crate::bench::aes::Algorithm>>,
+}
+
+/// One of `aes-128-cbc`, `aes-192-cbc`, `aes-256-cbc`, `aes-256-gcm` (any case).
+pub fn parse_aes_algorithm(s: &str) -> Result<crate::bench::aes::Algorithm, String> {
+    crate::bench::aes::Algorithm::from_name(s).ok_or_else(|| {
+        format!("'{s}' is not one of aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-256-gcm")
+    })
+}
+
+/// `bench compress`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct CompressArgs {
+    /// Options every benchmark takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Native LZMA only: do not run 7-Zip's benchmark even when it is installed.
+    #[arg(long)]
+    pub native_only: bool,
+}
+
+/// `bench scrypt`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ScryptArgs {
+    /// Options every benchmark takes (`--extensive` changes nothing here).
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// How long to hash: seconds, or with a unit (`90s`, `5m`). Default 5 minutes, or
+    /// 10 seconds with `--quick`.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+
+    /// Hashing kernel: `scalar`, `simd` (4 hashes at once: SSE2/NEON) or `avx2` (8 at
+    /// once); default: the widest this CPU runs.
+    #[arg(long, value_name = "KERNEL", value_parser = parse_scrypt_kernel)]
+    pub kernel: Option<crate::bench::scrypt::Kernel>,
+}
+
+/// A `--kernel` value for `bench scrypt`.
+pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::Kernel, String> {
+    crate::bench::scrypt::Kernel::from_name(s)
+        .ok_or_else(|| format!("'{s}' is not one of scalar, simd, avx2"))
+}
+
+/// Parse `300`, `300s`, `5m`, `1h` (whole numbers, at least one second, at most a day).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1),
+        Some((i, 'm')) => (&t[..i], 60),
+        Some((i, 'h')) => (&t[..i], 3600),
+        _ => (t, 1),
+    };
+    let n: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration (examples: 300, 90s, 5m)"))?;
+    let secs = n.saturating_mul(mult);
+    if !(1..=86_400).contains(&secs) {
+        return Err(format!("'{s}': the duration must be between 1 s and 24 h"));
+    }
+    Ok(std::time::Duration::from_secs(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("300"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in [
+            "",
+            "m",
+            "0",
+            "-5",
+            "5x",
+            "2d",
+            "99999999999999999999",
+            "25h",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 }

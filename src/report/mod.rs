@@ -2,6 +2,7 @@
 
 pub mod bench_clock;
 pub mod bench_mem;
+pub mod crypto;
 pub mod info;
 pub mod json;
 pub mod results_row;

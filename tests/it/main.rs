@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bench_cpu;
+mod bench_crypto;
 mod cli;
 mod cpuid;
 mod info;

@@ -1,12 +1,15 @@
 //! `sbc-bench bench …`: one file per benchmark.
 
+pub mod aes;
 mod clock;
+pub mod compress;
 mod membw;
 mod memlat;
 mod pinning;
+pub mod scrypt;
 
 use crate::app::Ctx;
-use crate::cli::bench::{BenchArgs, BenchCommand, CommonArgs};
+use crate::cli::bench::{BenchArgs, BenchCommand};
 
 /// Run the chosen benchmark.
 pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<i32> {
@@ -14,12 +17,8 @@ pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<i32> {
         BenchCommand::Clock(a) => clock::run(ctx, a),
         BenchCommand::Membw(a) => membw::run(ctx, a),
         BenchCommand::Memlat(a) => memlat::run(ctx, a),
-        BenchCommand::Aes(a) => not_yet(ctx, a, "aes"),
-        BenchCommand::Compress(a) => not_yet(ctx, a, "compress"),
-        BenchCommand::Scrypt(a) => not_yet(ctx, a, "scrypt"),
+        BenchCommand::Aes(a) => aes::run(ctx, a),
+        BenchCommand::Compress(a) => compress::run(ctx, a),
+        BenchCommand::Scrypt(a) => scrypt::run(ctx, a),
     }
-}
-
-fn not_yet(_ctx: &Ctx, _a: &CommonArgs, name: &str) -> anyhow::Result<i32> {
-    anyhow::bail!("`bench {name}` is not available in this build yet")
 }

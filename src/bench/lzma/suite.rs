@@ -1,0 +1,181 @@
+//! The whole `bench compress` run, as sbc-bench runs 7-Zip: single-threaded pinned to each
+//! cluster, then multi-threaded on all cores (three consecutive runs for 7-Zip); the native
+//! LZMA score the same way. Used by `sbc-bench bench compress` and the standard run.
+
+use serde::Serialize;
+
+use crate::bench::external::sevenzip::{BenchRun, SevenZip, Version};
+use crate::bench::lzma::{self, LzmaRun, Options};
+use crate::bench::pin::Target;
+use crate::bench::{BenchError, Progress};
+use crate::shutdown::CancellationToken;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Config<'a> {
+    /// One CPU per cluster (or the CPUs asked for), each benchmarked single-threaded.
+    pub targets: &'a [Target],
+    /// Every CPU, for the multi-threaded runs.
+    pub all_cpus: &'a [u32],
+    /// Native single-threaded options (None: skip the native benchmark).
+    pub native_single: Option<Options>,
+    /// Native multi-threaded options (None: skip; also skipped with one CPU).
+    pub native_multi: Option<Options>,
+    /// The 7-Zip to run, if any.
+    pub sevenzip: Option<&'a SevenZip>,
+    /// `-md=` for 7-Zip (sbc-bench passes `2m` when less than 350 MB are available).
+    pub sevenzip_dict: Option<String>,
+    /// Consecutive multi-threaded 7-Zip runs (sbc-bench: 3).
+    pub sevenzip_runs: u32,
+}
+
+impl Config<'_> {
+    /// Progress steps [`run`] reports: one per 7-Zip run, one per native dictionary size.
+    pub fn steps(&self) -> u64 {
+        let multi = self.all_cpus.len() > 1;
+        let mut n = 0u64;
+        if self.sevenzip.is_some() {
+            n += self.targets.len() as u64;
+            if multi {
+                n += u64::from(self.sevenzip_runs);
+            }
+        }
+        if let Some(o) = &self.native_single {
+            n += (o.dict_log2.len() * self.targets.len()) as u64;
+        }
+        if let (Some(o), true) = (&self.native_multi, multi) {
+            n += o.dict_log2.len() as u64;
+        }
+        n
+    }
+}
+
+/// A single-threaded result and where it ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OnTarget<T> {
+    /// The CPU, with its core type.
+    pub target: Target,
+    /// The result.
+    pub result: T,
+}
+
+/// 7-Zip's half.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SevenZipResults {
+    /// The binary that ran.
+    pub path: String,
+    /// Its versions.
+    pub version: Version,
+    /// Why its scores may not compare with published ones, if they do not.
+    pub warning: Option<String>,
+    /// `-md=` passed, if any.
+    pub dict: Option<String>,
+    /// Single-threaded runs, one per target.
+    pub single: Vec<OnTarget<BenchRun>>,
+    /// Consecutive multi-threaded runs on all CPUs.
+    pub multi: Vec<BenchRun>,
+}
+
+impl SevenZipResults {
+    /// sbc-bench's single-threaded score: the best `Tot:` of the per-cluster runs.
+    pub fn single_threaded_score(&self) -> Option<u64> {
+        self.single
+            .iter()
+            .map(|s| s.result.table.total_rating_mips)
+            .max()
+    }
+}
+
+/// Everything `bench compress` measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompressResults {
+    /// 7-Zip's benchmark, when installed and asked for.
+    pub sevenzip: Option<SevenZipResults>,
+    /// Native single-threaded runs, one per target.
+    pub native_single: Vec<OnTarget<LzmaRun>>,
+    /// Native multi-threaded run on all CPUs.
+    pub native_multi: Option<LzmaRun>,
+    /// Failures (a run killed by the OOM killer, a CPU that cannot be pinned…).
+    pub errors: Vec<String>,
+}
+
+/// Run everything. Cancellation stops at once; other failures are recorded and the run
+/// goes on.
+pub fn run(
+    cfg: &Config<'_>,
+    cancel: &CancellationToken,
+    progress: Progress<'_>,
+) -> Result<CompressResults, BenchError> {
+    let mut errors = Vec::new();
+    let mut note = |e: BenchError| -> Result<(), BenchError> {
+        match e {
+            BenchError::Cancelled => Err(BenchError::Cancelled),
+            e => {
+                errors.push(e.to_string());
+                Ok(())
+            }
+        }
+    };
+    let multi = cfg.all_cpus.len() > 1;
+    let threads = u32::try_from(cfg.all_cpus.len()).unwrap_or(u32::MAX);
+
+    let mut sevenzip = None;
+    if let Some(z) = cfg.sevenzip {
+        let dict = cfg.sevenzip_dict.as_deref();
+        let mut single = Vec::new();
+        for t in cfg.targets {
+            match z.bench(1, &[t.cpu], dict, cancel) {
+                Ok(r) => single.push(OnTarget {
+                    target: t.clone(),
+                    result: r,
+                }),
+                Err(e) => note(e)?,
+            }
+            progress();
+        }
+        let mut runs = Vec::new();
+        if multi {
+            for _ in 0..cfg.sevenzip_runs {
+                match z.bench(threads, cfg.all_cpus, dict, cancel) {
+                    Ok(r) => runs.push(r),
+                    Err(e) => note(e)?,
+                }
+                progress();
+            }
+        }
+        sevenzip = Some(SevenZipResults {
+            path: z.path.display().to_string(),
+            warning: z.version.warning(),
+            version: z.version.clone(),
+            dict: cfg.sevenzip_dict.clone(),
+            single,
+            multi: runs,
+        });
+    }
+
+    let mut native_single = Vec::new();
+    if let Some(o) = &cfg.native_single {
+        for t in cfg.targets {
+            match lzma::run_on(t.cpu, o, cancel, progress) {
+                Ok(r) => native_single.push(OnTarget {
+                    target: t.clone(),
+                    result: r,
+                }),
+                Err(e) => note(e)?,
+            }
+        }
+    }
+    let mut native_multi = None;
+    if let (Some(o), true) = (&cfg.native_multi, multi) {
+        match lzma::run_parallel(cfg.all_cpus, o, cancel, progress) {
+            Ok(r) => native_multi = Some(r),
+            Err(e) => note(e)?,
+        }
+    }
+    Ok(CompressResults {
+        sevenzip,
+        native_single,
+        native_multi,
+        errors,
+    })
+}

@@ -1,0 +1,331 @@
+//! scrypt hashing on every core: sbc-bench's cpuminer stress test (`sbc-bench -c`), native.
+//!
+//! cpuminer's default algorithm is scrypt with N = 1024, r = 1, p = 1 over an 80-byte block
+//! header (the header is also the salt) with a 32-byte result. One pinned thread per CPU
+//! hashes consecutive nonces; the main thread reads the hash counters every interval
+//! (5 s, as cpuminer reports) and records the total kH/s, so falling numbers show
+//! throttling. It is a load generator as much as a score, so it uses the widest SIMD
+//! kernel the CPU has (see [`kernel`]).
+
+pub mod kernel;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::bench::{BenchError, pin};
+use crate::shutdown::CancellationToken;
+
+pub use kernel::Kernel;
+
+/// sbc-bench runs cpuminer for five minutes.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(300);
+
+/// cpuminer prints its totals every five seconds.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
+
+/// How long and how often.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Total run time.
+    pub duration: Duration,
+    /// Length of one reported interval.
+    pub interval: Duration,
+    /// Hashing kernel ([`Kernel::detect`] by default).
+    pub kernel: Kernel,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            duration: DEFAULT_DURATION,
+            interval: DEFAULT_INTERVAL,
+            kernel: Kernel::detect(),
+        }
+    }
+}
+
+impl Options {
+    /// `--quick`: 10 seconds in 5-second intervals.
+    pub fn quick() -> Self {
+        Self {
+            duration: Duration::from_secs(10),
+            ..Self::default()
+        }
+    }
+}
+
+/// The hash rate of all threads together over one interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    /// Seconds from the start of the run to the end of this interval.
+    pub end_s: f64,
+    /// Length of the interval in seconds (the last one may be shorter).
+    pub seconds: f64,
+    /// Hashes finished by all threads in the interval.
+    pub hashes: u64,
+    /// Total rate in thousands of hashes per second.
+    pub khash_per_s: f64,
+}
+
+/// A CPU that took part, or could not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ThreadResult {
+    /// The CPU the thread was pinned to.
+    pub cpu: u32,
+    /// Hashes it finished.
+    pub hashes: u64,
+    /// Why it did not run, if it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A finished run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScryptRun {
+    /// scrypt's N.
+    pub n: u32,
+    /// The hashing kernel (`avx2-8way`, `sse2-4way`, `neon-4way`, `scalar`).
+    pub kernel: &'static str,
+    /// One entry per requested CPU.
+    pub threads: Vec<ThreadResult>,
+    /// Totals per interval, in time order (not sorted, unlike sbc-bench's summary).
+    pub intervals: Vec<Interval>,
+    /// Mean rate over the whole run in kH/s.
+    pub mean_khash_per_s: f64,
+    /// Wall-clock duration in seconds.
+    pub elapsed_s: f64,
+}
+
+/// Hash on one pinned thread per CPU in `cpus` for `opts.duration`. `on_interval` is
+/// called with every finished interval (for progress output). Stops within one batch of
+/// hashes (milliseconds) when `cancel` fires, and then returns [`BenchError::Cancelled`].
+pub fn run(
+    cpus: &[u32],
+    opts: &Options,
+    cancel: &CancellationToken,
+    on_interval: &(dyn Fn(&Interval) + Sync),
+) -> Result<ScryptRun, BenchError> {
+    if cpus.is_empty() {
+        return Err(BenchError::Failed("no CPU to run on".into()));
+    }
+    if !Kernel::available().contains(&opts.kernel) {
+        // The AVX2 kernel on a CPU without AVX2 would crash: refuse it.
+        return Err(BenchError::Failed(format!(
+            "the {} kernel does not run on this CPU (available: {})",
+            opts.kernel.label(),
+            Kernel::available()
+                .iter()
+                .map(|k| k.label())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let interval = opts.interval.max(Duration::from_millis(100));
+    let stop = AtomicBool::new(false);
+    let counters: Vec<AtomicU64> = cpus.iter().map(|_| AtomicU64::new(0)).collect();
+    let kernel = opts.kernel;
+    let (errors, intervals, elapsed) = std::thread::scope(|s| {
+        let handles: Vec<_> = cpus
+            .iter()
+            .zip(&counters)
+            .enumerate()
+            .map(|(i, (&cpu, counter))| {
+                let stop = &stop;
+                s.spawn(move || -> Result<(), BenchError> {
+                    pin::pin_current_thread(cpu)?;
+                    let mut miner = kernel::Miner::new(kernel, (i as u32) << 24);
+                    let mut done = 0u64;
+                    while !stop.load(Ordering::Relaxed) && !cancel.is_cancelled() {
+                        done += miner.step() as u64;
+                        counter.store(done, Ordering::Relaxed);
+                    }
+                    std::hint::black_box(miner.digest_xor);
+                    Ok(())
+                })
+            })
+            .collect();
+
+        let start = Instant::now();
+        let total = |c: &[AtomicU64]| c.iter().map(|a| a.load(Ordering::Relaxed)).sum::<u64>();
+        let mut intervals = Vec::new();
+        let mut last = (0.0f64, 0u64);
+        loop {
+            let now = start.elapsed();
+            if now >= opts.duration {
+                break;
+            }
+            let next = (now + interval).min(opts.duration);
+            if !cancel.sleep(next - now) {
+                break;
+            }
+            let t = start.elapsed().as_secs_f64();
+            let h = total(&counters);
+            let iv = Interval {
+                end_s: t,
+                seconds: t - last.0,
+                hashes: h - last.1,
+                khash_per_s: (h - last.1) as f64 / (t - last.0).max(1e-9) / 1000.0,
+            };
+            // A sliver at the end (a timer rounding) is no interval.
+            if iv.seconds >= interval.as_secs_f64() * 0.2 {
+                on_interval(&iv);
+                intervals.push(iv);
+            }
+            last = (t, h);
+        }
+        stop.store(true, Ordering::Relaxed);
+        let elapsed = start.elapsed().as_secs_f64();
+        let errors: Vec<Option<String>> = handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(_) => Some("hashing thread panicked".to_string()),
+            })
+            .collect();
+        (errors, intervals, elapsed)
+    });
+    if cancel.is_cancelled() {
+        return Err(BenchError::Cancelled);
+    }
+    let threads: Vec<ThreadResult> = cpus
+        .iter()
+        .zip(&counters)
+        .zip(errors)
+        .map(|((&cpu, c), error)| ThreadResult {
+            cpu,
+            hashes: c.load(Ordering::Relaxed),
+            error,
+        })
+        .collect();
+    if threads.iter().all(|t| t.error.is_some()) {
+        return Err(BenchError::Failed(format!(
+            "no hashing thread could run: {}",
+            threads[0].error.clone().unwrap_or_default()
+        )));
+    }
+    let all: u64 = threads.iter().map(|t| t.hashes).sum();
+    Ok(ScryptRun {
+        n: kernel::N as u32,
+        kernel: kernel.label(),
+        threads,
+        intervals,
+        mean_khash_per_s: all as f64 / elapsed.max(1e-9) / 1000.0,
+        elapsed_s: elapsed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kernel::*;
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn rfc7914_vector_1() {
+        // RFC 7914 section 12: scrypt(P="", S="", N=16, r=1, p=1, dkLen=64).
+        let out: [u8; 64] = scrypt_r1p1(b"", b"", 16);
+        assert_eq!(
+            out.to_vec(),
+            hex("77 d6 57 62 38 65 7b 20 3b 19 ca 42 c1 8a 04 97
+                 f1 6b 48 44 e3 07 4a e8 df df fa 3f ed e2 14 42
+                 fc d0 06 9d ed 09 48 f8 32 6a 75 3a 0f c8 1f 17
+                 e8 d3 e0 fb 2e 0d 36 28 cf 35 e2 0c 38 d1 89 06")
+        );
+    }
+
+    #[test]
+    fn matches_rustcrypto_scrypt_at_cpuminer_parameters() {
+        let p = scrypt::Params::new(10, 1, 1).unwrap();
+        for seed in 0..3u8 {
+            let header: Vec<u8> = (0..80u8).map(|i| i.wrapping_mul(31) ^ seed).collect();
+            let mut theirs = [0u8; 32];
+            scrypt::scrypt(&header, &header, &p, &mut theirs).unwrap();
+            let ours: [u8; 32] = scrypt_r1p1(&header, &header, N);
+            assert_eq!(ours, theirs);
+        }
+    }
+
+    /// Every kernel available here hashes each nonce like the reference.
+    #[test]
+    fn every_kernel_agrees_with_the_reference() {
+        for k in Kernel::available() {
+            let mut m = Miner::new(k, 1000);
+            let lanes = m.step();
+            assert_eq!(lanes, k.lanes());
+            let mut expect = [0u8; 32];
+            for l in 0..lanes as u32 {
+                let h = m.header_for(1000 + l);
+                let one: [u8; 32] = scrypt_r1p1(&h, &h, N);
+                for (e, b) in expect.iter_mut().zip(one) {
+                    *e ^= b;
+                }
+            }
+            assert_eq!(m.digest_xor, expect, "{}", k.label());
+        }
+    }
+
+    #[test]
+    fn short_run_reports_intervals_and_threads() {
+        let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
+        let opts = Options {
+            duration: Duration::from_millis(600),
+            interval: Duration::from_millis(200),
+            kernel: Kernel::detect(),
+        };
+        let t = CancellationToken::new();
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let r = run(&[cpu, 4000], &opts, &t, &|_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+        assert!((2..=3).contains(&r.intervals.len()), "{:?}", r.intervals);
+        assert_eq!(seen.load(Ordering::SeqCst), r.intervals.len());
+        assert!(r.threads[0].error.is_none() && r.threads[0].hashes > 0);
+        assert!(r.threads[1].error.is_some(), "cpu4000 cannot be pinned");
+        assert!(r.mean_khash_per_s > 0.0);
+        assert_eq!(r.n, 1024);
+    }
+
+    #[test]
+    fn cancel_stops_promptly() {
+        let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
+        let t = std::sync::Arc::new(CancellationToken::new());
+        let t2 = std::sync::Arc::clone(&t);
+        let start = Instant::now();
+        let h = std::thread::spawn(move || run(&[cpu], &Options::default(), &t2, &|_| {}));
+        std::thread::sleep(Duration::from_millis(100));
+        t.cancel();
+        assert!(matches!(h.join().unwrap(), Err(BenchError::Cancelled)));
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn kernel_names_and_availability() {
+        assert_eq!(Kernel::from_name("AVX2"), Some(Kernel::Avx2x8));
+        assert_eq!(Kernel::from_name("simd"), Some(Kernel::Simd4));
+        assert_eq!(Kernel::from_name("neon"), None);
+        assert!(Kernel::available().contains(&Kernel::detect()));
+        assert_eq!(Kernel::available()[0], Kernel::Scalar);
+    }
+
+    #[test]
+    fn no_usable_cpu_is_an_error() {
+        let t = CancellationToken::new();
+        let opts = Options {
+            duration: Duration::from_millis(100),
+            ..Options::default()
+        };
+        assert!(run(&[4000], &opts, &t, &|_| {}).is_err());
+        assert!(run(&[], &opts, &t, &|_| {}).is_err());
+    }
+}
