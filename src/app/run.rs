@@ -89,7 +89,16 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<i32> {
     let json = cfg.json.as_ref().map(JsonFile::create).transpose()?;
     let log = log_path(&cfg, args.log.is_some())?;
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
-    let tools = (false, false);
+    // Canned results include a 7-Zip run and no OpenSSL, whatever this host has, so
+    // reports of fake runs are the same everywhere.
+    let tools = if cfg.fake_benchmarks {
+        (true, false)
+    } else {
+        (
+            crate::bench::external::sevenzip::SevenZip::find(shutdown::token()).is_some(),
+            crate::bench::external::openssl::Openssl::find(shutdown::token()).is_some(),
+        )
+    };
     let mut exec: Box<dyn Executor> = if cfg.fake_benchmarks {
         Box::new(Fake)
     } else {

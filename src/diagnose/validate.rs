@@ -141,18 +141,25 @@ pub fn swap_findings(before: &SwapState, after: &SwapState) -> Vec<Finding> {
     out
 }
 
-/// %sys during the memory benchmarks: the kernel doing work while we measure memory
-/// means another process (or a driver) competed for the memory bus.
-pub fn sys_activity_findings(sys_pct: &[f64]) -> Vec<Finding> {
-    let Some((avg, max)) = avg_max(sys_pct) else {
+/// %sys during the memory benchmarks (one value per health-table row, as sbc-bench reads
+/// its table): the kernel working while we measure memory means swapping or a driver
+/// competing for the bus. sbc-bench's thresholds: average (truncated) above 0 % or a peak
+/// above 15 %. "OK" is only claimed on bare metal: in a VM the host's work is invisible.
+pub fn sys_activity_findings(sys_pct: &[f64], in_vm: bool) -> Vec<Finding> {
+    let rows: Vec<u64> = sys_pct.iter().map(|v| v.max(0.0) as u64).collect();
+    if rows.is_empty() {
         return Vec::new();
-    };
-    if avg > 1.0 || max > 5.0 {
+    }
+    let peak = rows.iter().copied().max().unwrap_or(0);
+    let avg = rows.iter().sum::<u64>() / rows.len() as u64;
+    if peak > 15 || avg > 0 {
         vec![Finding::new(
             "background-sys",
             Severity::Invalid,
-            format!("Too much background activity (%system): {avg:.0}% avg, {max:.0}% max"),
+            format!("Too much background activity (%system): {avg}% avg, {peak}% max"),
         )]
+    } else if in_vm {
+        Vec::new()
     } else {
         vec![Finding::ok(
             "background-sys-ok",
@@ -161,37 +168,41 @@ pub fn sys_activity_findings(sys_pct: &[f64]) -> Vec<Finding> {
     }
 }
 
-/// Total %cpu during single-threaded phases should be one core's share (100/N %); more
-/// means something else ran.
+/// Total %cpu during the single-threaded benchmarks should be one core's share (100/N %);
+/// rows above it tell of other processes. sbc-bench's tolerances by core count (peak and
+/// average excess over the ideal share, in whole percent): 2 cores 8/2, 4 cores 5/1,
+/// 5–6 cores 3/1, 8 cores 2/0, otherwise average 0. Not judged on one core.
 pub fn other_activity_findings(cpu_pct: &[f64], ncpus: usize) -> Vec<Finding> {
-    let Some((avg, max)) = avg_max(cpu_pct) else {
-        return Vec::new();
-    };
-    if ncpus == 0 {
+    if ncpus < 2 {
         return Vec::new();
     }
-    let share = 100.0 / ncpus as f64;
-    // One core busy plus a little slack for the monitor and kernel threads.
-    if avg > share + 2.5 || max > share + 15.0 {
+    let ideal = 100 / ncpus as u64;
+    let rows: Vec<u64> = cpu_pct
+        .iter()
+        .map(|v| v.max(0.0) as u64)
+        .filter(|&v| v >= ideal)
+        .collect();
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let peak = rows.iter().copied().max().unwrap_or(0) - ideal;
+    let avg = rows.iter().sum::<u64>() / rows.len() as u64 - ideal;
+    let too_much = match ncpus {
+        2 => peak > 8 || avg > 2,
+        4 => peak > 5 || avg > 1,
+        5 | 6 => peak > 3 || avg > 1,
+        8 => peak > 2 || avg > 0,
+        _ => avg > 0,
+    };
+    if too_much {
         vec![Finding::new(
             "background-other",
             Severity::Invalid,
-            format!(
-                "Too much other background activity: {avg:.0}% avg, {max:.0}% max (one core = {share:.0}%)"
-            ),
+            format!("Too much other background activity: {avg}% avg, {peak}% max"),
         )]
     } else {
         Vec::new()
     }
-}
-
-fn avg_max(v: &[f64]) -> Option<(f64, f64)> {
-    if v.is_empty() {
-        return None;
-    }
-    let avg = v.iter().sum::<f64>() / v.len() as f64;
-    let max = v.iter().copied().fold(f64::MIN, f64::max);
-    Some((avg, max))
 }
 
 /// Kernel messages logged during the run: the oom-killer invalidates results; warnings
@@ -308,18 +319,33 @@ mod tests {
     }
 
     #[test]
-    fn background() {
+    fn background_with_sbc_bench_thresholds() {
+        // 0,1,0: average truncates to 0, peak 1 → OK on bare metal, nothing said in a VM.
+        let ok = sys_activity_findings(&[0.0, 1.9, 0.0], false);
+        assert_eq!(ok[0].code, "background-sys-ok");
+        assert!(sys_activity_findings(&[0.0, 1.9, 0.0], true).is_empty());
+        let f = sys_activity_findings(&[2.0, 9.0], false);
         assert_eq!(
-            sys_activity_findings(&[0.0, 1.0, 0.0])[0].code,
-            "background-sys-ok"
+            f[0].message,
+            "Too much background activity (%system): 5% avg, 9% max"
         );
-        assert_eq!(sys_activity_findings(&[2.0, 9.0])[0].code, "background-sys");
-        assert!(other_activity_findings(&[12.5, 13.0], 8).is_empty());
+        let spike = sys_activity_findings(&[0.0, 0.0, 16.0, 0.0, 0.0, 0.0], false);
+        assert_eq!(spike[0].code, "background-sys");
+        assert!(sys_activity_findings(&[], false).is_empty());
+        // 8 cores: ideal 12 %; 12-14 % rows are within 2 % peak / 0 % average.
+        assert!(other_activity_findings(&[12.5, 12.9, 14.9], 8).is_empty());
+        let f = other_activity_findings(&[30.0, 40.0], 8);
         assert_eq!(
-            other_activity_findings(&[30.0, 40.0], 8)[0].code,
+            f[0].message,
+            "Too much other background activity: 23% avg, 28% max"
+        );
+        // 2 cores: ideal 50 %, 8/2 tolerated.
+        assert!(other_activity_findings(&[50.0, 50.5, 50.0, 58.0], 2).is_empty());
+        assert_eq!(
+            other_activity_findings(&[50.0, 59.0], 2)[0].code,
             "background-other"
         );
-        assert!(sys_activity_findings(&[]).is_empty());
+        assert!(other_activity_findings(&[100.0], 1).is_empty());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
 use crate::output::{Paint, paint};
-use crate::report::{bench_clock, bench_mem, info, topology};
+use crate::report::{bench_clock, bench_mem, crypto, info, topology};
 use crate::run::plan::StepKind;
 use crate::run::record::{RunReport, RunStatus, StepStatus};
 
@@ -69,6 +69,35 @@ fn memory_summary(r: &RunReport) -> String {
     s
 }
 
+/// Compression and scrypt score lines (`7-zip total scores (3 consecutive runs): …`).
+fn score_lines(r: &RunReport) -> String {
+    let mut s = String::new();
+    if let Some(sc) = &r.results.scrypt {
+        let _ = writeln!(
+            s,
+            "{}",
+            crypto::scrypt_summary(sc, sc.elapsed_s.round() as u64)
+        );
+    }
+    if let Some(z) = r
+        .results
+        .sevenzip
+        .as_ref()
+        .and_then(|c| c.sevenzip.as_ref())
+    {
+        if let Some(l) = crypto::sevenzip_summary(z) {
+            let _ = writeln!(s, "{l}");
+        }
+        if let Some(w) = &z.warning {
+            let _ = writeln!(s, "({w})");
+        }
+    }
+    if let Some(l) = r.results.lzma.as_ref().and_then(crypto::native_summary) {
+        let _ = writeln!(s, "{l}");
+    }
+    s
+}
+
 /// What the console shows at the end of a run.
 pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String {
     let mut s = String::new();
@@ -78,6 +107,15 @@ pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String 
     if !mem.is_empty() {
         s.push('\n');
         s.push_str(&mem);
+    }
+    let scores = score_lines(r);
+    if !scores.is_empty() {
+        s.push('\n');
+        s.push_str(&scores);
+    }
+    if let Some(a) = &r.results.aes {
+        s.push('\n');
+        s.push_str(&crypto::aes_section("AES results:", a));
     }
     if r.status == RunStatus::Interrupted {
         s.push_str("\nThe run was interrupted: results are incomplete.\n");
@@ -98,7 +136,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
         };
         // Ten rows or so per table, never denser than the sampling: the interval grows with
         // the phase, as sbc-bench's does.
-        let every = (step.duration_s / 10.0).clamp(rec.interval_s, 60.0);
+        let every = crate::run::validation::table_every_s(step.duration_s, rec.interval_s);
         s.push_str(&rec.health_table(phase, every, &opts, &crate::monitor::render::local_hms));
         s.push('\n');
     }
@@ -164,6 +202,28 @@ pub fn log(r: &RunReport) -> String {
     section(&mut s, &info::sensors_block(i));
     section(&mut s, &bench_mem::render_membw(&r.results.membw, &[]));
     section(&mut s, &bench_mem::render_memlat(&r.results.memlat, &[]));
+    if let Some(a) = &r.results.aes {
+        section(
+            &mut s,
+            &crypto::aes_section("Executing benchmark on each cluster individually", a),
+        );
+    }
+    let all_cpus: Vec<u32> = r.system_before.topology.online();
+    if let Some(c) = &r.results.sevenzip {
+        section(&mut s, &crypto::compress_section(c, &all_cpus));
+    }
+    for c in &r.results.compress_per_cluster {
+        section(&mut s, &crypto::compress_section(c, &all_cpus));
+    }
+    if let Some(c) = &r.results.lzma {
+        section(&mut s, &crypto::compress_section(c, &all_cpus));
+    }
+    if let Some(sc) = &r.results.scrypt {
+        section(
+            &mut s,
+            &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64),
+        );
+    }
     if !r.results.clock_hot.is_empty() {
         let mut hot = String::from(
             "Testing maximum cpufreq again, still under full load. System health now:\n\n",

@@ -1,10 +1,15 @@
 //! Who runs the benchmarks of a standard run: the real native benchmarks, or canned
 //! results for tests of orchestration and reports (`--fake-benchmarks`).
 
+use crate::bench::aes::{self, Algorithm};
 use crate::bench::clock::{self, CheckInput, ClockCheck, ClockMeasurement, WalkOptions};
+use crate::bench::external::openssl::Openssl;
+use crate::bench::external::sevenzip::{self, SevenZip};
+use crate::bench::lzma::{self, suite as lzma_suite};
 use crate::bench::membw::{self, MembwRun};
 use crate::bench::memlat::{self, MemlatRun};
 use crate::bench::pin::Target;
+use crate::bench::scrypt::{self, ScryptRun};
 use crate::run::config::RunConfig;
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
@@ -26,6 +31,17 @@ pub struct Env<'a> {
     pub cancel: &'a CancellationToken,
     /// Progress of the current step, 0..=1 (drives the bar).
     pub progress: &'a (dyn Fn(f64) + Sync),
+    /// Every usable CPU (multi-threaded benchmarks).
+    pub all_cpus: &'a [u32],
+}
+
+/// What the compression step should run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompressKind {
+    /// 7-Zip's own benchmark (single per cluster, multi on all cores).
+    SevenZip,
+    /// Our native LZMA benchmark.
+    Native,
 }
 
 impl Env<'_> {
@@ -45,6 +61,57 @@ pub trait Executor {
     fn membw(&mut self, env: &Env<'_>, target: &Target) -> MembwRun;
     /// Memory latency on one cluster.
     fn memlat(&mut self, env: &Env<'_>, target: &Target) -> MemlatRun;
+    /// AES on every cluster (and fully parallel in extensive mode).
+    fn aes(&mut self, env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String>;
+    /// Compression: single-threaded per target, multi-threaded on `multi_cpus`.
+    fn compress(
+        &mut self,
+        env: &Env<'_>,
+        kind: CompressKind,
+        targets: &[Target],
+        multi_cpus: &[u32],
+    ) -> Result<CompressResults, String>;
+    /// scrypt on every CPU for the configured time.
+    fn scrypt(&mut self, env: &Env<'_>) -> Result<ScryptRun, String>;
+}
+
+pub use crate::bench::aes::suite::AesResults;
+pub use crate::bench::lzma::suite::CompressResults;
+
+fn bench_err(e: crate::bench::BenchError) -> String {
+    e.to_string()
+}
+
+/// AES as the standard run measures it: CBC with 128/192/256-bit keys per cluster (plus
+/// GCM and the fully parallel rows in extensive mode), natively and with `openssl speed`
+/// when installed, one second per buffer size (the plan's estimate).
+fn aes_config<'a>(
+    env: &'a Env<'_>,
+    targets: &'a [Target],
+    openssl: Option<&'a Openssl>,
+) -> aes::suite::Config<'a> {
+    let mut algorithms = Algorithm::CBC.to_vec();
+    let mut parallel = Vec::new();
+    if env.cfg.extensive {
+        algorithms.push(Algorithm::Aes256Gcm);
+        parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
+    }
+    let mut opts = if env.cfg.quick {
+        aes::Options::quick()
+    } else {
+        aes::Options::default()
+    };
+    opts.per_size =
+        std::time::Duration::from_secs_f64(crate::run::plan::aes_seconds_per_size(env.cfg));
+    aes::suite::Config {
+        targets,
+        all_cpus: env.all_cpus,
+        algorithms,
+        parallel,
+        opts,
+        openssl,
+        openssl_seconds: Some(1),
+    }
 }
 
 /// The real, native benchmarks.
@@ -108,6 +175,81 @@ impl Executor for Native {
         memlat::run_target(env.root, target, &opts, &plan, env.cancel, &mut |d, t| {
             progress(d as f64 / t.max(1) as f64)
         })
+    }
+
+    fn aes(&mut self, env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String> {
+        Self::run_aes(env, targets)
+    }
+
+    fn compress(
+        &mut self,
+        env: &Env<'_>,
+        kind: CompressKind,
+        targets: &[Target],
+        multi_cpus: &[u32],
+    ) -> Result<CompressResults, String> {
+        let z = match kind {
+            CompressKind::SevenZip => {
+                Some(SevenZip::find(env.cancel).ok_or("7-Zip is not installed (7z, 7za or 7zz)")?)
+            }
+            CompressKind::Native => None,
+        };
+        let mem = lzma_suite::plan_memory(
+            env.cfg.quick,
+            crate::sys::meminfo::available_bytes(env.root),
+            multi_cpus.len(),
+            z.is_some(),
+        );
+        let native = kind == CompressKind::Native;
+        let cfg = lzma_suite::Config {
+            targets,
+            all_cpus: multi_cpus,
+            native_single: if native { mem.native_single } else { None },
+            native_multi: if native { mem.native_multi } else { None },
+            sevenzip: z.as_ref(),
+            sevenzip_dict: mem.sevenzip_dict,
+            sevenzip_runs: if env.cfg.quick { 1 } else { 3 },
+        };
+        let steps = cfg.steps().max(1) as f64;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let progress = env.progress;
+        let mut r = lzma_suite::run(&cfg, env.cancel, &|| {
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(d as f64 / steps);
+        })
+        .map_err(bench_err)?;
+        // What had to give for memory is part of the result.
+        r.errors
+            .extend(mem.notes.into_iter().map(|n| format!("note: {n}")));
+        Ok(r)
+    }
+
+    fn scrypt(&mut self, env: &Env<'_>) -> Result<ScryptRun, String> {
+        let opts = scrypt::Options {
+            duration: std::time::Duration::from_secs_f64(crate::run::plan::scrypt_seconds(env.cfg)),
+            ..Default::default()
+        };
+        let total = opts.duration.as_secs_f64().max(1.0);
+        let progress = env.progress;
+        scrypt::run(env.all_cpus, &opts, env.cancel, &|iv| {
+            progress(iv.end_s / total)
+        })
+        .map_err(bench_err)
+    }
+}
+
+impl Native {
+    fn run_aes(env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String> {
+        let openssl = Openssl::find(env.cancel);
+        let cfg = aes_config(env, targets, openssl.as_ref());
+        let steps = cfg.steps().max(1) as f64;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let progress = env.progress;
+        aes::suite::run(&cfg, env.cancel, &|| {
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(d as f64 / steps);
+        })
+        .map_err(bench_err)
     }
 }
 
@@ -190,7 +332,164 @@ impl Executor for Fake {
             error: None,
         }
     }
+
+    fn aes(&mut self, _env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String> {
+        // AES-128/192/256-CBC of a Cortex-A76 with crypto extensions (corpus log 3XYo.txt).
+        let rows = |k: f64| -> Vec<crate::bench::external::openssl::Throughput> {
+            [16usize, 64, 256, 1024, 8192, 16384]
+                .iter()
+                .zip([0.50, 0.80, 0.93, 0.97, 0.99, 1.0])
+                .map(|(&b, f)| crate::bench::external::openssl::Throughput {
+                    buffer_bytes: b,
+                    bytes_per_s: 1_000.0 * k * f,
+                })
+                .collect()
+        };
+        let mut native = Vec::new();
+        for (alg, k) in [
+            (Algorithm::Aes128Cbc, 1_812_000.0),
+            (Algorithm::Aes192Cbc, 1_548_000.0),
+            (Algorithm::Aes256Cbc, 1_325_370.0),
+        ] {
+            for t in targets {
+                native.push(aes::suite::Row {
+                    algorithm: alg,
+                    cpu: t.cpu,
+                    tag: t
+                        .core_type
+                        .clone()
+                        .unwrap_or_else(|| format!("cpu{}", t.cpu)),
+                    sizes: rows(k),
+                    elapsed_s: 0.0,
+                });
+            }
+        }
+        Ok(AesResults {
+            backend: aes::Backend::Armv8Ce,
+            ghash_backend: "pmull",
+            native,
+            openssl: None,
+            errors: Vec::new(),
+        })
+    }
+
+    fn compress(
+        &mut self,
+        _env: &Env<'_>,
+        kind: CompressKind,
+        targets: &[Target],
+        multi_cpus: &[u32],
+    ) -> Result<CompressResults, String> {
+        let lz = |cpus: Vec<u32>, total: f64| lzma::LzmaRun {
+            cpus,
+            dicts: Vec::new(),
+            compress_rating_mips: total * 0.95,
+            decompress_rating_mips: total * 1.05,
+            total_rating_mips: total,
+            elapsed_s: 0.0,
+        };
+        Ok(match kind {
+            CompressKind::SevenZip => {
+                let table = sevenzip::parse_bench(FAKE_7Z_SINGLE).ok_or("canned 7-Zip output")?;
+                let run = |cpu: Option<u32>, threads: u32, scale: u64| sevenzip::BenchRun {
+                    cpu,
+                    threads,
+                    table: sevenzip::BenchTable {
+                        total_rating_mips: table.total_rating_mips * scale,
+                        ..table.clone()
+                    },
+                    elapsed_s: 0.0,
+                    output: FAKE_7Z_SINGLE.to_string(),
+                };
+                let n = multi_cpus.len() as u64;
+                CompressResults {
+                    sevenzip: Some(lzma_suite::SevenZipResults {
+                        path: "/usr/bin/7za".to_string(),
+                        version: sevenzip::parse_version(FAKE_7Z_SINGLE),
+                        warning: None,
+                        dict: None,
+                        single: targets
+                            .iter()
+                            .map(|t| lzma_suite::OnTarget {
+                                target: t.clone(),
+                                result: run(Some(t.cpu), 1, 1),
+                            })
+                            .collect(),
+                        multi: (0..3).map(|_| run(None, n as u32, n)).collect(),
+                    }),
+                    native_single: Vec::new(),
+                    native_multi: None,
+                    errors: Vec::new(),
+                }
+            }
+            CompressKind::Native => CompressResults {
+                sevenzip: None,
+                native_single: targets
+                    .iter()
+                    .map(|t| lzma_suite::OnTarget {
+                        target: t.clone(),
+                        result: lz(vec![t.cpu], 3600.0),
+                    })
+                    .collect(),
+                native_multi: (multi_cpus.len() > 1)
+                    .then(|| lz(multi_cpus.to_vec(), 3600.0 * multi_cpus.len() as f64 * 0.9)),
+                errors: Vec::new(),
+            },
+        })
+    }
+
+    fn scrypt(&mut self, env: &Env<'_>) -> Result<ScryptRun, String> {
+        let per_cpu = 3.98;
+        let total = per_cpu * env.all_cpus.len() as f64;
+        Ok(ScryptRun {
+            n: 1024,
+            kernel: "neon-4way",
+            threads: env
+                .all_cpus
+                .iter()
+                .map(|&cpu| scrypt::ThreadResult {
+                    cpu,
+                    hashes: 0,
+                    error: None,
+                })
+                .collect(),
+            intervals: (1..=3)
+                .map(|i| scrypt::Interval {
+                    end_s: 5.0 * i as f64,
+                    seconds: 5.0,
+                    hashes: (total * 5000.0) as u64,
+                    khash_per_s: total - 0.01 * i as f64,
+                })
+                .collect(),
+            mean_khash_per_s: total,
+            elapsed_s: 15.0,
+        })
+    }
 }
+
+/// A real single-threaded `7za b` output (7-Zip 16.02 on a Cortex-A720, corpus log 1ET4.txt).
+const FAKE_7Z_SINGLE: &str =
+    "7-Zip (a) [64] 16.02 : Copyright (c) 1999-2016 Igor Pavlov : 2016-05-21
+p7zip Version 16.02 (locale=C,Utf16=off,HugeFiles=on,64 bits,12 CPUs LE)
+
+LE
+CPU Freq: - - - - - - - - -
+
+RAM size:   63833 MB,  # CPU hardware threads:  12
+RAM usage:    435 MB,  # Benchmark threads:      1
+
+                       Compressing  |                  Decompressing
+Dict     Speed Usage    R/U Rating  |      Speed Usage    R/U Rating
+         KiB/s     %   MIPS   MIPS  |      KiB/s     %   MIPS   MIPS
+
+22:       4381   100   4270   4262  |      48754   100   4168   4163
+23:       3599   100   3674   3668  |      48141   100   4172   4167
+24:       3113   100   3353   3348  |      47420   100   4169   4163
+25:       2875   100   3289   3283  |      46512   100   4145   4140
+----------------------------------  | ------------------------------
+Avr:             100   3646   3640  |              100   4163   4158
+Tot:             100   3905   3899
+";
 
 /// Bandwidth figures of a Cortex-A76 on an RK3588 (corpus log 3XYo.txt).
 fn fake_membw() -> membw::MembwResult {

@@ -165,7 +165,7 @@ pub fn wait_for_idle(
             return IdleOutcome::Idle(start.elapsed());
         }
         report(&format!(
-            "Too busy for benchmarking: {}, cpu: {:.0}%",
+            "Too busy for benchmarking: {},  cpu: {:.0}%",
             uptime_line(root, chrono::Local::now()),
             cpu
         ));
@@ -247,6 +247,6 @@ mod tests {
             "{}",
             lines[0]
         );
-        assert!(lines[0].contains("up 3 min,  load average: 3.00, 2.00, 1.00, cpu: 0%"));
+        assert!(lines[0].contains("up 3 min,  load average: 3.00, 2.00, 1.00,  cpu: 0%"));
     }
 }

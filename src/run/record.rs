@@ -83,7 +83,17 @@ pub struct Results {
     pub membw: Vec<MembwRun>,
     /// Memory latency per cluster.
     pub memlat: Vec<MemlatRun>,
-    /// Clock at the highest OPP at the end, per cluster.
+    /// AES per cluster (native and `openssl speed`).
+    pub aes: Option<crate::bench::aes::suite::AesResults>,
+    /// 7-Zip's benchmark: single-threaded per cluster, three runs on all cores.
+    pub sevenzip: Option<crate::bench::lzma::suite::CompressResults>,
+    /// Extensive mode: 7-Zip (or native LZMA) multi-threaded on each cluster alone.
+    pub compress_per_cluster: Vec<crate::bench::lzma::suite::CompressResults>,
+    /// Native LZMA: single-threaded per cluster, multi-threaded on all cores.
+    pub lzma: Option<crate::bench::lzma::suite::CompressResults>,
+    /// scrypt stress (`-c`).
+    pub scrypt: Option<crate::bench::scrypt::ScryptRun>,
+    /// Clock at the highest OPP at the end, per cluster (every CPU in extensive mode).
     pub clock_hot: Vec<ClockCheck>,
     /// CPUs that could not be used.
     pub skipped_cpus: Vec<Skipped>,

@@ -230,6 +230,14 @@ pub fn execute(
         Vec::new()
     };
     let (targets, skipped) = pin::targets(&topo, None, &allowed);
+    let all_cpus: Vec<u32> = {
+        let v: Vec<u32> = topo
+            .online()
+            .into_iter()
+            .filter(|c| allowed.is_empty() || allowed.contains(c))
+            .collect();
+        if v.is_empty() { vec![0] } else { v }
+    };
 
     let mut report = RunReport {
         schema: SCHEMA,
@@ -290,6 +298,7 @@ pub fn execute(
             topo: &topo,
             cancel: ctx.cancel,
             progress: &*progress,
+            all_cpus: &all_cpus,
         };
         let status = run_step(step.kind, exec, &env, &targets, &mut report.results);
         if let Some(m) = &monitor {
@@ -399,39 +408,133 @@ fn run_step(
     targets: &[Target],
     results: &mut Results,
 ) -> StepStatus {
+    use crate::run::exec::CompressKind;
     let mut errors: Vec<String> = Vec::new();
-    for t in targets {
-        if env.cancel.is_cancelled() {
-            break;
+    let mut note = |label: String, e: &Option<String>| {
+        if let Some(e) = e {
+            errors.push(format!("{label}: {e}"));
         }
-        match kind {
-            StepKind::ClockCold | StepKind::ClockHot => {
-                let c = exec.clock(env, t, kind == StepKind::ClockHot);
-                if let Some(e) = &c.error {
-                    errors.push(format!("{}: {e}", t.label()));
+    };
+    match kind {
+        StepKind::ClockCold => {
+            for t in targets {
+                if env.cancel.is_cancelled() {
+                    break;
                 }
-                if kind == StepKind::ClockCold {
-                    results.clock_cold.push(c);
-                } else {
-                    results.clock_hot.push(c);
-                }
+                let c = exec.clock(env, t, false);
+                note(t.label(), &c.error);
+                results.clock_cold.push(c);
             }
-            StepKind::MemBandwidth => {
-                let r = exec.membw(env, t);
-                if let Some(e) = &r.error {
-                    errors.push(format!("{}: {e}", t.label()));
+        }
+        StepKind::ClockHot => {
+            // Extensive mode measures every core, not one per cluster.
+            let all: Vec<Target>;
+            let hot_targets = if env.cfg.extensive {
+                all = env
+                    .all_cpus
+                    .iter()
+                    .map(|&cpu| Target {
+                        cpu,
+                        core_type: env.topo.cpu(cpu).and_then(|c| c.core_type.clone()),
+                        cluster: env.topo.cpu(cpu).map(|c| c.cluster),
+                    })
+                    .collect();
+                &all[..]
+            } else {
+                targets
+            };
+            for t in hot_targets {
+                if env.cancel.is_cancelled() {
+                    break;
                 }
+                let c = exec.clock(env, t, true);
+                note(t.label(), &c.error);
+                results.clock_hot.push(c);
+            }
+        }
+        StepKind::MemBandwidth => {
+            for t in targets {
+                if env.cancel.is_cancelled() {
+                    break;
+                }
+                let r = exec.membw(env, t);
+                note(t.label(), &r.error);
                 results.membw.push(r);
             }
-            StepKind::MemLatency => {
-                let r = exec.memlat(env, t);
-                if let Some(e) = &r.error {
-                    errors.push(format!("{}: {e}", t.label()));
+        }
+        StepKind::MemLatency => {
+            for t in targets {
+                if env.cancel.is_cancelled() {
+                    break;
                 }
+                let r = exec.memlat(env, t);
+                note(t.label(), &r.error);
                 results.memlat.push(r);
             }
-            _ => return StepStatus::Failed("not available in this build".to_string()),
         }
+        StepKind::Aes => match exec.aes(env, targets) {
+            Ok(r) => {
+                errors.extend(r.errors.iter().cloned());
+                results.aes = Some(r);
+            }
+            Err(e) => errors.push(e),
+        },
+        StepKind::SevenZip | StepKind::Lzma => {
+            let ck = if kind == StepKind::SevenZip {
+                CompressKind::SevenZip
+            } else {
+                CompressKind::Native
+            };
+            match exec.compress(env, ck, targets, env.all_cpus) {
+                Ok(r) => {
+                    errors.extend(
+                        r.errors
+                            .iter()
+                            .filter(|e| !e.starts_with("note: "))
+                            .cloned(),
+                    );
+                    if kind == StepKind::SevenZip {
+                        results.sevenzip = Some(r);
+                    } else {
+                        results.lzma = Some(r);
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+            // Extensive mode: multi-threaded on each cluster alone, with the tool this
+            // step is about.
+            if env.cfg.extensive && env.topo.clusters.len() > 1 {
+                for cl in &env.topo.clusters {
+                    if env.cancel.is_cancelled() {
+                        break;
+                    }
+                    let cpus: Vec<u32> = cl
+                        .cpus
+                        .iter()
+                        .copied()
+                        .filter(|c| env.all_cpus.contains(c))
+                        .collect();
+                    if cpus.len() < 2 {
+                        continue;
+                    }
+                    match exec.compress(env, ck, &[], &cpus) {
+                        Ok(r) => results.compress_per_cluster.push(r),
+                        Err(e) => errors.push(format!("{}: {e}", cl.label())),
+                    }
+                }
+            }
+        }
+        StepKind::Scrypt => match exec.scrypt(env) {
+            Ok(r) => {
+                errors.extend(
+                    r.threads
+                        .iter()
+                        .filter_map(|t| t.error.as_ref().map(|e| format!("cpu{}: {e}", t.cpu))),
+                );
+                results.scrypt = Some(r);
+            }
+            Err(e) => errors.push(e),
+        },
     }
     if errors.is_empty() {
         StepStatus::Ok

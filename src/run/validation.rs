@@ -24,6 +24,12 @@ fn max_measured(c: &crate::bench::clock::ClockCheck) -> Option<(f64, Option<f64>
     None
 }
 
+/// Row interval of a "System health while running …" table: about ten rows per phase,
+/// never denser than the sampling (sbc-bench scales its interval with the phase length).
+pub fn table_every_s(phase_s: f64, sample_s: f64) -> f64 {
+    (phase_s / 10.0).clamp(sample_s, 60.0)
+}
+
 /// All validation findings of a run.
 pub fn findings(
     r: &RunReport,
@@ -58,23 +64,41 @@ pub fn findings(
         .collect();
     out.extend(validate::clock_findings(&checks));
     out.extend(validate::swap_findings(swap_before, swap_after));
-    // Background activity: %sys during the memory benchmarks, total %cpu during the
-    // single-threaded ones.
+    // Background activity, judged on the rows the health tables show (as sbc-bench
+    // reads its own tables): %sys during the memory benchmarks, total %cpu during the
+    // single-threaded ones (not in extensive mode, where AES runs on all cores).
     if let Some(rec) = rec {
-        let mut sys = Vec::new();
-        let mut cpu = Vec::new();
-        for kind in [StepKind::MemBandwidth, StepKind::MemLatency] {
-            if let Some(p) = rec.phase(kind.phase()) {
-                for iv in rec.phase_intervals(p) {
-                    if let Some(u) = &iv.usage {
-                        sys.push(u.sys_pct);
-                        cpu.push(u.cpu_pct);
+        let rows = |kinds: &[StepKind]| -> Vec<crate::monitor::stat::Usage> {
+            let mut v = Vec::new();
+            for k in kinds {
+                let (Some(p), Some(st)) =
+                    (rec.phase(k.phase()), r.steps.iter().find(|s| s.kind == *k))
+                else {
+                    continue;
+                };
+                let idx = rec.rows_every(p, table_every_s(st.duration_s, rec.interval_s));
+                for w in idx.windows(2) {
+                    if let Some(u) = rec.between(w[0], w[1]).and_then(|iv| iv.usage) {
+                        v.push(u);
                     }
                 }
             }
+            v
+        };
+        let mem = rows(&[StepKind::MemBandwidth, StepKind::MemLatency]);
+        let in_vm = r.system_before.virtualization.vm.is_some()
+            || r.system_before.virtualization.container.is_some();
+        out.extend(validate::sys_activity_findings(
+            &mem.iter().map(|u| u.sys_pct).collect::<Vec<_>>(),
+            in_vm,
+        ));
+        if !r.config.extensive {
+            let single = rows(&[StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes]);
+            out.extend(validate::other_activity_findings(
+                &single.iter().map(|u| u.cpu_pct).collect::<Vec<_>>(),
+                online_before.len(),
+            ));
         }
-        out.extend(validate::sys_activity_findings(&sys));
-        out.extend(validate::other_activity_findings(&cpu, online_before.len()));
     }
     out.extend(throttle::findings(&r.throttling, THROTTLE_TOLERANCE_S));
     out.extend(validate::offline_findings(online_before, online_after));
@@ -85,6 +109,14 @@ pub fn findings(
             .as_deref()
             .and_then(PiThrottled::parse);
         out.extend(PiThrottled::findings(before, after));
+    }
+    if let Some(z) = r
+        .results
+        .sevenzip
+        .as_ref()
+        .and_then(|c| c.sevenzip.as_ref())
+    {
+        out.extend(validate::sevenzip_findings(z.version.engine.as_deref()));
     }
     for s in &r.steps {
         if let crate::run::record::StepStatus::Failed(e) = &s.status {
@@ -142,6 +174,44 @@ pub fn results_row(r: &RunReport) -> ResultsRow {
         distro_arch: format!("{distro} {arch}"),
         memcpy_mb_s: membw(&|m| m.memcpy_mb_per_s()),
         memset_mb_s: membw(&|m| m.memset_mb_per_s()),
-        ..Default::default()
+        sevenzip_multi: r
+            .results
+            .sevenzip
+            .as_ref()
+            .and_then(|c| c.sevenzip.as_ref())
+            .filter(|z| !z.multi.is_empty())
+            .map(|z| {
+                z.multi
+                    .iter()
+                    .map(|m| m.table.total_rating_mips)
+                    .sum::<u64>()
+                    / z.multi.len() as u64
+            }),
+        sevenzip_single: r
+            .results
+            .sevenzip
+            .as_ref()
+            .and_then(|c| c.sevenzip.as_ref())
+            .and_then(|z| z.single_threaded_score()),
+        aes256_16k: aes256_16k(r),
+        scrypt_khs: r.results.scrypt.as_ref().and_then(|s| {
+            s.intervals
+                .iter()
+                .map(|i| i.khash_per_s)
+                .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))
+        }),
     }
+}
+
+/// AES-256-CBC at 16 KiB in openssl's 1000s of bytes per second, best cluster: from
+/// `openssl speed` when it ran (comparable with published rows), else our native figure.
+fn aes256_16k(r: &RunReport) -> Option<f64> {
+    use crate::bench::aes::Algorithm;
+    let a = r.results.aes.as_ref()?;
+    let rows = a.openssl.as_ref().map_or(&a.native, |o| &o.rows);
+    rows.iter()
+        .filter(|row| row.algorithm == Algorithm::Aes256Cbc && row.tag != "fully parallel")
+        .filter_map(|row| row.sizes.iter().find(|t| t.buffer_bytes == 16384))
+        .map(|t| t.bytes_per_s / 1000.0)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
 }

@@ -10,6 +10,91 @@ use crate::bench::pin::Target;
 use crate::bench::{BenchError, Progress};
 use crate::shutdown::CancellationToken;
 
+/// sbc-bench limits 7-Zip's dictionary to 2 MiB below this much available memory.
+pub const SEVENZIP_LOW_MEMORY: u64 = 350_000 * 1024;
+/// Share of available memory the native benchmark may use.
+pub const NATIVE_MEMORY_SHARE: f64 = 0.8;
+
+/// Options that fit the machine's memory, and what had to give.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryPlan {
+    /// Native single-threaded options (None: not enough memory).
+    pub native_single: Option<Options>,
+    /// Native multi-threaded options (None: one CPU, or not enough memory).
+    pub native_multi: Option<Options>,
+    /// `-md=` for 7-Zip.
+    pub sevenzip_dict: Option<String>,
+    /// Sentences for the user about what was limited.
+    pub notes: Vec<String>,
+}
+
+fn dicts(v: &[u32]) -> String {
+    v.iter()
+        .map(|d| format!("2^{d}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Choose dictionary sizes that fit `available` bytes for `threads` CPUs (used by
+/// `bench compress` and the standard run alike).
+pub fn plan_memory(
+    quick: bool,
+    available: Option<u64>,
+    threads: usize,
+    has_sevenzip: bool,
+) -> MemoryPlan {
+    let mut notes = Vec::new();
+    let mut sevenzip_dict = quick.then(|| "22".to_string());
+    if available.is_some_and(|a| a < SEVENZIP_LOW_MEMORY) && has_sevenzip {
+        sevenzip_dict = Some("2m".into());
+        notes.push(
+            "less than 350 MB available: 7-Zip limited to a 2 MiB dictionary, as sbc-bench does"
+                .into(),
+        );
+    }
+    let base = if quick {
+        Options::quick()
+    } else {
+        Options::default()
+    };
+    let budget = available.map(|a| (a as f64 * NATIVE_MEMORY_SHARE) as u64);
+    let mut fit = |threads: usize, what: &str| -> Option<Options> {
+        let mut o = base.clone();
+        let Some(budget) = budget else {
+            return Some(o);
+        };
+        let dropped = o.fit_memory(u32::try_from(threads).unwrap_or(u32::MAX), budget);
+        if o.dict_log2.is_empty() {
+            notes.push(format!(
+                "not enough memory for the native {what} run ({} MiB available): skipped",
+                available.unwrap_or(0) >> 20
+            ));
+            return None;
+        }
+        if !dropped.is_empty() {
+            notes.push(format!(
+                "native {what} run limited to dictionaries {} to fit in {} MiB of available memory (skipped {})",
+                dicts(&o.dict_log2),
+                available.unwrap_or(0) >> 20,
+                dicts(&dropped)
+            ));
+        }
+        Some(o)
+    };
+    let native_single = fit(1, "single-threaded");
+    let native_multi = if threads > 1 {
+        fit(threads, "multi-threaded")
+    } else {
+        None
+    };
+    MemoryPlan {
+        native_single,
+        native_multi,
+        sevenzip_dict,
+        notes,
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Config<'a> {
