@@ -201,11 +201,31 @@ impl Executor for Native {
             z.is_some(),
         );
         let native = kind == CompressKind::Native;
+        // The standard run keeps each dictionary size for one second of compression and one
+        // of decompression (bench compress: two). The large dictionaries need whole passes
+        // of several seconds anyway; the small ones are stable after one.
+        let shorter = |o: Option<lzma::Options>| {
+            o.map(|mut o| {
+                if !env.cfg.quick {
+                    o.min_compress = std::time::Duration::from_secs(1);
+                    o.min_decompress = std::time::Duration::from_secs(1);
+                }
+                o
+            })
+        };
         let cfg = lzma_suite::Config {
             targets,
             all_cpus: multi_cpus,
-            native_single: if native { mem.native_single } else { None },
-            native_multi: if native { mem.native_multi } else { None },
+            native_single: if native {
+                shorter(mem.native_single)
+            } else {
+                None
+            },
+            native_multi: if native {
+                shorter(mem.native_multi)
+            } else {
+                None
+            },
             sevenzip: z.as_ref(),
             sevenzip_dict: mem.sevenzip_dict,
             sevenzip_runs: if env.cfg.quick { 1 } else { 3 },
