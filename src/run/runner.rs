@@ -542,3 +542,168 @@ fn run_step(
         StepStatus::Failed(errors.join("; "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::clock::ClockCheck;
+    use crate::bench::membw::MembwRun;
+    use crate::bench::memlat::MemlatRun;
+    use crate::run::exec::{CompressKind, CompressResults, Fake};
+    use std::fs;
+
+    /// Canned results, except that memory bandwidth fails and memory latency may panic.
+    struct Failing {
+        panic_in_memlat: bool,
+    }
+
+    impl Executor for Failing {
+        fn clock(&mut self, env: &Env<'_>, t: &Target, only_max: bool) -> ClockCheck {
+            Fake.clock(env, t, only_max)
+        }
+        fn membw(&mut self, _env: &Env<'_>, t: &Target) -> MembwRun {
+            MembwRun {
+                target: t.clone(),
+                result: None,
+                error: Some("cannot allocate 64 MiB".to_string()),
+            }
+        }
+        fn memlat(&mut self, env: &Env<'_>, t: &Target) -> MemlatRun {
+            assert!(!self.panic_in_memlat, "benchmark crashed");
+            Fake.memlat(env, t)
+        }
+        fn aes(
+            &mut self,
+            env: &Env<'_>,
+            t: &[Target],
+        ) -> Result<crate::run::exec::AesResults, String> {
+            Fake.aes(env, t)
+        }
+        fn compress(
+            &mut self,
+            env: &Env<'_>,
+            k: CompressKind,
+            t: &[Target],
+            m: &[u32],
+        ) -> Result<CompressResults, String> {
+            Fake.compress(env, k, t, m)
+        }
+        fn scrypt(&mut self, env: &Env<'_>) -> Result<crate::bench::scrypt::ScryptRun, String> {
+            Fake.scrypt(env)
+        }
+    }
+
+    struct Quiet;
+    impl Ui for Quiet {
+        fn line(&mut self, _s: &str) {}
+        fn step_started(&mut self, _what: &str) -> Box<dyn Fn(f64) + Sync> {
+            Box::new(|_| {})
+        }
+        fn step_done(&mut self, _what: &str, _note: &str) {}
+        fn confirm(&mut self, _warning: &str) -> bool {
+            true
+        }
+    }
+
+    const GOV: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+
+    fn board() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sys/devices/system/cpu/cpufreq/policy0");
+        fs::create_dir_all(&p).unwrap();
+        for (f, v) in [
+            ("scaling_governor", "schedutil"),
+            (
+                "scaling_available_governors",
+                "ondemand performance schedutil",
+            ),
+            ("related_cpus", "0 1"),
+            ("scaling_available_frequencies", "408000 1800000"),
+            ("cpuinfo_min_freq", "408000"),
+            ("cpuinfo_max_freq", "1800000"),
+            ("scaling_min_freq", "408000"),
+            ("scaling_max_freq", "1800000"),
+        ] {
+            fs::write(p.join(f), format!("{v}\n")).unwrap();
+        }
+        let cpu = d.path().join("sys/devices/system/cpu");
+        fs::write(cpu.join("present"), "0-1\n").unwrap();
+        fs::write(cpu.join("online"), "0-1\n").unwrap();
+        fs::create_dir_all(d.path().join("proc")).unwrap();
+        fs::write(
+            d.path().join("proc/cpuinfo"),
+            "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd05\nCPU variant\t: 0x2\nCPU revision\t: 0\n\n\
+             processor\t: 1\nCPU implementer\t: 0x41\nCPU part\t: 0xd05\nCPU variant\t: 0x2\nCPU revision\t: 0\n",
+        )
+        .unwrap();
+        fs::write(d.path().join("proc/loadavg"), "0.01 0.01 0.01 1/80 1\n").unwrap();
+        fs::write(d.path().join("proc/stat"), "cpu 1 0 1 100 0 0 0 0\n").unwrap();
+        d
+    }
+
+    fn run_with(exec: &mut dyn Executor, root: &SysRoot) -> Result<RunReport, RunError> {
+        let cfg = RunConfig {
+            fake_benchmarks: true,
+            unattended: true,
+            ..Default::default()
+        };
+        let token = CancellationToken::new();
+        let ctx = RunContext {
+            root,
+            cfg: &cfg,
+            cancel: &token,
+            json: None,
+            tools: (false, false),
+            monitor_interval: Duration::from_millis(50),
+        };
+        execute(&ctx, exec, &mut Quiet)
+    }
+
+    #[test]
+    fn a_failing_benchmark_is_recorded_the_run_goes_on_and_governors_come_back() {
+        let d = board();
+        let root = SysRoot::new(d.path());
+        let r = run_with(
+            &mut Failing {
+                panic_in_memlat: false,
+            },
+            &root,
+        )
+        .unwrap();
+        assert_eq!(
+            fs::read_to_string(d.path().join(GOV)).unwrap().trim(),
+            "schedutil"
+        );
+        assert_eq!(r.tuning[0].outcome, Ok("performance".to_string()));
+        let bw = r
+            .steps
+            .iter()
+            .find(|s| s.kind == StepKind::MemBandwidth)
+            .unwrap();
+        assert!(matches!(&bw.status, StepStatus::Failed(e) if e.contains("cannot allocate")));
+        // The steps after the failed one still ran.
+        assert!(r.steps.iter().any(|s| s.kind == StepKind::ClockHot));
+        assert!(r.results.aes.is_some());
+        assert!(r.findings.iter().any(|f| f.code == "benchmark-failed"));
+        assert_eq!(r.status, RunStatus::Complete);
+    }
+
+    #[test]
+    fn a_crashing_benchmark_still_restores_governors() {
+        let d = board();
+        let root = SysRoot::new(d.path());
+        let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_with(
+                &mut Failing {
+                    panic_in_memlat: true,
+                },
+                &root,
+            )
+        }));
+        assert!(res.is_err(), "the benchmark panicked");
+        assert_eq!(
+            fs::read_to_string(d.path().join(GOV)).unwrap().trim(),
+            "schedutil"
+        );
+    }
+}
