@@ -179,7 +179,13 @@ fn section(s: &mut String, body: &str) {
 pub fn log(r: &RunReport) -> String {
     let i = &r.system_before;
     let mut s = String::new();
-    let device = i.device.name.as_deref().unwrap_or("n/a");
+    // Machines without a device-tree model or DMI (VMs, containers) go by their hostname.
+    let device = i
+        .device
+        .name
+        .as_deref()
+        .or(i.hostname.as_deref())
+        .unwrap_or("n/a");
     let date = chrono::DateTime::parse_from_rfc3339(&r.started)
         .map(|d| d.to_rfc2822())
         .unwrap_or_else(|_| r.started.clone());

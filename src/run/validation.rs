@@ -162,6 +162,7 @@ pub fn results_row(r: &RunReport) -> ResultsRow {
             .device
             .name
             .clone()
+            .or_else(|| info.hostname.clone())
             .unwrap_or_else(|| "n/a".to_string()),
         max_mhz: info
             .topology

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Duration and run-to-run spread of the standard run, measured on this machine (not a test:
+# run by hand on an otherwise idle machine, paste the output into docs/FIDELITY.md).
+#
+#   scripts/run-timing.sh [RUNS]        # default 3 default runs and 3 quick runs
+#
+# Reports, per run: wall time of the benchmark phases (first step start to last step end, so
+# the idle wait before them is not counted), total wall time, and the headline numbers of the
+# Results.md row. Then the spread (max-min in % of the mean) of each headline number.
+# With TINYMEMBENCH=/path/to/tinymembench (nuumio's, as sbc-bench builds it) the same number of
+# tinymembench runs with sbc-bench's options, pinned to cpu0, give the spread of the tool
+# sbc-bench takes memcpy/memset from. AES (openssl speed) and 7-Zip are the same external
+# tools in both, so their spread is the tools' own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-3}"
+command -v jq >/dev/null || { echo "missing: jq" >&2; exit 1; }
+cargo build --release --quiet
+BIN="$PWD/target/release/sbc-bench"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+now() { date +%s.%N; }
+
+phase_seconds() { # first step start .. last step end, from the JSON report
+  jq -r '[.steps[0].started, .steps[-1].ended] | map(sub("\\+.*$"; "Z") | fromdateiso8601) | .[1]-.[0]' "$1"
+}
+headline() {
+  jq -r '.results_row as $r | [
+    ($r.memcpy_mb_s // "null"), ($r.memset_mb_s // "null"), ($r.aes256_16k // "null"),
+    ($r.sevenzip_multi // "null"), ($r.sevenzip_single // "null"),
+    ([.results.lzma.native_single[]?.result.total_rating_mips] | max // "null"),
+    (.results.lzma.native_multi.total_rating_mips // "null")
+  ] | map(tostring) | join(" ")' "$1"
+}
+spread() { # stdin: one number per line
+  awk '{v[NR]=$1; s+=$1; if(NR==1||$1<mn)mn=$1; if(NR==1||$1>mx)mx=$1}
+       END{ if(NR==0){print "n/a"; exit} m=s/NR; printf "mean %.1f, min %.1f, max %.1f, spread %.2f%%\n", m, mn, mx, (m>0?(mx-mn)/m*100:0) }'
+}
+
+for mode in quick default; do
+  echo "== sbc-bench run $([ $mode = quick ] && echo --quick) --unattended: $RUNS runs"
+  : >"$TMP/$mode.tsv"
+  for i in $(seq 1 "$RUNS"); do
+    args=(run --unattended --max-wait 600 --log "$TMP/$mode$i.log" --json "$TMP/$mode$i.json")
+    [ $mode = quick ] && args+=(--quick)
+    t0=$(now); "$BIN" "${args[@]}" >"$TMP/$mode$i.out" 2>&1 || true; t1=$(now)
+    ph=$(phase_seconds "$TMP/$mode$i.json")
+    hl=$(headline "$TMP/$mode$i.json")
+    printf "run %d: benchmarks %.0f s, wall %.0f s (incl. idle wait); memcpy memset aes256-16k 7z-multi 7z-single lzma-single lzma-multi: %s\n" \
+      "$i" "$ph" "$(echo "$t1 - $t0" | bc)" "$hl"
+    echo "$ph $hl" >>"$TMP/$mode.tsv"
+  done
+  col=2
+  for name in memcpy memset aes256-16k 7z-multi 7z-single lzma-single lzma-multi; do
+    printf "  %-12s " "$name"; awk -v c=$col '$c!="null"{print $c}' "$TMP/$mode.tsv" | spread
+    col=$((col+1))
+  done
+  printf "  %-12s " "duration_s"; awk '{print $1}' "$TMP/$mode.tsv" | spread
+done
+
+if [ -n "${TINYMEMBENCH:-}" ]; then
+  echo "== tinymembench -b 2 -B 3 -l 3 -c 1000000 on cpu0 (sbc-bench's options): $RUNS runs"
+  : >"$TMP/tmb.tsv"
+  for i in $(seq 1 "$RUNS"); do
+    taskset -c 0 "$TINYMEMBENCH" -b 2 -B 3 -l 3 -c 1000000 >"$TMP/tmb$i.txt" 2>&1 || true
+    cpy=$(awk -F: '/standard memcpy/ {print $2}' "$TMP/tmb$i.txt" | awk '{print $1}')
+    set_=$(awk -F: '/standard memset/ {print $2}' "$TMP/tmb$i.txt" | awk '{print $1}')
+    echo "run $i: memcpy $cpy MB/s, memset $set_ MB/s"
+    echo "$cpy $set_" >>"$TMP/tmb.tsv"
+  done
+  printf "  %-12s " memcpy; awk '{print $1}' "$TMP/tmb.tsv" | spread
+  printf "  %-12s " memset; awk '{print $2}' "$TMP/tmb.tsv" | spread
+fi
