@@ -45,7 +45,8 @@ pub fn openssl_row(name: &str, bytes_per_s: &[f64], tag: Option<&str>) -> String
     s
 }
 
-fn table(rows: &[Row]) -> String {
+/// `openssl speed`'s table: header and one row per entry, tagged with the core type.
+pub fn table(rows: &[Row]) -> String {
     let mut s = String::new();
     let Some(first) = rows.first() else {
         return s;

@@ -40,6 +40,17 @@ pub fn validation(r: &RunReport, color: bool) -> String {
     s
 }
 
+/// `N CPU clusters measured individually` suffix, as sbc-bench words it.
+fn clusters_suffix(n: usize) -> String {
+    if n > 1 {
+        format!(" (all {n} CPU clusters measured individually)")
+    } else {
+        String::new()
+    }
+}
+
+/// sbc-bench's "Memory performance" block: libc memcpy and memset per cluster, suffixed
+/// with the core type when there is more than one cluster.
 fn memory_summary(r: &RunReport) -> String {
     let runs: Vec<_> = r
         .results
@@ -50,52 +61,84 @@ fn memory_summary(r: &RunReport) -> String {
     if runs.is_empty() {
         return String::new();
     }
-    let mut s = if runs.len() > 1 {
-        format!(
-            "Memory performance (all {} CPU clusters measured individually):\n",
-            runs.len()
-        )
+    let many = runs.len() > 1;
+    let mut s = if many {
+        format!("Memory performance{}:\n", clusters_suffix(runs.len()))
     } else {
-        "Memory performance:\n".to_string()
+        "Memory performance\n".to_string()
     };
     for (t, res) in runs {
-        let tag = t
-            .core_type
-            .as_deref()
-            .map(|c| format!(" ({c})"))
-            .unwrap_or_default();
-        let _ = writeln!(s, "{}{tag}", bench_mem::membw_summary(res));
+        let tag = match (&t.core_type, many) {
+            (Some(c), true) => format!(" ({c})"),
+            _ => String::new(),
+        };
+        for (name, row) in [
+            (
+                "memcpy",
+                res.rows.iter().find(|x| x.name == "standard memcpy"),
+            ),
+            (
+                "memset",
+                res.rows.iter().find(|x| x.name == "standard memset"),
+            ),
+        ] {
+            if let Some(row) = row {
+                let dev = if row.stddev_pct > 0.1 {
+                    format!(" ({:.1}%)", row.stddev_pct)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(s, "{name}: {:.1} MB/s{dev}{tag}", row.mb_per_s);
+            }
+        }
     }
     s
 }
 
+/// sbc-bench's "OpenSSL results" block: `openssl speed`'s rows when it ran, else ours.
+fn aes_summary(r: &RunReport) -> String {
+    let Some(a) = &r.results.aes else {
+        return String::new();
+    };
+    let clusters = r.results.membw.len().max(r.results.clock_cold.len());
+    match &a.openssl {
+        Some(o) if !o.rows.is_empty() => format!(
+            "OpenSSL results{}:\n{}",
+            clusters_suffix(clusters),
+            crypto::table(&o.rows)
+        ),
+        _ => format!(
+            "AES results (native, {}){}:\n{}",
+            a.backend.label(),
+            clusters_suffix(clusters),
+            crypto::table(&a.native)
+        ),
+    }
+}
+
 /// Compression and scrypt score lines (`7-zip total scores (3 consecutive runs): …`).
 fn score_lines(r: &RunReport) -> String {
-    let mut s = String::new();
+    let mut blocks = Vec::new();
     if let Some(sc) = &r.results.scrypt {
-        let _ = writeln!(
-            s,
-            "{}",
-            crypto::scrypt_summary(sc, sc.elapsed_s.round() as u64)
-        );
+        blocks.push(crypto::scrypt_summary(sc, sc.elapsed_s.round() as u64));
     }
-    if let Some(z) = r
+    if let Some(l) = r
         .results
         .sevenzip
         .as_ref()
         .and_then(|c| c.sevenzip.as_ref())
+        .and_then(crypto::sevenzip_summary)
     {
-        if let Some(l) = crypto::sevenzip_summary(z) {
-            let _ = writeln!(s, "{l}");
-        }
-        if let Some(w) = &z.warning {
-            let _ = writeln!(s, "({w})");
-        }
+        blocks.push(l);
     }
     if let Some(l) = r.results.lzma.as_ref().and_then(crypto::native_summary) {
-        let _ = writeln!(s, "{l}");
+        blocks.push(l);
     }
-    s
+    blocks
+        .into_iter()
+        .map(|b| format!("{b}\n"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What the console shows at the end of a run.
@@ -113,9 +156,10 @@ pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String 
         s.push('\n');
         s.push_str(&scores);
     }
-    if let Some(a) = &r.results.aes {
+    let aes = aes_summary(r);
+    if !aes.is_empty() {
         s.push('\n');
-        s.push_str(&crypto::aes_section("AES results:", a));
+        s.push_str(&aes);
     }
     if r.status == RunStatus::Interrupted {
         s.push_str("\nThe run was interrupted: results are incomplete.\n");

@@ -55,7 +55,10 @@ pub fn findings(
                 .and_then(max_measured)
                 .and_then(|(_, m)| m);
             Some(AdvertisedCheck {
-                label: c.target.label(),
+                label: match &c.target.core_type {
+                    Some(t) => format!("cpu{}, {t}", c.target.cpu),
+                    None => format!("cpu{}", c.target.cpu),
+                },
                 advertised_mhz: adv,
                 before_mhz: before,
                 after_mhz: after,
