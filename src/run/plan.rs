@@ -172,10 +172,16 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
         let parallel = if cfg.extensive { native } else { 0.0 };
         let aes = clusters * (native + openssl) + parallel;
         push(StepKind::Aes, aes, aes * 1.2);
+        // Extensive mode adds one multi-threaded run per cluster for each compressor.
+        let per_cluster = if cfg.extensive && m.clusters > 1 {
+            clusters
+        } else {
+            0.0
+        };
         if m.sevenzip {
             // One single-threaded run per cluster plus three multi-threaded runs.
             let run = if q { (3.0, 15.0) } else { (15.0, 60.0) };
-            let runs = clusters + 3.0;
+            let runs = clusters + 3.0 + per_cluster;
             push(StepKind::SevenZip, runs * run.0, runs * run.1);
         } else {
             skipped.push((
@@ -185,11 +191,8 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
             ));
         }
         let lz = if q { (1.0, 5.0) } else { (8.0, 30.0) };
-        push(
-            StepKind::Lzma,
-            (clusters + 1.0) * lz.0,
-            (clusters + 1.0) * lz.1,
-        );
+        let runs = clusters + 1.0 + per_cluster;
+        push(StepKind::Lzma, runs * lz.0, runs * lz.1);
         if cfg.stress {
             let s = scrypt_seconds(cfg);
             push(StepKind::Scrypt, s, s + 5.0);
@@ -200,11 +203,13 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
             "NotReadyYet=yes: score-producing benchmarks skipped".to_string(),
         ));
     }
-    push(
-        StepKind::ClockHot,
-        clusters * per_measure.0,
-        clusters * per_measure.1,
-    );
+    // Extensive mode measures every core at the end, not one per cluster.
+    let hot = if cfg.extensive {
+        m.cpus.max(1) as f64
+    } else {
+        clusters
+    };
+    push(StepKind::ClockHot, hot * per_measure.0, hot * per_measure.1);
     Plan { steps, skipped }
 }
 
