@@ -237,7 +237,12 @@ pub fn log(r: &RunReport) -> String {
     s.push_str(&info::distro_lines(i));
     s.push('\n');
     if let Some(u) = &r.preflight.uptime {
-        let _ = writeln!(s, "Uptime: {u}\n");
+        let temp = i
+            .sensors
+            .thermal_source_temp_c
+            .map(|t| format!(",  {t:.1}°C"))
+            .unwrap_or_default();
+        let _ = writeln!(s, "Uptime: {u}{temp}\n");
     }
     s.push_str(&info::summary_line(i));
     s.push_str("\n\n");
@@ -345,6 +350,18 @@ pub fn log(r: &RunReport) -> String {
     let mut v = validation(r, false);
     v.push('\n');
     v.push_str(&info::governors_block(i));
+    if !r.tuning.is_empty() {
+        v.push_str("\nTuned governor settings (restored after the run):\n\n");
+        for t in &r.tuning {
+            let from = t.from.as_deref().unwrap_or("n/a");
+            let _ = match &t.outcome {
+                Ok(to) => writeln!(v, "  * {}: {from} -> {to}", t.name),
+                Err(e) => writeln!(v, "  * {}: {from} (not changed: {e})", t.name),
+            };
+        }
+    } else if r.config.no_tuning {
+        v.push_str("\nNOTUNING=yes: governors left as they were.\n");
+    }
     section(&mut s, &v);
     if let Some(row) = &r.results_row {
         s.push_str(&row.render());
