@@ -390,10 +390,10 @@ pub fn run_target(
     cancel: &CancellationToken,
     progress: &mut (dyn FnMut(usize, usize) + Send),
 ) -> MembwRun {
-    use crate::sys::membench;
-    let caches = membench::read_caches(root, target.cpu);
+    use crate::sys::{cache, membench};
+    let caches = cache::read_caches(root, target.cpu);
     let plan = plan_buffer(
-        membench::last_level_cache_bytes(&caches),
+        cache::last_level_cache_bytes(&caches),
         membench::mem_available(root),
         opts.quick,
     );
