@@ -390,11 +390,11 @@ pub fn run_target(
     cancel: &CancellationToken,
     progress: &mut (dyn FnMut(usize, usize) + Send),
 ) -> MembwRun {
-    use crate::sys::{cache, membench};
+    use crate::sys::cache;
     let caches = cache::read_caches(root, target.cpu);
     let plan = plan_buffer(
         cache::last_level_cache_bytes(&caches),
-        membench::mem_available(root),
+        crate::sys::memory::available_bytes(root),
         opts.quick,
     );
     let res = crate::bench::pin::run_on(target.cpu, || run(opts, &plan, cancel, progress));

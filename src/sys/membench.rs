@@ -5,24 +5,6 @@
 
 use crate::sys::root::SysRoot;
 
-/// `MemAvailable` from a `/proc/meminfo` text, in bytes. Kernels before 3.14 lack the line;
-/// then `MemFree + Cached` is the usual estimate.
-pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
-    let field = |name: &str| -> Option<u64> {
-        meminfo.lines().find_map(|l| {
-            let rest = l.strip_prefix(name)?.strip_prefix(':')?;
-            let kb: u64 = rest.split_whitespace().next()?.parse().ok()?;
-            kb.checked_mul(1024)
-        })
-    };
-    field("MemAvailable").or_else(|| Some(field("MemFree")? + field("Cached").unwrap_or(0)))
-}
-
-/// Memory available for new allocations without swapping, in bytes.
-pub fn mem_available(root: &SysRoot) -> Option<u64> {
-    parse_mem_available(&root.read_opt("/proc/meminfo")?)
-}
-
 /// Transparent huge page mode: the bracketed word of
 /// `/sys/kernel/mm/transparent_hugepage/enabled` (`always [madvise] never` → `madvise`).
 pub fn parse_thp_mode(s: &str) -> Option<String> {
@@ -72,23 +54,6 @@ pub fn anon_huge_bytes(root: &SysRoot, addr: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// First lines of `/proc/meminfo` on the 2-core x86 VM this project is built on.
-    const MEMINFO: &str = "MemTotal:       24684096 kB\nMemFree:        16427100 kB\nMemAvailable:   24119616 kB\nBuffers:           49976 kB\nCached:          7656920 kB\n";
-
-    /// An old (3.10) kernel without MemAvailable.
-    const MEMINFO_OLD: &str = "MemTotal:        1025220 kB\nMemFree:          712032 kB\nBuffers:           11044 kB\nCached:           150248 kB\n";
-
-    #[test]
-    fn mem_available_and_old_kernel_fallback() {
-        assert_eq!(parse_mem_available(MEMINFO), Some(24_119_616 * 1024));
-        assert_eq!(
-            parse_mem_available(MEMINFO_OLD),
-            Some((712_032 + 150_248) * 1024)
-        );
-        assert_eq!(parse_mem_available("garbage\n"), None);
-        assert_eq!(parse_mem_available(""), None);
-    }
 
     #[test]
     fn thp_modes() {

@@ -24,24 +24,50 @@ pub struct Meminfo {
     pub swap_free_kib: Option<u64>,
 }
 
+/// The file the memory numbers come from.
+pub const MEMINFO: &str = "/proc/meminfo";
+
+/// The value of `key` (`MemAvailable`) of a `/proc/meminfo` text, in kB (KiB, as the kernel
+/// means it); `None` when the line is missing or garbled.
+pub fn parse_kib(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        if k.trim() != key {
+            return None;
+        }
+        v.split_whitespace().next()?.parse().ok()
+    })
+}
+
 /// Parse `/proc/meminfo`. Missing or garbled lines leave their field `None`.
 pub fn parse_meminfo(text: &str) -> Meminfo {
-    let mut m = Meminfo::default();
-    for line in text.lines() {
-        let Some((k, v)) = line.split_once(':') else {
-            continue;
-        };
-        let n: Option<u64> = v.split_whitespace().next().and_then(|t| t.parse().ok());
-        match k.trim() {
-            "MemTotal" => m.mem_total_kib = n,
-            "MemAvailable" => m.mem_available_kib = n,
-            "MemFree" => m.mem_free_kib = n,
-            "SwapTotal" => m.swap_total_kib = n,
-            "SwapFree" => m.swap_free_kib = n,
-            _ => {}
-        }
+    Meminfo {
+        mem_total_kib: parse_kib(text, "MemTotal"),
+        mem_available_kib: parse_kib(text, "MemAvailable"),
+        mem_free_kib: parse_kib(text, "MemFree"),
+        swap_total_kib: parse_kib(text, "SwapTotal"),
+        swap_free_kib: parse_kib(text, "SwapFree"),
     }
-    m
+}
+
+/// Memory available for new allocations without swapping, in bytes, from a `/proc/meminfo`
+/// text: `MemAvailable`, or on kernels older than 3.14 (which lack it) the usual estimate
+/// `MemFree + Buffers + Cached`. `None` when neither is there or the sum overflows.
+pub fn available_bytes_from(text: &str) -> Option<u64> {
+    let kib = match parse_kib(text, "MemAvailable") {
+        Some(k) => k,
+        None => parse_kib(text, "MemFree")?
+            .checked_add(parse_kib(text, "Buffers").unwrap_or(0))?
+            .checked_add(parse_kib(text, "Cached").unwrap_or(0))?,
+    };
+    kib.checked_mul(1024)
+}
+
+/// [`available_bytes_from`] of this system, what benchmarks size their buffers by (so a
+/// 512 MiB board is never pushed into swap or the OOM killer); `None` when `/proc/meminfo`
+/// is unreadable.
+pub fn available_bytes(root: &SysRoot) -> Option<u64> {
+    available_bytes_from(&root.read_opt(MEMINFO)?)
 }
 
 /// One line of `/proc/swaps`.
@@ -460,7 +486,7 @@ pub fn read_zswap(root: &SysRoot) -> Option<Zswap> {
 /// Read memory, swap and zswap.
 pub fn read(root: &SysRoot, cmdline: Option<&str>) -> Memory {
     let meminfo = root
-        .read_opt("/proc/meminfo")
+        .read_opt(MEMINFO)
         .map(|t| parse_meminfo(&t))
         .unwrap_or_default();
     let entries = root
@@ -495,6 +521,55 @@ mod tests {
 
     /// Raspberry Pi 4 with a swap file and zram (corpus log 4pzj), note the tabs.
     const SWAPS_RPI4: &str = "Filename\t\t\t\tType\t\tSize\tUsed\tPriority\n/var/swap                              \tfile    \t102396\t0\t-2\n/dev/zram0                             \tpartition\t767996\t111692\t75\n";
+
+    /// Head of `/proc/meminfo` on this project's x86 VM (Linux 6.18). The corpus holds no
+    /// board's meminfo; the format is the same everywhere.
+    const SAMPLE: &str = "\
+MemTotal:       24684096 kB
+MemFree:        12315208 kB
+MemAvailable:   22867812 kB
+Buffers:           64688 kB
+Cached:         10439384 kB
+";
+
+    /// The same without MemAvailable, as kernels before 3.14 print it (constructed).
+    const OLD: &str = "\
+MemTotal:       24684096 kB
+MemFree:        12315208 kB
+Buffers:           64688 kB
+Cached:         10439384 kB
+";
+
+    /// An old (3.10) kernel without MemAvailable.
+    const MEMINFO_OLD: &str = "MemTotal:        1025220 kB\nMemFree:          712032 kB\nBuffers:           11044 kB\nCached:           150248 kB\n";
+
+    #[test]
+    fn available_memory() {
+        assert_eq!(available_bytes_from(SAMPLE), Some(22_867_812 * 1024));
+        assert_eq!(available_bytes_from(MEMINFO), Some(23_959_736 * 1024));
+        assert_eq!(
+            available_bytes_from(OLD),
+            Some((12_315_208 + 64_688 + 10_439_384) * 1024)
+        );
+        assert_eq!(
+            available_bytes_from(MEMINFO_OLD),
+            Some((712_032 + 11_044 + 150_248) * 1024)
+        );
+        assert_eq!(available_bytes_from("garbage"), None);
+        assert_eq!(available_bytes_from("garbage\n"), None);
+        assert_eq!(available_bytes_from(""), None);
+        assert_eq!(parse_kib("MemFree: x kB", "MemFree"), None);
+        assert_eq!(
+            available_bytes_from("MemAvailable: 99999999999999999999 kB\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn missing_meminfo_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(available_bytes(&SysRoot::new(dir.path())), None);
+    }
 
     #[test]
     fn meminfo() {

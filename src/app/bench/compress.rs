@@ -11,7 +11,7 @@ use crate::bench::pin::{Skipped, Target};
 use crate::cli::bench::CompressArgs;
 use crate::output;
 use crate::report::crypto;
-use crate::sys::meminfo;
+use crate::sys::memory;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -40,7 +40,7 @@ pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
     }
     let cancel = crate::shutdown::token();
     let mut notes = Vec::new();
-    let available = meminfo::available_bytes(&ctx.root);
+    let available = memory::available_bytes(&ctx.root);
 
     let sevenzip = if args.native_only {
         None

@@ -8,7 +8,7 @@ use crate::cli::bench::MemlatArgs;
 use crate::output;
 use crate::report::bench_mem;
 use crate::shutdown;
-use crate::sys::membench;
+use crate::sys::{membench, memory};
 
 /// Measure latency on every target and print it.
 pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
     };
     let mut plan = memlat::plan(
         opts.max_bytes,
-        membench::mem_available(&ctx.root),
+        memory::available_bytes(&ctx.root),
         membench::thp_mode(&ctx.root),
     );
     if args.no_madvise {
