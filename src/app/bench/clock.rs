@@ -74,11 +74,9 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
                 !w.restore_errors.is_empty() || w.opps.iter().any(|o| o.error.is_some())
             })
     });
-    Ok(
-        if failed || (r.requested && !r.skipped.is_empty()) || checks.is_empty() {
-            output::EXIT_INVALID
-        } else {
-            output::EXIT_OK
-        },
-    )
+    Ok(if failed || r.explicit_skip() || checks.is_empty() {
+        output::EXIT_INVALID
+    } else {
+        output::EXIT_OK
+    })
 }

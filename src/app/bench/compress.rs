@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::aes::{cancelled_code, placement, warn_skipped};
+use super::{cancelled_code, pinning};
 use crate::app::Ctx;
 use crate::bench::BenchError;
 use crate::bench::external::sevenzip::SevenZip;
@@ -27,14 +27,14 @@ struct Doc<'a> {
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
     let common = &args.common;
-    let p = match placement(ctx, common) {
+    let p = match pinning::resolve(ctx, common) {
         Ok(p) => p,
         Err(msg) => {
             eprintln!("Error: {msg}");
             return Ok(output::EXIT_USAGE);
         }
     };
-    let explicit_skip = warn_skipped(&p);
+    let explicit_skip = p.warn_skipped();
     if p.targets.is_empty() {
         anyhow::bail!("none of the requested CPUs can run a benchmark");
     }

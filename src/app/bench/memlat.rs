@@ -83,11 +83,9 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
         }
     }
     let failed = runs.iter().any(|x| x.error.is_some());
-    Ok(
-        if failed || (r.requested && !r.skipped.is_empty()) || runs.is_empty() {
-            output::EXIT_INVALID
-        } else {
-            output::EXIT_OK
-        },
-    )
+    Ok(if failed || r.explicit_skip() || runs.is_empty() {
+        output::EXIT_INVALID
+    } else {
+        output::EXIT_OK
+    })
 }
