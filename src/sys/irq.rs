@@ -93,21 +93,27 @@ impl Interrupts {
     }
 }
 
+/// The CPU numbers of the column header (`           CPU0       CPU1 …`) that opens
+/// `/proc/interrupts` and `/proc/softirqs`: the first non-blank line, which is consumed.
+/// Offline CPUs have no column, so the numbers may have gaps.
+fn cpu_header<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Vec<u32> {
+    lines
+        .find(|l| !l.trim().is_empty())
+        .map(|header| {
+            header
+                .split_whitespace()
+                .filter_map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Parse `/proc/interrupts`. Lines that do not start with `label:` are skipped; counts stop
 /// at the first non-number.
 pub fn parse_interrupts(text: &str) -> Interrupts {
     let mut out = Interrupts::default();
     let mut lines = text.lines();
-    for header in lines.by_ref() {
-        if header.trim().is_empty() {
-            continue;
-        }
-        out.cpus = header
-            .split_whitespace()
-            .filter_map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
-            .collect();
-        break;
-    }
+    out.cpus = cpu_header(&mut lines);
     let ncpu = out.cpus.len();
     for line in lines {
         let Some((label, rest)) = line.split_once(':') else {
@@ -208,16 +214,7 @@ impl Softirqs {
 pub fn parse_softirqs(text: &str) -> Softirqs {
     let mut out = Softirqs::default();
     let mut lines = text.lines();
-    for header in lines.by_ref() {
-        if header.trim().is_empty() {
-            continue;
-        }
-        out.cpus = header
-            .split_whitespace()
-            .filter_map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
-            .collect();
-        break;
-    }
+    out.cpus = cpu_header(&mut lines);
     for line in lines {
         let Some((name, rest)) = line.split_once(':') else {
             continue;

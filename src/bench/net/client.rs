@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::engine::{DataSocket, Engine, EngineConfig, Interval, StreamSpec};
+use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec};
 use super::proto::{
-    self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, StreamResult,
-    TestParams,
+    self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, TestParams,
 };
 use super::sockopt::{self, CpuMark};
 use super::{NetError, NetEvent, Role, TestReport};
@@ -516,31 +515,13 @@ pub fn run_client(
         };
         match state {
             State::ExchangeResults => {
-                let ours = PeerResults {
-                    cpu_util_total: cpu.total_pct,
-                    cpu_util_user: cpu.user_pct,
-                    cpu_util_system: cpu.system_pct,
-                    sender_has_retransmits: if direction == Direction::ServerToClient {
-                        -1
-                    } else {
-                        i64::from(has_retr)
-                    },
-                    congestion_used: congestion.clone(),
-                    streams: totals
-                        .iter()
-                        .map(|t| StreamResult {
-                            id: t.id,
-                            bytes: t.bytes,
-                            retransmits: t.retransmits.unwrap_or(-1),
-                            jitter_s: t.jitter_s,
-                            errors: t.lost,
-                            packets: t.packets,
-                            start_time_s: Some(0.0),
-                            end_time_s: Some(t.end_s),
-                        })
-                        .collect(),
-                    server_output_text: None,
-                };
+                let ours = engine::peer_results(
+                    &cpu,
+                    direction != Direction::ServerToClient,
+                    has_retr,
+                    congestion.clone(),
+                    &totals,
+                );
                 proto::write_json(&mut ctrl, &ours.to_json())?;
                 ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
                     .map_err(io("control connection"))?;

@@ -210,21 +210,32 @@ pub fn interval_text(
                 let _ = writeln!(out, "{p}  {b}s  {rate}s/sec {z} {packets}  {o}");
             }
             Protocol::Udp => {
-                let pct = if packets > 0 {
-                    100.0 * lost as f64 / packets as f64
-                } else {
-                    0.0
-                };
+                let pct = lost_percent(lost, packets);
                 let _ = writeln!(
                     out,
                     "{p}  {b}s  {rate}s/sec  {:5.3} ms  {lost}/{packets} ({}%)  {o}",
-                    jitter / f64::from(l.parallel.max(1)),
+                    mean_jitter(jitter, l.parallel),
                     fmt_g2(pct)
                 );
             }
         }
     }
     out
+}
+
+/// Lost datagrams in percent of `packets` (0 when none were counted).
+fn lost_percent(lost: i64, packets: i64) -> f64 {
+    if packets > 0 {
+        100.0 * lost as f64 / packets as f64
+    } else {
+        0.0
+    }
+}
+
+/// iperf3's jitter of a sum line: the streams' jitters added up, divided by the number of
+/// streams per direction.
+fn mean_jitter(sum: f64, parallel: u32) -> f64 {
+    sum / f64::from(parallel.max(1))
 }
 
 /// Per-stream summary numbers from both ends' points of view.
@@ -475,11 +486,7 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
                     }
                     if show_receiver {
                         let p = stream_prefix(sock, &tag, st, rcv_t);
-                        let pct = if ss.receiver_packets > 0 {
-                            100.0 * ss.lost as f64 / ss.receiver_packets as f64
-                        } else {
-                            0.0
-                        };
+                        let pct = lost_percent(ss.lost, ss.receiver_packets);
                         let _ = writeln!(
                             out,
                             "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {}/{} ({}%)  receiver",
@@ -532,15 +539,11 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
                 }
                 if !server || !group {
                     let p = sum_prefix(&tag, st, rcv_t);
-                    let pct = if tot_pk > 0 {
-                        100.0 * tot_lost as f64 / tot_pk as f64
-                    } else {
-                        0.0
-                    };
+                    let pct = lost_percent(tot_lost, tot_pk);
                     let _ = writeln!(
                         out,
                         "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {tot_lost}/{rcv_pk} ({}%)  receiver",
-                        jitter / f64::from(l.parallel.max(1)),
+                        mean_jitter(jitter, l.parallel),
                         fmt_g2(pct)
                     );
                 }
@@ -774,14 +777,10 @@ fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSu
         bits_per_second: rate(bytes, lead.seconds) * 8.0,
         retransmits: (!udp && shr && group)
             .then(|| members.iter().map(|s| s.retransmits.unwrap_or(0)).sum()),
-        jitter_ms: (udp && !group).then_some(jitter / f64::from(l.parallel.max(1))),
+        jitter_ms: (udp && !group).then_some(mean_jitter(jitter, l.parallel)),
         lost_packets: (udp && !group).then_some(lost),
         packets: udp.then_some(packets),
-        lost_percent: (udp && !group).then_some(if packets > 0 {
-            100.0 * lost as f64 / packets as f64
-        } else {
-            0.0
-        }),
+        lost_percent: (udp && !group).then_some(lost_percent(lost, packets)),
         omitted: Some(lead.omitted),
         sender: group,
     })
@@ -857,11 +856,7 @@ pub fn json_document(
                         jitter_ms: ss.jitter_ms,
                         lost_packets: ss.lost,
                         packets: pk,
-                        lost_percent: if pk > 0 {
-                            100.0 * ss.lost as f64 / pk as f64
-                        } else {
-                            0.0
-                        },
+                        lost_percent: lost_percent(ss.lost, pk),
                         out_of_order: ss.out_of_order,
                         sender: group,
                     },
@@ -923,14 +918,9 @@ pub fn json_document(
         let snd_pk: i64 = members.iter().map(|x| x.sender_packets).sum();
         let rcv_pk: i64 = members.iter().map(|x| x.receiver_packets).sum();
         let lost: i64 = members.iter().map(|x| x.lost).sum();
-        let jitter =
-            members.iter().map(|x| x.jitter_ms).sum::<f64>() / f64::from(l.parallel.max(1));
+        let jitter = mean_jitter(members.iter().map(|x| x.jitter_ms).sum::<f64>(), l.parallel);
         let tot_pk = if snd_pk > 0 { snd_pk } else { rcv_pk };
-        let pct = if tot_pk > 0 {
-            100.0 * lost as f64 / tot_pk as f64
-        } else {
-            0.0
-        };
+        let pct = lost_percent(lost, tot_pk);
         let mk =
             |start: f64, t: f64, bytes: u64, retr: Option<i64>, u: Option<(f64, i64, i64, f64)>| {
                 JSum {

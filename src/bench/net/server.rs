@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, SockRef, Socket, Type};
 
 use super::client::{keep_interval, stream_id};
-use super::engine::{DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
+use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
 use super::proto::{
-    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, PeerResults, ProtoError, Protocol,
-    State, StreamResult, TestParams, ierr,
+    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, ProtoError, Protocol, State,
+    TestParams, ierr,
 };
 use super::sockopt::CpuMark;
 use super::{NetError, NetEvent, Role, TestReport};
@@ -671,31 +671,13 @@ fn run_test(
             bad.id
         )));
     }
-    let ours = PeerResults {
-        cpu_util_total: cpu.total_pct,
-        cpu_util_user: cpu.user_pct,
-        cpu_util_system: cpu.system_pct,
-        sender_has_retransmits: if direction == Direction::ClientToServer {
-            -1
-        } else {
-            i64::from(has_retr)
-        },
-        congestion_used: congestion.clone(),
-        streams: totals
-            .iter()
-            .map(|t| StreamResult {
-                id: t.id,
-                bytes: t.bytes,
-                retransmits: t.retransmits.unwrap_or(-1),
-                jitter_s: t.jitter_s,
-                errors: t.lost,
-                packets: t.packets,
-                start_time_s: Some(0.0),
-                end_time_s: Some(t.end_s),
-            })
-            .collect(),
-        server_output_text: None,
-    };
+    let ours = engine::peer_results(
+        &cpu,
+        direction != Direction::ClientToServer,
+        has_retr,
+        congestion.clone(),
+        &totals,
+    );
     proto::write_json(ctrl, &ours.to_json())?;
     proto::write_state(ctrl, State::DisplayResults)?;
     // IPERF_DONE, or the client just closing, both end the test.
