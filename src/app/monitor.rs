@@ -86,7 +86,7 @@ pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
         virt: board::Virtualization::detect(
             root,
             board::Device::read(root).dmi.as_ref(),
-            root.value("/proc/sys/kernel/osrelease").as_deref(),
+            board::kernel_release(root).as_deref(),
         )
         .systemd_name(),
         userland: board::Userland::read(root).map(|u| u.arch),
@@ -95,10 +95,7 @@ pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
     }
 }
 
-/// The kernel's architecture (`uname -m`): `uname(2)` on the live system, a tree's
-/// `host.json`, else `/proc/sys/kernel/arch` (kernels since 6.1) — as `info` reads it.
+/// The kernel's architecture (`uname -m`), as `info` reads it.
 fn kernel_arch(root: &SysRoot) -> Option<String> {
-    board::HostFacts::read(root)
-        .machine
-        .or_else(|| root.value("/proc/sys/kernel/arch"))
+    board::kernel_machine(root, &board::HostFacts::read(root))
 }

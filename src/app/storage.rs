@@ -115,6 +115,8 @@ pub struct Landing {
 }
 
 fn landing(root: &SysRoot, dir: &Path) -> Landing {
+    // The test file lands on this machine's filesystems: only the live system's mount table
+    // (our own process's view, `/proc/self/mountinfo`) and devices describe where.
     if !root.is_host() {
         return Landing::default();
     }

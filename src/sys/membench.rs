@@ -46,8 +46,12 @@ pub fn parse_smaps_anon_huge(smaps: &str, addr: u64) -> Option<u64> {
     None
 }
 
-/// Huge-page-backed bytes of our own mapping at `addr` (only meaningful on the live system).
+/// Huge-page-backed bytes of our own mapping at `addr`. `/proc/self` is this process, so
+/// only the live system answers; a fixture tree gives `None`.
 pub fn anon_huge_bytes(root: &SysRoot, addr: usize) -> Option<u64> {
+    if !root.is_host() {
+        return None;
+    }
     parse_smaps_anon_huge(&root.read_opt("/proc/self/smaps")?, addr as u64)
 }
 
