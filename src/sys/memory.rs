@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::sys::board;
 use crate::sys::root::SysRoot;
+use crate::sys::storage::{Mount, mount_of, parse_mountinfo, unescape_octal};
 
 /// The numbers of `/proc/meminfo` we use, in KiB (the kernel's "kB").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -105,32 +106,6 @@ pub fn parse_swaps(text: &str) -> Vec<SwapEntry> {
             })
         })
         .collect()
-}
-
-/// Decode the `\ooo` escapes the kernel uses for spaces and tabs in `/proc/swaps` and
-/// `mountinfo` paths.
-pub fn unescape_octal(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            if let Ok(c) = u8::try_from(v) {
-                out.push(c);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What kind of storage a swap partition or file lives on, as far as sysfs tells.
@@ -277,51 +252,6 @@ pub fn parse_bool_param(s: &str) -> Option<bool> {
     }
 }
 
-/// One mount of `/proc/self/mountinfo`: (mount point, filesystem type, source).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
-    /// Mount point.
-    pub mount_point: String,
-    /// Filesystem type (`ext4`, `overlay`).
-    pub fstype: String,
-    /// Mount source (`/dev/mmcblk0p2`, `/dev/root`, `overlay`).
-    pub source: String,
-}
-
-/// Parse `/proc/self/mountinfo`; garbage lines are skipped.
-pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|l| {
-            let (pre, post) = l.split_once(" - ")?;
-            let mount_point = unescape_octal(pre.split_whitespace().nth(4)?);
-            let mut p = post.split_whitespace();
-            let fstype = p.next()?.to_string();
-            let source = unescape_octal(p.next()?);
-            Some(Mount {
-                mount_point,
-                fstype,
-                source,
-            })
-        })
-        .collect()
-}
-
-/// The mount holding `path`: the longest mount point that is a path prefix of it (later
-/// mounts on the same point win, as they hide earlier ones).
-pub fn mount_of<'a>(mounts: &'a [Mount], path: &str) -> Option<&'a Mount> {
-    let mut best: Option<&Mount> = None;
-    for m in mounts {
-        let mp = m.mount_point.trim_end_matches('/');
-        let inside = mp.is_empty()
-            || path == mp
-            || path.strip_prefix(mp).is_some_and(|r| r.starts_with('/'));
-        if inside && best.is_none_or(|b| mp.len() >= b.mount_point.trim_end_matches('/').len()) {
-            best = Some(m);
-        }
-    }
-    best
-}
-
 /// The whole disk of a partition name by kernel naming rules (`mmcblk0p2` → `mmcblk0`,
 /// `nvme0n1p3` → `nvme0n1`, `sda2` → `sda`); names without a partition suffix stay.
 pub fn disk_of_partition_name(part: &str) -> String {
@@ -446,7 +376,7 @@ pub fn classify_swap(
         (_, Some(n)) if n.starts_with("zram") => (SwapKind::Zram, Some(read_zram(root, &n)), None),
         ("partition", Some(n)) => (SwapKind::Partition, None, Some(backing_of_block(root, &n))),
         ("file", _) => {
-            let backing = mount_of(mounts, &e.path).map(|m| {
+            let backing = mount_of(mounts, std::path::Path::new(&e.path)).map(|m| {
                 // Overlay roots (FriendlyELEC images) sit on the root= partition.
                 let src = if m.fstype == "overlay" {
                     cmdline_root.unwrap_or("")
@@ -628,36 +558,5 @@ Cached:         10439384 kB
         assert_eq!(disk_of_partition_name("sda"), "sda");
         assert_eq!(disk_of_partition_name("mmcblk1"), "mmcblk1");
         assert_eq!(disk_of_partition_name("nvme0n1"), "nvme0n1");
-    }
-
-    #[test]
-    fn mounts() {
-        let mi = "22 1 179:2 / / rw,noatime shared:1 - ext4 /dev/root rw\n23 22 0:5 / /boot/firmware rw - vfat /dev/mmcblk0p1 rw\n24 22 0:6 / /var/my\\040dir rw - tmpfs tmpfs rw\nbroken line\n";
-        let m = parse_mountinfo(mi);
-        assert_eq!(m.len(), 3);
-        assert_eq!(
-            mount_of(&m, "/var/swap").map(|m| m.source.as_str()),
-            Some("/dev/root")
-        );
-        assert_eq!(
-            mount_of(&m, "/boot/firmware/x").map(|m| m.source.as_str()),
-            Some("/dev/mmcblk0p1")
-        );
-        assert_eq!(
-            mount_of(&m, "/var/my dir/f").map(|m| m.fstype.as_str()),
-            Some("tmpfs")
-        );
-        assert_eq!(
-            mount_of(&m, "/boot/firmwarex").map(|m| m.mount_point.as_str()),
-            Some("/")
-        );
-        assert_eq!(mount_of(&[], "/x"), None);
-    }
-
-    #[test]
-    fn octal() {
-        assert_eq!(unescape_octal("a\\040b\\011c"), "a b\tc");
-        assert_eq!(unescape_octal("trailing\\04"), "trailing\\04");
-        assert_eq!(unescape_octal("\\777"), "\\777");
     }
 }
