@@ -642,7 +642,7 @@ struct JStart<'a> {
     test_start: JTestStart,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Default)]
 struct JSum {
     start: f64,
     end: f64,
@@ -816,18 +816,9 @@ pub fn json_document(
             JInterval {
                 streams: &iv.streams,
                 sum: interval_sum(&l, iv, g0, shr(g0)).unwrap_or(JSum {
-                    start: 0.0,
-                    end: 0.0,
-                    seconds: 0.0,
-                    bytes: 0,
-                    bits_per_second: 0.0,
-                    retransmits: None,
-                    jitter_ms: None,
-                    lost_packets: None,
-                    packets: None,
-                    lost_percent: None,
                     omitted: Some(false),
                     sender: g0,
+                    ..JSum::default()
                 }),
                 sum_bidir_reverse: groups.get(1).and_then(|&g| interval_sum(&l, iv, g, shr(g))),
             }
@@ -953,22 +944,8 @@ pub fn json_document(
             ))
         }
     };
-    let empty = || JSum {
-        start: 0.0,
-        end: 0.0,
-        seconds: 0.0,
-        bytes: 0,
-        bits_per_second: 0.0,
-        retransmits: None,
-        jitter_ms: None,
-        lost_packets: None,
-        packets: None,
-        lost_percent: None,
-        omitted: None,
-        sender: false,
-    };
     let (sum_sent, sum_received, sum) =
-        group_sums(groups[0]).unwrap_or_else(|| (empty(), empty(), None));
+        group_sums(groups[0]).unwrap_or_else(|| (JSum::default(), JSum::default(), None));
     let rev = groups.get(1).and_then(|&g| group_sums(g));
     let peer_cpu = r.peer.as_ref();
     let local_sends_first = groups[0];
@@ -1038,8 +1015,8 @@ pub fn json_document(
             sum,
             sum_sent,
             sum_received,
-            sum_sent_bidir_reverse: rev.as_ref().map(|x| clone_sum(&x.0)),
-            sum_received_bidir_reverse: rev.as_ref().map(|x| clone_sum(&x.1)),
+            sum_sent_bidir_reverse: rev.as_ref().map(|x| x.0.clone()),
+            sum_received_bidir_reverse: rev.as_ref().map(|x| x.1.clone()),
             cpu_utilization_percent: JCpu {
                 host_total: r.cpu.total_pct,
                 host_user: r.cpu.user_pct,
@@ -1061,23 +1038,6 @@ pub fn json_document(
         return "{}".into();
     }
     String::from_utf8(out).unwrap_or_else(|_| "{}".into())
-}
-
-fn clone_sum(s: &JSum) -> JSum {
-    JSum {
-        start: s.start,
-        end: s.end,
-        seconds: s.seconds,
-        bytes: s.bytes,
-        bits_per_second: s.bits_per_second,
-        retransmits: s.retransmits,
-        jitter_ms: s.jitter_ms,
-        lost_packets: s.lost_packets,
-        packets: s.packets,
-        lost_percent: s.lost_percent,
-        omitted: s.omitted,
-        sender: s.sender,
-    }
 }
 
 /// A `-J` document for a test that failed before it produced results.

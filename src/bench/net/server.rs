@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::client::{keep_interval, stream_id};
+use super::client::{end_of_data, report_interval, stream_id};
 use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
 use super::proto::{
     self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, ProtoError, Protocol, State,
@@ -593,14 +593,8 @@ fn run_test(
         }
         if let Some(t) = next_tick.filter(|&t| now >= t) {
             let iv = engine.tick();
-            on(NetEvent::Interval {
-                interval: &iv,
-                threads: &engine.threads(),
-                sender_has_retransmits: engine.sender_has_retransmits(),
-                first,
-            });
+            report_interval(&engine, on, iv, first, &mut intervals);
             first = false;
-            intervals.push(iv);
             next_tick = interval.map(|i| t + i);
             continue;
         }
@@ -631,20 +625,13 @@ fn run_test(
     }
 
     // TEST_END: last interval, then results.
-    on(NetEvent::Ending {
-        threads: &engine.threads(),
-    });
-    let iv = engine.finish_sending();
-    engine.stop_counting();
-    if interval.is_some() && keep_interval(&iv, cfg.interval_s) {
-        on(NetEvent::Interval {
-            interval: &iv,
-            threads: &engine.threads(),
-            sender_has_retransmits: engine.sender_has_retransmits(),
-            first,
-        });
-        intervals.push(iv);
-    }
+    end_of_data(
+        &mut engine,
+        on,
+        interval.is_some().then_some(cfg.interval_s),
+        first,
+        &mut intervals,
+    );
     let cpu = cpu_mark.util();
     let totals = engine.totals();
     let has_retr = engine.sender_has_retransmits();
