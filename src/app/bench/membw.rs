@@ -10,12 +10,9 @@ use crate::shutdown;
 
 /// Measure bandwidth on every target and print it.
 pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
-    let r = match pinning::resolve(ctx, a) {
+    let r = match pinning::resolve_or_usage(ctx, a) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
     let opts = if a.quick {
         Options::quick()

@@ -13,12 +13,9 @@ use crate::sys::{membench, memory};
 /// Measure latency on every target and print it.
 pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
     let a = &args.common;
-    let r = match pinning::resolve(ctx, a) {
+    let r = match pinning::resolve_or_usage(ctx, a) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
     let opts = if a.quick {
         Options::quick()

@@ -79,6 +79,15 @@ pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, String> {
     })
 }
 
+/// [`resolve`] for a command: a bad `--cpus` is printed as a usage error and becomes
+/// `Err(exit status)`.
+pub fn resolve_or_usage(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, i32> {
+    resolve(ctx, common).map_err(|msg| {
+        eprintln!("Error: {msg}");
+        output::EXIT_USAGE
+    })
+}
+
 /// Online CPUs within `allowed` (empty = no restriction known); CPU 0 when nothing is known.
 fn all_usable(topo: &Topology, allowed: &[u32]) -> Vec<u32> {
     let online = topo.online();

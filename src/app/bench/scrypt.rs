@@ -23,12 +23,9 @@ struct Doc<'a> {
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<i32> {
     let common = &args.common;
-    let p = match pinning::resolve(ctx, common) {
+    let p = match pinning::resolve_or_usage(ctx, common) {
         Ok(p) => p,
-        Err(msg) => {
-            eprintln!("Error: {msg}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
     let explicit_skip = p.warn_skipped();
     let mut opts = if common.quick {
