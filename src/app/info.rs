@@ -1,9 +1,10 @@
 //! `sbc-bench info`.
 
-use std::io::Write;
+use anyhow::Context;
 
 use crate::app::Ctx;
 use crate::cli::InfoArgs;
+use crate::output;
 use crate::report;
 use crate::sys::discover::SystemInfo;
 
@@ -18,11 +19,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> anyhow::Result<i32> {
     } else {
         report::info::render(&info)
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => Ok(0),
-        // `info | head` closes the pipe early: what was wanted has been read.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
-        Err(e) => Err(anyhow::Error::new(e).context("writing to stdout")),
-    }
+    // `info | head` closes the pipe early: what was wanted has been read, status 0.
+    output::print_or_closed(&text).context("writing to stdout")?;
+    Ok(output::EXIT_OK)
 }

@@ -67,7 +67,7 @@ fn panic_is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(output::is_closed_pipe)
     })
 }
 

@@ -1,13 +1,16 @@
 //! `sbc-bench monitor [SECONDS]` (also `sbc-bench -m`): the hardware summary, then one
 //! line per interval until Ctrl-C or `--count` samples; `--json` prints JSON lines.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
+
+use anyhow::Context;
 
 use crate::app::Ctx;
 use crate::cli::MonitorArgs;
 use crate::monitor::render::{self, Banner, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, SampleSpec, Setup};
+use crate::output;
 use crate::report;
 use crate::sys::root::SysRoot;
 use crate::sys::{board, discover, soc};
@@ -32,6 +35,7 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
     };
     let mut table = Table::new(setup.layout.clone(), opts, tty);
 
+    // A closed pipe (`sbc-bench -m | head`) ends the monitor quietly with 0, like Ctrl-C.
     let mut out = std::io::stdout().lock();
     if !args.json {
         let head = format!(
@@ -39,7 +43,7 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
             render::banner(&banner(&ctx.root, &setup)),
             table.header()
         );
-        if out.write_all(head.as_bytes()).is_err() {
+        if !output::write_or_closed(&mut out, &head).context("writing to stdout")? {
             return Ok(0);
         }
     }
@@ -54,13 +58,13 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
             } else {
                 table.row(&iv, &render::local_hms(iv.end_unix_ms))
             };
-            // A closed pipe (`| head`) ends the monitor quietly, like Ctrl-C.
-            if out
-                .write_all(line.as_bytes())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
-                break;
+            match output::write_or_closed(&mut out, &line) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    drop(handle.stop());
+                    return Err(anyhow::Error::new(e).context("writing to stdout"));
+                }
             }
         }
     }
@@ -82,7 +86,7 @@ pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
         virt: board::Virtualization::detect(
             root,
             board::Device::read(root).dmi.as_ref(),
-            root.value("/proc/sys/kernel/osrelease").as_deref(),
+            board::kernel_release(root).as_deref(),
         )
         .systemd_name(),
         userland: board::Userland::read(root).map(|u| u.arch),
@@ -91,10 +95,7 @@ pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
     }
 }
 
-/// The kernel's architecture (`uname -m`): `uname(2)` on the live system, a tree's
-/// `host.json`, else `/proc/sys/kernel/arch` (kernels since 6.1) — as `info` reads it.
+/// The kernel's architecture (`uname -m`), as `info` reads it.
 fn kernel_arch(root: &SysRoot) -> Option<String> {
-    board::HostFacts::read(root)
-        .machine
-        .or_else(|| root.value("/proc/sys/kernel/arch"))
+    board::kernel_machine(root, &board::HostFacts::read(root))
 }

@@ -3,11 +3,11 @@
 
 use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::io::Write;
 use std::time::Duration;
 
 use crate::app::Ctx;
 use crate::bench::net::client::{self, ClientConfig};
+use crate::bench::net::engine::{StreamInfo, StreamThread};
 use crate::bench::net::proto::{Protocol, TestParams};
 use crate::bench::net::report::{self, Layout};
 use crate::bench::net::sampler::{self, Sampler};
@@ -198,9 +198,9 @@ pub fn render_info(ifaces: &[Interface]) -> String {
 
 /// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
 fn out(text: &str) {
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(text.as_bytes());
-    let _ = o.flush();
+    // A test in progress goes on when nobody reads its output any more (a closed pipe, a
+    // full disk): the peer is mid-test, and the exit status still tells the outcome.
+    let _ = output::print_or_closed(text);
 }
 
 /// The diagnosis block printed after the iperf3 output.
@@ -276,27 +276,37 @@ fn observation(sampler: Option<Sampler>, r: &TestReport) -> Option<NetObservatio
     sampler.map(|s| s.finish(rx, tx, retr))
 }
 
-fn json_with_findings(
+/// The JSON document of a finished test, with the diagnosis when one was made.
+fn result_json(
     r: &TestReport,
+    diag: bool,
     findings: &[Finding],
     obs: Option<&NetObservation>,
 ) -> String {
-    report::json_document(
-        r,
-        None,
-        Some(serde_json::json!({ "findings": findings, "observation": obs })),
-    )
+    let extra = diag.then(|| serde_json::json!({ "findings": findings, "observation": obs }));
+    report::json_document(r, None, extra)
 }
 
-fn iface_for_streams(
-    common: &CommonArgs,
-    streams: &[crate::bench::net::engine::StreamInfo],
-) -> Option<String> {
+fn iface_for_streams(common: &CommonArgs, streams: &[StreamInfo]) -> Option<String> {
     if let Some(i) = &common.iface {
         return Some(i.clone());
     }
     let ip: std::net::IpAddr = streams.first()?.local_host.parse().ok()?;
     sampler::interface_for(ip)
+}
+
+/// Start sampling the machine for the diagnosis when the streams begin: the interface they
+/// use (or `--iface`), the first sample at once.
+fn start_sampler(
+    root: &SysRoot,
+    common: &CommonArgs,
+    streams: &[StreamInfo],
+    threads: &[StreamThread],
+) -> Sampler {
+    let iface = iface_for_streams(common, streams);
+    let mut s = Sampler::new(root, iface.as_deref());
+    s.sample(threads);
+    s
 }
 
 fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
@@ -426,10 +436,7 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
             } => {
                 layout.parallel = params.parallel;
                 if diag {
-                    let iface = iface_for_streams(&a.common, streams);
-                    let mut s = Sampler::new(&ctx.root, iface.as_deref());
-                    s.sample(threads);
-                    sampler = Some(s);
+                    sampler = Some(start_sampler(&ctx.root, &a.common, streams, threads));
                 }
             }
             NetEvent::Ending { threads } => {
@@ -465,14 +472,10 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
             let obs = if diag { observation(sampler, &r) } else { None };
             let findings = obs.as_ref().map(diagnose).unwrap_or_default();
             if json {
-                if diag {
-                    out(&format!(
-                        "{}\n",
-                        json_with_findings(&r, &findings, obs.as_ref())
-                    ));
-                } else {
-                    out(&format!("{}\n", report::json_document(&r, None, None)));
-                }
+                out(&format!(
+                    "{}\n",
+                    result_json(&r, diag, &findings, obs.as_ref())
+                ));
             } else {
                 let s = report::summarize(
                     &r.streams,
@@ -538,10 +541,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
                 parallel: params.parallel,
             });
             if diag {
-                let iface = iface_for_streams(&a.common, streams);
-                let mut s = Sampler::new(&ctx.root, iface.as_deref());
-                s.sample(threads);
-                *sampler.borrow_mut() = Some(s);
+                *sampler.borrow_mut() = Some(start_sampler(&ctx.root, &a.common, streams, threads));
             }
         }
         NetEvent::Interval {
@@ -574,12 +574,10 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
                 let obs = if diag { observation(taken, r) } else { None };
                 let findings = obs.as_ref().map(diagnose).unwrap_or_default();
                 if json {
-                    let doc = if diag {
-                        json_with_findings(r, &findings, obs.as_ref())
-                    } else {
-                        report::json_document(r, None, None)
-                    };
-                    out(&format!("{doc}\n"));
+                    out(&format!(
+                        "{}\n",
+                        result_json(r, diag, &findings, obs.as_ref())
+                    ));
                 } else {
                     // The server prints its summary before it has the client's results, as
                     // iperf3 does; the results still feed the diagnosis and the JSON.

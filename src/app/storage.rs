@@ -1,6 +1,6 @@
 //! `sbc-bench storage` (inventory, sbc-bench -S) and `sbc-bench storage bench PATH`.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -90,9 +90,9 @@ pub fn collect(root: &SysRoot) -> StorageReport {
 fn list(ctx: &Ctx, json: bool) -> anyhow::Result<i32> {
     let rep = collect(&ctx.root);
     if json {
-        emit(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
+        output::print_or_closed(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
     } else {
-        emit(&report::storage::inventory_text(
+        output::print_or_closed(&report::storage::inventory_text(
             &rep.inventory,
             &rep.findings,
             &rep.notes,
@@ -115,6 +115,8 @@ pub struct Landing {
 }
 
 fn landing(root: &SysRoot, dir: &Path) -> Landing {
+    // The test file lands on this machine's filesystems: only the live system's mount table
+    // (our own process's view, `/proc/self/mountinfo`) and devices describe where.
     if !root.is_host() {
         return Landing::default();
     }
@@ -242,9 +244,9 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<i32> 
         findings,
     };
     if json {
-        emit(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
+        output::print_or_closed(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
     } else {
-        emit(&bench_text(&cfg, &rep))?;
+        output::print_or_closed(&bench_text(&cfg, &rep))?;
     }
     Ok(output::EXIT_OK)
 }
@@ -338,13 +340,4 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
 
 fn severity_word(f: &Finding) -> &'static str {
     f.severity.word()
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(s: &str) -> anyhow::Result<()> {
-    let mut o = std::io::stdout().lock();
-    match o.write_all(s.as_bytes()).and_then(|()| o.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
-    }
 }

@@ -390,11 +390,11 @@ pub fn run_target(
     cancel: &CancellationToken,
     progress: &mut (dyn FnMut(usize, usize) + Send),
 ) -> MembwRun {
-    use crate::sys::membench;
-    let caches = membench::read_caches(root, target.cpu);
+    use crate::sys::cache;
+    let caches = cache::read_caches(root, target.cpu);
     let plan = plan_buffer(
-        membench::last_level_cache_bytes(&caches),
-        membench::mem_available(root),
+        cache::last_level_cache_bytes(&caches),
+        crate::sys::memory::available_bytes(root),
         opts.quick,
     );
     let res = crate::bench::pin::run_on(target.cpu, || run(opts, &plan, cancel, progress));

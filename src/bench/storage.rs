@@ -701,6 +701,8 @@ fn sample(root: &crate::sys::root::SysRoot, policies: &[u32], t0: Instant) -> Io
         t_s: t0.elapsed().as_secs_f64(),
         cpus,
         khz,
+        // Our own process's CPU time: `/proc/self` is this process, which is fine because
+        // the sampler only runs on the live system (`storage bench` starts it only there).
         self_ticks: root
             .read_opt("/proc/self/stat")
             .and_then(|t| parse_self_ticks(&t)),

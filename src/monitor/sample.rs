@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::monitor::layout::Layout;
 use crate::monitor::stat::{ProcStat, parse_loadavg, parse_proc_stat};
 use crate::sys::cpufreq::policy_attr;
+use crate::sys::irq;
 use crate::sys::power::{self, DcIn};
 use crate::sys::root::SysRoot;
 use crate::sys::thermal::{self, ThermalSource};
@@ -23,7 +24,7 @@ pub const PROC_LOADAVG: &str = "/proc/loadavg";
 /// `/proc/vmstat`: swap-in/out page counters (opt-in).
 pub const PROC_VMSTAT: &str = "/proc/vmstat";
 /// `/proc/softirqs`: per-CPU softirq counts (opt-in).
-pub const PROC_SOFTIRQS: &str = "/proc/softirqs";
+pub const PROC_SOFTIRQS: &str = irq::SOFTIRQS;
 /// `/proc/uptime`: seconds since boot (read for `--sysroot` trees only).
 pub const PROC_UPTIME: &str = "/proc/uptime";
 /// `USER_HZ`: the unit of `/proc/stat` on every Linux.
@@ -136,37 +137,19 @@ pub fn parse_vmstat_swap(text: &str) -> Option<SwapCounters> {
     })
 }
 
-/// Parse NET_RX, NET_TX and BLOCK of `/proc/softirqs`. The header names the CPU of each
-/// column (`CPU0 CPU1 …`, possible CPUs); a row shorter than the header (truncated read)
-/// fills what it has. `None` without a header.
+/// NET_RX, NET_TX and BLOCK of a `/proc/softirqs` text ([`irq::parse_softirqs`]): the
+/// header names the CPU of each column (`CPU0 CPU1 …`, possible CPUs); a row shorter than
+/// the header (truncated read) fills what it has. `None` without a header.
 pub fn parse_softirqs(text: &str) -> Option<SoftirqCounters> {
-    let mut lines = text.lines();
-    let cpus: Vec<u32> = lines
-        .next()?
-        .split_whitespace()
-        .map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
-        .collect::<Option<_>>()?;
-    if cpus.is_empty() {
+    let s = irq::parse_softirqs(text);
+    if s.cpus.is_empty() {
         return None;
     }
-    let mut out = SoftirqCounters::default();
-    for line in lines {
-        let Some((name, rest)) = line.split_once(':') else {
-            continue;
-        };
-        let map = match name.trim() {
-            "NET_RX" => &mut out.net_rx,
-            "NET_TX" => &mut out.net_tx,
-            "BLOCK" => &mut out.block,
-            _ => continue,
-        };
-        for (cpu, v) in cpus.iter().zip(rest.split_whitespace()) {
-            if let Ok(v) = v.parse() {
-                map.insert(*cpu, v);
-            }
-        }
-    }
-    Some(out)
+    Some(SoftirqCounters {
+        net_rx: s.per_cpu("NET_RX"),
+        net_tx: s.per_cpu("NET_TX"),
+        block: s.per_cpu("BLOCK"),
+    })
 }
 
 /// A counter file kept open and re-read from offset 0. procfs and sysfs regenerate their

@@ -1,7 +1,7 @@
 //! Terminal concerns only: colours (respecting `NO_COLOR`), progress bars that stay quiet
 //! when stdout/stderr is not a terminal, warnings, and exit codes.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
@@ -65,6 +65,27 @@ pub fn warn(msg: impl std::fmt::Display) {
     eprintln!("{}", paint(Paint::Yellow, &format!("Warning: {msg}")));
 }
 
+/// Is this error a closed pipe (the reader of `sbc-bench … | head` went away)?
+pub fn is_closed_pipe(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::BrokenPipe
+}
+
+/// Write `text` to `w` and flush. `Ok(false)` when the reader has gone (a closed pipe,
+/// `| head`): what it wanted has been read, so the caller stops writing and treats the
+/// output as done. Any other write error (a full disk behind `>`) is returned.
+pub fn write_or_closed(w: &mut impl Write, text: &str) -> std::io::Result<bool> {
+    match w.write_all(text.as_bytes()).and_then(|()| w.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if is_closed_pipe(&e) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`write_or_closed`] to stdout.
+pub fn print_or_closed(text: &str) -> std::io::Result<bool> {
+    write_or_closed(&mut std::io::stdout().lock(), text)
+}
+
 /// A progress bar on stderr when it is a terminal; hidden (and free) otherwise.
 pub fn progress_bar(len: u64, message: impl Into<String>) -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
@@ -96,6 +117,32 @@ pub fn spinner(message: impl Into<String>) -> indicatif::ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer that fails every write with one error kind.
+    struct Failing(std::io::ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from(self.0))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_pipe_ends_output_and_other_errors_are_errors() {
+        let mut v = Vec::new();
+        assert!(write_or_closed(&mut v, "a line\n").unwrap());
+        assert_eq!(v, b"a line\n");
+        let mut pipe = Failing(std::io::ErrorKind::BrokenPipe);
+        assert!(!write_or_closed(&mut pipe, "x").unwrap());
+        let mut full = Failing(std::io::ErrorKind::StorageFull);
+        assert_eq!(
+            write_or_closed(&mut full, "x").unwrap_err().kind(),
+            std::io::ErrorKind::StorageFull
+        );
+    }
 
     #[test]
     fn paint_is_plain_without_color() {

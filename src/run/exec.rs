@@ -168,7 +168,7 @@ impl Executor for Native {
         };
         let plan = memlat::plan(
             opts.max_bytes,
-            membench::mem_available(env.root),
+            crate::sys::memory::available_bytes(env.root),
             membench::thp_mode(env.root),
         );
         let progress = env.progress;
@@ -196,7 +196,7 @@ impl Executor for Native {
         };
         let mem = lzma_suite::plan_memory(
             env.cfg.quick,
-            crate::sys::meminfo::available_bytes(env.root),
+            crate::sys::memory::available_bytes(env.root),
             multi_cpus.len(),
             z.is_some(),
         );

@@ -260,7 +260,7 @@ pub fn execute(
         },
         monitor: None,
         throttling: Vec::new(),
-        pi_throttled_before: crate::sys::power::pi_throttled(root),
+        pi_throttled_before: crate::bench::external::vcgencmd::pi_throttled(root),
         pi_throttled_after: None,
         kernel_log: Vec::new(),
         findings: Vec::new(),
@@ -376,7 +376,7 @@ pub fn execute(
         .into_iter()
         .filter(|r| last_seq.is_none_or(|s| r.seq > s))
         .collect();
-    report.pi_throttled_after = crate::sys::power::pi_throttled(root);
+    report.pi_throttled_after = crate::bench::external::vcgencmd::pi_throttled(root);
     let swap_after = swap_state(root, &system_after);
     let online_after = system_after.topology.online();
     report.findings.extend(crate::run::validation::findings(

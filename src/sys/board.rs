@@ -249,18 +249,27 @@ pub struct Kernel {
     pub cmdline: Option<String>,
 }
 
+/// `uname -r`: `/proc/sys/kernel/osrelease`.
+pub fn kernel_release(root: &SysRoot) -> Option<String> {
+    root.value("/proc/sys/kernel/osrelease")
+}
+
+/// `uname -m`: the host fact (`uname(2)` on the live system, a tree's `host.json`) first,
+/// else `/proc/sys/kernel/arch` (kernels since 6.1) for trees without it.
+pub fn kernel_machine(root: &SysRoot, host: &HostFacts) -> Option<String> {
+    host.machine
+        .clone()
+        .or_else(|| root.value("/proc/sys/kernel/arch"))
+}
+
 impl Kernel {
     /// Read the kernel facts.
     pub fn read(root: &SysRoot, host: &HostFacts) -> Self {
-        let release = root.value("/proc/sys/kernel/osrelease");
+        let release = kernel_release(root);
         let (config_source, config) = read_kernel_config(root, release.as_deref());
         Self {
             version: root.value("/proc/sys/kernel/version"),
-            // `host.json`/uname first; `/proc/sys/kernel/arch` (6.1+) for trees without it.
-            machine: host
-                .machine
-                .clone()
-                .or_else(|| root.value("/proc/sys/kernel/arch")),
+            machine: kernel_machine(root, host),
             config_source,
             config,
             cmdline: root.value("/proc/cmdline"),

@@ -70,6 +70,16 @@ pub fn policy_attr(id: u32, name: &str) -> String {
     format!("{CPUFREQ_DIR}/policy{id}/{name}")
 }
 
+/// The `ondemand` governor's `io_is_busy` for `policyN`: per policy on kernels whose
+/// governor tunables are per policy, else the global
+/// `/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy`. `None` when neither exists (the
+/// policy runs another governor).
+pub fn ondemand_io_is_busy(root: &SysRoot, policy: u32) -> Option<bool> {
+    root.parse::<u8>(policy_attr(policy, "ondemand/io_is_busy"))
+        .or_else(|| root.parse::<u8>(format!("{CPUFREQ_DIR}/ondemand/io_is_busy")))
+        .map(|v| v != 0)
+}
+
 /// Parse `stats/time_in_state` (`<kHz> <10ms units>` per line) into (kHz, ticks) pairs.
 /// Lines that are not two numbers are skipped.
 pub fn parse_time_in_state(text: &str) -> Vec<(u64, u64)> {
@@ -225,6 +235,21 @@ pub fn read_pstate(root: &SysRoot) -> PState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn io_is_busy_per_policy_else_global() {
+        let d = tempfile::tempdir().unwrap();
+        let r = SysRoot::new(d.path());
+        assert_eq!(ondemand_io_is_busy(&r, 0), None);
+        let cpufreq = d.path().join("sys/devices/system/cpu/cpufreq");
+        std::fs::create_dir_all(cpufreq.join("ondemand")).unwrap();
+        std::fs::write(cpufreq.join("ondemand/io_is_busy"), "0\n").unwrap();
+        assert_eq!(ondemand_io_is_busy(&r, 4), Some(false));
+        std::fs::create_dir_all(cpufreq.join("policy4/ondemand")).unwrap();
+        std::fs::write(cpufreq.join("policy4/ondemand/io_is_busy"), "1\n").unwrap();
+        assert_eq!(ondemand_io_is_busy(&r, 4), Some(true));
+        assert_eq!(ondemand_io_is_busy(&r, 0), Some(false));
+    }
 
     #[test]
     fn time_in_state_rk3588() {

@@ -93,21 +93,27 @@ impl Interrupts {
     }
 }
 
+/// The CPU numbers of the column header (`           CPU0       CPU1 …`) that opens
+/// `/proc/interrupts` and `/proc/softirqs`: the first non-blank line, which is consumed.
+/// Offline CPUs have no column, so the numbers may have gaps.
+fn cpu_header<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Vec<u32> {
+    lines
+        .find(|l| !l.trim().is_empty())
+        .map(|header| {
+            header
+                .split_whitespace()
+                .filter_map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Parse `/proc/interrupts`. Lines that do not start with `label:` are skipped; counts stop
 /// at the first non-number.
 pub fn parse_interrupts(text: &str) -> Interrupts {
     let mut out = Interrupts::default();
     let mut lines = text.lines();
-    for header in lines.by_ref() {
-        if header.trim().is_empty() {
-            continue;
-        }
-        out.cpus = header
-            .split_whitespace()
-            .filter_map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
-            .collect();
-        break;
-    }
+    out.cpus = cpu_header(&mut lines);
     let ncpu = out.cpus.len();
     for line in lines {
         let Some((label, rest)) = line.split_once(':') else {
@@ -181,7 +187,8 @@ fn parse_actions(desc: &str, id: &str) -> Vec<String> {
 pub struct Softirqs {
     /// CPU numbers of the columns.
     pub cpus: Vec<u32>,
-    /// `NET_RX` → count per CPU (same order as `cpus`).
+    /// `NET_RX` → count per CPU (same order as `cpus`). A row cut short (a truncated read)
+    /// holds the counts it has, no made-up zeros.
     pub rows: BTreeMap<String, Vec<u64>>,
 }
 
@@ -192,15 +199,12 @@ impl Softirqs {
         self.rows.get(name)?.get(i).copied()
     }
 
-    /// Per-CPU map of one softirq type.
+    /// Per-CPU map of one softirq type (the CPUs it has counts for).
     pub fn per_cpu(&self, name: &str) -> BTreeMap<u32, u64> {
-        let mut m = BTreeMap::new();
-        if let Some(row) = self.rows.get(name) {
-            for (i, &cpu) in self.cpus.iter().enumerate() {
-                m.insert(cpu, row.get(i).copied().unwrap_or(0));
-            }
+        match self.rows.get(name) {
+            Some(row) => self.cpus.iter().copied().zip(row.iter().copied()).collect(),
+            None => BTreeMap::new(),
         }
-        m
     }
 }
 
@@ -208,16 +212,7 @@ impl Softirqs {
 pub fn parse_softirqs(text: &str) -> Softirqs {
     let mut out = Softirqs::default();
     let mut lines = text.lines();
-    for header in lines.by_ref() {
-        if header.trim().is_empty() {
-            continue;
-        }
-        out.cpus = header
-            .split_whitespace()
-            .filter_map(|t| t.strip_prefix("CPU").and_then(|n| n.parse().ok()))
-            .collect();
-        break;
-    }
+    out.cpus = cpu_header(&mut lines);
     for line in lines {
         let Some((name, rest)) = line.split_once(':') else {
             continue;
@@ -226,11 +221,11 @@ pub fn parse_softirqs(text: &str) -> Softirqs {
         if name.is_empty() {
             continue;
         }
-        let mut v: Vec<u64> = rest
+        let v: Vec<u64> = rest
             .split_whitespace()
+            .take(out.cpus.len())
             .map_while(|t| t.parse().ok())
             .collect();
-        v.resize(out.cpus.len(), 0);
         out.rows.insert(name.to_string(), v);
     }
     out
@@ -359,6 +354,10 @@ garbage without colon\n";
         assert_eq!(s.per_cpu("NET_RX").len(), 4);
         assert!(s.per_cpu("NOPE").is_empty());
         assert_eq!(parse_softirqs("junk"), Softirqs::default());
+        // A truncated read: the counts there are, nothing invented for the rest.
+        let t = parse_softirqs("  CPU0 CPU1 CPU2\n NET_RX: 5 6\n");
+        assert_eq!(t.per_cpu("NET_RX"), BTreeMap::from([(0, 5), (1, 6)]));
+        assert_eq!(t.count("NET_RX", 2), None);
     }
 
     #[test]

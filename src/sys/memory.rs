@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::sys::board;
 use crate::sys::root::SysRoot;
+use crate::sys::storage::{Mount, mount_of, parse_mountinfo, unescape_octal};
 
 /// The numbers of `/proc/meminfo` we use, in KiB (the kernel's "kB").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -24,24 +25,50 @@ pub struct Meminfo {
     pub swap_free_kib: Option<u64>,
 }
 
+/// The file the memory numbers come from.
+pub const MEMINFO: &str = "/proc/meminfo";
+
+/// The value of `key` (`MemAvailable`) of a `/proc/meminfo` text, in kB (KiB, as the kernel
+/// means it); `None` when the line is missing or garbled.
+pub fn parse_kib(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        if k.trim() != key {
+            return None;
+        }
+        v.split_whitespace().next()?.parse().ok()
+    })
+}
+
 /// Parse `/proc/meminfo`. Missing or garbled lines leave their field `None`.
 pub fn parse_meminfo(text: &str) -> Meminfo {
-    let mut m = Meminfo::default();
-    for line in text.lines() {
-        let Some((k, v)) = line.split_once(':') else {
-            continue;
-        };
-        let n: Option<u64> = v.split_whitespace().next().and_then(|t| t.parse().ok());
-        match k.trim() {
-            "MemTotal" => m.mem_total_kib = n,
-            "MemAvailable" => m.mem_available_kib = n,
-            "MemFree" => m.mem_free_kib = n,
-            "SwapTotal" => m.swap_total_kib = n,
-            "SwapFree" => m.swap_free_kib = n,
-            _ => {}
-        }
+    Meminfo {
+        mem_total_kib: parse_kib(text, "MemTotal"),
+        mem_available_kib: parse_kib(text, "MemAvailable"),
+        mem_free_kib: parse_kib(text, "MemFree"),
+        swap_total_kib: parse_kib(text, "SwapTotal"),
+        swap_free_kib: parse_kib(text, "SwapFree"),
     }
-    m
+}
+
+/// Memory available for new allocations without swapping, in bytes, from a `/proc/meminfo`
+/// text: `MemAvailable`, or on kernels older than 3.14 (which lack it) the usual estimate
+/// `MemFree + Buffers + Cached`. `None` when neither is there or the sum overflows.
+pub fn available_bytes_from(text: &str) -> Option<u64> {
+    let kib = match parse_kib(text, "MemAvailable") {
+        Some(k) => k,
+        None => parse_kib(text, "MemFree")?
+            .checked_add(parse_kib(text, "Buffers").unwrap_or(0))?
+            .checked_add(parse_kib(text, "Cached").unwrap_or(0))?,
+    };
+    kib.checked_mul(1024)
+}
+
+/// [`available_bytes_from`] of this system, what benchmarks size their buffers by (so a
+/// 512 MiB board is never pushed into swap or the OOM killer); `None` when `/proc/meminfo`
+/// is unreadable.
+pub fn available_bytes(root: &SysRoot) -> Option<u64> {
+    available_bytes_from(&root.read_opt(MEMINFO)?)
 }
 
 /// One line of `/proc/swaps`.
@@ -79,32 +106,6 @@ pub fn parse_swaps(text: &str) -> Vec<SwapEntry> {
             })
         })
         .collect()
-}
-
-/// Decode the `\ooo` escapes the kernel uses for spaces and tabs in `/proc/swaps` and
-/// `mountinfo` paths.
-pub fn unescape_octal(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            if let Ok(c) = u8::try_from(v) {
-                out.push(c);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What kind of storage a swap partition or file lives on, as far as sysfs tells.
@@ -251,51 +252,6 @@ pub fn parse_bool_param(s: &str) -> Option<bool> {
     }
 }
 
-/// One mount of `/proc/self/mountinfo`: (mount point, filesystem type, source).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
-    /// Mount point.
-    pub mount_point: String,
-    /// Filesystem type (`ext4`, `overlay`).
-    pub fstype: String,
-    /// Mount source (`/dev/mmcblk0p2`, `/dev/root`, `overlay`).
-    pub source: String,
-}
-
-/// Parse `/proc/self/mountinfo`; garbage lines are skipped.
-pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|l| {
-            let (pre, post) = l.split_once(" - ")?;
-            let mount_point = unescape_octal(pre.split_whitespace().nth(4)?);
-            let mut p = post.split_whitespace();
-            let fstype = p.next()?.to_string();
-            let source = unescape_octal(p.next()?);
-            Some(Mount {
-                mount_point,
-                fstype,
-                source,
-            })
-        })
-        .collect()
-}
-
-/// The mount holding `path`: the longest mount point that is a path prefix of it (later
-/// mounts on the same point win, as they hide earlier ones).
-pub fn mount_of<'a>(mounts: &'a [Mount], path: &str) -> Option<&'a Mount> {
-    let mut best: Option<&Mount> = None;
-    for m in mounts {
-        let mp = m.mount_point.trim_end_matches('/');
-        let inside = mp.is_empty()
-            || path == mp
-            || path.strip_prefix(mp).is_some_and(|r| r.starts_with('/'));
-        if inside && best.is_none_or(|b| mp.len() >= b.mount_point.trim_end_matches('/').len()) {
-            best = Some(m);
-        }
-    }
-    best
-}
-
 /// The whole disk of a partition name by kernel naming rules (`mmcblk0p2` → `mmcblk0`,
 /// `nvme0n1p3` → `nvme0n1`, `sda2` → `sda`); names without a partition suffix stay.
 pub fn disk_of_partition_name(part: &str) -> String {
@@ -420,7 +376,7 @@ pub fn classify_swap(
         (_, Some(n)) if n.starts_with("zram") => (SwapKind::Zram, Some(read_zram(root, &n)), None),
         ("partition", Some(n)) => (SwapKind::Partition, None, Some(backing_of_block(root, &n))),
         ("file", _) => {
-            let backing = mount_of(mounts, &e.path).map(|m| {
+            let backing = mount_of(mounts, std::path::Path::new(&e.path)).map(|m| {
                 // Overlay roots (FriendlyELEC images) sit on the root= partition.
                 let src = if m.fstype == "overlay" {
                     cmdline_root.unwrap_or("")
@@ -460,7 +416,7 @@ pub fn read_zswap(root: &SysRoot) -> Option<Zswap> {
 /// Read memory, swap and zswap.
 pub fn read(root: &SysRoot, cmdline: Option<&str>) -> Memory {
     let meminfo = root
-        .read_opt("/proc/meminfo")
+        .read_opt(MEMINFO)
         .map(|t| parse_meminfo(&t))
         .unwrap_or_default();
     let entries = root
@@ -495,6 +451,55 @@ mod tests {
 
     /// Raspberry Pi 4 with a swap file and zram (corpus log 4pzj), note the tabs.
     const SWAPS_RPI4: &str = "Filename\t\t\t\tType\t\tSize\tUsed\tPriority\n/var/swap                              \tfile    \t102396\t0\t-2\n/dev/zram0                             \tpartition\t767996\t111692\t75\n";
+
+    /// Head of `/proc/meminfo` on this project's x86 VM (Linux 6.18). The corpus holds no
+    /// board's meminfo; the format is the same everywhere.
+    const SAMPLE: &str = "\
+MemTotal:       24684096 kB
+MemFree:        12315208 kB
+MemAvailable:   22867812 kB
+Buffers:           64688 kB
+Cached:         10439384 kB
+";
+
+    /// The same without MemAvailable, as kernels before 3.14 print it (constructed).
+    const OLD: &str = "\
+MemTotal:       24684096 kB
+MemFree:        12315208 kB
+Buffers:           64688 kB
+Cached:         10439384 kB
+";
+
+    /// An old (3.10) kernel without MemAvailable.
+    const MEMINFO_OLD: &str = "MemTotal:        1025220 kB\nMemFree:          712032 kB\nBuffers:           11044 kB\nCached:           150248 kB\n";
+
+    #[test]
+    fn available_memory() {
+        assert_eq!(available_bytes_from(SAMPLE), Some(22_867_812 * 1024));
+        assert_eq!(available_bytes_from(MEMINFO), Some(23_959_736 * 1024));
+        assert_eq!(
+            available_bytes_from(OLD),
+            Some((12_315_208 + 64_688 + 10_439_384) * 1024)
+        );
+        assert_eq!(
+            available_bytes_from(MEMINFO_OLD),
+            Some((712_032 + 11_044 + 150_248) * 1024)
+        );
+        assert_eq!(available_bytes_from("garbage"), None);
+        assert_eq!(available_bytes_from("garbage\n"), None);
+        assert_eq!(available_bytes_from(""), None);
+        assert_eq!(parse_kib("MemFree: x kB", "MemFree"), None);
+        assert_eq!(
+            available_bytes_from("MemAvailable: 99999999999999999999 kB\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn missing_meminfo_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(available_bytes(&SysRoot::new(dir.path())), None);
+    }
 
     #[test]
     fn meminfo() {
@@ -553,36 +558,5 @@ mod tests {
         assert_eq!(disk_of_partition_name("sda"), "sda");
         assert_eq!(disk_of_partition_name("mmcblk1"), "mmcblk1");
         assert_eq!(disk_of_partition_name("nvme0n1"), "nvme0n1");
-    }
-
-    #[test]
-    fn mounts() {
-        let mi = "22 1 179:2 / / rw,noatime shared:1 - ext4 /dev/root rw\n23 22 0:5 / /boot/firmware rw - vfat /dev/mmcblk0p1 rw\n24 22 0:6 / /var/my\\040dir rw - tmpfs tmpfs rw\nbroken line\n";
-        let m = parse_mountinfo(mi);
-        assert_eq!(m.len(), 3);
-        assert_eq!(
-            mount_of(&m, "/var/swap").map(|m| m.source.as_str()),
-            Some("/dev/root")
-        );
-        assert_eq!(
-            mount_of(&m, "/boot/firmware/x").map(|m| m.source.as_str()),
-            Some("/dev/mmcblk0p1")
-        );
-        assert_eq!(
-            mount_of(&m, "/var/my dir/f").map(|m| m.fstype.as_str()),
-            Some("tmpfs")
-        );
-        assert_eq!(
-            mount_of(&m, "/boot/firmwarex").map(|m| m.mount_point.as_str()),
-            Some("/")
-        );
-        assert_eq!(mount_of(&[], "/x"), None);
-    }
-
-    #[test]
-    fn octal() {
-        assert_eq!(unescape_octal("a\\040b\\011c"), "a b\tc");
-        assert_eq!(unescape_octal("trailing\\04"), "trailing\\04");
-        assert_eq!(unescape_octal("\\777"), "\\777");
     }
 }

@@ -11,7 +11,6 @@ pub mod discover;
 pub mod irq;
 pub mod kmsg;
 pub mod membench;
-pub mod meminfo;
 pub mod memory;
 pub mod mmc;
 pub mod net;

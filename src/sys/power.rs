@@ -189,45 +189,6 @@ pub fn read(root: &SysRoot) -> PowerInfo {
 /// Sysfs node of the Raspberry Pi firmware driver that mirrors `vcgencmd get_throttled`.
 pub const PI_GET_THROTTLED: &str = "/sys/devices/platform/soc/soc:firmware/get_throttled";
 
-/// The Raspberry Pi firmware's throttling bits (`0x50005`), from the firmware driver's
-/// sysfs node, else from `vcgencmd get_throttled` on the live system (bounded by a
-/// timeout: the firmware mailbox has hung on broken boards). `None` on other boards.
-pub fn pi_throttled(root: &SysRoot) -> Option<String> {
-    if let Some(v) = root.value(PI_GET_THROTTLED) {
-        return Some(v);
-    }
-    if !root.is_host() {
-        return None;
-    }
-    let exe = ["/usr/bin/vcgencmd", "/opt/vc/bin/vcgencmd"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())?;
-    let mut child = std::process::Command::new(exe)
-        .arg("get_throttled")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
-    let v = out.trim();
-    (!v.is_empty()).then(|| v.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -794,8 +794,9 @@ pub struct Mount {
     pub options: String,
 }
 
-/// Undo mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
+/// Undo the octal escapes (`\040` for a space, `\011` for a tab) the kernel writes in
+/// paths of `/proc/self/mountinfo` and `/proc/swaps`.
+pub fn unescape_octal(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -836,9 +837,9 @@ pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
             Some(Mount {
                 major: maj.parse().ok()?,
                 minor: min.parse().ok()?,
-                mount_point: unescape(f.get(4)?),
+                mount_point: unescape_octal(f.get(4)?),
                 fstype: r.first()?.to_string(),
-                source: unescape(r.get(1).copied().unwrap_or_default()),
+                source: unescape_octal(r.get(1).copied().unwrap_or_default()),
                 options: r.get(2).copied().unwrap_or_default().to_string(),
             })
         })
@@ -1031,8 +1032,36 @@ bad line\n";
             mount_of(&m, Path::new("/media/ntfs")).unwrap().fstype,
             "fuseblk"
         );
-        assert_eq!(unescape("a\\134b\\"), "a\\b\\");
-        assert_eq!(unescape("\\777x"), "\\777x");
+        assert_eq!(unescape_octal("a\\134b\\"), "a\\b\\");
+        assert_eq!(unescape_octal("\\777x"), "\\777x");
+        assert_eq!(unescape_octal("a\\040b\\011c"), "a b\tc");
+        assert_eq!(unescape_octal("trailing\\04"), "trailing\\04");
+        assert_eq!(unescape_octal("\\777"), "\\777");
+    }
+
+    #[test]
+    fn mounts_of_a_pi_with_a_swap_file() {
+        let mi = "22 1 179:2 / / rw,noatime shared:1 - ext4 /dev/root rw\n23 22 0:5 / /boot/firmware rw - vfat /dev/mmcblk0p1 rw\n24 22 0:6 / /var/my\\040dir rw - tmpfs tmpfs rw\nbroken line\n";
+        let m = parse_mountinfo(mi);
+        assert_eq!(m.len(), 3);
+        let at = |p: &str| mount_of(&m, Path::new(p));
+        assert_eq!(
+            at("/var/swap").map(|m| m.source.as_str()),
+            Some("/dev/root")
+        );
+        assert_eq!(
+            at("/boot/firmware/x").map(|m| m.source.as_str()),
+            Some("/dev/mmcblk0p1")
+        );
+        assert_eq!(
+            at("/var/my dir/f").map(|m| m.fstype.as_str()),
+            Some("tmpfs")
+        );
+        assert_eq!(
+            at("/boot/firmwarex").map(|m| m.mount_point.as_str()),
+            Some("/")
+        );
+        assert_eq!(mount_of(&[], Path::new("/x")), None);
     }
 
     #[test]

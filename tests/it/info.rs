@@ -12,7 +12,7 @@ use sbc_bench::report;
 use sbc_bench::sys::board::{self, Distro, HostFacts};
 use sbc_bench::sys::discover::SystemInfo;
 use sbc_bench::sys::root::SysRoot;
-use sbc_bench::sys::{cpufreq, memory, thermal};
+use sbc_bench::sys::{cpufreq, memory, storage, thermal};
 
 /// Every fixture board.
 const BOARDS: &[&str] = &[
@@ -500,10 +500,10 @@ proptest! {
     fn parsers_never_panic(s in "\\PC{0,200}", bytes in proptest::collection::vec(any::<u8>(), 0..128)) {
         let _ = memory::parse_meminfo(&s);
         let _ = memory::parse_swaps(&s);
-        let _ = memory::parse_mountinfo(&s);
+        let _ = storage::parse_mountinfo(&s);
         let _ = memory::parse_comp_algorithm(&s);
         let _ = memory::parse_mm_stat(&s);
-        let _ = memory::unescape_octal(&s);
+        let _ = storage::unescape_octal(&s);
         let _ = memory::disk_of_partition_name(&s);
         let _ = memory::parse_bool_param(&s);
         let _ = Distro::parse(&s);
@@ -525,7 +525,7 @@ proptest! {
 
     #[test]
     fn octal_unescape_is_identity_without_backslashes(s in "[^\\\\]{0,100}") {
-        prop_assert_eq!(memory::unescape_octal(&s), s);
+        prop_assert_eq!(storage::unescape_octal(&s), s);
     }
 }
 

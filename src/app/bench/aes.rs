@@ -2,71 +2,15 @@
 
 use serde::Serialize;
 
+use super::{cancelled_code, pinning};
 use crate::app::Ctx;
 use crate::bench::BenchError;
 use crate::bench::aes::{self, Algorithm, suite};
 use crate::bench::external::openssl::Openssl;
-use crate::bench::pin::{self, Skipped, Target};
-use crate::cli::bench::{AesArgs, CommonArgs};
+use crate::bench::pin::{Skipped, Target};
+use crate::cli::bench::AesArgs;
 use crate::output;
 use crate::report::crypto;
-use crate::sys::cpu::{self, Topology};
-
-/// Where the crypto benchmarks run.
-pub(super) struct Placement {
-    /// One CPU per cluster, or the CPUs asked for.
-    pub targets: Vec<Target>,
-    /// Requested CPUs we cannot run on.
-    pub skipped: Vec<Skipped>,
-    /// Every CPU for the all-cores runs: online and allowed, or the usable CPUs asked for.
-    pub all_cpus: Vec<u32>,
-    /// Were the targets chosen per cluster (no `--cpus`)?
-    pub by_cluster: bool,
-}
-
-/// Choose the CPUs from `--cpus` and the topology. `Err` carries a usage message.
-pub(super) fn placement(ctx: &Ctx, common: &CommonArgs) -> Result<Placement, String> {
-    let requested = common.cpus.as_deref().map(pin::parse_cpus).transpose()?;
-    let (_, topo) = cpu::read(&ctx.root);
-    let allowed = pin::allowed_cpus();
-    let (targets, skipped) = pin::targets(&topo, requested.as_deref(), &allowed);
-    let all_cpus = match &requested {
-        Some(_) => targets.iter().map(|t| t.cpu).collect(),
-        None => all_usable(&topo, &allowed),
-    };
-    Ok(Placement {
-        targets,
-        skipped,
-        all_cpus,
-        by_cluster: requested.is_none(),
-    })
-}
-
-fn all_usable(topo: &Topology, allowed: &[u32]) -> Vec<u32> {
-    let online = topo.online();
-    let v: Vec<u32> = if online.is_empty() {
-        allowed.to_vec()
-    } else {
-        online
-            .into_iter()
-            .filter(|c| allowed.is_empty() || allowed.contains(c))
-            .collect()
-    };
-    if v.is_empty() { vec![0] } else { v }
-}
-
-/// Report skipped CPUs; returns whether any was asked for explicitly.
-pub(super) fn warn_skipped(p: &Placement) -> bool {
-    for s in &p.skipped {
-        output::warn(format!("skipping cpu{}: {}", s.cpu, s.reason));
-    }
-    !p.by_cluster && !p.skipped.is_empty()
-}
-
-/// Exit status for a cancelled run.
-pub(super) fn cancelled_code() -> i32 {
-    128 + crate::shutdown::signal().unwrap_or(libc::SIGINT)
-}
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -80,14 +24,11 @@ struct Doc<'a> {
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
     let common = &args.common;
-    let p = match placement(ctx, common) {
+    let p = match pinning::resolve_or_usage(ctx, common) {
         Ok(p) => p,
-        Err(msg) => {
-            eprintln!("Error: {msg}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
-    let explicit_skip = warn_skipped(&p);
+    let explicit_skip = p.warn_skipped();
     if p.targets.is_empty() {
         anyhow::bail!("none of the requested CPUs can run a benchmark");
     }
@@ -143,7 +84,7 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        let heading = if p.by_cluster && p.targets.len() > 1 {
+        let heading = if p.by_cluster() && p.targets.len() > 1 {
             "Executing benchmark on each cluster individually".to_string()
         } else {
             let labels: Vec<String> = p.targets.iter().map(Target::label).collect();

@@ -10,12 +10,9 @@ use crate::shutdown;
 
 /// Run the clock check on every target and print it.
 pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
-    let r = match pinning::resolve(ctx, &a.common) {
+    let r = match pinning::resolve_or_usage(ctx, &a.common) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
     let opts = if a.common.quick {
         Options::quick()
@@ -74,11 +71,9 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
                 !w.restore_errors.is_empty() || w.opps.iter().any(|o| o.error.is_some())
             })
     });
-    Ok(
-        if failed || (r.requested && !r.skipped.is_empty()) || checks.is_empty() {
-            output::EXIT_INVALID
-        } else {
-            output::EXIT_OK
-        },
-    )
+    Ok(if failed || r.explicit_skip() || checks.is_empty() {
+        output::EXIT_INVALID
+    } else {
+        output::EXIT_OK
+    })
 }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::aes::{cancelled_code, placement, warn_skipped};
+use super::{cancelled_code, pinning};
 use crate::app::Ctx;
 use crate::bench::BenchError;
 use crate::bench::external::sevenzip::SevenZip;
@@ -11,7 +11,7 @@ use crate::bench::pin::{Skipped, Target};
 use crate::cli::bench::CompressArgs;
 use crate::output;
 use crate::report::crypto;
-use crate::sys::meminfo;
+use crate::sys::memory;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -27,20 +27,17 @@ struct Doc<'a> {
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
     let common = &args.common;
-    let p = match placement(ctx, common) {
+    let p = match pinning::resolve_or_usage(ctx, common) {
         Ok(p) => p,
-        Err(msg) => {
-            eprintln!("Error: {msg}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
-    let explicit_skip = warn_skipped(&p);
+    let explicit_skip = p.warn_skipped();
     if p.targets.is_empty() {
         anyhow::bail!("none of the requested CPUs can run a benchmark");
     }
     let cancel = crate::shutdown::token();
     let mut notes = Vec::new();
-    let available = meminfo::available_bytes(&ctx.root);
+    let available = memory::available_bytes(&ctx.root);
 
     let sevenzip = if args.native_only {
         None

@@ -10,12 +10,9 @@ use crate::shutdown;
 
 /// Measure bandwidth on every target and print it.
 pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
-    let r = match pinning::resolve(ctx, a) {
+    let r = match pinning::resolve_or_usage(ctx, a) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
     let opts = if a.quick {
         Options::quick()
@@ -67,11 +64,9 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
         }
     }
     let failed = runs.iter().any(|x| x.error.is_some());
-    Ok(
-        if failed || (r.requested && !r.skipped.is_empty()) || runs.is_empty() {
-            output::EXIT_INVALID
-        } else {
-            output::EXIT_OK
-        },
-    )
+    Ok(if failed || r.explicit_skip() || runs.is_empty() {
+        output::EXIT_INVALID
+    } else {
+        output::EXIT_OK
+    })
 }

@@ -8,17 +8,14 @@ use crate::cli::bench::MemlatArgs;
 use crate::output;
 use crate::report::bench_mem;
 use crate::shutdown;
-use crate::sys::membench;
+use crate::sys::{membench, memory};
 
 /// Measure latency on every target and print it.
 pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
     let a = &args.common;
-    let r = match pinning::resolve(ctx, a) {
+    let r = match pinning::resolve_or_usage(ctx, a) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
     let opts = if a.quick {
         Options::quick()
@@ -29,7 +26,7 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
     };
     let mut plan = memlat::plan(
         opts.max_bytes,
-        membench::mem_available(&ctx.root),
+        memory::available_bytes(&ctx.root),
         membench::thp_mode(&ctx.root),
     );
     if args.no_madvise {
@@ -83,11 +80,9 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
         }
     }
     let failed = runs.iter().any(|x| x.error.is_some());
-    Ok(
-        if failed || (r.requested && !r.skipped.is_empty()) || runs.is_empty() {
-            output::EXIT_INVALID
-        } else {
-            output::EXIT_OK
-        },
-    )
+    Ok(if failed || r.explicit_skip() || runs.is_empty() {
+        output::EXIT_INVALID
+    } else {
+        output::EXIT_OK
+    })
 }

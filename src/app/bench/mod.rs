@@ -22,3 +22,8 @@ pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<i32> {
         BenchCommand::Scrypt(a) => scrypt::run(ctx, a),
     }
 }
+
+/// Exit status for a run cancelled by a signal: 128 + its number, as a shell reports it.
+fn cancelled_code() -> i32 {
+    128 + crate::shutdown::signal().unwrap_or(libc::SIGINT)
+}

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::aes::{cancelled_code, placement, warn_skipped};
+use super::{cancelled_code, pinning};
 use crate::app::Ctx;
 use crate::bench::BenchError;
 use crate::bench::pin::Skipped;
@@ -23,14 +23,11 @@ struct Doc<'a> {
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<i32> {
     let common = &args.common;
-    let p = match placement(ctx, common) {
+    let p = match pinning::resolve_or_usage(ctx, common) {
         Ok(p) => p,
-        Err(msg) => {
-            eprintln!("Error: {msg}");
-            return Ok(output::EXIT_USAGE);
-        }
+        Err(code) => return Ok(code),
     };
-    let explicit_skip = warn_skipped(&p);
+    let explicit_skip = p.warn_skipped();
     let mut opts = if common.quick {
         scrypt::Options::quick()
     } else {

@@ -1,14 +1,17 @@
-//! Optional reference tools (`openssl`, `7z`, `smartctl`): find the binary, run it (pinned where
-//! asked, stoppable with Ctrl-C), parse what it prints. Parsers are pure; nothing here is
-//! needed for a native run, and a missing tool is a note, not a failure.
+//! Optional reference tools (`openssl`, `7z`, `smartctl`, `vcgencmd`): find the binary, run
+//! it (pinned where asked, bounded in time, stoppable with Ctrl-C), parse what it prints.
+//! Parsers are pure; nothing here is needed for a native run, and a missing tool is a note,
+//! not a failure.
 
 pub mod openssl;
 pub mod sevenzip;
 pub mod smartctl;
+pub mod vcgencmd;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::bench::{BenchError, pin};
@@ -16,9 +19,16 @@ use crate::shutdown::CancellationToken;
 
 /// The first of `names` found as an executable file in `path` (a `$PATH`-style list).
 pub fn find_in(path: &std::ffi::OsStr, names: &[&str]) -> Option<PathBuf> {
+    let dirs: Vec<PathBuf> = std::env::split_paths(path).collect();
+    find_in_dirs(&dirs, names)
+}
+
+/// The first of `names` found as an executable file in one of `dirs`, names first: the
+/// best-liked name wins wherever it is.
+pub fn find_in_dirs(dirs: &[PathBuf], names: &[&str]) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     for name in names {
-        for dir in std::env::split_paths(path) {
+        for dir in dirs {
             let candidate = dir.join(name);
             if let Ok(meta) = std::fs::metadata(&candidate)
                 && meta.is_file()
@@ -50,6 +60,49 @@ pub struct Output {
     pub elapsed: Duration,
 }
 
+/// Why a tool gave no output.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The program could not be started (not there, not executable).
+    #[error("cannot start {program}: {reason}")]
+    Start {
+        /// The program.
+        program: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// It did not finish in time; it was killed and abandoned.
+    #[error("{program} did not finish within {} s and was stopped", .timeout.as_secs())]
+    TimedOut {
+        /// The program.
+        program: String,
+        /// The bound it ran past.
+        timeout: Duration,
+    },
+    /// The cancellation token fired; the child was killed and abandoned.
+    #[error("cancelled")]
+    Cancelled,
+    /// Waiting for it or reading its output failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<RunError> for BenchError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Cancelled => BenchError::Cancelled,
+            other => BenchError::Failed(other.to_string()),
+        }
+    }
+}
+
+/// How long a finished child's output may take to reach its end: a grandchild that
+/// inherited the pipes (a wrapper script's background job) may keep them open for ever.
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
+/// How often a running child is polled.
+const POLL: Duration = Duration::from_millis(20);
+
 /// Run `program args…` to completion and capture its output. With `cpu`, the child is
 /// started from a thread pinned to that CPU and inherits the affinity (what `taskset -c`
 /// does). The child is killed when `cancel` fires or after `timeout`.
@@ -62,7 +115,7 @@ pub fn run(
 ) -> Result<Output, BenchError> {
     match cpu {
         Some(cpu) => run_on_cpus(program, args, &[cpu], timeout, cancel),
-        None => run_here(program, args, timeout, cancel),
+        None => Ok(run_bounded(program, args, timeout, cancel)?),
     }
 }
 
@@ -75,19 +128,25 @@ pub fn run_on_cpus(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<Output, BenchError> {
-    let go = || run_here(program, args, timeout, cancel);
+    let go = || run_bounded(program, args, timeout, cancel).map_err(BenchError::from);
     if cpus.is_empty() {
         return go();
     }
     pin::run_on_set(cpus, go)?
 }
 
-fn run_here(
+/// Run `program args…` (`LC_ALL=C`, no stdin) and capture stdout and stderr, for at most
+/// `timeout` or until `cancel` fires. The one runner of every external tool.
+///
+/// A child that overstays is killed and then abandoned, not waited for: a process stuck in
+/// the kernel (a USB bridge that hangs on a SMART command, a firmware mailbox that never
+/// answers) dies only when the kernel lets go, and it is reaped in the background then.
+pub fn run_bounded(
     program: &Path,
-    args: &[String],
+    args: &[impl AsRef<std::ffi::OsStr>],
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Result<Output, BenchError> {
+) -> Result<Output, RunError> {
     let start = Instant::now();
     let mut child = Command::new(program)
         .args(args)
@@ -96,16 +155,21 @@ fn run_here(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| BenchError::Failed(format!("cannot start {}: {e}", program.display())))?;
+        .map_err(|e| RunError::Start {
+            program: program.display().to_string(),
+            reason: e.to_string(),
+        })?;
     // Drain both pipes on their own threads so a chatty child never blocks on a full pipe.
     let drain = |r: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             if let Some(mut r) = r {
                 let _ = r.read_to_end(&mut buf);
             }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
+            let _ = tx.send(String::from_utf8_lossy(&buf).into_owned());
+        });
+        rx
     };
     let out = drain(
         child
@@ -121,35 +185,56 @@ fn run_here(
     );
     let status = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
+            Ok(Some(status)) => break status,
             Ok(None) => {}
-            Err(e) => break Err(format!("waiting for {}: {e}", program.display())),
-        }
-        if cancel.is_cancelled() || start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = out.join();
-            let _ = err.join();
-            if cancel.is_cancelled() {
-                return Err(BenchError::Cancelled);
+            Err(e) => {
+                abandon(child);
+                return Err(RunError::Io(format!(
+                    "waiting for {}: {e}",
+                    program.display()
+                )));
             }
-            return Err(BenchError::Failed(format!(
-                "{} did not finish within {} s and was stopped",
-                program.display(),
-                timeout.as_secs()
-            )));
         }
-        cancel.sleep(Duration::from_millis(50));
+        if cancel.is_cancelled() {
+            abandon(child);
+            return Err(RunError::Cancelled);
+        }
+        if start.elapsed() > timeout {
+            abandon(child);
+            return Err(RunError::TimedOut {
+                program: program.display().to_string(),
+                timeout,
+            });
+        }
+        cancel.sleep(POLL);
     };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    let status = status.map_err(BenchError::Failed)?;
+    let elapsed = start.elapsed();
+    let deadline = Instant::now() + OUTPUT_GRACE;
+    let collect = |rx: mpsc::Receiver<String>| {
+        rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .map_err(|_| {
+                RunError::Io(format!(
+                    "{} exited but its output did not end",
+                    program.display()
+                ))
+            })
+    };
+    let stdout = collect(out)?;
+    let stderr = collect(err)?;
     Ok(Output {
         status: status.code(),
         stdout,
         stderr,
-        elapsed: start.elapsed(),
+        elapsed,
     })
+}
+
+/// Kill `child` and reap it on a background thread, without waiting here.
+fn abandon(mut child: std::process::Child) {
+    let _ = child.kill();
+    std::thread::spawn(move || {
+        let _ = child.wait();
+    });
 }
 
 #[cfg(test)]
@@ -224,5 +309,38 @@ mod tests {
         );
         assert!(matches!(r, Err(BenchError::Cancelled)));
         assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_child_that_overstays_is_abandoned_not_waited_for() {
+        // The shell is killed at the timeout; its `sleep` lives on holding the pipes, as a
+        // process stuck on a hung USB bridge would. We return at once all the same.
+        let t = CancellationToken::new();
+        let start = Instant::now();
+        let r = run_bounded(
+            Path::new("/bin/sh"),
+            &["-c", "sleep 5; echo late"],
+            Duration::from_millis(200),
+            &t,
+        );
+        assert!(
+            matches!(&r, Err(RunError::TimedOut { timeout, .. }) if *timeout == Duration::from_millis(200)),
+            "{r:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(3));
+        // A child that exits but leaves a background job holding its output: we give up
+        // on the output after the grace period instead of waiting for the job.
+        let start = Instant::now();
+        let r = run_bounded(
+            Path::new("/bin/sh"),
+            &["-c", "sleep 6 & echo early"],
+            Duration::from_secs(10),
+            &t,
+        );
+        assert!(
+            matches!(&r, Err(RunError::Io(m)) if m.contains("did not end")),
+            "{r:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 }

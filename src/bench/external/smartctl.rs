@@ -10,13 +10,12 @@
 //! health then comes from JSON recorded next to the tree, in
 //! `<sysroot>/.sbc-bench/smartctl/<node>.json`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
+use super::RunError;
 use crate::sys::root::SysRoot;
 use crate::sys::storage::{Bus, Device, Health};
 
@@ -78,14 +77,11 @@ pub enum Outcome {
 /// Look for an executable in `PATH` and the sbin directories (smartctl lives in
 /// `/usr/sbin`, which is not in a normal user's `PATH` on Debian).
 pub fn find_in_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path)
         .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .collect();
+    super::find_in_dirs(&dirs, &[name])
 }
 
 /// Should smartctl be asked about this device? SATA, NVMe, USB and SCSI disks; not SD
@@ -116,11 +112,9 @@ pub fn query(source: &Source, dev: &Device) -> Option<Outcome> {
             if dev.bus != Bus::Nvme {
                 args.extend(["-l", "devstat"]);
             }
-            let first = run(exe, &args, &dev.node, *timeout);
-            let text = match first {
+            let text = match run(exe, &args, &dev.node, *timeout) {
                 Ok(t) => t,
-                Err(RunError::Timeout) => return Some(Outcome::Timeout(*timeout)),
-                Err(RunError::Spawn(e)) => return Some(Outcome::NoData(e)),
+                Err(e) => return Some(failed(e)),
             };
             let out = outcome_of(&text, "smartctl");
             // Bridges missing from smartctl's database often still speak SAT.
@@ -131,8 +125,7 @@ pub fn query(source: &Source, dev: &Device) -> Option<Outcome> {
                 sat.extend(["-d", "sat"]);
                 return Some(match run(exe, &sat, &dev.node, *timeout) {
                     Ok(t) => outcome_of(&t, "smartctl"),
-                    Err(RunError::Timeout) => Outcome::Timeout(*timeout),
-                    Err(RunError::Spawn(e)) => Outcome::NoData(e),
+                    Err(e) => failed(e),
                 });
             }
             Some(out)
@@ -153,56 +146,22 @@ fn outcome_of(text: &str, source: &str) -> Outcome {
     }
 }
 
-#[derive(Debug)]
-enum RunError {
-    Timeout,
-    Spawn(String),
+/// What a query that gave no output becomes.
+fn failed(e: RunError) -> Outcome {
+    match e {
+        RunError::TimedOut { timeout, .. } => Outcome::Timeout(timeout),
+        RunError::Cancelled => Outcome::NoData("interrupted".into()),
+        other => Outcome::NoData(other.to_string()),
+    }
 }
 
-/// Run `exe args node`, return stdout, give up after `timeout`.
+/// Run `exe args node` with the shared runner and return stdout (smartctl's exit status is
+/// a bit mask that is non-zero on healthy drives too, so it is not looked at). A query
+/// that hangs is abandoned after `timeout`; Ctrl-C stops it.
 fn run(exe: &Path, args: &[&str], node: &str, timeout: Duration) -> Result<String, RunError> {
-    let mut child = Command::new(exe)
-        .args(args)
-        .arg(node)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| RunError::Spawn(format!("cannot run {}: {e}", exe.display())))?;
-    let Some(mut stdout) = child.stdout.take() else {
-        return Err(RunError::Spawn("no stdout".into()));
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        let _ = tx.send(s);
-    });
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                // A process in uninterruptible sleep (a hung bridge) dies only when the
-                // kernel lets go; reap it in the background instead of waiting here.
-                std::thread::spawn(move || {
-                    let _ = child.wait();
-                });
-                return Err(RunError::Timeout);
-            }
-            Ok(None) => {
-                if crate::shutdown::token().sleep(Duration::from_millis(20)) {
-                    continue;
-                }
-                let _ = child.kill();
-                return Err(RunError::Spawn("interrupted".into()));
-            }
-            Err(e) => return Err(RunError::Spawn(e.to_string())),
-        }
-    }
-    rx.recv_timeout(Duration::from_secs(2))
-        .map_err(|_| RunError::Spawn("smartctl output not readable".into()))
+    let mut argv: Vec<&str> = args.to_vec();
+    argv.push(node);
+    super::run_bounded(exe, &argv, timeout, crate::shutdown::token()).map(|o| o.stdout)
 }
 
 /// The leading integer of an attribute's raw string (`"2111 (12437 0)"` → 2111): raw
@@ -338,6 +297,7 @@ pub fn parse(text: &str, source: &str) -> Result<Health, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     /// `smartctl -j -a` of an NVMe SSD (layout of smartmontools 7.x), values of the
     /// ROCK 5 ITX review's Toshiba KXG50 (13 % worn, 44 °C).
@@ -442,7 +402,7 @@ mod tests {
             "--",
             Duration::from_millis(200),
         );
-        assert!(matches!(r, Err(RunError::Timeout)));
+        assert!(matches!(r, Err(RunError::TimedOut { .. })));
         assert!(start.elapsed() < Duration::from_secs(3));
         let ok = run(Path::new("/bin/sh"), &["-c", "echo '{}'"], "--", TIMEOUT).unwrap();
         assert_eq!(ok.trim(), "{}");

@@ -33,89 +33,58 @@ pub fn run<const K: usize>(iters: usize) {
     chain::<K>(iters);
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
-#[inline(always)]
-fn chain<const K: usize>(iters: usize) {
-    // SAFETY: register-only arithmetic and a backward branch; no memory is touched.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept {k}",
-            "add {a}, {b}",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            k = const K,
-            n = inout(reg) iters => _,
-            a = inout(reg) 0usize => _,
-            b = in(reg) 1usize,
-            options(nomem, nostack),
-        );
-    }
+/// One `chain` per architecture: `.rept K` dependent additions, then the loop counter step
+/// and the backward branch, each in its architecture's syntax. Operands, clobbers and
+/// options are the same everywhere, so they are written once here.
+macro_rules! chain_asm {
+    ($arch:meta, add: $add:literal, dec: $dec:literal, branch: $branch:literal) => {
+        #[cfg($arch)]
+        #[inline(always)]
+        fn chain<const K: usize>(iters: usize) {
+            // SAFETY: register-only arithmetic and a backward branch; no memory is touched.
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    ".rept {k}",
+                    $add,
+                    ".endr",
+                    $dec,
+                    $branch,
+                    k = const K,
+                    n = inout(reg) iters => _,
+                    a = inout(reg) 0usize => _,
+                    b = in(reg) 1usize,
+                    options(nomem, nostack),
+                );
+            }
+        }
+    };
 }
 
-#[cfg(target_arch = "aarch64")]
-#[inline(always)]
-fn chain<const K: usize>(iters: usize) {
-    // SAFETY: register-only arithmetic and a backward branch; no memory is touched.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept {k}",
-            "add {a}, {a}, {b}",
-            ".endr",
-            "subs {n}, {n}, #1",
-            "b.ne 2b",
-            k = const K,
-            n = inout(reg) iters => _,
-            a = inout(reg) 0usize => _,
-            b = in(reg) 1usize,
-            options(nomem, nostack),
-        );
-    }
-}
-
-#[cfg(target_arch = "arm")]
-#[inline(always)]
-fn chain<const K: usize>(iters: usize) {
-    // SAFETY: register-only arithmetic and a backward branch; no memory is touched.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept {k}",
-            "add {a}, {a}, {b}",
-            ".endr",
-            "subs {n}, {n}, #1",
-            "bne 2b",
-            k = const K,
-            n = inout(reg) iters => _,
-            a = inout(reg) 0usize => _,
-            b = in(reg) 1usize,
-            options(nomem, nostack),
-        );
-    }
-}
-
-#[cfg(any(target_arch = "riscv64", target_arch = "riscv32"))]
-#[inline(always)]
-fn chain<const K: usize>(iters: usize) {
-    // SAFETY: register-only arithmetic and a backward branch; no memory is touched.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept {k}",
-            "add {a}, {a}, {b}",
-            ".endr",
-            "addi {n}, {n}, -1",
-            "bnez {n}, 2b",
-            k = const K,
-            n = inout(reg) iters => _,
-            a = inout(reg) 0usize => _,
-            b = in(reg) 1usize,
-            options(nomem, nostack),
-        );
-    }
-}
+chain_asm!(
+    any(target_arch = "x86_64", target_arch = "x86"),
+    add: "add {a}, {b}",
+    dec: "dec {n}",
+    branch: "jnz 2b"
+);
+chain_asm!(
+    target_arch = "aarch64",
+    add: "add {a}, {a}, {b}",
+    dec: "subs {n}, {n}, #1",
+    branch: "b.ne 2b"
+);
+chain_asm!(
+    target_arch = "arm",
+    add: "add {a}, {a}, {b}",
+    dec: "subs {n}, {n}, #1",
+    branch: "bne 2b"
+);
+chain_asm!(
+    any(target_arch = "riscv64", target_arch = "riscv32"),
+    add: "add {a}, {a}, {b}",
+    dec: "addi {n}, {n}, -1",
+    branch: "bnez {n}, 2b"
+);
 
 /// Other architectures: a plain loop that keeps the CPU busy (so warm-up still works) but
 /// whose cycle count is unknown; [`SUPPORTED`] is false there and no MHz is derived from it.

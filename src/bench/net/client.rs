@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::engine::{DataSocket, Engine, EngineConfig, Interval, StreamSpec};
+use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec};
 use super::proto::{
-    self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, StreamResult,
-    TestParams,
+    self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, TestParams,
 };
 use super::sockopt::{self, CpuMark};
 use super::{NetError, NetEvent, Role, TestReport};
@@ -436,35 +435,19 @@ pub fn run_client(
             && moved >= params.blocks.saturating_mul(u64::from(params.blksize()));
         let time_done = test_end.is_some_and(|t| now >= t);
         if time_done || bytes_done || blocks_done {
-            on(NetEvent::Ending {
-                threads: &engine.threads(),
-            });
-            on(NetEvent::Ending {
-                threads: &engine.threads(),
-            });
-            let iv = engine.finish_sending();
-            engine.stop_counting();
-            if keep_interval(&iv, cfg.interval_s) && interval.is_some() {
-                on(NetEvent::Interval {
-                    interval: &iv,
-                    threads: &engine.threads(),
-                    sender_has_retransmits: engine.sender_has_retransmits(),
-                    first,
-                });
-                intervals.push(iv);
-            }
+            end_of_data(
+                &mut engine,
+                on,
+                interval.is_some().then_some(cfg.interval_s),
+                first,
+                &mut intervals,
+            );
             break;
         }
         if let Some(t) = next_tick.filter(|&t| now >= t) {
             let iv = engine.tick();
-            on(NetEvent::Interval {
-                interval: &iv,
-                threads: &engine.threads(),
-                sender_has_retransmits: engine.sender_has_retransmits(),
-                first,
-            });
+            report_interval(&engine, on, iv, first, &mut intervals);
             first = false;
-            intervals.push(iv);
             next_tick = interval.map(|i| t + i);
             continue;
         }
@@ -516,31 +499,13 @@ pub fn run_client(
         };
         match state {
             State::ExchangeResults => {
-                let ours = PeerResults {
-                    cpu_util_total: cpu.total_pct,
-                    cpu_util_user: cpu.user_pct,
-                    cpu_util_system: cpu.system_pct,
-                    sender_has_retransmits: if direction == Direction::ServerToClient {
-                        -1
-                    } else {
-                        i64::from(has_retr)
-                    },
-                    congestion_used: congestion.clone(),
-                    streams: totals
-                        .iter()
-                        .map(|t| StreamResult {
-                            id: t.id,
-                            bytes: t.bytes,
-                            retransmits: t.retransmits.unwrap_or(-1),
-                            jitter_s: t.jitter_s,
-                            errors: t.lost,
-                            packets: t.packets,
-                            start_time_s: Some(0.0),
-                            end_time_s: Some(t.end_s),
-                        })
-                        .collect(),
-                    server_output_text: None,
-                };
+                let ours = engine::peer_results(
+                    &cpu,
+                    direction != Direction::ServerToClient,
+                    has_retr,
+                    congestion.clone(),
+                    &totals,
+                );
                 proto::write_json(&mut ctrl, &ours.to_json())?;
                 ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
                     .map_err(io("control connection"))?;
@@ -596,6 +561,43 @@ pub fn keep_interval(iv: &Interval, interval_s: f64) -> bool {
     iv.streams
         .iter()
         .any(|s| s.bytes > 0 || s.seconds >= interval_s * 0.1)
+}
+
+/// Report one interval to `on` (an [`NetEvent::Interval`]) and keep it.
+pub(super) fn report_interval(
+    engine: &Engine,
+    on: &mut dyn FnMut(NetEvent<'_>),
+    iv: Interval,
+    first: bool,
+    intervals: &mut Vec<Interval>,
+) {
+    on(NetEvent::Interval {
+        interval: &iv,
+        threads: &engine.threads(),
+        sender_has_retransmits: engine.sender_has_retransmits(),
+        first,
+    });
+    intervals.push(iv);
+}
+
+/// The end of the data phase, the same on both sides: [`NetEvent::Ending`] (while the
+/// stream threads still run), the last, partial interval, counting stopped. That interval
+/// is reported when intervals are (`interval_s`) and [`keep_interval`] keeps it.
+pub(super) fn end_of_data(
+    engine: &mut Engine,
+    on: &mut dyn FnMut(NetEvent<'_>),
+    interval_s: Option<f64>,
+    first: bool,
+    intervals: &mut Vec<Interval>,
+) {
+    on(NetEvent::Ending {
+        threads: &engine.threads(),
+    });
+    let iv = engine.finish_sending();
+    engine.stop_counting();
+    if interval_s.is_some_and(|s| keep_interval(&iv, s)) {
+        report_interval(engine, on, iv, first, intervals);
+    }
 }
 
 #[cfg(test)]

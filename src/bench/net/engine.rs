@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::proto::Protocol;
+use super::proto::{PeerResults, Protocol, StreamResult};
 use super::sockopt;
 
 /// How long a blocked read waits before looking at the stop flags.
@@ -203,6 +203,43 @@ pub struct StreamTotals {
     pub out_of_order: i64,
     /// UDP jitter in seconds (receiver).
     pub jitter_s: f64,
+}
+
+/// The results this side sends its peer when a test ends (iperf3's `EXCHANGE_RESULTS`):
+/// its CPU use, whether the sending side knows its retransmits (-1 when this side did not
+/// send), the congestion control used and every stream's totals.
+pub fn peer_results(
+    cpu: &sockopt::CpuUtil,
+    this_side_sends: bool,
+    sender_has_retransmits: bool,
+    congestion: Option<String>,
+    totals: &[StreamTotals],
+) -> PeerResults {
+    PeerResults {
+        cpu_util_total: cpu.total_pct,
+        cpu_util_user: cpu.user_pct,
+        cpu_util_system: cpu.system_pct,
+        sender_has_retransmits: if this_side_sends {
+            i64::from(sender_has_retransmits)
+        } else {
+            -1
+        },
+        congestion_used: congestion,
+        streams: totals
+            .iter()
+            .map(|t| StreamResult {
+                id: t.id,
+                bytes: t.bytes,
+                retransmits: t.retransmits.unwrap_or(-1),
+                jitter_s: t.jitter_s,
+                errors: t.lost,
+                packets: t.packets,
+                start_time_s: Some(0.0),
+                end_time_s: Some(t.end_s),
+            })
+            .collect(),
+        server_output_text: None,
+    }
 }
 
 /// Which thread serves which stream (for "which core did the receiver run on").
@@ -915,6 +952,32 @@ fn udp_recv(sock: &UdpSocket, c: &Counters, f: &Flags, id: i64, cfg: EngineConfi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peer_results_of_both_ends() {
+        let cpu = sockopt::CpuUtil {
+            total_pct: 12.5,
+            user_pct: 2.5,
+            system_pct: 10.0,
+        };
+        let totals = [StreamTotals {
+            id: 1,
+            sender: true,
+            bytes: 1_000_000,
+            end_s: 10.0,
+            retransmits: Some(7),
+            ..Default::default()
+        }];
+        let sent = peer_results(&cpu, true, true, Some("bbr".into()), &totals);
+        assert_eq!(sent.sender_has_retransmits, 1);
+        assert_eq!(sent.cpu_util_system, 10.0);
+        assert_eq!(sent.congestion_used.as_deref(), Some("bbr"));
+        assert_eq!(sent.streams[0].retransmits, 7);
+        assert_eq!(sent.streams[0].end_time_s, Some(10.0));
+        let received = peer_results(&cpu, false, true, None, &[StreamTotals::default()]);
+        assert_eq!(received.sender_has_retransmits, -1);
+        assert_eq!(received.streams[0].retransmits, -1);
+    }
 
     #[test]
     fn udp_loss_reordering_and_jitter() {

@@ -210,21 +210,32 @@ pub fn interval_text(
                 let _ = writeln!(out, "{p}  {b}s  {rate}s/sec {z} {packets}  {o}");
             }
             Protocol::Udp => {
-                let pct = if packets > 0 {
-                    100.0 * lost as f64 / packets as f64
-                } else {
-                    0.0
-                };
+                let pct = lost_percent(lost, packets);
                 let _ = writeln!(
                     out,
                     "{p}  {b}s  {rate}s/sec  {:5.3} ms  {lost}/{packets} ({}%)  {o}",
-                    jitter / f64::from(l.parallel.max(1)),
+                    mean_jitter(jitter, l.parallel),
                     fmt_g2(pct)
                 );
             }
         }
     }
     out
+}
+
+/// Lost datagrams in percent of `packets` (0 when none were counted).
+fn lost_percent(lost: i64, packets: i64) -> f64 {
+    if packets > 0 {
+        100.0 * lost as f64 / packets as f64
+    } else {
+        0.0
+    }
+}
+
+/// iperf3's jitter of a sum line: the streams' jitters added up, divided by the number of
+/// streams per direction.
+fn mean_jitter(sum: f64, parallel: u32) -> f64 {
+    sum / f64::from(parallel.max(1))
 }
 
 /// Per-stream summary numbers from both ends' points of view.
@@ -475,11 +486,7 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
                     }
                     if show_receiver {
                         let p = stream_prefix(sock, &tag, st, rcv_t);
-                        let pct = if ss.receiver_packets > 0 {
-                            100.0 * ss.lost as f64 / ss.receiver_packets as f64
-                        } else {
-                            0.0
-                        };
+                        let pct = lost_percent(ss.lost, ss.receiver_packets);
                         let _ = writeln!(
                             out,
                             "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {}/{} ({}%)  receiver",
@@ -532,15 +539,11 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
                 }
                 if !server || !group {
                     let p = sum_prefix(&tag, st, rcv_t);
-                    let pct = if tot_pk > 0 {
-                        100.0 * tot_lost as f64 / tot_pk as f64
-                    } else {
-                        0.0
-                    };
+                    let pct = lost_percent(tot_lost, tot_pk);
                     let _ = writeln!(
                         out,
                         "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {tot_lost}/{rcv_pk} ({}%)  receiver",
-                        jitter / f64::from(l.parallel.max(1)),
+                        mean_jitter(jitter, l.parallel),
                         fmt_g2(pct)
                     );
                 }
@@ -639,7 +642,7 @@ struct JStart<'a> {
     test_start: JTestStart,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Default)]
 struct JSum {
     start: f64,
     end: f64,
@@ -774,14 +777,10 @@ fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSu
         bits_per_second: rate(bytes, lead.seconds) * 8.0,
         retransmits: (!udp && shr && group)
             .then(|| members.iter().map(|s| s.retransmits.unwrap_or(0)).sum()),
-        jitter_ms: (udp && !group).then_some(jitter / f64::from(l.parallel.max(1))),
+        jitter_ms: (udp && !group).then_some(mean_jitter(jitter, l.parallel)),
         lost_packets: (udp && !group).then_some(lost),
         packets: udp.then_some(packets),
-        lost_percent: (udp && !group).then_some(if packets > 0 {
-            100.0 * lost as f64 / packets as f64
-        } else {
-            0.0
-        }),
+        lost_percent: (udp && !group).then_some(lost_percent(lost, packets)),
         omitted: Some(lead.omitted),
         sender: group,
     })
@@ -817,18 +816,9 @@ pub fn json_document(
             JInterval {
                 streams: &iv.streams,
                 sum: interval_sum(&l, iv, g0, shr(g0)).unwrap_or(JSum {
-                    start: 0.0,
-                    end: 0.0,
-                    seconds: 0.0,
-                    bytes: 0,
-                    bits_per_second: 0.0,
-                    retransmits: None,
-                    jitter_ms: None,
-                    lost_packets: None,
-                    packets: None,
-                    lost_percent: None,
                     omitted: Some(false),
                     sender: g0,
+                    ..JSum::default()
                 }),
                 sum_bidir_reverse: groups.get(1).and_then(|&g| interval_sum(&l, iv, g, shr(g))),
             }
@@ -857,11 +847,7 @@ pub fn json_document(
                         jitter_ms: ss.jitter_ms,
                         lost_packets: ss.lost,
                         packets: pk,
-                        lost_percent: if pk > 0 {
-                            100.0 * ss.lost as f64 / pk as f64
-                        } else {
-                            0.0
-                        },
+                        lost_percent: lost_percent(ss.lost, pk),
                         out_of_order: ss.out_of_order,
                         sender: group,
                     },
@@ -923,14 +909,9 @@ pub fn json_document(
         let snd_pk: i64 = members.iter().map(|x| x.sender_packets).sum();
         let rcv_pk: i64 = members.iter().map(|x| x.receiver_packets).sum();
         let lost: i64 = members.iter().map(|x| x.lost).sum();
-        let jitter =
-            members.iter().map(|x| x.jitter_ms).sum::<f64>() / f64::from(l.parallel.max(1));
+        let jitter = mean_jitter(members.iter().map(|x| x.jitter_ms).sum::<f64>(), l.parallel);
         let tot_pk = if snd_pk > 0 { snd_pk } else { rcv_pk };
-        let pct = if tot_pk > 0 {
-            100.0 * lost as f64 / tot_pk as f64
-        } else {
-            0.0
-        };
+        let pct = lost_percent(lost, tot_pk);
         let mk =
             |start: f64, t: f64, bytes: u64, retr: Option<i64>, u: Option<(f64, i64, i64, f64)>| {
                 JSum {
@@ -963,22 +944,8 @@ pub fn json_document(
             ))
         }
     };
-    let empty = || JSum {
-        start: 0.0,
-        end: 0.0,
-        seconds: 0.0,
-        bytes: 0,
-        bits_per_second: 0.0,
-        retransmits: None,
-        jitter_ms: None,
-        lost_packets: None,
-        packets: None,
-        lost_percent: None,
-        omitted: None,
-        sender: false,
-    };
     let (sum_sent, sum_received, sum) =
-        group_sums(groups[0]).unwrap_or_else(|| (empty(), empty(), None));
+        group_sums(groups[0]).unwrap_or_else(|| (JSum::default(), JSum::default(), None));
     let rev = groups.get(1).and_then(|&g| group_sums(g));
     let peer_cpu = r.peer.as_ref();
     let local_sends_first = groups[0];
@@ -1048,8 +1015,8 @@ pub fn json_document(
             sum,
             sum_sent,
             sum_received,
-            sum_sent_bidir_reverse: rev.as_ref().map(|x| clone_sum(&x.0)),
-            sum_received_bidir_reverse: rev.as_ref().map(|x| clone_sum(&x.1)),
+            sum_sent_bidir_reverse: rev.as_ref().map(|x| x.0.clone()),
+            sum_received_bidir_reverse: rev.as_ref().map(|x| x.1.clone()),
             cpu_utilization_percent: JCpu {
                 host_total: r.cpu.total_pct,
                 host_user: r.cpu.user_pct,
@@ -1071,23 +1038,6 @@ pub fn json_document(
         return "{}".into();
     }
     String::from_utf8(out).unwrap_or_else(|_| "{}".into())
-}
-
-fn clone_sum(s: &JSum) -> JSum {
-    JSum {
-        start: s.start,
-        end: s.end,
-        seconds: s.seconds,
-        bytes: s.bytes,
-        bits_per_second: s.bits_per_second,
-        retransmits: s.retransmits,
-        jitter_ms: s.jitter_ms,
-        lost_packets: s.lost_packets,
-        packets: s.packets,
-        lost_percent: s.lost_percent,
-        omitted: s.omitted,
-        sender: s.sender,
-    }
 }
 
 /// A `-J` document for a test that failed before it produced results.

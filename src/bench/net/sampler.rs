@@ -277,10 +277,7 @@ pub fn observe(
                 .iter()
                 .filter_map(|s| s.cur_khz.get(&p.id).copied())
                 .collect();
-            let io_is_busy = root
-                .parse::<u8>(cpufreq::policy_attr(p.id, "ondemand/io_is_busy"))
-                .or_else(|| root.parse::<u8>("/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy"))
-                .map(|v| v != 0);
+            let io_is_busy = cpufreq::ondemand_io_is_busy(root, p.id);
             PolicyObs {
                 id: p.id,
                 cpus: p.cpus.clone(),

@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::client::{keep_interval, stream_id};
-use super::engine::{DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
+use super::client::{end_of_data, report_interval, stream_id};
+use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
 use super::proto::{
-    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, PeerResults, ProtoError, Protocol,
-    State, StreamResult, TestParams, ierr,
+    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, ProtoError, Protocol, State,
+    TestParams, ierr,
 };
 use super::sockopt::CpuMark;
 use super::{NetError, NetEvent, Role, TestReport};
@@ -593,14 +593,8 @@ fn run_test(
         }
         if let Some(t) = next_tick.filter(|&t| now >= t) {
             let iv = engine.tick();
-            on(NetEvent::Interval {
-                interval: &iv,
-                threads: &engine.threads(),
-                sender_has_retransmits: engine.sender_has_retransmits(),
-                first,
-            });
+            report_interval(&engine, on, iv, first, &mut intervals);
             first = false;
-            intervals.push(iv);
             next_tick = interval.map(|i| t + i);
             continue;
         }
@@ -631,20 +625,13 @@ fn run_test(
     }
 
     // TEST_END: last interval, then results.
-    on(NetEvent::Ending {
-        threads: &engine.threads(),
-    });
-    let iv = engine.finish_sending();
-    engine.stop_counting();
-    if interval.is_some() && keep_interval(&iv, cfg.interval_s) {
-        on(NetEvent::Interval {
-            interval: &iv,
-            threads: &engine.threads(),
-            sender_has_retransmits: engine.sender_has_retransmits(),
-            first,
-        });
-        intervals.push(iv);
-    }
+    end_of_data(
+        &mut engine,
+        on,
+        interval.is_some().then_some(cfg.interval_s),
+        first,
+        &mut intervals,
+    );
     let cpu = cpu_mark.util();
     let totals = engine.totals();
     let has_retr = engine.sender_has_retransmits();
@@ -671,31 +658,13 @@ fn run_test(
             bad.id
         )));
     }
-    let ours = PeerResults {
-        cpu_util_total: cpu.total_pct,
-        cpu_util_user: cpu.user_pct,
-        cpu_util_system: cpu.system_pct,
-        sender_has_retransmits: if direction == Direction::ClientToServer {
-            -1
-        } else {
-            i64::from(has_retr)
-        },
-        congestion_used: congestion.clone(),
-        streams: totals
-            .iter()
-            .map(|t| StreamResult {
-                id: t.id,
-                bytes: t.bytes,
-                retransmits: t.retransmits.unwrap_or(-1),
-                jitter_s: t.jitter_s,
-                errors: t.lost,
-                packets: t.packets,
-                start_time_s: Some(0.0),
-                end_time_s: Some(t.end_s),
-            })
-            .collect(),
-        server_output_text: None,
-    };
+    let ours = engine::peer_results(
+        &cpu,
+        direction != Direction::ClientToServer,
+        has_retr,
+        congestion.clone(),
+        &totals,
+    );
     proto::write_json(ctrl, &ours.to_json())?;
     proto::write_state(ctrl, State::DisplayResults)?;
     // IPERF_DONE, or the client just closing, both end the test.
