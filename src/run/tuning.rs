@@ -54,12 +54,6 @@ impl Governor {
     }
 }
 
-fn ondemand_io_is_busy(root: &SysRoot, policy: u32) -> Option<bool> {
-    root.parse::<u8>(cpufreq::policy_attr(policy, "ondemand/io_is_busy"))
-        .or_else(|| root.parse::<u8>("/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy"))
-        .map(|v| v != 0)
-}
-
 /// Read every cpufreq policy's and devfreq device's governor.
 pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {
     let mut out: Vec<Governor> = policies
@@ -72,7 +66,7 @@ pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {
             cur_mhz: p.cur_khz.map(|k| k / 1000),
             frequencies_mhz: p.opps_khz.iter().map(|k| k / 1000).collect(),
             io_is_busy: (p.governor.as_deref() == Some("ondemand"))
-                .then(|| ondemand_io_is_busy(root, p.id))
+                .then(|| cpufreq::ondemand_io_is_busy(root, p.id))
                 .flatten(),
         })
         .collect();
