@@ -3,6 +3,7 @@
 # run by hand on an otherwise idle machine, paste the output into docs/FIDELITY.md).
 #
 #   scripts/run-timing.sh [RUNS]        # default 3 default runs and 3 quick runs
+#   MODES=quick scripts/run-timing.sh   # only the quick runs
 #
 # Reports, per run: wall time of the benchmark phases (first step start to last step end, so
 # the idle wait before them is not counted), total wall time, and the headline numbers of the
@@ -37,7 +38,8 @@ spread() { # stdin: one number per line
        END{ if(NR==0){print "n/a"; exit} m=s/NR; printf "mean %.1f, min %.1f, max %.1f, spread %.2f%%\n", m, mn, mx, (m>0?(mx-mn)/m*100:0) }'
 }
 
-for mode in quick default; do
+# MODES="quick default" by default; MODES="" measures only the tinymembench spread.
+for mode in ${MODES-quick default}; do
   echo "== sbc-bench run $([ $mode = quick ] && echo --quick) --unattended: $RUNS runs"
   : >"$TMP/$mode.tsv"
   for i in $(seq 1 "$RUNS"); do
@@ -63,8 +65,8 @@ if [ -n "${TINYMEMBENCH:-}" ]; then
   : >"$TMP/tmb.tsv"
   for i in $(seq 1 "$RUNS"); do
     taskset -c 0 "$TINYMEMBENCH" -b 2 -B 3 -l 3 -c 1000000 >"$TMP/tmb$i.txt" 2>&1 || true
-    cpy=$(awk -F: '/standard memcpy/ {print $2}' "$TMP/tmb$i.txt" | awk '{print $1}')
-    set_=$(awk -F: '/standard memset/ {print $2}' "$TMP/tmb$i.txt" | awk '{print $1}')
+    cpy=$(awk -F: '/(standard|libc) memcpy/ {print $2}' "$TMP/tmb$i.txt" | awk '{print $1}')
+    set_=$(awk -F: '/(standard|libc) memset/ {print $2}' "$TMP/tmb$i.txt" | awk '{print $1}')
     echo "run $i: memcpy $cpy MB/s, memset $set_ MB/s"
     echo "$cpy $set_" >>"$TMP/tmb.tsv"
   done

@@ -19,13 +19,32 @@ pub const IDLE_WINDOW: Duration = Duration::from_secs(30);
 /// How often we look again (and print).
 pub const IDLE_POLL: Duration = Duration::from_secs(5);
 
+/// Window for `--quick` runs: smoke tests should not spend half their time waiting; the
+/// same threshold over a shorter stretch still catches a machine that is busy right now.
+pub const QUICK_IDLE_WINDOW: Duration = Duration::from_secs(10);
+
 /// Decides idleness from a stream of 5-second observations.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct IdleJudge {
     window: VecDeque<(f64, f64)>,
+    span_s: f64,
+}
+
+impl Default for IdleJudge {
+    fn default() -> Self {
+        Self::with_window(IDLE_WINDOW)
+    }
 }
 
 impl IdleJudge {
+    /// A judge averaging utilisation over `window` (sbc-bench: 30 s).
+    pub fn with_window(window: Duration) -> Self {
+        Self {
+            window: VecDeque::new(),
+            span_s: window.as_secs_f64(),
+        }
+    }
+
     /// Feed one observation: the 1-minute load and the utilisation over the last `secs`.
     /// Returns true when the machine counts as idle.
     pub fn observe(&mut self, load1: f64, cpu_pct: f64, secs: f64) -> bool {
@@ -34,7 +53,7 @@ impl IdleJudge {
         // Keep the newest observations covering the window.
         let mut keep = 0;
         for (_, s) in self.window.iter().rev() {
-            if total >= IDLE_WINDOW.as_secs_f64() {
+            if total >= self.span_s {
                 break;
             }
             total += s;
@@ -47,7 +66,7 @@ impl IdleJudge {
             return true;
         }
         let covered: f64 = self.window.iter().map(|(_, s)| s).sum();
-        if covered + 0.5 < IDLE_WINDOW.as_secs_f64() {
+        if covered + 0.5 < self.span_s {
             return false;
         }
         self.average() < IDLE_CPU_PCT
@@ -123,6 +142,7 @@ pub enum IdleOutcome {
 pub fn wait_for_idle(
     root: &SysRoot,
     max_wait: Option<Duration>,
+    window: Duration,
     token: &CancellationToken,
     poll: Duration,
     mut report: impl FnMut(&str),
@@ -144,7 +164,7 @@ pub fn wait_for_idle(
     if first_load < IDLE_LOAD {
         return IdleOutcome::Idle(Duration::ZERO);
     }
-    let mut judge = IdleJudge::default();
+    let mut judge = IdleJudge::with_window(window);
     let mut prev = read_stat();
     let mut prev_t = Instant::now();
     loop {
@@ -215,6 +235,16 @@ mod tests {
     }
 
     #[test]
+    fn quick_window_is_shorter() {
+        let mut j = IdleJudge::with_window(QUICK_IDLE_WINDOW);
+        assert!(!j.observe(0.5, 1.0, 5.0));
+        assert!(
+            j.observe(0.5, 1.0, 5.0),
+            "10 s of idle are enough for --quick"
+        );
+    }
+
+    #[test]
     fn uptime_formats() {
         assert_eq!(format_uptime(200.0), "up 3 min");
         assert_eq!(format_uptime(3900.0), "up  1:05");
@@ -237,6 +267,7 @@ mod tests {
         let out = wait_for_idle(
             &root,
             Some(Duration::from_millis(30)),
+            IDLE_WINDOW,
             &t,
             Duration::from_millis(10),
             |l| lines.push(l.to_string()),

@@ -179,6 +179,11 @@ pub fn execute(
         let outcome = preflight::wait_for_idle(
             root,
             cfg.max_wait_s.map(Duration::from_secs),
+            if cfg.quick {
+                preflight::QUICK_IDLE_WINDOW
+            } else {
+                preflight::IDLE_WINDOW
+            },
             ctx.cancel,
             preflight::IDLE_POLL,
             |l| ui.line(l),
