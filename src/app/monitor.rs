@@ -90,7 +90,8 @@ pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
         )
         .systemd_name(),
         userland: board::Userland::read(root).map(|u| u.arch),
-        topology: report::topology::render(&setup.topology),
+        topology: report::topology::render(&setup.topology)
+            + &report::topology::notes(&setup.topology),
         thermal_source: setup.thermal.as_ref().map(|t| t.label()),
     }
 }

@@ -9,6 +9,7 @@ pub mod net;
 pub mod run;
 pub mod storage;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -29,7 +30,11 @@ Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
 )]
 pub struct Cli {
     /// Read /proc, /sys and /etc from DIR instead of / (a fixture tree captured from a board).
-    #[arg(long, global = true, value_name = "DIR", env = "SBC_BENCH_SYSROOT")]
+    /// Without it, SBC_BENCH_SYSROOT=DIR does the same; an empty SBC_BENCH_SYSROOT counts as
+    /// unset.
+    // Not clap's `env = …`: clap rejects an empty variable ("a value is required for
+    // '--sysroot'") although the user never typed the option. See [`Cli::sysroot`].
+    #[arg(long, global = true, value_name = "DIR")]
     pub sysroot: Option<PathBuf>,
 
     /// Never colour output (NO_COLOR in the environment does the same).
@@ -74,8 +79,8 @@ pub struct InfoArgs {
 #[derive(Debug, Clone, Args)]
 pub struct MonitorArgs {
     /// Sampling interval in seconds (fractions allowed, e.g. 0.5).
-    /// (`-1` reaches the parser, which says why it is wrong, instead of clap's "unexpected
-    /// argument" tip.)
+    // `allow_negative_numbers`: `-1` reaches the parser, which says why it is wrong, instead
+    // of clap's "unexpected argument" tip.
     #[arg(value_name = "SECONDS", default_value = "5", value_parser = parse_interval,
           allow_negative_numbers = true)]
     pub interval: f64,
@@ -133,17 +138,34 @@ impl Cli {
         }
     }
 
-    /// The root to read the system from: `--sysroot`/`SBC_BENCH_SYSROOT`, with
-    /// `CPUINFOFILE` overriding only `/proc/cpuinfo`.
+    /// The root to read the system from: `--sysroot`, else `SBC_BENCH_SYSROOT`, with
+    /// `CPUINFOFILE` overriding only `/proc/cpuinfo`. Empty variables count as unset.
     pub fn sysroot(&self) -> SysRoot {
-        let root = match &self.sysroot {
-            Some(d) => SysRoot::new(d),
-            None => SysRoot::host(),
-        };
-        match std::env::var_os("CPUINFOFILE").filter(|v| !v.is_empty()) {
-            Some(f) => root.with_cpuinfo_file(f),
-            None => root,
-        }
+        resolve_root(
+            self.sysroot.as_deref(),
+            std::env::var_os("SBC_BENCH_SYSROOT"),
+            std::env::var_os("CPUINFOFILE"),
+        )
+    }
+}
+
+/// The root from the `--sysroot` option and the `SBC_BENCH_SYSROOT` and `CPUINFOFILE`
+/// variables: the option beats the variable, an empty variable is unset.
+pub fn resolve_root(
+    option: Option<&std::path::Path>,
+    sysroot_env: Option<OsString>,
+    cpuinfo_env: Option<OsString>,
+) -> SysRoot {
+    let dir = option
+        .map(PathBuf::from)
+        .or_else(|| sysroot_env.filter(|v| !v.is_empty()).map(PathBuf::from));
+    let root = match dir {
+        Some(d) => SysRoot::new(d),
+        None => SysRoot::host(),
+    };
+    match cpuinfo_env.filter(|v| !v.is_empty()) {
+        Some(f) => root.with_cpuinfo_file(f),
+        None => root,
     }
 }
 
@@ -164,6 +186,20 @@ mod tests {
         assert!(parse_interval("-1").is_err());
         assert!(parse_interval("abc").is_err());
         assert!(parse_interval("NaN").is_err());
+    }
+
+    #[test]
+    fn empty_environment_variables_are_unset() {
+        let os = |s: &str| Some(OsString::from(s));
+        assert_eq!(resolve_root(None, os(""), os("")), SysRoot::host());
+        assert_eq!(resolve_root(None, None, None), SysRoot::host());
+        assert_eq!(resolve_root(None, os("/t"), None), SysRoot::new("/t"));
+        let opt = std::path::Path::new("/opt");
+        assert_eq!(resolve_root(Some(opt), os("/t"), None), SysRoot::new("/opt"));
+        assert_eq!(
+            resolve_root(None, None, os("/c")),
+            SysRoot::host().with_cpuinfo_file("/c")
+        );
     }
 
     #[test]

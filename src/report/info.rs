@@ -59,6 +59,7 @@ pub fn render(i: &SystemInfo) -> String {
     }
     let _ = writeln!(s, "{}\n", summary_line(i));
     s.push_str(&topology::render(&i.topology));
+    s.push_str(&topology::notes(&i.topology));
     s.push('\n');
     match &i.sensors.thermal_source {
         Some(t) => {

@@ -24,6 +24,15 @@ pub fn render(topo: &Topology) -> String {
     s
 }
 
+/// The topology's notes (an absurd CPU list capped), one `Note:` line each; empty when
+/// there are none, so the table above stays byte-identical to sbc-bench's.
+pub fn notes(topo: &Topology) -> String {
+    topo.topology_notes
+        .iter()
+        .map(|n| format!("Note: {n}\n"))
+        .collect()
+}
+
 /// One row: `  4        1        4      408    2400   Cortex-A76 / r4p0`, the cluster
 /// column being the CPU's package id (the derived cluster without one).
 pub fn row(c: &Cpu) -> String {

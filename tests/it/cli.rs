@@ -67,3 +67,45 @@ fn closed_pipe_is_quiet() {
         "{status:?} {err}"
     );
 }
+
+/// An empty `SBC_BENCH_SYSROOT` is unset (the live system), as an empty `CPUINFOFILE` is;
+/// a set one reads the tree, and `--sysroot` beats it.
+#[test]
+fn empty_sysroot_variable_is_unset() {
+    bin()
+        .env("SBC_BENCH_SYSROOT", "")
+        .env("CPUINFOFILE", "")
+        .args(["info", "--json"])
+        .assert()
+        .success();
+    bin()
+        .env("SBC_BENCH_SYSROOT", "")
+        .args(["-m", "0.05", "--count", "1"])
+        .assert()
+        .success();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysroots/rock-5b");
+    bin()
+        .env("SBC_BENCH_SYSROOT", fixture)
+        .arg("info")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("Radxa ROCK 5B\n"));
+    let rpi5 = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysroots/rpi5");
+    bin()
+        .env("SBC_BENCH_SYSROOT", fixture)
+        .args(["--sysroot", rpi5, "info"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("Raspberry Pi 5"));
+}
+
+/// `--help` shows users' text, not notes for developers.
+#[test]
+fn help_has_no_developer_notes() {
+    for args in [&["monitor", "--help"][..], &["--help"][..], &["info", "--help"][..]] {
+        let out = bin().args(args).assert().success().get_output().stdout.clone();
+        let text = String::from_utf8_lossy(&out);
+        assert!(!text.contains("reaches the parser"), "{args:?}: {text}");
+        assert!(!text.contains("clap"), "{args:?}: {text}");
+    }
+}

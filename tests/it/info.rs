@@ -582,6 +582,76 @@ fn unreadable_cpuinfofile_is_an_error() {
     assert!(String::from_utf8_lossy(&out).contains("Cortex-A7 / r0p5"));
 }
 
+/// `CPUINFOFILE` overrides only `/proc/cpuinfo`: an empty or garbage file on the live
+/// system gives this machine's CPUs (from sysfs) with core type `n/a`, not an empty table,
+/// and another board's file does not add CPUs this machine lacks.
+#[test]
+fn cpuinfofile_keeps_this_machines_cpus() {
+    let json = |cpuinfo: Option<&Path>| -> Value {
+        let mut c = bin();
+        if let Some(f) = cpuinfo {
+            c.env("CPUINFOFILE", f);
+        }
+        let out = c
+            .args(["info", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice(&out).expect("valid JSON")
+    };
+    let cpu_numbers = |j: &Value| -> Vec<u64> {
+        j["cpus"]
+            .as_array()
+            .expect("cpus")
+            .iter()
+            .filter_map(|c| c["cpu"].as_u64())
+            .collect()
+    };
+    let live = cpu_numbers(&json(None));
+    assert!(!live.is_empty());
+    let d = tempfile::tempdir().expect("tempdir");
+    let garbage: Vec<u8> = (0..3000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    for (name, content) in [("empty", &b""[..]), ("garbage", &garbage[..])] {
+        let f = d.path().join(name);
+        fs::write(&f, content).expect("write");
+        let j = json(Some(&f));
+        assert_eq!(cpu_numbers(&j), live, "{name}");
+        assert!(
+            j["cpus"]
+                .as_array()
+                .expect("cpus")
+                .iter()
+                .all(|c| c["core_type"].is_null()),
+            "{name}"
+        );
+        let out = bin()
+            .env("CPUINFOFILE", &f)
+            .arg("info")
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8_lossy(&out);
+        let rows: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with(" CPU    cluster"))
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .collect();
+        assert_eq!(rows.len(), live.len(), "{name}: {text}");
+        assert!(rows.iter().all(|r| r.ends_with("   n/a")), "{name}: {text}");
+    }
+    // A 16-CPU Graviton file names the core type but does not make 16 CPUs here.
+    let graviton = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cpuinfo/AWS-m6g.4xlarge-Graviton2.cpuinfo");
+    let j = json(Some(&graviton));
+    assert_eq!(cpu_numbers(&j), live);
+    assert_eq!(j["cpus"][0]["core_type"], "Neoverse-N1");
+}
+
 /// `info | head` closes the pipe: no panic, status 0.
 #[test]
 fn closed_pipe_is_not_an_error() {

@@ -1,7 +1,11 @@
 //! Kernel CPU lists (`0-3,6,8-11`) and affinity masks (`f`, `00000000,000000ff`).
 
+/// No kernel numbers a CPU at or above this (`NR_CPUS` is at most 8192).
+pub const MAX_CPU: u32 = 8192;
+
 /// Parse a kernel CPU list such as `/sys/devices/system/cpu/online` (`0-3,6`).
-/// Garbage yields `None`; an empty string is an empty list.
+/// Garbage yields `None`; an empty string is an empty list. CPU numbers of [`MAX_CPU`]
+/// or more are garbage too; a range running past it is cut there.
 pub fn parse_list(s: &str) -> Option<Vec<u32>> {
     let s = s.trim();
     let mut out = Vec::new();
@@ -12,12 +16,16 @@ pub fn parse_list(s: &str) -> Option<Vec<u32>> {
         let part = part.trim();
         if let Some((a, b)) = part.split_once('-') {
             let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-            if b < a || b - a > 65_535 {
+            if b < a || a >= MAX_CPU {
                 return None;
             }
-            out.extend(a..=b);
+            out.extend(a..=b.min(MAX_CPU - 1));
         } else {
-            out.push(part.parse().ok()?);
+            let n: u32 = part.parse().ok()?;
+            if n >= MAX_CPU {
+                return None;
+            }
+            out.push(n);
         }
     }
     out.sort_unstable();
@@ -104,6 +112,8 @@ mod tests {
         assert_eq!(parse_list(""), Some(vec![]));
         assert_eq!(parse_list("3-1"), None);
         assert_eq!(parse_list("x"), None);
+        assert_eq!(parse_list("0-65535").map(|v| v.len()), Some(8192));
+        assert_eq!(parse_list("9000"), None);
         assert_eq!(parse_spaced("4 5 6 7\n"), Some(vec![4, 5, 6, 7]));
     }
 

@@ -79,6 +79,9 @@ pub struct Topology {
     /// describes whichever CPU read the file, so on big.LITTLE SoCs the other cluster's
     /// core type is wrong or missing. Worth a note next to the table.
     pub shared_identity: bool,
+    /// What the CPU list could not take at face value (an absurd `present` range capped
+    /// to the CPUs with sysfs directories), one sentence each; empty when nothing.
+    pub topology_notes: Vec<String>,
 }
 
 impl Topology {
@@ -91,32 +94,16 @@ impl Topology {
     ///   stays unknown rather than borrowing a neighbour's identity.
     /// - Hybrid x86 CPUs are labelled P-core/E-core from `/sys/devices/cpu_core/cpus` and
     ///   `/sys/devices/cpu_atom/cpus`.
-    /// - With `CPUINFOFILE` on the live system (another board's cpuinfo), the CPUs are the
-    ///   file's and nothing is taken from this machine's sysfs.
+    /// - `CPUINFOFILE` (sbc-bench's simulation of another board) overrides only
+    ///   `/proc/cpuinfo`: the CPU numbers, cpufreq policies and package ids still come from
+    ///   this root's sysfs, as sbc-bench takes its CPU count from the live `lscpu`; the
+    ///   file only names the core types (an empty or garbage file gives `n/a` rows).
     pub fn read(root: &SysRoot, policies: &[Policy]) -> Self {
         let text = root.read_opt("/proc/cpuinfo").unwrap_or_default();
         let info = cpuinfo::CpuInfo::parse(&text);
         let identity = ident::decode(&info);
         let listed: Vec<u32> = identity.cpus.keys().copied().collect();
-        if root.cpuinfo_overridden() && root.is_host() {
-            let cpus = listed
-                .iter()
-                .map(|&n| {
-                    let id = identity.cpus.get(&n).cloned().unwrap_or_default();
-                    Cpu {
-                        cpu: n,
-                        online: true,
-                        core_type: id.core_type,
-                        stepping: id.stepping,
-                        ..Default::default()
-                    }
-                })
-                .collect();
-            let mut t = Self::from_cpus(cpus);
-            t.shared_identity = info.shared_identity;
-            return t;
-        }
-        let numbers = cpu_numbers(root, &listed);
+        let (numbers, notes) = cpu_numbers(root, &listed, root.cpuinfo_overridden());
         let online = root
             .value(format!("{CPU_DIR}/online"))
             .and_then(|s| list::parse_list(&s));
@@ -168,6 +155,7 @@ impl Topology {
             .collect();
         let mut t = Self::from_cpus(cpus);
         t.shared_identity = info.shared_identity;
+        t.topology_notes = notes;
         t
     }
 
@@ -207,6 +195,7 @@ impl Topology {
             cpus,
             clusters,
             shared_identity: false,
+            topology_notes: Vec::new(),
         }
     }
 
@@ -231,34 +220,68 @@ impl Topology {
     }
 }
 
+/// A CPU list longer than this without `cpuN` directories to check it against is not
+/// believed (no kernel has more CPUs than `NR_CPUS`, at most 8192, and machines with
+/// thousands of CPUs have their sysfs directories).
+const MAX_UNCHECKED_CPUS: usize = 1024;
+
 /// CPU numbers from `present` (falling back to the `cpuN` directories, then `possible`),
-/// joined with the CPUs cpuinfo lists. `possible` comes last because it often overstates
-/// (VMs and some boards report 0-63 or more).
-fn cpu_numbers(root: &SysRoot, from_cpuinfo: &[u32]) -> Vec<u32> {
-    let list_file = |f: &str| {
-        root.value(format!("{CPU_DIR}/{f}"))
+/// joined with the CPUs cpuinfo lists — unless cpuinfo is the user's `CPUINFOFILE`, whose
+/// CPUs need not be this machine's: then sysfs alone decides, and the file's list is used
+/// only when sysfs lists nothing. `possible` comes last because it often overstates (VMs
+/// and some boards report 0-63 or more).
+///
+/// The kernel registers a `cpuN` directory for every present CPU, so a list naming CPUs
+/// without one is capped to those that have one (with a note); without any directory to
+/// check against, a list of more than [`MAX_UNCHECKED_CPUS`] is dropped (with a note).
+fn cpu_numbers(
+    root: &SysRoot,
+    from_cpuinfo: &[u32],
+    cpuinfo_overridden: bool,
+) -> (Vec<u32>, Vec<String>) {
+    let mut notes = Vec::new();
+    let dirs: Vec<u32> = root
+        .list(CPU_DIR)
+        .iter()
+        .filter_map(|n| n.strip_prefix("cpu")?.parse().ok())
+        .collect();
+    let mut list_file = |f: &str| -> Option<Vec<u32>> {
+        let v = root
+            .value(format!("{CPU_DIR}/{f}"))
             .and_then(|s| list::parse_list(&s))
-            .filter(|v| !v.is_empty())
+            .filter(|v| !v.is_empty())?;
+        if !dirs.is_empty() && v.iter().any(|n| !dirs.contains(n)) {
+            let kept: Vec<u32> = v.iter().copied().filter(|n| dirs.contains(n)).collect();
+            notes.push(format!(
+                "{CPU_DIR}/{f} lists {} CPUs but only {} have a cpuN directory: showing those",
+                v.len(),
+                kept.len()
+            ));
+            return (!kept.is_empty()).then_some(kept);
+        }
+        if dirs.is_empty() && v.len() > MAX_UNCHECKED_CPUS {
+            notes.push(format!(
+                "{CPU_DIR}/{f} lists {} CPUs and no cpuN directory confirms them: ignored",
+                v.len()
+            ));
+            return None;
+        }
+        Some(v)
     };
-    let dirs = || -> Option<Vec<u32>> {
-        let v: Vec<u32> = root
-            .list(CPU_DIR)
-            .iter()
-            .filter_map(|n| n.strip_prefix("cpu")?.parse().ok())
-            .collect();
-        (!v.is_empty()).then_some(v)
-    };
-    let mut v = list_file("present")
-        .or_else(dirs)
+    let sysfs = list_file("present")
+        .or_else(|| (!dirs.is_empty()).then(|| dirs.clone()))
         .or_else(|| list_file("possible"))
         .unwrap_or_default();
-    v.extend_from_slice(from_cpuinfo);
+    let mut v = sysfs;
+    if !cpuinfo_overridden || v.is_empty() {
+        v.extend_from_slice(from_cpuinfo);
+    }
     v.sort_unstable();
     v.dedup();
     if v.is_empty() {
         v.push(0);
     }
-    v
+    (v, notes)
 }
 
 /// The P-core and E-core CPUs of a hybrid x86 CPU, from the kernel's hybrid PMUs.
@@ -413,24 +436,59 @@ mod tests {
         assert_eq!(t.clusters[1].cpus, (8..16).collect::<Vec<_>>());
     }
 
-    /// `CPUINFOFILE` of another board on the live system: the file's CPUs, nothing from
-    /// this machine's sysfs.
+    /// `CPUINFOFILE` of another board overrides only `/proc/cpuinfo`: the CPUs, policies
+    /// and package ids are this root's (2 CPUs, as on this VM), the core types the file's.
     #[test]
-    fn foreign_cpuinfo_on_the_host() {
-        let d = tree(&[(
-            "board.cpuinfo",
-            &format!("processor\t: 0\n{A55}processor\t: 1\n{A55}processor\t: 2\n{A76}"),
-        )]);
-        let root = SysRoot::host().with_cpuinfo_file(d.path().join("board.cpuinfo"));
-        let t = Topology::read(&root, &[]);
-        assert_eq!(t.cpus.len(), 3);
-        assert_eq!(t.clusters.len(), 2);
-        assert_eq!(t.cpus[2].stepping.as_deref(), Some("r4p0"));
-        assert!(
-            t.cpus
-                .iter()
-                .all(|c| c.policy.is_none() && c.package_id.is_none())
-        );
+    fn cpuinfofile_overrides_only_cpuinfo() {
+        let d = tree(&[
+            (
+                "board.cpuinfo",
+                &format!("processor\t: 0\n{A55}processor\t: 1\n{A55}processor\t: 2\n{A76}"),
+            ),
+            ("/sys/devices/system/cpu/present", "0-1\n"),
+            ("/sys/devices/system/cpu/cpu0/topology/physical_package_id", "0\n"),
+            ("/sys/devices/system/cpu/cpu1/topology/physical_package_id", "0\n"),
+        ]);
+        let root = SysRoot::new(d.path()).with_cpuinfo_file(d.path().join("board.cpuinfo"));
+        let t = Topology::read(&root, &[policy(0, &[0, 1], 1_800_000)]);
+        assert_eq!(t.cpus.len(), 2);
+        assert_eq!(t.cpus[1].core_type.as_deref(), Some("Cortex-A55"));
+        assert_eq!(t.cpus[1].policy, Some(0));
+        assert_eq!(t.cpus[1].package_id, Some(0));
+        assert_eq!(t.cpus[1].max_mhz, Some(1800));
+        // Empty or garbage file: this root's CPUs, core type unknown (`n/a` rows).
+        for garbage in ["", "\u{1}\u{2}garbage\r\n:::\n"] {
+            std::fs::write(d.path().join("board.cpuinfo"), garbage).unwrap();
+            let t = Topology::read(&root, &[]);
+            assert_eq!(t.online(), vec![0, 1], "{garbage:?}");
+            assert!(t.cpus.iter().all(|c| c.core_type.is_none()), "{garbage:?}");
+        }
+    }
+
+    /// An absurd `present` (0-65535 on an 8-CPU board) is capped to the CPUs that have a
+    /// `cpuN` directory, with a note; without directories a huge list is not believed.
+    #[test]
+    fn absurd_present_is_capped() {
+        let mut files: Vec<(String, String)> = (0..8)
+            .map(|n| {
+                (
+                    format!("/sys/devices/system/cpu/cpu{n}/online"),
+                    "1\n".to_string(),
+                )
+            })
+            .collect();
+        files.push(("/sys/devices/system/cpu/present".into(), "0-65535\n".into()));
+        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let d = tree(&refs);
+        let t = Topology::read(&SysRoot::new(d.path()), &[]);
+        assert_eq!(t.cpus.len(), 8);
+        assert_eq!(t.topology_notes.len(), 1);
+        assert!(t.topology_notes[0].contains("lists 8192 CPUs but only 8"), "{:?}", t.topology_notes);
+
+        let d = tree(&[("/sys/devices/system/cpu/possible", "0-4095\n")]);
+        let t = Topology::read(&SysRoot::new(d.path()), &[]);
+        assert_eq!(t.cpus.len(), 1);
+        assert!(t.topology_notes[0].contains("no cpuN directory"), "{:?}", t.topology_notes);
     }
 
     /// No cpuinfo, no sysfs: one CPU of unknown type, no panic.
