@@ -151,12 +151,17 @@ pub fn soc0_label(d: &SocDevice) -> Option<String> {
 }
 
 /// What sbc-bench shows in place of the SoC: on x86 the processor name, elsewhere the SoC
-/// guess with its detail (`Rockchip RK3588 (35 88 12 fe 21 41  32 38 4b 44 …)`).
+/// guess with its detail (`Rockchip RK3588 (35880000 / 35 88 12 fe 21 41  32 38 4b 44 …)`,
+/// `Broadcom BCM2711 (Rev B0)`), or the guess's own sbc-bench layout (`Rockchip RK3588 /
+/// 35 88 12 fe 21 41  32 38 4b 44 …` without the kernel's chip ID).
 pub fn soc_label(cpu_name: Option<&str>, soc: &SocGuess) -> Option<String> {
     if let Some(n) = cpu_name {
         return Some(n.to_string());
     }
     let g = soc.guess.as_deref()?;
+    if let Some(l) = &soc.label {
+        return Some(l.clone());
+    }
     Some(match &soc.detail {
         Some(d) => format!("{g} ({d})"),
         None => g.to_string(),

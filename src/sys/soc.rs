@@ -18,6 +18,7 @@ use crate::sys::cpu::Topology;
 use crate::sys::cpu::cpuinfo::CpuInfo;
 use crate::sys::cpu::ident::{self, CpuArch};
 use crate::sys::cpu::x86;
+use crate::sys::kmsg;
 use crate::sys::root::SysRoot;
 
 /// Device-tree `compatible` list.
@@ -31,6 +32,12 @@ pub const SOC0_DIR: &str = "/sys/devices/soc0";
 pub const NVMEM_DIR: &str = "/sys/bus/nvmem/devices";
 /// nvmem device name prefixes whose content we read: Rockchip OTP/eFuse and Allwinner SID.
 pub const NVMEM_PREFIXES: [&str; 3] = ["rockchip-otp", "rockchip-efuse", "sunxi-sid"];
+/// The Raspberry Pi 4's eMMC2 bus DMA window: its layout tells BCM2711 B0 from C0 (the
+/// firmware rewrites it for C0 and later, which lift B0's 1 GiB DMA limit).
+pub const BCM2711_DMA_RANGES: &str = "/proc/device-tree/emmc2bus/dma-ranges";
+/// The bytes of B0's window (bus address 0xc0000000, CPU address 0, size 1 GiB) as hex,
+/// the pattern sbc-bench looks for in `od -tx1` of [`BCM2711_DMA_RANGES`].
+const BCM2711_B0_PATTERN: &str = "c0000000000000000000000040";
 
 /// Cores of one kind, in CPU order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -88,6 +95,12 @@ pub struct SocInputs {
     pub rockchip_id: Option<String>,
     /// Allwinner SID first word (`82c00001`), as sbc-bench prints it.
     pub allwinner_sid: Option<String>,
+    /// The chip ID a Rockchip BSP kernel logs (`rockchip-cpuinfo cpuinfo: SoC: 35880000`),
+    /// from the kernel log when it is readable and still holds the boot messages.
+    pub rockchip_log_id: Option<String>,
+    /// BCM2711 revision from [`BCM2711_DMA_RANGES`]: `B0`, or `C0 or later` when the file
+    /// exists without B0's window; `None` when not a BCM2711 or the file is missing.
+    pub bcm2711_rev: Option<String>,
     /// `/sys/devices/soc0` attributes.
     pub soc0: Option<SocDevice>,
 }
@@ -101,6 +114,11 @@ pub struct SocGuess {
     pub detail: Option<String>,
     /// What the guess is based on, one phrase each.
     pub basis: Vec<String>,
+    /// How sbc-bench prints this guess where that is not `guess (detail)`: a Rockchip OTP
+    /// row without the kernel's chip ID is `Rockchip RK3588 / 35 88 12 fe 21 41  32 38 …`.
+    /// Text output only.
+    #[serde(skip)]
+    pub label: Option<String>,
 }
 
 /// Collect the inputs from the system.
@@ -146,6 +164,24 @@ pub fn read_inputs(root: &SysRoot, topo: &Topology) -> SocInputs {
         } else if name.starts_with("sunxi-sid") && inputs.allwinner_sid.is_none() {
             inputs.allwinner_sid = allwinner_sid_word(&bytes);
         }
+    }
+    let is_rockchip = inputs.rockchip_id.is_some()
+        || inputs.compatible.iter().any(|c| c.starts_with("rockchip,"));
+    if is_rockchip {
+        inputs.rockchip_log_id = kmsg::read(root).and_then(|records| {
+            rockchip_soc_id_from_log(records.iter().map(|r| r.message.as_str()))
+        });
+    }
+    let is_rpi4 = inputs.compatible.iter().any(|c| c == "brcm,bcm2711")
+        || inputs
+            .dt_model
+            .as_deref()
+            .is_some_and(|m| m.starts_with("Raspberry Pi 4"));
+    if is_rpi4 {
+        inputs.bcm2711_rev = root
+            .read_bytes(BCM2711_DMA_RANGES)
+            .ok()
+            .map(|b| bcm2711_revision(&b).to_string());
     }
     inputs.chip_id = inputs
         .rockchip_id
@@ -251,6 +287,47 @@ pub fn rockchip_row(nvmem: &[u8]) -> Option<[u8; 16]> {
         .and_then(|row| row.try_into().ok())
 }
 
+/// The chip ID a Rockchip BSP kernel logs at boot: the driver prints `SoC\t\t: 35880000`
+/// (tabs escaped as `\x09` in `/dev/kmsg`); the third `: `-separated field, as sbc-bench
+/// takes it. `None` without the line, or when the ID is 0 or not hex.
+pub fn rockchip_soc_id_from_log<'a>(messages: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    messages
+        .into_iter()
+        .filter(|m| m.contains("rockchip-cpuinfo cpuinfo: SoC"))
+        .find_map(|m| {
+            let id = m.split(": ").nth(2)?.trim();
+            let ok = !id.is_empty()
+                && id.len() <= 16
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+                && id.bytes().any(|b| b != b'0');
+            ok.then(|| id.to_ascii_lowercase())
+        })
+}
+
+/// BCM2711 revision from the eMMC2 bus `dma-ranges` bytes: `B0` when they hold B0's DMA
+/// window, else `C0 or later` (the rule sbc-bench applies).
+pub fn bcm2711_revision(dma_ranges: &[u8]) -> &'static str {
+    let hex: String = dma_ranges.iter().map(|b| format!("{b:02x}")).collect();
+    if hex.contains(BCM2711_B0_PATTERN) {
+        "B0"
+    } else {
+        "C0 or later"
+    }
+}
+
+/// Bytes 2-15 of a Rockchip ID row as `hexdump -C` lays them out (a second space after the
+/// eighth byte of the row), which is how sbc-bench shows them:
+/// `35 88 12 fe 21 41  32 38 4b 44 00 00 00 00`.
+pub fn rockchip_id_field(row: &[u8]) -> String {
+    let tail = row.get(2..row.len().min(16)).unwrap_or_default();
+    let (a, b) = tail.split_at(tail.len().min(6));
+    if b.is_empty() {
+        hex(a)
+    } else {
+        format!("{}  {}", hex(a), hex(b))
+    }
+}
+
 /// Allwinner SID: the first 32-bit little-endian word as 8 hex digits (`82c00001`).
 pub fn allwinner_sid_word(nvmem: &[u8]) -> Option<String> {
     let w = nvmem.get(..4)?;
@@ -323,10 +400,27 @@ pub fn guess(i: &SocInputs) -> SocGuess {
         .or_else(|| from_model_name(i))
         .or_else(|| from_vendor_cores(&cores))
         .unwrap_or_else(|| SocGuess {
-            guess: None,
-            detail: None,
             basis: vec![unknown_reason(i, &cores)],
+            ..Default::default()
         });
+    if let Some(rev) = &i.bcm2711_rev {
+        if g.guess.as_deref() == Some("Broadcom BCM2711") && g.detail.is_none() {
+            g.detail = Some(format!("Rev {rev}"));
+            g.basis
+                .push(format!("{BCM2711_DMA_RANGES}: the {rev} DMA window"));
+        }
+    }
+    if let Some(id) = &i.rockchip_log_id {
+        if g.guess.as_deref().is_some_and(|s| s.starts_with("Rockchip")) {
+            // sbc-bench: `Rockchip RK3588 (35880000 / <OTP bytes>)`, or `(35880000)`.
+            g.detail = Some(match &g.detail {
+                Some(d) => format!("{id} / {d}"),
+                None => id.clone(),
+            });
+            g.label = None;
+            g.basis.push(format!("kernel log: rockchip-cpuinfo SoC {id}"));
+        }
+    }
     if let Some(sid) = &i.allwinner_sid {
         let is_allwinner = g
             .guess
@@ -382,8 +476,8 @@ fn composition(cores: &[CoreGroup]) -> String {
 fn found(guess: impl Into<String>, basis: impl Into<String>) -> SocGuess {
     SocGuess {
         guess: Some(guess.into()),
-        detail: None,
         basis: vec![basis.into()],
+        ..Default::default()
     }
 }
 
@@ -412,8 +506,21 @@ fn unknown_reason(i: &SocInputs, cores: &[CoreGroup]) -> String {
 fn from_rockchip_id(i: &SocInputs) -> Option<SocGuess> {
     let row = parse_hex(i.rockchip_id.as_deref()?)?;
     let model = rockchip_model(&row)?;
+    let field = rockchip_id_field(&row);
+    // Without the kernel's chip ID sbc-bench prints `<model> / <bytes>`, and only the
+    // model for the chips whose ID digits are stored swapped (RK3228, RK3318/RK3328,
+    // RV11xx); `guess` below adds the kernel's ID as `<model> (<id> / <bytes>)`.
+    let swapped = matches!(row.get(2), Some(0x03 | 0x13 | 0x23 | 0x53 | 0x81 | 0x11))
+        || (row.get(2) == Some(&0x33)
+            && matches!(row.get(3), Some(0x80 | 0x81 | 0x62 | 0x82 | 0x85)));
+    let label = if swapped {
+        model.clone()
+    } else {
+        format!("{model} / {field}")
+    };
     let mut g = found(model, "Rockchip OTP/eFuse chip ID");
-    g.detail = Some(hex(row.get(2..).unwrap_or_default()));
+    g.detail = Some(field);
+    g.label = Some(label);
     Some(g)
 }
 
@@ -946,8 +1053,8 @@ fn from_compatible(
     basis.extend(skipped);
     Some(SocGuess {
         guess: Some(name),
-        detail: None,
         basis,
+        ..Default::default()
     })
 }
 
@@ -1412,7 +1519,7 @@ mod tests {
         assert_eq!(r.guess.as_deref(), Some("Rockchip RK3582"));
         assert_eq!(
             r.detail.as_deref(),
-            Some("35 82 12 fe 21 41 32 47 41 31 00 00 00 00")
+            Some("35 82 12 fe 21 41  32 47 41 31 00 00 00 00")
         );
         let mut a = inputs(&["khadas,vim3", "amlogic,a311d", "amlogic,g12b"], &[]);
         a.soc0 = Some(SocDevice {
@@ -1471,6 +1578,81 @@ mod tests {
         let g = guess(&i);
         assert_eq!(g.guess.as_deref(), Some("Rockchip RK3588"));
         assert_eq!(g.basis, vec!["Rockchip OTP/eFuse chip ID"]);
+        assert_eq!(
+            g.label.as_deref(),
+            Some("Rockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00")
+        );
+        assert_eq!(i.rockchip_log_id, None);
+        // A kernel log (as /dev/kmsg records, tabs escaped) that names the chip: sbc-bench's
+        // `Rockchip RK3588 (35880000 / <bytes>)`.
+        w(
+            "dev/kmsg",
+            b"6,1,0,-;Booting Linux on physical CPU 0x0000000000 [0x412fd050]\n\
+              6,512,1234567,-;rockchip-cpuinfo cpuinfo: SoC\\x09\\x09: 35880000\n\
+              6,513,1234568,-;rockchip-cpuinfo cpuinfo: Serial\\x09\\x09: 0123456789abcdef\n",
+        );
+        let i = read_inputs(&root, &topo);
+        assert_eq!(i.rockchip_log_id.as_deref(), Some("35880000"));
+        let g = guess(&i);
+        assert_eq!(g.label, None);
+        assert_eq!(
+            g.detail.as_deref(),
+            Some("35880000 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00")
+        );
+    }
+
+    #[test]
+    fn rockchip_kernel_log_id() {
+        let log = [
+            "Booting Linux",
+            "rockchip-cpuinfo cpuinfo: SoC\t\t: 35662000",
+        ];
+        assert_eq!(rockchip_soc_id_from_log(log).as_deref(), Some("35662000"));
+        assert_eq!(
+            rockchip_soc_id_from_log(["rockchip-cpuinfo cpuinfo: SoC\\x09\\x09: 0"]),
+            None
+        );
+        assert_eq!(
+            rockchip_soc_id_from_log(["rockchip-cpuinfo cpuinfo: SoC: x"]),
+            None
+        );
+        // Chips whose ID digits are stored swapped: only the model without the kernel's ID.
+        let mut i = inputs(&[], &[]);
+        i.rockchip_id = Some("52 4b 33 81 12 fe 21 41 32 47 41 31 00 00 00 00".into());
+        assert_eq!(guess(&i).label.as_deref(), Some("Rockchip RK3318"));
+        i.rockchip_log_id = Some("33180000".into());
+        let g = guess(&i);
+        assert_eq!(g.label, None);
+        assert_eq!(
+            g.detail.as_deref(),
+            Some("33180000 / 33 81 12 fe 21 41  32 47 41 31 00 00 00 00")
+        );
+        // Kernel ID without OTP: `Rockchip … (35880000)`.
+        let mut k = inputs(&["rockchip,rk3588"], &[("Cortex-A55", 4), ("Cortex-A76", 4)]);
+        k.rockchip_log_id = Some("35880000".into());
+        assert_eq!(guess(&k).detail.as_deref(), Some("35880000"));
+    }
+
+    /// Raspberry Pi 4: the eMMC2 bus DMA window tells B0 (1 GiB limit) from C0.
+    #[test]
+    fn bcm2711_stepping() {
+        let b0 = [
+            0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0,
+        ];
+        assert_eq!(bcm2711_revision(&b0), "B0");
+        let c0 = [
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xfc, 0, 0, 0,
+        ];
+        assert_eq!(bcm2711_revision(&c0), "C0 or later");
+        let mut i = inputs(
+            &["raspberrypi,4-model-b", "brcm,bcm2711"],
+            &[("Cortex-A72", 4)],
+        );
+        assert_eq!(guess(&i).detail, None);
+        i.bcm2711_rev = Some("B0".into());
+        let g = guess(&i);
+        assert_eq!(g.guess.as_deref(), Some("Broadcom BCM2711"));
+        assert_eq!(g.detail.as_deref(), Some("Rev B0"));
     }
 
     #[test]

@@ -141,11 +141,13 @@ fn rock_5b_rk3588() {
     assert_eq!(j["soc"]["guess"], "Rockchip RK3588");
     assert_eq!(j["soc"]["basis"][0], "Rockchip OTP/eFuse chip ID");
     let text = info_text("rock-5b");
+    // sbc-bench's layout of the OTP row without the kernel's chip ID (`Rockchip RK3588 /
+    // <bytes 2-15 as hexdump -C spaces them>`).
     assert!(text.contains(
-        "\nRockchip RK3588 (35 88 12 fe 21 41 32 38 4b 44 00 00 00 00), Kernel: aarch64, Userland: arm64\n"
+        "\nRockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00, Kernel: aarch64, Userland: arm64\n"
     ));
     assert!(
-        text.contains("\nSoC guess: Rockchip RK3588 (35 88 12 fe 21 41 32 38 4b 44 00 00 00 00)\n")
+        text.contains("\nSoC guess: Rockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00\n")
     );
     assert!(text.contains("  DMC gov: dmc_ondemand (upthreshold: 40, downdifferential: 20)\n"));
     assert!(text.contains("DC-in: 9.00 V"));
@@ -186,8 +188,12 @@ fn rpi4_armhf_on_32bit_kernel_with_swap_file_and_zram() {
     assert_eq!(swaps[0]["backing"]["storage"], "sd");
     assert_eq!(swaps[1]["swap_kind"], "zram");
     assert_eq!(j["sensors"]["power"]["rpi_undervoltage"], false);
+    // BCM2711 stepping from the eMMC2 bus DMA window, as sbc-bench reads it (log 4pzj:
+    // `SoC guess: BCM2711B0`).
+    assert_eq!(j["soc"]["detail"], "Rev B0");
     let text = info_text("rpi4");
-    assert!(text.contains("Kernel: armv7l, Userland: armhf\n"));
+    assert!(text.contains("\nBroadcom BCM2711 (Rev B0), Kernel: armv7l, Userland: armhf\n"));
+    assert!(text.contains("\nSoC guess: Broadcom BCM2711 (Rev B0)\n"));
     // The line sbc-bench printed for this swap file in corpus logs.
     assert!(text.contains(
         "  * /var/swap on /dev/mmcblk0p2: 100.0M (0K used) on ultra slow SD card storage\n"
