@@ -800,15 +800,123 @@ pub fn container_from_environ(env: &str) -> Option<String> {
         .map(|v| if v == "oci" { "container-other" } else { v }.to_string())
 }
 
+/// Hypervisor signatures of CPUID leaf 0x40000000 (EBX, ECX, EDX as 12 bytes) and the
+/// names systemd-detect-virt gives them.
+const CPUID_VM_SIGNATURES: &[(&[u8], &str)] = &[
+    (b"KVMKVMKVM\0\0\0", "kvm"),
+    (b"Linux KVM Hv", "kvm"),
+    (b"Microsoft Hv", "microsoft"),
+    (b"VMwareVMware", "vmware"),
+    (b"XenVMMXenVMM", "xen"),
+    (b"TCGTCGTCGTCG", "qemu"),
+    (b"ACRNACRNACRN", "acrn"),
+    (b"bhyve bhyve ", "bhyve"),
+    (b"QNXQVMBSQG\0\0", "qnx"),
+    (b"VBoxVBoxVBox", "oracle"),
+];
+
+/// Name the hypervisor from its CPUID signature; `None` for one we do not know.
+pub fn vm_from_cpuid_signature(sig: &[u8; 12]) -> Option<&'static str> {
+    CPUID_VM_SIGNATURES
+        .iter()
+        .find(|(s, _)| *s == sig.as_slice())
+        .map(|(_, name)| *name)
+}
+
+/// The signature as text for the evidence line: printable ASCII kept, the rest `.`,
+/// trailing NULs dropped.
+fn signature_text(sig: &[u8; 12]) -> String {
+    let end = sig.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    sig[..end]
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_graphic() || b == b' ' {
+                b as char
+            } else {
+                '.'
+            }
+        })
+        .collect()
+}
+
+/// CPUID leaf 0x40000000 of the CPU we run on, when leaf 1 says a hypervisor is present
+/// (ECX bit 31; without it the leaf is undefined). `None` elsewhere and off x86.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub fn live_cpuid_hypervisor_signature() -> Option<[u8; 12]> {
+    #[cfg(target_arch = "x86")]
+    use core::arch::x86::{__cpuid, has_cpuid};
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64::__cpuid;
+    #[cfg(target_arch = "x86")]
+    if !has_cpuid() {
+        return None;
+    }
+    // SAFETY: CPUID exists on every x86_64 CPU (and was checked above on x86); it only
+    // reads identification registers.
+    #[allow(unused_unsafe)]
+    let leaf1 = unsafe { __cpuid(1) };
+    if leaf1.ecx & (1 << 31) == 0 {
+        return None;
+    }
+    // SAFETY: as above; leaf 0x40000000 is defined whenever the hypervisor bit is set.
+    #[allow(unused_unsafe)]
+    let r = unsafe { __cpuid(0x4000_0000) };
+    let mut sig = [0u8; 12];
+    sig[..4].copy_from_slice(&r.ebx.to_le_bytes());
+    sig[4..8].copy_from_slice(&r.ecx.to_le_bytes());
+    sig[8..].copy_from_slice(&r.edx.to_le_bytes());
+    Some(sig)
+}
+
+/// CPUID leaf 0x40000000 of the CPU we run on: never off x86.
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+pub fn live_cpuid_hypervisor_signature() -> Option<[u8; 12]> {
+    None
+}
+
 impl Virtualization {
-    /// Detect VM and container from files only (no CPUID, no commands), so fixtures tell
-    /// the truth about the board they came from.
+    /// Detect VM and container from files, plus — only when reading the live system, so
+    /// fixtures tell the truth about the board they came from — the x86 CPUID hypervisor
+    /// signature (leaf 0x40000000).
     pub fn detect(root: &SysRoot, dmi: Option<&Dmi>, kernel_release: Option<&str>) -> Self {
+        let cpuid = if root.is_host() {
+            live_cpuid_hypervisor_signature()
+        } else {
+            None
+        };
+        Self::detect_with_cpuid(root, dmi, kernel_release, cpuid)
+    }
+
+    /// [`Virtualization::detect`] with the CPUID signature given (tests, fixtures).
+    pub fn detect_with_cpuid(
+        root: &SysRoot,
+        dmi: Option<&Dmi>,
+        kernel_release: Option<&str>,
+        cpuid_signature: Option<[u8; 12]>,
+    ) -> Self {
         let mut v = Self::default();
         // Virtual machine.
         if let Some((kind, why)) = dmi.and_then(vm_from_dmi) {
             v.vm = Some(kind);
             v.evidence.push(why);
+        }
+        if v.vm.is_none() {
+            if let Some(sig) = &cpuid_signature {
+                let text = signature_text(sig);
+                match vm_from_cpuid_signature(sig) {
+                    Some(kind) => {
+                        v.vm = Some(kind.into());
+                        v.evidence
+                            .push(format!("CPUID hypervisor signature '{text}'"));
+                    }
+                    None => {
+                        v.vm = Some("vm-other".into());
+                        v.evidence.push(format!(
+                            "CPUID hypervisor bit, unknown signature '{text}'"
+                        ));
+                    }
+                }
+            }
         }
         if v.vm.is_none() {
             if let Some(t) = root.value("/sys/hypervisor/type") {
@@ -1096,6 +1204,44 @@ mod tests {
             Some("lxc")
         );
         assert_eq!(container_from_environ("garbage"), None);
+    }
+
+    #[test]
+    fn cpuid_signatures_name_the_hypervisor() {
+        let sig = |s: &[u8]| -> [u8; 12] {
+            let mut a = [0u8; 12];
+            a[..s.len()].copy_from_slice(s);
+            a
+        };
+        assert_eq!(vm_from_cpuid_signature(&sig(b"KVMKVMKVM")), Some("kvm"));
+        assert_eq!(vm_from_cpuid_signature(&sig(b"Microsoft Hv")), Some("microsoft"));
+        assert_eq!(vm_from_cpuid_signature(&sig(b"TCGTCGTCGTCG")), Some("qemu"));
+        assert_eq!(vm_from_cpuid_signature(&sig(b"QNXQVMBSQG")), Some("qnx"));
+        assert_eq!(vm_from_cpuid_signature(&sig(b"bhyve bhyve ")), Some("bhyve"));
+        assert_eq!(vm_from_cpuid_signature(&sig(b"\x01garbage")), None);
+        assert_eq!(signature_text(&sig(b"KVMKVMKVM")), "KVMKVMKVM");
+        assert_eq!(signature_text(&sig(b"\x01ab")), ".ab");
+
+        // This machine's tree (cpuinfo `hypervisor` flag, no DMI) with the KVM signature:
+        // named; an unknown signature stays vm-other; DMI still comes first.
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("proc")).unwrap();
+        std::fs::write(d.path().join("proc/cpuinfo"), "flags\t\t: fpu hypervisor\n").unwrap();
+        let root = SysRoot::new(d.path());
+        let v = Virtualization::detect_with_cpuid(&root, None, None, Some(sig(b"KVMKVMKVM")));
+        assert_eq!(v.vm.as_deref(), Some("kvm"));
+        assert_eq!(v.evidence, ["CPUID hypervisor signature 'KVMKVMKVM'"]);
+        let v = Virtualization::detect_with_cpuid(&root, None, None, Some(sig(b"zzzz")));
+        assert_eq!(v.vm.as_deref(), Some("vm-other"));
+        let dmi = Dmi {
+            sys_vendor: Some("QEMU".into()),
+            ..Default::default()
+        };
+        let v = Virtualization::detect_with_cpuid(&root, Some(&dmi), None, Some(sig(b"KVMKVMKVM")));
+        assert_eq!(v.vm.as_deref(), Some("qemu"));
+        // A fixture tree is never given the live CPUID.
+        let v = Virtualization::detect(&root, None, None);
+        assert_eq!(v.vm.as_deref(), Some("vm-other"));
     }
 
     #[test]
