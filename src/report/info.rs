@@ -24,8 +24,56 @@ use crate::sys::thermal::{Hwmon, Reading};
 pub const SEPARATOR: &str =
     "##########################################################################";
 
+/// Longest sysfs string (governor, driver, zone type, sensor name) shown as is.
+pub const MAX_FIELD_CHARS: usize = 64;
+
+/// A string read from the system as the text shows it: `n/a` when it holds control
+/// characters or bytes that are not UTF-8 (a corrupted or binary attribute), cut to
+/// `max` characters with `...` when longer. Values that merely look implausible are
+/// shown as read: they are what the kernel says.
+pub fn shown_max(s: &str, max: usize) -> String {
+    if s
+        .chars()
+        .any(|c| (c.is_control() && c != '\t') || c == char::REPLACEMENT_CHARACTER)
+    {
+        return "n/a".into();
+    }
+    if s.chars().count() > max {
+        let mut t: String = s.chars().take(max.saturating_sub(3)).collect();
+        t.push_str("...");
+        return t;
+    }
+    s.to_string()
+}
+
+/// [`shown_max`] with [`MAX_FIELD_CHARS`].
+pub fn shown(s: &str) -> String {
+    shown_max(s, MAX_FIELD_CHARS)
+}
+
+/// Control characters other than newline and tab that reached the text anyway (a kernel
+/// command line, a distro name) become `?`, so a hostile file cannot drive the terminal.
+fn scrub(text: String) -> String {
+    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return text;
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// Render the whole `info` text.
 pub fn render(i: &SystemInfo) -> String {
+    scrub(render_raw(i))
+}
+
+fn render_raw(i: &SystemInfo) -> String {
     let mut s = String::new();
     match (&i.device.name, &i.hostname) {
         // Bare-metal x86 with DMI: sbc-bench appends the processor
@@ -34,6 +82,7 @@ pub fn render(i: &SystemInfo) -> String {
             if i.device.source == Some(NameSource::Dmi)
                 && i.virtualization.systemd_name().is_none() =>
         {
+            let n = shown_max(n, 2 * MAX_FIELD_CHARS);
             match &i.cpu_name {
                 Some(c) => {
                     let _ = writeln!(s, "{n} / {c}");
@@ -44,10 +93,10 @@ pub fn render(i: &SystemInfo) -> String {
             }
         }
         (Some(n), _) => {
-            let _ = writeln!(s, "{n}");
+            let _ = writeln!(s, "{}", shown_max(n, 2 * MAX_FIELD_CHARS));
         }
         (None, Some(h)) => {
-            let _ = writeln!(s, "{h} (hostname: no device-tree model, no DMI)");
+            let _ = writeln!(s, "{} (hostname: no device-tree model, no DMI)", shown(h));
         }
         (None, None) => s.push_str("n/a (no device-tree model, no DMI, no hostname)\n"),
     }
@@ -63,7 +112,7 @@ pub fn render(i: &SystemInfo) -> String {
     s.push('\n');
     match &i.sensors.thermal_source {
         Some(t) => {
-            let _ = writeln!(s, "Thermal source: {}\n", t.label());
+            let _ = writeln!(s, "Thermal source: {}\n", shown_max(&t.label(), 2 * MAX_FIELD_CHARS));
         }
         None => s.push_str("Thermal source: n/a (no thermal zone or hwmon sensor found)\n\n"),
     }
@@ -293,21 +342,16 @@ fn khz_to_mhz(khz: u64) -> u64 {
 fn policy_line(p: &Policy) -> String {
     let name = format!("cpufreq-policy{}", p.id);
     let freqs: Vec<u64> = p.opps_khz.iter().map(|&k| khz_to_mhz(k)).collect();
-    let head = match &p.governor {
-        Some(g) => governor_line(
-            &name,
-            g,
-            p.cur_khz.map(khz_to_mhz),
-            &p.available_governors,
-            &freqs,
-        )
-        .unwrap_or_else(|| format!("{name}: {g}")),
+    let available: Vec<String> = p.available_governors.iter().map(|g| shown(g)).collect();
+    let head = match p.governor.as_deref().map(shown) {
+        Some(g) => governor_line(&name, &g, p.cur_khz.map(khz_to_mhz), &available, &freqs)
+            .unwrap_or_else(|| format!("{name}: {g}")),
         None => format!("{name}: governor n/a"),
     };
     let mhz = |k: Option<u64>| k.map_or("n/a".to_string(), |k| khz_to_mhz(k).to_string());
     let mut detail = format!(
         "driver {}, cpus {}, {}-{} MHz (scaling {}-{}), time_in_state: {}",
-        p.driver.as_deref().unwrap_or("n/a"),
+        p.driver.as_deref().map_or_else(|| "n/a".to_string(), shown),
         format_list(&p.cpus),
         mhz(p.cpuinfo_min_khz),
         mhz(p.cpuinfo_max_khz),
@@ -319,23 +363,24 @@ fn policy_line(p: &Policy) -> String {
         let _ = write!(detail, ", base {} MHz", khz_to_mhz(b));
     }
     if let Some(e) = &p.energy_performance_preference {
-        let _ = write!(detail, ", EPP {e}");
+        let _ = write!(detail, ", EPP {}", shown(e));
     }
     format!("  * {head}\n      {detail}\n")
 }
 
 fn devfreq_line(d: &Devfreq) -> Option<String> {
-    let g = d.governor.as_deref()?;
+    let g = shown(d.governor.as_deref()?);
     let freqs: Vec<u64> = d
         .available_frequencies_hz
         .iter()
         .map(|&h| hz_to_mhz(h))
         .collect();
+    let available: Vec<String> = d.available_governors.iter().map(|g| shown(g)).collect();
     governor_line(
-        &d.name,
-        g,
+        &shown(&d.name),
+        &g,
         d.cur_hz.map(hz_to_mhz),
-        &d.available_governors,
+        &available,
         &freqs,
     )
 }
@@ -570,9 +615,12 @@ fn limits(items: &[(&str, Option<f64>)], indent: usize, fmt: impl Fn(f64) -> Str
 
 /// One chip in the layout of `sensors -A` (what sbc-bench logs as "Hardware sensors").
 pub fn render_chip(h: &Hwmon) -> String {
-    let mut s = format!("{}\n", h.chip);
-    let label_of =
-        |i: &crate::sys::thermal::HwmonInput| i.label.clone().unwrap_or_else(|| i.attr.clone());
+    let mut s = format!("{}\n", shown(&h.chip));
+    let label_of = |i: &crate::sys::thermal::HwmonInput| {
+        i.label
+            .as_deref()
+            .map_or_else(|| i.attr.clone(), shown)
+    };
     let width = h
         .inputs
         .iter()
@@ -680,7 +728,7 @@ pub fn sensors_block(i: &SystemInfo) -> String {
             s,
             "  {:<15}{:<24}{t:>8}{crit}",
             z.zone,
-            z.zone_type.as_deref().unwrap_or("n/a")
+            z.zone_type.as_deref().map_or_else(|| "n/a".to_string(), shown)
         );
     }
     s.push('\n');
@@ -708,6 +756,32 @@ pub fn sensors_block(i: &SystemInfo) -> String {
 mod tests {
     use super::*;
     use crate::sys::thermal::HwmonInput;
+
+    #[test]
+    fn sysfs_strings_are_sanitized() {
+        assert_eq!(shown("schedutil"), "schedutil");
+        assert_eq!(shown("sched\u{1b}[2Jutil"), "n/a");
+        assert_eq!(shown("bad\u{fffd}bytes"), "n/a");
+        assert_eq!(shown("a\tb"), "a\tb");
+        let long = "x".repeat(200);
+        let cut = shown(&long);
+        assert_eq!(cut.chars().count(), MAX_FIELD_CHARS);
+        assert!(cut.ends_with("..."));
+        assert_eq!(scrub("ok\n\u{1b}[31mred\n".into()), "ok\n?[31mred\n");
+        // A policy whose driver and governor files hold garbage: n/a and a cut string, and
+        // no control character reaches the rendered line.
+        let p = Policy {
+            id: 0,
+            cpus: vec![0, 1],
+            driver: Some("cpufreq-dt\u{7}\u{1b}]0;pwned\u{7}".into()),
+            governor: Some("g".repeat(500)),
+            ..Default::default()
+        };
+        let line = policy_line(&p);
+        assert!(line.contains("driver n/a,"), "{line}");
+        assert!(line.contains(&format!("{}...", "g".repeat(61))), "{line}");
+        assert!(!line.chars().any(|c| c.is_control() && c != '\n'), "{line}");
+    }
 
     #[test]
     fn human_sizes_like_sbc_bench_and_zramctl() {
