@@ -195,7 +195,10 @@ mod tests {
         assert_eq!(resolve_root(None, None, None), SysRoot::host());
         assert_eq!(resolve_root(None, os("/t"), None), SysRoot::new("/t"));
         let opt = std::path::Path::new("/opt");
-        assert_eq!(resolve_root(Some(opt), os("/t"), None), SysRoot::new("/opt"));
+        assert_eq!(
+            resolve_root(Some(opt), os("/t"), None),
+            SysRoot::new("/opt")
+        );
         assert_eq!(
             resolve_root(None, None, os("/c")),
             SysRoot::host().with_cpuinfo_file("/c")

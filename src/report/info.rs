@@ -32,8 +32,7 @@ pub const MAX_FIELD_CHARS: usize = 64;
 /// `max` characters with `...` when longer. Values that merely look implausible are
 /// shown as read: they are what the kernel says.
 pub fn shown_max(s: &str, max: usize) -> String {
-    if s
-        .chars()
+    if s.chars()
         .any(|c| (c.is_control() && c != '\t') || c == char::REPLACEMENT_CHARACTER)
     {
         return "n/a".into();
@@ -54,7 +53,10 @@ pub fn shown(s: &str) -> String {
 /// Control characters other than newline and tab that reached the text anyway (a kernel
 /// command line, a distro name) become `?`, so a hostile file cannot drive the terminal.
 fn scrub(text: String) -> String {
-    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
         return text;
     }
     text.chars()
@@ -112,7 +114,11 @@ fn render_raw(i: &SystemInfo) -> String {
     s.push('\n');
     match &i.sensors.thermal_source {
         Some(t) => {
-            let _ = writeln!(s, "Thermal source: {}\n", shown_max(&t.label(), 2 * MAX_FIELD_CHARS));
+            let _ = writeln!(
+                s,
+                "Thermal source: {}\n",
+                shown_max(&t.label(), 2 * MAX_FIELD_CHARS)
+            );
         }
         None => s.push_str("Thermal source: n/a (no thermal zone or hwmon sensor found)\n\n"),
     }
@@ -617,9 +623,7 @@ fn limits(items: &[(&str, Option<f64>)], indent: usize, fmt: impl Fn(f64) -> Str
 pub fn render_chip(h: &Hwmon) -> String {
     let mut s = format!("{}\n", shown(&h.chip));
     let label_of = |i: &crate::sys::thermal::HwmonInput| {
-        i.label
-            .as_deref()
-            .map_or_else(|| i.attr.clone(), shown)
+        i.label.as_deref().map_or_else(|| i.attr.clone(), shown)
     };
     let width = h
         .inputs
@@ -728,7 +732,9 @@ pub fn sensors_block(i: &SystemInfo) -> String {
             s,
             "  {:<15}{:<24}{t:>8}{crit}",
             z.zone,
-            z.zone_type.as_deref().map_or_else(|| "n/a".to_string(), shown)
+            z.zone_type
+                .as_deref()
+                .map_or_else(|| "n/a".to_string(), shown)
         );
     }
     s.push('\n');

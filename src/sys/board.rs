@@ -911,9 +911,8 @@ impl Virtualization {
                     }
                     None => {
                         v.vm = Some("vm-other".into());
-                        v.evidence.push(format!(
-                            "CPUID hypervisor bit, unknown signature '{text}'"
-                        ));
+                        v.evidence
+                            .push(format!("CPUID hypervisor bit, unknown signature '{text}'"));
                     }
                 }
             }
@@ -1214,10 +1213,16 @@ mod tests {
             a
         };
         assert_eq!(vm_from_cpuid_signature(&sig(b"KVMKVMKVM")), Some("kvm"));
-        assert_eq!(vm_from_cpuid_signature(&sig(b"Microsoft Hv")), Some("microsoft"));
+        assert_eq!(
+            vm_from_cpuid_signature(&sig(b"Microsoft Hv")),
+            Some("microsoft")
+        );
         assert_eq!(vm_from_cpuid_signature(&sig(b"TCGTCGTCGTCG")), Some("qemu"));
         assert_eq!(vm_from_cpuid_signature(&sig(b"QNXQVMBSQG")), Some("qnx"));
-        assert_eq!(vm_from_cpuid_signature(&sig(b"bhyve bhyve ")), Some("bhyve"));
+        assert_eq!(
+            vm_from_cpuid_signature(&sig(b"bhyve bhyve ")),
+            Some("bhyve")
+        );
         assert_eq!(vm_from_cpuid_signature(&sig(b"\x01garbage")), None);
         assert_eq!(signature_text(&sig(b"KVMKVMKVM")), "KVMKVMKVM");
         assert_eq!(signature_text(&sig(b"\x01ab")), ".ab");

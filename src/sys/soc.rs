@@ -152,7 +152,13 @@ pub fn read_inputs(root: &SysRoot, topo: &Topology) -> SocInputs {
         })
         .collect();
     inputs.soc0 = read_soc0(root);
+    // `CPUINFOFILE` simulates another board: as sbc-bench, no vendor ID registers or
+    // kernel log of this machine then (they would name this machine's chip, not the file's).
+    let simulated = root.cpuinfo_overridden();
     for name in root.list(NVMEM_DIR) {
+        if simulated {
+            break;
+        }
         if !NVMEM_PREFIXES.iter().any(|p| name.starts_with(p)) {
             continue;
         }
@@ -167,7 +173,7 @@ pub fn read_inputs(root: &SysRoot, topo: &Topology) -> SocInputs {
     }
     let is_rockchip = inputs.rockchip_id.is_some()
         || inputs.compatible.iter().any(|c| c.starts_with("rockchip,"));
-    if is_rockchip {
+    if is_rockchip && !simulated {
         inputs.rockchip_log_id = kmsg::read(root).and_then(|records| {
             rockchip_soc_id_from_log(records.iter().map(|r| r.message.as_str()))
         });
@@ -411,14 +417,18 @@ pub fn guess(i: &SocInputs) -> SocGuess {
         }
     }
     if let Some(id) = &i.rockchip_log_id {
-        if g.guess.as_deref().is_some_and(|s| s.starts_with("Rockchip")) {
+        if g.guess
+            .as_deref()
+            .is_some_and(|s| s.starts_with("Rockchip"))
+        {
             // sbc-bench: `Rockchip RK3588 (35880000 / <OTP bytes>)`, or `(35880000)`.
             g.detail = Some(match &g.detail {
                 Some(d) => format!("{id} / {d}"),
                 None => id.clone(),
             });
             g.label = None;
-            g.basis.push(format!("kernel log: rockchip-cpuinfo SoC {id}"));
+            g.basis
+                .push(format!("kernel log: rockchip-cpuinfo SoC {id}"));
         }
     }
     if let Some(sid) = &i.allwinner_sid {
@@ -1599,6 +1609,10 @@ mod tests {
             g.detail.as_deref(),
             Some("35880000 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00")
         );
+        // CPUINFOFILE (another board's cpuinfo): this machine's OTP and log are not used.
+        let sim = SysRoot::new(d.path()).with_cpuinfo_file(d.path().join("proc/cpuinfo"));
+        let i = read_inputs(&sim, &topo);
+        assert_eq!((i.rockchip_id, i.rockchip_log_id), (None, None));
     }
 
     #[test]
@@ -1628,7 +1642,10 @@ mod tests {
             Some("33180000 / 33 81 12 fe 21 41  32 47 41 31 00 00 00 00")
         );
         // Kernel ID without OTP: `Rockchip … (35880000)`.
-        let mut k = inputs(&["rockchip,rk3588"], &[("Cortex-A55", 4), ("Cortex-A76", 4)]);
+        let mut k = inputs(
+            &["rockchip,rk3588"],
+            &[("Cortex-A55", 4), ("Cortex-A76", 4)],
+        );
         k.rockchip_log_id = Some("35880000".into());
         assert_eq!(guess(&k).detail.as_deref(), Some("35880000"));
     }

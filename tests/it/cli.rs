@@ -83,7 +83,10 @@ fn empty_sysroot_variable_is_unset() {
         .args(["-m", "0.05", "--count", "1"])
         .assert()
         .success();
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysroots/rock-5b");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sysroots/rock-5b"
+    );
     bin()
         .env("SBC_BENCH_SYSROOT", fixture)
         .arg("info")
@@ -102,8 +105,18 @@ fn empty_sysroot_variable_is_unset() {
 /// `--help` shows users' text, not notes for developers.
 #[test]
 fn help_has_no_developer_notes() {
-    for args in [&["monitor", "--help"][..], &["--help"][..], &["info", "--help"][..]] {
-        let out = bin().args(args).assert().success().get_output().stdout.clone();
+    for args in [
+        &["monitor", "--help"][..],
+        &["--help"][..],
+        &["info", "--help"][..],
+    ] {
+        let out = bin()
+            .args(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
         let text = String::from_utf8_lossy(&out);
         assert!(!text.contains("reaches the parser"), "{args:?}: {text}");
         assert!(!text.contains("clap"), "{args:?}: {text}");

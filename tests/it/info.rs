@@ -147,7 +147,9 @@ fn rock_5b_rk3588() {
         "\nRockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00, Kernel: aarch64, Userland: arm64\n"
     ));
     assert!(
-        text.contains("\nSoC guess: Rockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00\n")
+        text.contains(
+            "\nSoC guess: Rockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00\n"
+        )
     );
     assert!(text.contains("  DMC gov: dmc_ondemand (upthreshold: 40, downdifferential: 20)\n"));
     assert!(text.contains("DC-in: 9.00 V"));

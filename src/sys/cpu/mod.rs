@@ -446,8 +446,14 @@ mod tests {
                 &format!("processor\t: 0\n{A55}processor\t: 1\n{A55}processor\t: 2\n{A76}"),
             ),
             ("/sys/devices/system/cpu/present", "0-1\n"),
-            ("/sys/devices/system/cpu/cpu0/topology/physical_package_id", "0\n"),
-            ("/sys/devices/system/cpu/cpu1/topology/physical_package_id", "0\n"),
+            (
+                "/sys/devices/system/cpu/cpu0/topology/physical_package_id",
+                "0\n",
+            ),
+            (
+                "/sys/devices/system/cpu/cpu1/topology/physical_package_id",
+                "0\n",
+            ),
         ]);
         let root = SysRoot::new(d.path()).with_cpuinfo_file(d.path().join("board.cpuinfo"));
         let t = Topology::read(&root, &[policy(0, &[0, 1], 1_800_000)]);
@@ -478,17 +484,28 @@ mod tests {
             })
             .collect();
         files.push(("/sys/devices/system/cpu/present".into(), "0-65535\n".into()));
-        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         let d = tree(&refs);
         let t = Topology::read(&SysRoot::new(d.path()), &[]);
         assert_eq!(t.cpus.len(), 8);
         assert_eq!(t.topology_notes.len(), 1);
-        assert!(t.topology_notes[0].contains("lists 8192 CPUs but only 8"), "{:?}", t.topology_notes);
+        assert!(
+            t.topology_notes[0].contains("lists 8192 CPUs but only 8"),
+            "{:?}",
+            t.topology_notes
+        );
 
         let d = tree(&[("/sys/devices/system/cpu/possible", "0-4095\n")]);
         let t = Topology::read(&SysRoot::new(d.path()), &[]);
         assert_eq!(t.cpus.len(), 1);
-        assert!(t.topology_notes[0].contains("no cpuN directory"), "{:?}", t.topology_notes);
+        assert!(
+            t.topology_notes[0].contains("no cpuN directory"),
+            "{:?}",
+            t.topology_notes
+        );
     }
 
     /// No cpuinfo, no sysfs: one CPU of unknown type, no panic.
