@@ -925,6 +925,79 @@ fn disks_below(root: &SysRoot, dev: &Path, depth: u32, out: &mut Vec<String>) {
     }
 }
 
+/// The `/proc/interrupts` lines (their labels) that serve `dev`: NVMe queues
+/// (`nvme0q1`), virtio request queues (`virtio1-req.0`), the MMC host (`mmc0`, or the
+/// controller's platform name for dw_mmc), the USB host controller (`xhci-hcd:usb1`;
+/// xhci names its vector after the USB 2.0 bus, one below the 5 Gbps bus), AHCI
+/// (`ahci[0000:01:00.0]`), any handler named after a device on the disk's sysfs path
+/// (`fe210000.sata`), and on x86 the MSI lines of its PCI function (`PCI-MSIX-0000:00:02.0`).
+pub fn irq_lines(dev: &Device, ints: &crate::sys::irq::Interrupts) -> Vec<String> {
+    // Device-like components of the sysfs path: platform (`fe2e0000.mmc`) and PCI
+    // (`0000:01:00.0`) names, and `virtioN`.
+    let comps: Vec<&str> = dev
+        .sysfs_path
+        .split('/')
+        .filter(|c| c.contains('.') || c.contains(':') || c.starts_with("virtio"))
+        .filter(|c| !c.is_empty())
+        .collect();
+    let nvme_ctrl =
+        (dev.bus == Bus::Nvme).then(|| dev.node.rsplit('/').next().unwrap_or_default().to_string());
+    let mmc_host = dev.mmc.as_ref().map(|m| m.host.as_str());
+    let usb_bus = dev
+        .usb
+        .as_ref()
+        .and_then(|u| u.hubs.iter().find(|h| h.is_root_hub()))
+        .and_then(|h| h.busnum);
+    let pci_addr = dev.pci.as_ref().map(|p| p.address.as_str());
+    let action_matches = |a: &str| {
+        if let Some(c) = &nvme_ctrl {
+            if let Some(q) = a.strip_prefix(c.as_str()).and_then(|r| r.strip_prefix('q')) {
+                if !q.is_empty() && q.bytes().all(|b| b.is_ascii_digit()) {
+                    return true;
+                }
+            }
+        }
+        if mmc_host.is_some_and(|h| !h.is_empty() && a == h) {
+            return true;
+        }
+        if let Some(b) = usb_bus {
+            if let Some((hcd, bus)) = a.rsplit_once(":usb") {
+                let n: Option<u32> = bus.parse().ok();
+                let xhci = hcd.contains("xhci");
+                if n == Some(b) || (xhci && n.is_some() && n == b.checked_sub(1)) {
+                    return true;
+                }
+            }
+        }
+        comps.iter().any(|c| {
+            a == *c
+                || a.contains(&format!("[{c}]"))
+                || (c.starts_with("virtio")
+                    && a.len() > c.len()
+                    && a.starts_with(c)
+                    && a.as_bytes()[c.len()] == b'-')
+        })
+    };
+    ints.lines
+        .iter()
+        .filter(|l| l.irq.is_some())
+        .filter(|l| {
+            l.actions.iter().any(|a| action_matches(a))
+                || pci_addr.is_some_and(|p| {
+                    !p.is_empty()
+                        && l.desc.split_whitespace().any(|w| {
+                            w.strip_prefix("PCI-MSIX-")
+                                .or_else(|| w.strip_prefix("PCI-MSI-"))
+                                == Some(p)
+                        })
+                })
+        })
+        // Configuration-change vectors carry no I/O.
+        .filter(|l| !l.actions.iter().all(|a| a.ends_with("-config")))
+        .map(|l| l.id.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
