@@ -567,3 +567,141 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
 fn severity_word(f: &Finding) -> &'static str {
     f.severity.word()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::storage::{Phase, PhaseObservation, PhaseResult, RecordResult};
+
+    fn report(direct: bool) -> (engine::Config, BenchReport) {
+        let mut cfg = engine::Config::new("/mnt/ramfs");
+        cfg.size_bytes = 16 << 20;
+        cfg.records = vec![4 << 10, 16 << 20];
+        let records: Vec<RecordResult> = cfg
+            .records
+            .iter()
+            .map(|&r| RecordResult {
+                record_bytes: r,
+                phases: Phase::ALL
+                    .iter()
+                    .map(|&p| PhaseResult {
+                        phase: p,
+                        started_s: 0.0,
+                        seconds: 0.5,
+                        bytes: 16 << 20,
+                        ops: (16 << 20) / r,
+                        kib_per_s: 32768.0,
+                        mb_per_s: 33.55,
+                        iops: 100.0,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let phases = records
+            .iter()
+            .flat_map(|r| {
+                r.phases.iter().map(|p| PhaseObservation {
+                    record_bytes: r.record_bytes,
+                    phase: Some(p.phase),
+                    mb_per_s: p.mb_per_s,
+                    seconds: p.seconds,
+                    window_ticks: Some(if r.record_bytes == 4096 { 50 } else { 1 }),
+                    busiest_cpu: (r.record_bytes == 4096).then_some(1),
+                    busiest_cpu_pct: (r.record_bytes == 4096).then_some(42.0),
+                    storage_irqs: Some(10),
+                    storage_irqs_per_s: Some(20.0),
+                    storage_irq_cpu: Some(0),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        let rep = BenchReport {
+            landing: Landing {
+                fstype: Some("ramfs".into()),
+                mount_point: Some("/mnt/ramfs".into()),
+                source: Some("ramfs".into()),
+                disks: vec![],
+            },
+            devices: vec![],
+            notes: vec!["the filesystem reports no size (ramfs has no limit)".into()],
+            result: BenchResult {
+                dir: "/mnt/ramfs".into(),
+                file_size_bytes: 16 << 20,
+                direct_io: direct,
+                fsync_in_write_timing: true,
+                records,
+                warnings: vec!["O_DIRECT is not supported on this filesystem".into()],
+            },
+            observation: StorageObservation {
+                fstype: Some("ramfs".into()),
+                direct_io: direct,
+                policies: vec![],
+                phases,
+            },
+            findings: diagnose::storage::diagnose(
+                &StorageObservation {
+                    fstype: Some("ramfs".into()),
+                    direct_io: direct,
+                    ..Default::default()
+                },
+                None,
+            ),
+        };
+        (cfg, rep)
+    }
+
+    #[test]
+    fn the_header_says_what_io_was_used_and_warnings_are_said_once() {
+        let (cfg, rep) = report(false);
+        let text = bench_text(&cfg, &rep);
+        let first = text.lines().next().unwrap();
+        assert_eq!(
+            first,
+            "Testing /mnt/ramfs with a 16 MiB file, records 4 KiB and 16 MiB, buffered I/O \
+             (O_DIRECT refused by the filesystem: reads come from the page cache), fsync in \
+             write timings"
+        );
+        assert!(!first.contains(", O_DIRECT,"));
+        assert!(text.contains("\nNote: the filesystem reports no size (ramfs has no limit)\n"));
+        // The fallback is explained once, by the finding; no extra Warning: line.
+        assert_eq!(text.matches("O_DIRECT was refused").count(), 1, "{text}");
+        assert!(!text.contains("Warning:"), "{text}");
+        assert!(text.contains("this measures RAM"), "{text}");
+        let (cfg, rep) = report(true);
+        assert!(
+            bench_text(&cfg, &rep)
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("records 4 KiB and 16 MiB, O_DIRECT, fsync in write timings")
+        );
+    }
+
+    #[test]
+    fn every_pass_has_a_row_and_short_ones_say_why_they_lack_percentages() {
+        let (cfg, rep) = report(true);
+        let text = bench_text(&cfg, &rep);
+        let start = text.find("System while running:").unwrap();
+        let rows: Vec<&str> = text[start..]
+            .lines()
+            .skip(2)
+            .take_while(|l| !l.is_empty() && !l.starts_with('*'))
+            .collect();
+        assert_eq!(rows.len(), 12, "{text}");
+        assert!(rows[0].starts_with("4 KiB write"), "{}", rows[0]);
+        assert!(rows[0].contains("cpu1 42%"), "{}", rows[0]);
+        assert!(rows[11].starts_with("16 MiB random write"), "{}", rows[11]);
+        assert!(rows[11].contains("n/a*"), "{}", rows[11]);
+        // Interrupt figures are there for the short passes too.
+        assert!(rows[11].contains("      20    cpu0"), "{}", rows[11]);
+        assert!(text.contains("* pass shorter than 50 ms"), "{text}");
+    }
+
+    #[test]
+    fn repeated_record_sizes_run_once() {
+        assert_eq!(
+            dedup_records(&[4096, 16 << 20, 4096, 4096]),
+            [4096, 16 << 20]
+        );
+    }
+}

@@ -251,7 +251,12 @@ pub fn device_line(dev: &Device) -> String {
                 .unwrap_or_default();
             let rest = format!("{link}{}{}{aspm}", smart_info(dev), temp_info(dev));
             let rest = rest.strip_prefix(", ").unwrap_or(&rest).to_string();
-            format!("{size}\"{model}\" SSD as {node}: {rest}")
+            if rest.is_empty() {
+                // Nothing known beyond the name (a sparse sysfs): no dangling `: `.
+                format!("{size}\"{model}\" SSD as {node}")
+            } else {
+                format!("{size}\"{model}\" SSD as {node}: {rest}")
+            }
         }
         Bus::Usb => usb_line(dev, &size),
         Bus::Mmc => mmc_line(dev, &size),
@@ -364,16 +369,32 @@ fn mmc_line(dev: &Device, size: &str) -> String {
     } else {
         m.name.clone().unwrap_or_default()
     };
+    // Fields sysfs did not give are left out rather than printed as `""` or `?/?`; a
+    // pair with one half known keeps `?` for the other.
+    let label = format!("{}{name}", m.maker.prefix());
+    let label = label.trim();
+    let quoted = if label.is_empty() {
+        String::new()
+    } else {
+        format!("\"{label}\" ")
+    };
     let q = |o: &Option<String>| o.clone().unwrap_or_else(|| "?".to_string());
-    format!(
-        "{size}\"{}{name}\" {mode}{kind} card as {node}: date {}, manfid/oemid: {}/{}, hw/fw rev: {}/{}",
-        m.maker.prefix(),
-        q(&m.date),
-        q(&m.manfid),
-        q(&m.oemid),
-        q(&m.hwrev),
-        q(&m.fwrev)
-    )
+    let mut fields = Vec::new();
+    if let Some(d) = &m.date {
+        fields.push(format!("date {d}"));
+    }
+    if m.manfid.is_some() || m.oemid.is_some() {
+        fields.push(format!("manfid/oemid: {}/{}", q(&m.manfid), q(&m.oemid)));
+    }
+    if m.hwrev.is_some() || m.fwrev.is_some() {
+        fields.push(format!("hw/fw rev: {}/{}", q(&m.hwrev), q(&m.fwrev)));
+    }
+    let head = format!("{size}{quoted}{mode}{kind} card as {node}");
+    if fields.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", fields.join(", "))
+    }
 }
 
 /// The line for an MTD flash chip, without the leading `  * `.

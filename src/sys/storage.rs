@@ -1002,6 +1002,82 @@ pub fn irq_lines(dev: &Device, ints: &crate::sys::irq::Interrupts) -> Vec<String
 mod tests {
     use super::*;
 
+    /// This VM's `/proc/interrupts` (2 CPUs, virtio disk `virtio1`), plus lines named
+    /// as the kernel's drivers name them: AHCI on RK3588 as quoted in the ROCK 5 ITX
+    /// review (`ITS-MSI 143130624 Edge ahci[0001:11:00.0]`), NVMe queues `nvme%dq%d`,
+    /// sdhci `mmc%d`, dw_mmc by its platform device, xhci `xhci-hcd:usb%d`.
+    const INTERRUPTS: &str = "           CPU0       CPU1       
+ 26:          0         16  IO-APIC   4-edge      ttyS0
+ 35:          0          1 PCI-MSIX-0000:00:02.0   0-edge      virtio1-config
+ 36:          0    6873156 PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0
+ 38:          0      13353 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0
+ 80:        100          0 ITS-MSI 143130624 Edge      ahci[0001:11:00.0]
+ 81:         10          5 ITS-MSI 524288 Edge      nvme0q0
+ 82:       5000          0 ITS-MSI 524289 Edge      nvme0q1
+ 83:          0          7 ITS-MSI 524290 Edge      nvme1q1
+ 90:        300          0 GICv3 232 Level     mmc0
+ 91:        200          0 GICv3 235 Level     fe2c0000.mmc
+ 92:         40          0 GICv3 252 Level     xhci-hcd:usb7
+LOC:    8538690   10302554   Local timer interrupts
+";
+
+    #[test]
+    fn irq_lines_of_each_kind_of_disk() {
+        let ints = crate::sys::irq::parse_interrupts(INTERRUPTS);
+        let root = SysRoot::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/storage/vm-virtio"),
+        );
+        let vda = read_disk(&root, "vda").expect("fixture disk");
+        // The request queue, not the config vector, not the NIC (virtio2).
+        assert_eq!(irq_lines(&vda, &ints), ["36"]);
+
+        let mut nvme = vda.clone();
+        nvme.bus = Bus::Nvme;
+        nvme.node = "/dev/nvme0".into();
+        nvme.sysfs_path = "/sys/devices/platform/a40000000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0/nvme/nvme0/nvme0n1".into();
+        nvme.pci = None;
+        assert_eq!(irq_lines(&nvme, &ints), ["81", "82"]);
+
+        let mut sata = nvme.clone();
+        sata.bus = Bus::Sata;
+        sata.node = "/dev/sda".into();
+        sata.sysfs_path = "/sys/devices/platform/a41000000.pcie/pci0001:10/0001:10:00.0/0001:11:00.0/ata1/host0/target0:0:0/0:0:0:0/block/sda".into();
+        assert_eq!(irq_lines(&sata, &ints), ["80"]);
+
+        let mut sd = nvme.clone();
+        sd.bus = Bus::Mmc;
+        sd.node = "/dev/mmcblk1".into();
+        sd.sysfs_path = "/sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa/block/mmcblk1".into();
+        sd.mmc = Some(MmcInfo {
+            host: "mmc1".into(),
+            ..Default::default()
+        });
+        assert_eq!(irq_lines(&sd, &ints), ["91"]);
+        sd.mmc = Some(MmcInfo {
+            host: "mmc0".into(),
+            ..Default::default()
+        });
+        sd.sysfs_path = "/sys/devices/platform/fe2e0000.mmc/mmc_host/mmc0/mmc0:0001/block/mmcblk0".into();
+        assert_eq!(irq_lines(&sd, &ints), ["90"]);
+
+        // A disk on the 5 Gbps bus 8 of a controller whose vector is named after bus 7.
+        let mut usb = nvme.clone();
+        usb.bus = Bus::Usb;
+        usb.node = "/dev/sdb".into();
+        usb.sysfs_path = "/sys/devices/platform/usbdrd3_0/fc000000.usb/xhci-hcd.0.auto/usb8/8-1/8-1:1.0/host1/target1:0:0/1:0:0:0/block/sdb".into();
+        usb.usb = Some(UsbPath {
+            hubs: vec![UsbDevice {
+                sysname: "usb8".into(),
+                busnum: Some(8),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        assert_eq!(irq_lines(&usb, &ints), ["92"]);
+        // Nothing known: nothing matched (the table says n/a).
+        assert!(irq_lines(&usb, &crate::sys::irq::Interrupts::default()).is_empty());
+    }
+
     #[test]
     fn which_block_devices_are_disks() {
         for d in [
