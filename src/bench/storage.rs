@@ -666,7 +666,7 @@ fn abandoned(path: &Path, md: &std::fs::Metadata, pid: u32) -> Result<File, Stri
     if md.uid() != euid {
         return Err(format!("owned by uid {}, not by us", md.uid()));
     }
-    let alive = i32::try_from(pid).map_or(false, |p| {
+    let alive = i32::try_from(pid).is_ok_and(|p| {
         !matches!(
             nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None),
             Err(nix::errno::Errno::ESRCH)

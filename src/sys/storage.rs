@@ -1047,7 +1047,8 @@ LOC:    8538690   10302554   Local timer interrupts
         let mut sd = nvme.clone();
         sd.bus = Bus::Mmc;
         sd.node = "/dev/mmcblk1".into();
-        sd.sysfs_path = "/sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa/block/mmcblk1".into();
+        sd.sysfs_path =
+            "/sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa/block/mmcblk1".into();
         sd.mmc = Some(MmcInfo {
             host: "mmc1".into(),
             ..Default::default()
@@ -1057,7 +1058,8 @@ LOC:    8538690   10302554   Local timer interrupts
             host: "mmc0".into(),
             ..Default::default()
         });
-        sd.sysfs_path = "/sys/devices/platform/fe2e0000.mmc/mmc_host/mmc0/mmc0:0001/block/mmcblk0".into();
+        sd.sysfs_path =
+            "/sys/devices/platform/fe2e0000.mmc/mmc_host/mmc0/mmc0:0001/block/mmcblk0".into();
         assert_eq!(irq_lines(&sd, &ints), ["90"]);
 
         // A disk on the 5 Gbps bus 8 of a controller whose vector is named after bus 7.
