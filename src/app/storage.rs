@@ -151,12 +151,81 @@ pub struct BenchReport {
     pub landing: Landing,
     /// The device(s) underneath, from the inventory.
     pub devices: Vec<Device>,
+    /// What the user must know about the run: test files left by killed runs, a
+    /// filesystem without a size limit, record sizes covering less than the file.
+    pub notes: Vec<String>,
     /// The measurement.
     pub result: BenchResult,
     /// What the system did meanwhile.
     pub observation: StorageObservation,
     /// Why the numbers are what they are.
     pub findings: Vec<Finding>,
+}
+
+/// Record sizes in the order given, each once.
+fn dedup_records(records: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for &r in records {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Prints the report while the benchmark runs: the header once the test file is open
+/// (so it can say whether O_DIRECT was accepted), then each iozone row piece by piece as
+/// its passes finish, as iozone does; into a pipe or file every piece is flushed at once,
+/// so an interrupted run keeps what it measured. With a progress bar on the terminal,
+/// whole rows are printed around it instead.
+struct Streamer {
+    on: bool,
+    whole_rows: bool,
+    row: String,
+    closed: bool,
+    error: Option<std::io::Error>,
+}
+
+impl Streamer {
+    fn put(&mut self, pb: &indicatif::ProgressBar, text: &str) {
+        if !self.on || self.closed || self.error.is_some() {
+            return;
+        }
+        match pb.suspend(|| output::print_or_closed(text)) {
+            Ok(true) => {}
+            Ok(false) => self.closed = true,
+            Err(e) => self.error = Some(e),
+        }
+    }
+    /// Part of a row: held back until the row is complete when whole rows are wanted.
+    fn cell(&mut self, pb: &indicatif::ProgressBar, text: &str) {
+        if self.whole_rows {
+            self.row.push_str(text);
+            if text.ends_with('\n') {
+                let row = std::mem::take(&mut self.row);
+                self.put(pb, &row);
+            }
+        } else {
+            self.row.push_str(text);
+            if text.ends_with('\n') {
+                self.row.clear();
+            }
+            self.put(pb, text);
+        }
+    }
+    /// End a row cut short (error, Ctrl-C) so the terminal or file ends with a newline.
+    fn cut(&mut self, pb: &indicatif::ProgressBar) {
+        if self.row.is_empty() {
+            return;
+        }
+        let rest = if self.whole_rows {
+            std::mem::take(&mut self.row)
+        } else {
+            self.row.clear();
+            String::new()
+        };
+        self.put(pb, &(rest + "\n"));
+    }
 }
 
 fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<i32> {
@@ -177,9 +246,38 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<i32> 
             anyhow::bail!("the file size must be at least 4 KiB");
         }
     } else {
-        cfg.records = args.record.clone();
+        cfg.records = dedup_records(&args.record);
     }
-    engine::preflight(&cfg)?;
+    if ctx.root.is_host() {
+        cfg.mem_available_bytes = crate::sys::memory::available_bytes(&ctx.root);
+    }
+    // Validate the arguments and the directory before touching anything in it.
+    engine::preflight(&engine::Config {
+        check_space: false,
+        ..cfg.clone()
+    })?;
+    // Files of runs killed with SIGKILL take space the check below must count.
+    let mut notes: Vec<String> = engine::clean_stale(&dir)
+        .iter()
+        .map(engine::StaleFile::words)
+        .collect();
+    match engine::preflight(&cfg) {
+        Ok(n) => notes.extend(n),
+        Err(e) => {
+            for n in &notes {
+                eprintln!("Note: {n}");
+            }
+            return Err(e.into());
+        }
+    }
+    notes.extend(engine::coverage_notes(&cfg));
+    if !ctx.root.is_host() {
+        notes.push(
+            "--sysroot is set: the test file is on this machine's filesystem, so the \
+             filesystem and device it landed on are not shown"
+                .into(),
+        );
+    }
 
     let land = landing(&ctx.root, &dir);
     let inv = if ctx.root.is_host() {
@@ -201,32 +299,106 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<i32> 
             max_khz: p.cpuinfo_max_khz.or(p.scaling_max_khz),
         })
         .collect();
+    let policy_ids: Vec<u32> = policies.iter().map(|p| p.id).collect();
 
-    if !json && std::io::stderr().is_terminal() {
-        eprintln!("{}", header(&cfg, &land, &devices));
-    }
-    let sampler = (!args.no_monitor && ctx.root.is_host())
-        .then(|| engine::Sampler::start(ctx.root.clone(), Duration::from_millis(100)));
-    cfg.epoch = Some(sampler.as_ref().map_or_else(Instant::now, |s| s.started()));
+    let monitor = !args.no_monitor && ctx.root.is_host();
+    let irq_ids: Vec<String> = if monitor {
+        crate::sys::irq::read_interrupts(&ctx.root)
+            .map(|ints| {
+                let mut ids: Vec<String> = devices
+                    .iter()
+                    .flat_map(|d| inventory::irq_lines(d, &ints))
+                    .collect();
+                ids.sort();
+                ids.dedup();
+                ids
+            })
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    // Clocks change within a long pass: sample them in between. Everything else is read
+    // exactly at each pass's start and end.
+    let sampler = (monitor && !policy_ids.is_empty()).then(|| {
+        engine::Sampler::start(
+            ctx.root.clone(),
+            policy_ids.clone(),
+            Duration::from_millis(100),
+        )
+    });
+    let t0 = sampler.as_ref().map_or_else(Instant::now, |s| s.started());
+    cfg.epoch = Some(t0);
+
     let pb = output::progress_bar(cfg.total_bytes() >> 20, "storage bench (MiB)");
-    let result = engine::run(&cfg, crate::shutdown::token(), &mut |b| {
-        pb.set_position(b >> 20)
+    let mut out = Streamer {
+        on: !json,
+        whole_rows: std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+        row: String::new(),
+        closed: false,
+        error: None,
+    };
+    let mut windows: Vec<engine::PassWindow> = Vec::new();
+    let mut at_start: Option<engine::IoSample> = None;
+    let result = engine::run(&cfg, crate::shutdown::token(), &mut |e| match e {
+        engine::Event::Opened { direct } => {
+            let head = header(&cfg, direct, &land, &devices, &notes);
+            out.put(
+                &pb,
+                &format!("{head}\n\n{}", report::storage::IOZONE_HEADER),
+            );
+        }
+        engine::Event::Progress(b) => pb.set_position(b >> 20),
+        engine::Event::PassStarting {
+            record_bytes,
+            phase,
+        } => {
+            if phase == engine::Phase::Write {
+                out.cell(
+                    &pb,
+                    &report::storage::iozone_row_start(cfg.size_bytes, record_bytes),
+                );
+            }
+            if monitor {
+                at_start = Some(engine::snapshot(&ctx.root, &policy_ids, &irq_ids, t0));
+            }
+        }
+        engine::Event::PassDone {
+            record_bytes,
+            result,
+        } => {
+            if let Some(start) = at_start.take() {
+                windows.push(engine::PassWindow {
+                    record_bytes,
+                    phase: result.phase,
+                    start,
+                    end: engine::snapshot(&ctx.root, &policy_ids, &irq_ids, t0),
+                });
+            }
+            out.cell(&pb, &report::storage::iozone_cell(result.kib_per_s));
+            if result.phase == engine::Phase::RandomWrite {
+                out.cell(&pb, report::storage::IOZONE_ROW_END);
+            }
+        }
     });
     pb.finish_and_clear();
-    let samples = sampler.map(engine::Sampler::finish).unwrap_or_default();
+    let clocks = sampler.map(engine::Sampler::finish).unwrap_or_default();
     let result = match result {
         Ok(r) => r,
         Err(BenchError::Interrupted) => {
+            out.cut(&pb);
             eprintln!("Interrupted: test file removed.");
             return Ok(128 + crate::shutdown::signal().unwrap_or(libc::SIGINT));
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => {
+            out.cut(&pb);
+            return Err(e.into());
+        }
     };
     let observation = StorageObservation {
         fstype: land.fstype.clone(),
         direct_io: result.direct_io,
         policies,
-        phases: engine::observe(&result, &samples, 0.0),
+        phases: engine::observe(&result, &windows, &clocks),
     };
     let mut findings = diagnose::storage::diagnose(&observation, devices.first());
     for d in &devices {
@@ -239,6 +411,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<i32> 
     let rep = BenchReport {
         landing: land,
         devices,
+        notes,
         result,
         observation,
         findings,
@@ -246,22 +419,37 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<i32> 
     if json {
         output::print_or_closed(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
     } else {
-        output::print_or_closed(&bench_text(&cfg, &rep))?;
+        out.put(&pb, &bench_tail(&rep));
+        if let Some(e) = out.error {
+            return Err(e.into());
+        }
     }
     Ok(output::EXIT_OK)
 }
 
-fn header(cfg: &engine::Config, land: &Landing, devices: &[Device]) -> String {
+/// The lines before the table: what is tested and how, where the file lands, notes.
+fn header(
+    cfg: &engine::Config,
+    direct: bool,
+    land: &Landing,
+    devices: &[Device],
+    notes: &[String],
+) -> String {
     let recs: Vec<String> = cfg
         .records
         .iter()
         .map(|&r| diagnose::storage::record_words(r))
         .collect();
     let mut s = format!(
-        "Testing {} with a {} file, records {}, O_DIRECT, fsync in write timings",
+        "Testing {} with a {} file, records {}, {}, fsync in write timings",
         cfg.dir.display(),
         diagnose::storage::record_words(cfg.size_bytes),
-        recs.join(" and ")
+        recs.join(" and "),
+        if direct {
+            "O_DIRECT"
+        } else {
+            "buffered I/O (O_DIRECT refused by the filesystem: reads come from the page cache)"
+        }
     );
     if let Some(fs) = &land.fstype {
         s.push_str(&format!(
@@ -273,51 +461,69 @@ fn header(cfg: &engine::Config, land: &Landing, devices: &[Device]) -> String {
     for d in devices {
         s.push_str(&format!("\nDevice: {}", report::storage::device_line(d)));
     }
+    for n in notes {
+        s.push_str(&format!("\nNote: {n}"));
+    }
     s
 }
 
-fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
-    let mut s = header(cfg, &rep.landing, &rep.devices);
-    s.push_str("\n\n");
-    s.push_str(&report::storage::iozone_table(&rep.result));
-    s.push('\n');
+/// What follows the table once the run is over: MB/s and IOPS, the system during each
+/// pass, findings.
+fn bench_tail(rep: &BenchReport) -> String {
+    let mut s = String::from("\n");
     s.push_str(&report::storage::summary_table(&rep.result));
     let obs: Vec<_> = rep
         .observation
         .phases
         .iter()
-        .filter(|o| o.busiest_cpu.is_some())
+        .filter(|o| o.window_ticks.is_some())
         .collect();
     if !obs.is_empty() {
         s.push_str(&format!(
-            "\nSystem while running:\n{:<24}{:>10}{:>14}{:>7}{:>7}{:>7}  {}\n",
-            "pass", "MB/s", "busiest core", "%io", "%irq", "%self", "avg clock"
+            "\nSystem while running:\n{:<24}{:>10}{:>14}{:>7}{:>7}{:>7}{:>12}{:>8}  {}\n",
+            "pass", "MB/s", "busiest core", "%io", "%irq", "%self", "dev irq/s", "on", "avg clock"
         ));
+        let mut short = false;
         for o in obs {
             let pass = format!(
                 "{} {}",
                 diagnose::storage::record_words(o.record_bytes),
                 o.phase.map(|p| p.label()).unwrap_or_default()
             );
-            let core = format!(
-                "cpu{} {:.0}%",
-                o.busiest_cpu.unwrap_or_default(),
-                o.busiest_cpu_pct.unwrap_or_default()
-            );
+            let na = || "n/a".to_string();
+            let pct = |v: Option<f64>| v.map(|p| format!("{p:.1}")).unwrap_or_else(na);
+            let core = match (o.busiest_cpu, o.busiest_cpu_pct) {
+                (Some(c), Some(p)) => format!("cpu{c} {p:.0}%"),
+                _ => {
+                    short = true;
+                    "n/a*".to_string()
+                }
+            };
+            let me = o.self_cpu_pct.map(|p| format!("{p:.0}")).unwrap_or_else(na);
+            let irqs = o
+                .storage_irqs_per_s
+                .map(|r| format!("{r:.0}"))
+                .unwrap_or_else(na);
+            let irq_cpu = o
+                .storage_irq_cpu
+                .map(|c| format!("cpu{c}"))
+                .unwrap_or_else(|| {
+                    if o.storage_irqs.is_some() {
+                        "-".into()
+                    } else {
+                        na()
+                    }
+                });
             let clocks: Vec<String> = o
                 .avg_khz
                 .iter()
                 .map(|(id, k)| format!("policy{id} {:.0} MHz", k / 1000.0))
                 .collect();
-            let me = o
-                .self_cpu_pct
-                .map(|p| format!("{p:.0}"))
-                .unwrap_or_else(|| "n/a".into());
             s.push_str(&format!(
-                "{pass:<24}{:>10.2}{core:>14}{:>7.1}{:>7.1}{me:>7}  {}\n",
+                "{pass:<24}{:>10.2}{core:>14}{:>7}{:>7}{me:>7}{irqs:>12}{irq_cpu:>8}  {}\n",
                 o.mb_per_s,
-                o.io_pct.unwrap_or_default(),
-                o.irq_pct.unwrap_or_default(),
+                pct(o.io_pct),
+                pct(o.irq_pct),
                 if clocks.is_empty() {
                     "n/a".to_string()
                 } else {
@@ -325,9 +531,13 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
                 }
             ));
         }
-    }
-    for w in &rep.result.warnings {
-        s.push_str(&format!("\nWarning: {w}\n"));
+        if short {
+            s.push_str(&format!(
+                "* pass shorter than {} ms: /proc/stat counts CPU time in 10 ms ticks, too \
+                 coarse for percentages; interrupt counts are exact\n",
+                engine::MIN_WINDOW_TICKS * 10
+            ));
+        }
     }
     if !rep.findings.is_empty() {
         s.push_str("\nFindings:\n");
@@ -338,6 +548,160 @@ fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
     s
 }
 
+/// The whole text report, as the streamed pieces add up to.
+#[cfg(test)]
+fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
+    let mut s = header(
+        cfg,
+        rep.result.direct_io,
+        &rep.landing,
+        &rep.devices,
+        &rep.notes,
+    );
+    s.push_str("\n\n");
+    s.push_str(&report::storage::iozone_table(&rep.result));
+    s.push_str(&bench_tail(rep));
+    s
+}
+
 fn severity_word(f: &Finding) -> &'static str {
     f.severity.word()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::storage::{Phase, PhaseObservation, PhaseResult, RecordResult};
+
+    fn report(direct: bool) -> (engine::Config, BenchReport) {
+        let mut cfg = engine::Config::new("/mnt/ramfs");
+        cfg.size_bytes = 16 << 20;
+        cfg.records = vec![4 << 10, 16 << 20];
+        let records: Vec<RecordResult> = cfg
+            .records
+            .iter()
+            .map(|&r| RecordResult {
+                record_bytes: r,
+                phases: Phase::ALL
+                    .iter()
+                    .map(|&p| PhaseResult {
+                        phase: p,
+                        started_s: 0.0,
+                        seconds: 0.5,
+                        bytes: 16 << 20,
+                        ops: (16 << 20) / r,
+                        kib_per_s: 32768.0,
+                        mb_per_s: 33.55,
+                        iops: 100.0,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let phases = records
+            .iter()
+            .flat_map(|r| {
+                r.phases.iter().map(|p| PhaseObservation {
+                    record_bytes: r.record_bytes,
+                    phase: Some(p.phase),
+                    mb_per_s: p.mb_per_s,
+                    seconds: p.seconds,
+                    window_ticks: Some(if r.record_bytes == 4096 { 50 } else { 1 }),
+                    busiest_cpu: (r.record_bytes == 4096).then_some(1),
+                    busiest_cpu_pct: (r.record_bytes == 4096).then_some(42.0),
+                    storage_irqs: Some(10),
+                    storage_irqs_per_s: Some(20.0),
+                    storage_irq_cpu: Some(0),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        let rep = BenchReport {
+            landing: Landing {
+                fstype: Some("ramfs".into()),
+                mount_point: Some("/mnt/ramfs".into()),
+                source: Some("ramfs".into()),
+                disks: vec![],
+            },
+            devices: vec![],
+            notes: vec!["the filesystem reports no size (ramfs has no limit)".into()],
+            result: BenchResult {
+                dir: "/mnt/ramfs".into(),
+                file_size_bytes: 16 << 20,
+                direct_io: direct,
+                fsync_in_write_timing: true,
+                records,
+                warnings: vec!["O_DIRECT is not supported on this filesystem".into()],
+            },
+            observation: StorageObservation {
+                fstype: Some("ramfs".into()),
+                direct_io: direct,
+                policies: vec![],
+                phases,
+            },
+            findings: diagnose::storage::diagnose(
+                &StorageObservation {
+                    fstype: Some("ramfs".into()),
+                    direct_io: direct,
+                    ..Default::default()
+                },
+                None,
+            ),
+        };
+        (cfg, rep)
+    }
+
+    #[test]
+    fn the_header_says_what_io_was_used_and_warnings_are_said_once() {
+        let (cfg, rep) = report(false);
+        let text = bench_text(&cfg, &rep);
+        let first = text.lines().next().unwrap();
+        assert_eq!(
+            first,
+            "Testing /mnt/ramfs with a 16 MiB file, records 4 KiB and 16 MiB, buffered I/O \
+             (O_DIRECT refused by the filesystem: reads come from the page cache), fsync in \
+             write timings"
+        );
+        assert!(!first.contains(", O_DIRECT,"));
+        assert!(text.contains("\nNote: the filesystem reports no size (ramfs has no limit)\n"));
+        // The fallback is explained once, by the finding; no extra Warning: line.
+        assert_eq!(text.matches("O_DIRECT was refused").count(), 1, "{text}");
+        assert!(!text.contains("Warning:"), "{text}");
+        assert!(text.contains("this measures RAM"), "{text}");
+        let (cfg, rep) = report(true);
+        assert!(
+            bench_text(&cfg, &rep)
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("records 4 KiB and 16 MiB, O_DIRECT, fsync in write timings")
+        );
+    }
+
+    #[test]
+    fn every_pass_has_a_row_and_short_ones_say_why_they_lack_percentages() {
+        let (cfg, rep) = report(true);
+        let text = bench_text(&cfg, &rep);
+        let start = text.find("System while running:").unwrap();
+        let rows: Vec<&str> = text[start..]
+            .lines()
+            .skip(2)
+            .take_while(|l| !l.is_empty() && !l.starts_with('*'))
+            .collect();
+        assert_eq!(rows.len(), 12, "{text}");
+        assert!(rows[0].starts_with("4 KiB write"), "{}", rows[0]);
+        assert!(rows[0].contains("cpu1 42%"), "{}", rows[0]);
+        assert!(rows[11].starts_with("16 MiB random write"), "{}", rows[11]);
+        assert!(rows[11].contains("n/a*"), "{}", rows[11]);
+        // Interrupt figures are there for the short passes too.
+        assert!(rows[11].contains("      20    cpu0"), "{}", rows[11]);
+        assert!(text.contains("* pass shorter than 50 ms"), "{text}");
+    }
+
+    #[test]
+    fn repeated_record_sizes_run_once() {
+        assert_eq!(
+            dedup_records(&[4096, 16 << 20, 4096, 4096]),
+            [4096, 16 << 20]
+        );
+    }
 }

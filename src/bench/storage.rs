@@ -48,6 +48,9 @@ pub struct Config {
     /// clocks agree); the benchmark's own start when `None`.
     #[serde(skip)]
     pub epoch: Option<Instant>,
+    /// RAM available (`/proc/meminfo`), checked instead of free space on filesystems
+    /// that report no size at all (ramfs), whose files live in RAM without a limit.
+    pub mem_available_bytes: Option<u64>,
 }
 
 impl Config {
@@ -59,6 +62,7 @@ impl Config {
             records: DEFAULT_RECORDS.to_vec(),
             check_space: true,
             epoch: None,
+            mem_available_bytes: None,
         }
     }
 
@@ -211,17 +215,33 @@ pub enum BenchError {
         /// MiB available.
         avail: u64,
     },
-    /// The test file could not be created.
-    #[error("cannot create a test file in {dir}: {source}")]
+    /// A filesystem without any size limit (ramfs) and too little RAM for the file.
+    #[error(
+        "{dir} is on a filesystem without a size limit (ramfs): the test file would take {need} MiB \
+         of RAM (file plus {margin} MiB margin), only {avail} MiB are available"
+    )]
+    NoRam {
+        /// Directory.
+        dir: PathBuf,
+        /// MiB needed.
+        need: u64,
+        /// MiB margin included in `need`.
+        margin: u64,
+        /// MiB of RAM available.
+        avail: u64,
+    },
+    /// The test file could not be created. The OS error is part of the message and
+    /// deliberately not an error `source`, so a `{:#}` chain does not print it twice.
+    #[error("cannot create a test file in {dir}: {cause}")]
     Create {
         /// Directory.
         dir: PathBuf,
         /// Cause.
-        source: io::Error,
+        cause: io::Error,
     },
     /// An I/O error during a pass (ENOSPC, EIO…). The test file has been removed.
     #[error(
-        "{phase} with {record} KiB records failed at offset {offset}: {source} (test file removed)"
+        "{phase} with {record} KiB records failed at offset {offset}: {cause} (test file removed)"
     )]
     Io {
         /// Pass.
@@ -231,7 +251,7 @@ pub enum BenchError {
         /// Byte offset.
         offset: u64,
         /// Cause.
-        source: io::Error,
+        cause: io::Error,
     },
     /// Ctrl-C or SIGTERM.
     #[error("interrupted (test file removed)")]
@@ -401,14 +421,98 @@ impl Drop for TempFile {
     }
 }
 
-/// Bytes available to us on the filesystem holding `dir`.
-pub fn available_bytes(dir: &Path) -> io::Result<u64> {
-    let s = nix::sys::statvfs::statvfs(dir).map_err(io::Error::from)?;
-    Ok((s.blocks_available() as u64).saturating_mul(s.fragment_size() as u64))
+/// `4 KiB`, `16 MiB`: whole MiB when exact, KiB otherwise.
+pub fn size_words(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
 }
 
-/// Check the configuration and the directory; returns what would be needed.
-pub fn preflight(cfg: &Config) -> Result<(), BenchError> {
+/// Size and free space of the filesystem holding a directory (statvfs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FsSpace {
+    /// Bytes available to unprivileged users.
+    pub avail_bytes: u64,
+    /// Size of the filesystem; 0 for filesystems that report none (ramfs).
+    pub total_bytes: u64,
+}
+
+/// [`FsSpace`] of the filesystem holding `dir`.
+pub fn fs_space(dir: &Path) -> io::Result<FsSpace> {
+    let s = nix::sys::statvfs::statvfs(dir).map_err(io::Error::from)?;
+    let frag = s.fragment_size() as u64;
+    Ok(FsSpace {
+        avail_bytes: (s.blocks_available() as u64).saturating_mul(frag),
+        total_bytes: (s.blocks() as u64).saturating_mul(frag),
+    })
+}
+
+/// Bytes available to us on the filesystem holding `dir`.
+pub fn available_bytes(dir: &Path) -> io::Result<u64> {
+    fs_space(dir).map(|s| s.avail_bytes)
+}
+
+/// Is there room for the test file? Pure: the decision from the filesystem's figures and
+/// (for ramfs, which reports no size and has no limit) the RAM available. Returns notes
+/// the user must see.
+pub fn check_space(cfg: &Config, space: FsSpace) -> Result<Vec<String>, BenchError> {
+    let need = cfg.size_bytes.saturating_add(MARGIN);
+    if space.total_bytes == 0 {
+        // ramfs: statvfs says 0 of 0 blocks, yet writes succeed until RAM runs out.
+        return match cfg.mem_available_bytes {
+            Some(m) if m < need => Err(BenchError::NoRam {
+                dir: cfg.dir.clone(),
+                need: need.div_ceil(1 << 20),
+                margin: MARGIN >> 20,
+                avail: m >> 20,
+            }),
+            Some(m) => Ok(vec![format!(
+                "the filesystem reports no size (ramfs has no limit): free space was not \
+                 checked; the {} file lives in RAM while the test runs ({} MiB of RAM available)",
+                size_words(cfg.size_bytes),
+                m >> 20
+            )]),
+            None => Ok(vec![
+                "the filesystem reports no size (ramfs has no limit): free space was not \
+                 checked, and the test file lives in RAM while the test runs"
+                    .to_string(),
+            ]),
+        };
+    }
+    if space.avail_bytes < need {
+        return Err(BenchError::NoSpace {
+            dir: cfg.dir.clone(),
+            need: need.div_ceil(1 << 20),
+            margin: MARGIN >> 20,
+            avail: space.avail_bytes >> 20,
+        });
+    }
+    Ok(Vec::new())
+}
+
+/// Record sizes that do not divide the file size: like iozone, only whole records are
+/// moved, so those passes cover less than the file. One note per such record size.
+pub fn coverage_notes(cfg: &Config) -> Vec<String> {
+    cfg.records
+        .iter()
+        .filter(|&&r| r > 0 && cfg.size_bytes % r != 0)
+        .map(|&r| {
+            format!(
+                "{} records cover {} of the {} file (whole records only, as iozone does; \
+                 MB/s count the bytes moved)",
+                size_words(r),
+                size_words(cfg.size_bytes / r * r),
+                size_words(cfg.size_bytes)
+            )
+        })
+        .collect()
+}
+
+/// Check the configuration and the directory. Returns notes for the user (a filesystem
+/// without a size limit); refuses what cannot or must not run.
+pub fn preflight(cfg: &Config) -> Result<Vec<String>, BenchError> {
     if cfg.records.is_empty() {
         return Err(BenchError::BadConfig("no record size given".into()));
     }
@@ -441,25 +545,164 @@ pub fn preflight(cfg: &Config) -> Result<(), BenchError> {
     nix::unistd::access(&cfg.dir, nix::unistd::AccessFlags::W_OK).map_err(|e| {
         BenchError::Create {
             dir: cfg.dir.clone(),
-            source: io::Error::from(e),
+            cause: io::Error::from(e),
         }
     })?;
-    if cfg.check_space {
-        let avail = available_bytes(&cfg.dir).map_err(|source| BenchError::Create {
-            dir: cfg.dir.clone(),
-            source,
-        })?;
-        let need = cfg.size_bytes.saturating_add(MARGIN);
-        if avail < need {
-            return Err(BenchError::NoSpace {
-                dir: cfg.dir.clone(),
-                need: need.div_ceil(1 << 20),
-                margin: MARGIN >> 20,
-                avail: avail >> 20,
-            });
+    if !cfg.check_space {
+        return Ok(Vec::new());
+    }
+    let space = fs_space(&cfg.dir).map_err(|cause| BenchError::Create {
+        dir: cfg.dir.clone(),
+        cause,
+    })?;
+    check_space(cfg, space)
+}
+
+/// The name prefix of our test files; the full name is
+/// `.sbc-bench-iotest.<pid>.<9 digits of nanoseconds><attempt 0-15>`.
+pub const TEMP_PREFIX: &str = ".sbc-bench-iotest.";
+
+/// The PID in a name that is exactly one of our test files' names, `None` for anything
+/// else.
+pub fn test_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?;
+    let (pid, tail) = rest.split_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || pid.len() > 10 || !digits(tail) || !(10..=11).contains(&tail.len()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// A test file an earlier run left behind (killed with SIGKILL, a power cut).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaleFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// The run that created it.
+    pub pid: u32,
+    /// Its size.
+    pub size_bytes: u64,
+    /// Removed now.
+    pub removed: bool,
+    /// Why it was left alone.
+    pub kept_because: Option<String>,
+}
+
+impl StaleFile {
+    /// One line for the user.
+    pub fn words(&self) -> String {
+        let what = format!(
+            "a test file left by an earlier run (pid {}, {} MiB): {}",
+            self.pid,
+            self.size_bytes >> 20,
+            self.path.display()
+        );
+        match &self.kept_because {
+            None if self.removed => format!("removed {what}"),
+            Some(why) => format!("found {what}; not removed: {why}"),
+            None => format!("found {what}"),
         }
     }
-    Ok(())
+}
+
+/// Find our test files in `dir` that an earlier run could not remove, and remove each
+/// one only when it is certainly ours and abandoned: exactly our name pattern, a regular
+/// file with one link owned by us, its process gone, and no process holding it open
+/// (a write lease is granted only when no one else has the file open).
+pub fn clean_stale(dir: &Path) -> Vec<StaleFile> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(test_file_pid) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let path = e.path();
+        let Ok(md) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let mut f = StaleFile {
+            path: path.clone(),
+            pid,
+            size_bytes: md.len(),
+            removed: false,
+            kept_because: None,
+        };
+        match abandoned(&path, &md, pid) {
+            // Removed while our lease is held; closing `leased` afterwards releases it.
+            Ok(leased) => {
+                match std::fs::remove_file(&path) {
+                    Ok(()) => f.removed = true,
+                    Err(e) => f.kept_because = Some(format!("cannot remove it: {e}")),
+                }
+                drop(leased);
+            }
+            Err(why) => f.kept_because = Some(why),
+        }
+        out.push(f);
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The file, opened with a write lease (no one else has it open), when it may be
+/// removed; the reason to keep it otherwise.
+fn abandoned(path: &Path, md: &std::fs::Metadata, pid: u32) -> Result<File, String> {
+    use std::os::unix::fs::MetadataExt;
+    if !md.file_type().is_file() {
+        return Err("not a regular file".into());
+    }
+    if md.nlink() != 1 {
+        return Err("it has other hard links".into());
+    }
+    let euid = nix::unistd::geteuid().as_raw();
+    if md.uid() != euid {
+        return Err(format!("owned by uid {}, not by us", md.uid()));
+    }
+    let alive = i32::try_from(pid).is_ok_and(|p| {
+        !matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None),
+            Err(nix::errno::Errno::ESRCH)
+        )
+    });
+    if alive {
+        return Err(format!(
+            "process {pid} still exists (another benchmark running here?)"
+        ));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot open it: {e}"))?;
+    if file
+        .metadata()
+        .map_or(true, |m| m.ino() != md.ino() || m.dev() != md.dev())
+    {
+        return Err("it changed while we looked at it".into());
+    }
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is a valid descriptor owned by `file` for the duration of the calls;
+    // F_SETLEASE takes an int argument and touches no memory.
+    let rc = unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_WRLCK) };
+    if rc != 0 {
+        let e = io::Error::last_os_error();
+        return Err(if e.raw_os_error() == Some(libc::EAGAIN) {
+            "another process has it open".to_string()
+        } else {
+            format!("cannot tell whether another process has it open ({e})")
+        });
+    }
+    // The lease lasts until `file` is closed.
+    Ok(file)
 }
 
 /// A buffer aligned for O_DIRECT.
@@ -516,25 +759,56 @@ pub fn shuffled(n: u64, seed: u64) -> Vec<u64> {
     v
 }
 
+/// What a run reports while it goes, so callers can show rows as passes finish (as
+/// iozone does) and take their own readings exactly at each pass's start and end.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Event<'a> {
+    /// The test file is open; whether O_DIRECT was accepted is known now.
+    Opened {
+        /// O_DIRECT in effect.
+        direct: bool,
+    },
+    /// Bytes moved so far over the whole run.
+    Progress(u64),
+    /// A pass is about to start (called before its clock starts).
+    PassStarting {
+        /// Record size in bytes.
+        record_bytes: u64,
+        /// Which pass.
+        phase: Phase,
+    },
+    /// A pass finished (called after its clock stopped, fsync included).
+    PassDone {
+        /// Record size in bytes.
+        record_bytes: u64,
+        /// Its result.
+        result: &'a PhaseResult,
+    },
+}
+
 /// Run the benchmark on the real filesystem: creates the test file, runs, removes it.
 pub fn run(
     cfg: &Config,
     cancel: &CancellationToken,
-    progress: &mut dyn FnMut(u64),
+    events: &mut dyn FnMut(Event<'_>),
 ) -> Result<BenchResult, BenchError> {
-    preflight(cfg)?;
-    let tmp = TempFile::create(&cfg.dir).map_err(|source| BenchError::Create {
+    let mut warnings = preflight(cfg)?;
+    let tmp = TempFile::create(&cfg.dir).map_err(|cause| BenchError::Create {
         dir: cfg.dir.clone(),
-        source,
+        cause,
     })?;
-    let mut target = FileTarget::open(tmp.path()).map_err(|source| BenchError::Create {
+    let mut target = FileTarget::open(tmp.path()).map_err(|cause| BenchError::Create {
         dir: cfg.dir.clone(),
-        source,
+        cause,
     })?;
-    let r = run_on(cfg, &mut target, cancel, progress);
+    let r = run_on(cfg, &mut target, cancel, events);
     drop(target);
     drop(tmp);
-    r
+    r.map(|mut r| {
+        warnings.append(&mut r.warnings);
+        r.warnings = warnings;
+        r
+    })
 }
 
 /// The measurement loop over any [`Target`].
@@ -542,9 +816,12 @@ pub fn run_on(
     cfg: &Config,
     target: &mut dyn Target,
     cancel: &CancellationToken,
-    progress: &mut dyn FnMut(u64),
+    events: &mut dyn FnMut(Event<'_>),
 ) -> Result<BenchResult, BenchError> {
     let t0 = cfg.epoch.unwrap_or_else(Instant::now);
+    events(Event::Opened {
+        direct: target.direct(),
+    });
     let mut done = 0u64;
     let mut records = Vec::new();
     for &rec in &cfg.records {
@@ -552,11 +829,11 @@ pub fn run_on(
         let mut buf = AlignedBuf::new(rec as usize);
         let mut phases = Vec::new();
         for phase in Phase::ALL {
-            let io_err = |offset: u64, source: io::Error| BenchError::Io {
+            let io_err = |offset: u64, cause: io::Error| BenchError::Io {
                 phase: phase.label(),
                 record: rec / 1024,
                 offset,
-                source,
+                cause,
             };
             if phase == Phase::Write {
                 target.truncate().map_err(|e| io_err(0, e))?;
@@ -567,6 +844,10 @@ pub fn run_on(
                 Phase::RandomWrite => shuffled(n, 0xbeef ^ rec),
                 _ => (0..n).collect(),
             };
+            events(Event::PassStarting {
+                record_bytes: rec,
+                phase,
+            });
             let start = Instant::now();
             for (k, &i) in order.iter().enumerate() {
                 if cancel.is_cancelled() {
@@ -583,20 +864,25 @@ pub fn run_on(
                         .read_at(buf.as_mut(), off)
                         .map_err(|e| io_err(off, e))?;
                 }
-                progress(done + (k as u64 + 1) * rec);
+                events(Event::Progress(done + (k as u64 + 1) * rec));
             }
             if phase.writes() {
                 target.sync().map_err(|e| io_err(n * rec, e))?;
             }
             let secs = start.elapsed().as_secs_f64();
             done += n * rec;
-            phases.push(PhaseResult::new(
+            let result = PhaseResult::new(
                 phase,
                 start.duration_since(t0).as_secs_f64(),
                 secs,
                 n * rec,
                 n,
-            ));
+            );
+            events(Event::PassDone {
+                record_bytes: rec,
+                result: &result,
+            });
+            phases.push(result);
         }
         records.push(RecordResult {
             record_bytes: rec,
@@ -622,20 +908,83 @@ pub fn run_on(
 }
 
 /// One reading of the counters that explain storage throughput.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct IoSample {
     /// Seconds since the sampler started.
     pub t_s: f64,
-    /// `/proc/stat` per CPU.
+    /// `/proc/stat` per CPU (empty in the clock-only samples taken during a pass).
     pub cpus: std::collections::BTreeMap<u32, crate::monitor::stat::CpuTimes>,
     /// Current clock per cpufreq policy, kHz.
     pub khz: Vec<(u32, u64)>,
     /// This process's user + system time (`/proc/self/stat`), clock ticks.
     pub self_ticks: Option<u64>,
+    /// The storage device's interrupts (`/proc/interrupts`, the lines of
+    /// [`crate::sys::storage::irq_lines`]) per CPU; `None` when none were found.
+    pub irqs: Option<std::collections::BTreeMap<u32, u64>>,
 }
 
-/// A thread reading `/proc/stat` and the cpufreq policies' `scaling_cur_freq` at a
-/// fixed interval while the benchmark runs.
+/// Passes shorter than this many clock ticks per CPU (USER_HZ is 100: 50 ms) get no
+/// CPU percentages: `/proc/stat` counts in 10 ms ticks, too coarse to say more.
+pub const MIN_WINDOW_TICKS: u64 = 5;
+
+/// Read every counter at one instant: `/proc/stat`, `/proc/self/stat`, the interrupt
+/// lines `irq_ids` of `/proc/interrupts`, and the clocks of `policies`. Taken exactly at
+/// each pass's start and end, so every pass gets its own figures however short it is.
+pub fn snapshot(
+    root: &crate::sys::root::SysRoot,
+    policies: &[u32],
+    irq_ids: &[String],
+    t0: Instant,
+) -> IoSample {
+    let mut s = clock_sample(root, policies, t0);
+    s.cpus = root
+        .read_opt("/proc/stat")
+        .map(|t| crate::monitor::stat::parse_proc_stat(&t).per_cpu)
+        .unwrap_or_default();
+    // Our own process's CPU time: `/proc/self` is this process, which is fine because
+    // snapshots are only taken on the live system (`storage bench` does so only there).
+    s.self_ticks = root
+        .read_opt("/proc/self/stat")
+        .and_then(|t| parse_self_ticks(&t));
+    if !irq_ids.is_empty() {
+        s.irqs = crate::sys::irq::read_interrupts(root).map(|ints| irq_counts(&ints, irq_ids));
+    }
+    s
+}
+
+/// Sum of the lines `ids` per CPU.
+pub fn irq_counts(
+    ints: &crate::sys::irq::Interrupts,
+    ids: &[String],
+) -> std::collections::BTreeMap<u32, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    for l in ints.lines.iter().filter(|l| ids.contains(&l.id)) {
+        for &cpu in &ints.cpus {
+            let n = ints.count(l, cpu);
+            let e = out.entry(cpu).or_insert(0u64);
+            *e = e.saturating_add(n);
+        }
+    }
+    out
+}
+
+fn clock_sample(root: &crate::sys::root::SysRoot, policies: &[u32], t0: Instant) -> IoSample {
+    let khz = policies
+        .iter()
+        .filter_map(|&id| {
+            root.parse::<u64>(crate::sys::cpufreq::policy_attr(id, "scaling_cur_freq"))
+                .map(|k| (id, k))
+        })
+        .collect();
+    IoSample {
+        t_s: t0.elapsed().as_secs_f64(),
+        khz,
+        ..Default::default()
+    }
+}
+
+/// A thread reading the cpufreq policies' `scaling_cur_freq` at a fixed interval while
+/// the benchmark runs, for average clocks during long passes.
 #[derive(Debug)]
 pub struct Sampler {
     stop: std::sync::Arc<CancellationToken>,
@@ -644,23 +993,18 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Start sampling `root` every `interval` (the first sample is taken at once).
-    pub fn start(root: crate::sys::root::SysRoot, interval: Duration) -> Self {
+    /// Start sampling the clocks of `policies` every `interval` (the first at once).
+    pub fn start(root: crate::sys::root::SysRoot, policies: Vec<u32>, interval: Duration) -> Self {
         let stop = std::sync::Arc::new(CancellationToken::new());
         let s2 = std::sync::Arc::clone(&stop);
         let t0 = Instant::now();
-        let policies: Vec<u32> = crate::sys::cpufreq::read_policies(&root)
-            .iter()
-            .map(|p| p.id)
-            .collect();
         let handle = std::thread::Builder::new()
             .name("storage-sampler".into())
             .spawn(move || {
                 let mut out = Vec::new();
                 loop {
-                    out.push(sample(&root, &policies, t0));
+                    out.push(clock_sample(&root, &policies, t0));
                     if !s2.sleep(interval) {
-                        out.push(sample(&root, &policies, t0));
                         return out;
                     }
                 }
@@ -669,8 +1013,7 @@ impl Sampler {
         Self { stop, handle, t0 }
     }
 
-    /// When sampling started (phase times are measured from the benchmark's own start,
-    /// which is a few microseconds later).
+    /// When sampling started: the time base of every sample and snapshot.
     pub fn started(&self) -> Instant {
         self.t0
     }
@@ -682,30 +1025,6 @@ impl Sampler {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default()
-    }
-}
-
-fn sample(root: &crate::sys::root::SysRoot, policies: &[u32], t0: Instant) -> IoSample {
-    let cpus = root
-        .read_opt("/proc/stat")
-        .map(|t| crate::monitor::stat::parse_proc_stat(&t).per_cpu)
-        .unwrap_or_default();
-    let khz = policies
-        .iter()
-        .filter_map(|&id| {
-            root.parse::<u64>(crate::sys::cpufreq::policy_attr(id, "scaling_cur_freq"))
-                .map(|k| (id, k))
-        })
-        .collect();
-    IoSample {
-        t_s: t0.elapsed().as_secs_f64(),
-        cpus,
-        khz,
-        // Our own process's CPU time: `/proc/self` is this process, which is fine because
-        // the sampler only runs on the live system (`storage bench` starts it only there).
-        self_ticks: root
-            .read_opt("/proc/self/stat")
-            .and_then(|t| parse_self_ticks(&t)),
     }
 }
 
@@ -730,6 +1049,9 @@ pub struct PhaseObservation {
     pub mb_per_s: f64,
     /// Its duration.
     pub seconds: f64,
+    /// Clock ticks per CPU between the pass's two `/proc/stat` readings; below
+    /// [`MIN_WINDOW_TICKS`] the CPU percentages are left out (too coarse).
+    pub window_ticks: Option<u64>,
     /// The busiest CPU (user + system + interrupts, iowait not counted as busy).
     pub busiest_cpu: Option<u32>,
     /// How busy that CPU was, percent.
@@ -745,6 +1067,12 @@ pub struct PhaseObservation {
     /// CPU time of the benchmark process itself, percent of one core (tells our I/O
     /// path from other processes' load).
     pub self_cpu_pct: Option<f64>,
+    /// The storage device's interrupts during the pass (exact counts, however short).
+    pub storage_irqs: Option<u64>,
+    /// The same per second.
+    pub storage_irqs_per_s: Option<f64>,
+    /// The CPU that handled most of them.
+    pub storage_irq_cpu: Option<u32>,
     /// Average clock per cpufreq policy, kHz.
     pub avg_khz: Vec<(u32, f64)>,
 }
@@ -775,14 +1103,30 @@ pub struct StorageObservation {
     pub phases: Vec<PhaseObservation>,
 }
 
-/// Combine results and samples into per-pass observations. `offset_s` is how much
-/// later than the sampler the benchmark's clock started.
-pub fn observe(result: &BenchResult, samples: &[IoSample], offset_s: f64) -> Vec<PhaseObservation> {
+/// The readings taken exactly at one pass's start and end.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PassWindow {
+    /// Record size in bytes.
+    pub record_bytes: u64,
+    /// Which pass.
+    pub phase: Phase,
+    /// Reading at its start.
+    pub start: IoSample,
+    /// Reading at its end.
+    pub end: IoSample,
+}
+
+/// One observation per pass of `result`, from the readings at its start and end
+/// (`windows`) and the clock samples taken meanwhile (`clocks`). A pass without a
+/// window (monitoring off) keeps only its throughput.
+pub fn observe(
+    result: &BenchResult,
+    windows: &[PassWindow],
+    clocks: &[IoSample],
+) -> Vec<PhaseObservation> {
     let mut out = Vec::new();
     for rec in &result.records {
         for p in &rec.phases {
-            let start = p.started_s + offset_s;
-            let end = start + p.seconds;
             let mut o = PhaseObservation {
                 record_bytes: rec.record_bytes,
                 phase: Some(p.phase),
@@ -790,12 +1134,11 @@ pub fn observe(result: &BenchResult, samples: &[IoSample], offset_s: f64) -> Vec
                 seconds: p.seconds,
                 ..Default::default()
             };
-            let a = samples.iter().rev().find(|s| s.t_s <= start + 0.02);
-            let b = samples.iter().find(|s| s.t_s >= end - 0.02);
-            if let (Some(a), Some(b)) = (a, b) {
-                if b.t_s > a.t_s {
-                    fill_usage(&mut o, a, b, samples);
-                }
+            if let Some(w) = windows
+                .iter()
+                .find(|w| w.record_bytes == rec.record_bytes && w.phase == p.phase)
+            {
+                fill_usage(&mut o, &w.start, &w.end, clocks);
             }
             out.push(o);
         }
@@ -803,9 +1146,8 @@ pub fn observe(result: &BenchResult, samples: &[IoSample], offset_s: f64) -> Vec
     out
 }
 
-fn fill_usage(o: &mut PhaseObservation, a: &IoSample, b: &IoSample, all: &[IoSample]) {
+fn fill_usage(o: &mut PhaseObservation, a: &IoSample, b: &IoSample, clocks: &[IoSample]) {
     use crate::monitor::stat::{CpuTimes, usage};
-    let mut best: Option<(u32, f64, f64, f64)> = None;
     let mut tot_a = CpuTimes::default();
     let mut tot_b = CpuTimes::default();
     let add = |t: &mut CpuTimes, x: &CpuTimes| {
@@ -818,48 +1160,77 @@ fn fill_usage(o: &mut PhaseObservation, a: &IoSample, b: &IoSample, all: &[IoSam
         t.softirq += x.softirq;
         t.steal += x.steal;
     };
+    let mut ncpu = 0u64;
     for (cpu, ta) in &a.cpus {
         let Some(tb) = b.cpus.get(cpu) else { continue };
         add(&mut tot_a, ta);
         add(&mut tot_b, tb);
-        if let Some(u) = usage(ta, tb) {
-            let busy = u.cpu_pct - u.io_pct;
-            if best.is_none_or(|(_, bb, _, _)| busy > bb) {
-                best = Some((*cpu, busy, u.irq_pct, u.sys_pct));
+        ncpu += 1;
+    }
+    // Ticks per CPU elapsed between the readings = the window in clock ticks.
+    let window = (ncpu > 0).then(|| tot_b.total().saturating_sub(tot_a.total()) / ncpu);
+    o.window_ticks = window;
+    if window.is_some_and(|w| w >= MIN_WINDOW_TICKS) {
+        let mut best: Option<(u32, f64, f64, f64)> = None;
+        for (cpu, ta) in &a.cpus {
+            let Some(tb) = b.cpus.get(cpu) else { continue };
+            if let Some(u) = usage(ta, tb) {
+                let busy = u.cpu_pct - u.io_pct;
+                if best.is_none_or(|(_, bb, _, _)| busy > bb) {
+                    best = Some((*cpu, busy, u.irq_pct, u.sys_pct));
+                }
+            }
+        }
+        if let Some((cpu, busy, irq, sys)) = best {
+            o.busiest_cpu = Some(cpu);
+            o.busiest_cpu_pct = Some(busy);
+            o.busiest_cpu_irq_pct = Some(irq);
+            o.busiest_cpu_sys_pct = Some(sys);
+        }
+        if let Some(u) = usage(&tot_a, &tot_b) {
+            o.io_pct = Some(u.io_pct);
+            o.irq_pct = Some(u.irq_pct);
+        }
+        if let (Some(w), Some(sa), Some(sb)) = (window, a.self_ticks, b.self_ticks) {
+            if w > 0 && sb >= sa {
+                o.self_cpu_pct = Some((sb - sa) as f64 * 100.0 / w as f64);
             }
         }
     }
-    if let Some((cpu, busy, irq, sys)) = best {
-        o.busiest_cpu = Some(cpu);
-        o.busiest_cpu_pct = Some(busy);
-        o.busiest_cpu_irq_pct = Some(irq);
-        o.busiest_cpu_sys_pct = Some(sys);
-    }
-    if let Some(u) = usage(&tot_a, &tot_b) {
-        o.io_pct = Some(u.io_pct);
-        o.irq_pct = Some(u.irq_pct);
-    }
-    // Ticks per CPU elapsed between the samples = the window in clock ticks.
-    let ncpu = a.cpus.len().max(1) as u64;
-    let window = tot_b.total().saturating_sub(tot_a.total()) / ncpu;
-    if let (Some(sa), Some(sb)) = (a.self_ticks, b.self_ticks) {
-        if window > 0 && sb >= sa {
-            o.self_cpu_pct = Some((sb - sa) as f64 * 100.0 / window as f64);
+    // Interrupt counts are exact, whatever the pass's length.
+    if let (Some(ia), Some(ib)) = (&a.irqs, &b.irqs) {
+        let per_cpu: Vec<(u32, u64)> = ia
+            .iter()
+            .filter_map(|(cpu, &n)| {
+                ib.get(cpu)
+                    .and_then(|&m| m.checked_sub(n))
+                    .map(|d| (*cpu, d))
+            })
+            .collect();
+        let total: u64 = per_cpu.iter().map(|x| x.1).sum();
+        o.storage_irqs = Some(total);
+        let secs = b.t_s - a.t_s;
+        if secs > 0.0 {
+            o.storage_irqs_per_s = Some(total as f64 / secs);
         }
+        o.storage_irq_cpu = per_cpu
+            .iter()
+            .filter(|x| x.1 > 0)
+            .max_by_key(|x| x.1)
+            .map(|x| x.0);
     }
-    // Average clock over the samples inside the window.
-    let inside: Vec<&IoSample> = all
-        .iter()
-        .filter(|s| s.t_s >= a.t_s && s.t_s <= b.t_s)
-        .collect();
-    let mut ids: Vec<u32> = inside
+    // Average clock: the readings at both ends and the samples in between.
+    let mut points: Vec<&IoSample> = vec![a];
+    points.extend(clocks.iter().filter(|s| s.t_s > a.t_s && s.t_s < b.t_s));
+    points.push(b);
+    let mut ids: Vec<u32> = points
         .iter()
         .flat_map(|s| s.khz.iter().map(|k| k.0))
         .collect();
     ids.sort_unstable();
     ids.dedup();
     for id in ids {
-        let v: Vec<u64> = inside
+        let v: Vec<u64> = points
             .iter()
             .filter_map(|s| s.khz.iter().find(|k| k.0 == id).map(|k| k.1))
             .collect();
@@ -922,8 +1293,33 @@ mod tests {
         c.size_bytes = 1 << 20;
         c.records = vec![4 << 10, 256 << 10];
         let mut last = 0;
-        let r = run(&c, &CancellationToken::new(), &mut |b| last = b).unwrap();
+        let mut passes = Vec::new();
+        let mut opened = None;
+        let r = run(&c, &CancellationToken::new(), &mut |e| match e {
+            Event::Progress(b) => last = b,
+            Event::Opened { direct } => opened = Some(direct),
+            Event::PassStarting {
+                record_bytes,
+                phase,
+            } => passes.push((record_bytes, phase, None)),
+            Event::PassDone {
+                record_bytes,
+                result,
+            } => {
+                let p = passes.last_mut().unwrap();
+                assert_eq!((p.0, p.1), (record_bytes, result.phase));
+                p.2 = Some(result.clone());
+            }
+        })
+        .unwrap();
         assert_eq!(last, c.total_bytes());
+        assert_eq!(opened, Some(r.direct_io));
+        // Every pass announced before it starts and reported as it finishes, in order.
+        assert_eq!(passes.len(), 12);
+        for (rec, (rb, phase, done)) in passes.iter().enumerate().map(|(i, p)| (i / 6, p)) {
+            assert_eq!(*rb, c.records[rec]);
+            assert_eq!(done.as_ref(), r.records[rec].get(*phase));
+        }
         assert_eq!(r.records.len(), 2);
         for rec in &r.records {
             assert_eq!(rec.phases.len(), 6);
@@ -982,6 +1378,9 @@ mod tests {
             };
             run_on(&c, &mut t, &CancellationToken::new(), &mut |_| {}).unwrap_err()
         };
+        // The OS error is in the message once and is not also the error's source (anyhow's
+        // `{:#}` would print it twice).
+        assert!(std::error::Error::source(&err).is_none());
         let msg = err.to_string();
         // 16 writes of the first pass succeed, the 5th of the rewrite fails.
         assert!(
@@ -990,7 +1389,7 @@ mod tests {
         );
         // (glibc words EIO "Input/output error", musl "I/O error")
         assert!(
-            matches!(&err, BenchError::Io { source, .. } if source.raw_os_error() == Some(libc::EIO)),
+            matches!(&err, BenchError::Io { cause, .. } if cause.raw_os_error() == Some(libc::EIO)),
             "{msg}"
         );
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
@@ -1022,8 +1421,10 @@ mod tests {
         c.records = vec![4 << 10];
         let t = CancellationToken::new();
         let mut n = 0;
-        let e = run(&c, &t, &mut |_| {
-            n += 1;
+        let e = run(&c, &t, &mut |e| {
+            if matches!(e, Event::Progress(_)) {
+                n += 1;
+            }
             if n == 10 {
                 t.cancel();
             }
@@ -1033,43 +1434,78 @@ mod tests {
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 
-    #[test]
-    fn observation_windows() {
+    fn window_sample(
+        t: f64,
+        busy: [u64; 2],
+        self_ticks: u64,
+        irqs: [u64; 2],
+        khz: u64,
+    ) -> IoSample {
         use crate::monitor::stat::CpuTimes;
-        // 100 ticks per second per CPU; `b0`/`b1` ticks of them busy in the kernel.
-        let cpu = |busy: u64, total: u64| CpuTimes {
-            system: busy,
-            idle: total - busy,
+        // 100 ticks per second per CPU; `busy` of them in the kernel.
+        let total = (t * 100.0).round() as u64;
+        let cpu = |b: u64| CpuTimes {
+            system: b,
+            idle: total - b,
             ..Default::default()
         };
-        let s = |t: f64, b0: u64, b1: u64, khz: u64| IoSample {
+        IoSample {
             t_s: t,
-            cpus: [(0, cpu(b0, t as u64 * 100)), (1, cpu(b1, t as u64 * 100))].into(),
+            cpus: [(0, cpu(busy[0])), (1, cpu(busy[1]))].into(),
             khz: vec![(0, khz)],
-            self_ticks: Some((t * 90.0) as u64),
-        };
-        let samples = vec![
-            s(0.0, 0, 0, 408_000),
-            s(1.0, 95, 10, 1_800_000),
-            s(2.0, 190, 20, 1_800_000),
-        ];
-        let r = BenchResult {
+            self_ticks: Some(self_ticks),
+            irqs: Some([(0, irqs[0]), (1, irqs[1])].into()),
+        }
+    }
+
+    fn one_pass(phase: Phase, started: f64, secs: f64) -> BenchResult {
+        BenchResult {
             dir: "/x".into(),
             file_size_bytes: 1,
             direct_io: true,
             fsync_in_write_timing: true,
             records: vec![RecordResult {
                 record_bytes: 4096,
-                phases: vec![PhaseResult::new(Phase::RandomRead, 0.0, 2.0, 1, 1)],
+                phases: vec![PhaseResult::new(phase, started, secs, 1, 1)],
             }],
             warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn observation_windows() {
+        let start = window_sample(0.0, [0, 0], 0, [1000, 50], 408_000);
+        let end = window_sample(2.0, [190, 20], 180, [21_000, 60], 1_800_000);
+        let clocks = vec![
+            IoSample {
+                t_s: 1.0,
+                khz: vec![(0, 1_800_000)],
+                ..Default::default()
+            },
+            // Outside the window: ignored.
+            IoSample {
+                t_s: 3.0,
+                khz: vec![(0, 100)],
+                ..Default::default()
+            },
+        ];
+        let r = one_pass(Phase::RandomRead, 0.0, 2.0);
+        let w = PassWindow {
+            record_bytes: 4096,
+            phase: Phase::RandomRead,
+            start,
+            end,
         };
-        let o = observe(&r, &samples, 0.0);
+        let o = observe(&r, std::slice::from_ref(&w), &clocks);
+        assert_eq!(o[0].window_ticks, Some(200));
         assert_eq!(o[0].busiest_cpu, Some(0));
         assert!((o[0].busiest_cpu_pct.unwrap() - 95.0).abs() < 1e-9);
         assert!((o[0].busiest_cpu_sys_pct.unwrap() - 95.0).abs() < 1e-9);
         assert_eq!(o[0].avg_khz, vec![(0, 1_336_000.0)]);
         assert!((o[0].self_cpu_pct.unwrap() - 90.0).abs() < 1e-9);
+        assert_eq!(o[0].storage_irqs, Some(20_010));
+        assert_eq!(o[0].storage_irqs_per_s, Some(10_005.0));
+        assert_eq!(o[0].storage_irq_cpu, Some(0));
         assert_eq!(
             parse_self_ticks(
                 "4242 (sbc bench) R 1 4242 4242 0 -1 4194304 300 0 0 0 1234 567 0 0 20 0"
@@ -1077,8 +1513,154 @@ mod tests {
             Some(1801)
         );
         assert_eq!(parse_self_ticks("garbage"), None);
-        // A pass shorter than the sampling interval has no observation.
-        let o = observe(&r, &samples[..1], 0.0);
+        // Without readings (monitoring off) a pass keeps only its throughput.
+        let o = observe(&r, &[], &clocks);
         assert_eq!(o[0].busiest_cpu, None);
+        assert_eq!(o[0].window_ticks, None);
+    }
+
+    #[test]
+    fn a_pass_shorter_than_the_sampler_still_gets_its_own_figures() {
+        // A 16 MiB pass of 12 ms on a fast drive: 1 tick passed, so no CPU percentages,
+        // but its own interrupt count and clocks, from readings at its own start and end.
+        let start = window_sample(5.0, [300, 100], 400, [7000, 0], 1_800_000);
+        let end = window_sample(5.01, [301, 100], 401, [7003, 1], 1_800_000);
+        let r = one_pass(Phase::Reread, 5.0, 0.01);
+        let w = PassWindow {
+            record_bytes: 4096,
+            phase: Phase::Reread,
+            start,
+            end,
+        };
+        let o = observe(&r, &[w], &[]);
+        assert_eq!(o[0].window_ticks, Some(1));
+        assert_eq!(o[0].busiest_cpu_pct, None);
+        assert_eq!(o[0].self_cpu_pct, None);
+        assert_eq!(o[0].storage_irqs, Some(4));
+        assert!((o[0].storage_irqs_per_s.unwrap() - 400.0).abs() < 1e-6);
+        assert_eq!(o[0].storage_irq_cpu, Some(0));
+        assert_eq!(o[0].avg_khz, vec![(0, 1_800_000.0)]);
+    }
+
+    #[test]
+    fn test_file_names_and_stale_files() {
+        assert_eq!(
+            test_file_pid(".sbc-bench-iotest.23534.1234567890"),
+            Some(23534)
+        );
+        assert_eq!(test_file_pid(".sbc-bench-iotest.1.12345678901"), Some(1));
+        for bad in [
+            ".sbc-bench-iotest.23534.123",
+            ".sbc-bench-iotest.x.1234567890",
+            ".sbc-bench-iotest.23534.1234567890.bak",
+            "sbc-bench-iotest.23534.1234567890",
+            ".sbc-bench-iotest..1234567890",
+            ".sbc-bench-iotest.23534.123456789012",
+        ] {
+            assert_eq!(test_file_pid(bad), None, "{bad}");
+        }
+        // The name our own TempFile uses matches the pattern.
+        let d = tempfile::tempdir().unwrap();
+        let t = TempFile::create(d.path()).unwrap();
+        let name = t.path().file_name().unwrap().to_str().unwrap().to_string();
+        assert_eq!(test_file_pid(&name), Some(std::process::id()));
+        // Our own live file is never touched.
+        assert!(clean_stale(d.path()).is_empty());
+        drop(t);
+
+        // A dead process's file goes; one of a live process, one held open and one
+        // with a name that merely looks similar stay.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let gone = d
+            .path()
+            .join(format!(".sbc-bench-iotest.{dead}.1234567890"));
+        std::fs::write(&gone, vec![0u8; 8192]).unwrap();
+        let live = d.path().join(".sbc-bench-iotest.1.1234567890");
+        std::fs::write(&live, b"x").unwrap();
+        let held = d
+            .path()
+            .join(format!(".sbc-bench-iotest.{dead}.9876543210"));
+        std::fs::write(&held, b"x").unwrap();
+        let _open = File::open(&held).unwrap();
+        let similar = d.path().join(".sbc-bench-iotest.notes");
+        std::fs::write(&similar, b"x").unwrap();
+        let found = clean_stale(d.path());
+        assert_eq!(found.len(), 3, "{found:?}");
+        let by = |p: &Path| found.iter().find(|f| f.path == p).unwrap();
+        assert!(by(&gone).removed);
+        assert!(
+            by(&gone)
+                .words()
+                .starts_with("removed a test file left by an earlier run")
+        );
+        assert!(!gone.exists());
+        // PID 1 always exists (as root we could signal it; as a user we get EPERM).
+        assert!(
+            by(&live)
+                .kept_because
+                .as_deref()
+                .unwrap()
+                .contains("still exists")
+        );
+        assert!(live.exists());
+        let h = by(&held);
+        assert!(!h.removed && held.exists(), "{h:?}");
+        assert!(h.kept_because.as_deref().unwrap().contains("open"), "{h:?}");
+        assert!(similar.exists());
+    }
+
+    #[test]
+    fn space_checks() {
+        let mut c = Config::new("/x");
+        c.size_bytes = 16 << 20;
+        let full = FsSpace {
+            avail_bytes: 8 << 20,
+            total_bytes: 8 << 20,
+        };
+        let e = check_space(&c, full).unwrap_err().to_string();
+        assert!(
+            e.contains("needs 48 MiB") && e.contains("8 MiB are available"),
+            "{e}"
+        );
+        let roomy = FsSpace {
+            avail_bytes: 1 << 30,
+            total_bytes: 2 << 30,
+        };
+        assert_eq!(check_space(&c, roomy).unwrap(), Vec::<String>::new());
+        // ramfs reports 0 of 0 blocks and has no limit: not refused, said so, and RAM
+        // is what must have room.
+        let ramfs = FsSpace {
+            avail_bytes: 0,
+            total_bytes: 0,
+        };
+        let n = check_space(&c, ramfs).unwrap();
+        assert!(n[0].contains("no size (ramfs has no limit)"), "{n:?}");
+        c.mem_available_bytes = Some(1 << 30);
+        assert!(check_space(&c, ramfs).unwrap()[0].contains("1024 MiB of RAM available"));
+        c.mem_available_bytes = Some(20 << 20);
+        let e = check_space(&c, ramfs).unwrap_err().to_string();
+        assert!(
+            e.contains("without a size limit") && e.contains("20 MiB"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn whole_records_only_is_said() {
+        let mut c = Config::new("/x");
+        assert_eq!(
+            coverage_notes(&c),
+            [
+                "16 MiB records cover 96 MiB of the 100 MiB file (whole records only, as iozone does; MB/s count the bytes moved)"
+            ]
+        );
+        c.size_bytes = 6 << 10;
+        c.records = vec![4 << 10];
+        assert!(coverage_notes(&c)[0].starts_with("4 KiB records cover 4 KiB of the 6 KiB file"));
+        c.size_bytes = 64 << 20;
+        c.records = vec![4 << 10, 16 << 20];
+        assert!(coverage_notes(&c).is_empty());
     }
 }

@@ -251,7 +251,12 @@ pub fn device_line(dev: &Device) -> String {
                 .unwrap_or_default();
             let rest = format!("{link}{}{}{aspm}", smart_info(dev), temp_info(dev));
             let rest = rest.strip_prefix(", ").unwrap_or(&rest).to_string();
-            format!("{size}\"{model}\" SSD as {node}: {rest}")
+            if rest.is_empty() {
+                // Nothing known beyond the name (a sparse sysfs): no dangling `: `.
+                format!("{size}\"{model}\" SSD as {node}")
+            } else {
+                format!("{size}\"{model}\" SSD as {node}: {rest}")
+            }
         }
         Bus::Usb => usb_line(dev, &size),
         Bus::Mmc => mmc_line(dev, &size),
@@ -364,16 +369,32 @@ fn mmc_line(dev: &Device, size: &str) -> String {
     } else {
         m.name.clone().unwrap_or_default()
     };
+    // Fields sysfs did not give are left out rather than printed as `""` or `?/?`; a
+    // pair with one half known keeps `?` for the other.
+    let label = format!("{}{name}", m.maker.prefix());
+    let label = label.trim();
+    let quoted = if label.is_empty() {
+        String::new()
+    } else {
+        format!("\"{label}\" ")
+    };
     let q = |o: &Option<String>| o.clone().unwrap_or_else(|| "?".to_string());
-    format!(
-        "{size}\"{}{name}\" {mode}{kind} card as {node}: date {}, manfid/oemid: {}/{}, hw/fw rev: {}/{}",
-        m.maker.prefix(),
-        q(&m.date),
-        q(&m.manfid),
-        q(&m.oemid),
-        q(&m.hwrev),
-        q(&m.fwrev)
-    )
+    let mut fields = Vec::new();
+    if let Some(d) = &m.date {
+        fields.push(format!("date {d}"));
+    }
+    if m.manfid.is_some() || m.oemid.is_some() {
+        fields.push(format!("manfid/oemid: {}/{}", q(&m.manfid), q(&m.oemid)));
+    }
+    if m.hwrev.is_some() || m.fwrev.is_some() {
+        fields.push(format!("hw/fw rev: {}/{}", q(&m.hwrev), q(&m.fwrev)));
+    }
+    let head = format!("{size}{quoted}{mode}{kind} card as {node}");
+    if fields.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", fields.join(", "))
+    }
 }
 
 /// The line for an MTD flash chip, without the leading `  * `.
@@ -619,22 +640,34 @@ pub fn inventory_text(inv: &Inventory, findings: &[Finding], notes: &[String]) -
 /// iozone's two header lines, as it prints them.
 pub const IOZONE_HEADER: &str = "                                                              random    random     bkwd    record    stride                                    \n              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n";
 
+/// The start of an iozone row: file size and record size in KiB. A row is printed piece
+/// by piece as its passes finish, as iozone does: [`iozone_row_start`], one
+/// [`iozone_cell`] per pass, then [`IOZONE_ROW_END`].
+pub fn iozone_row_start(file_bytes: u64, record_bytes: u64) -> String {
+    format!("{:16}{:8}", file_bytes / 1024, record_bytes / 1024)
+}
+
+/// One pass's figure in an iozone row: kB/s, truncated as iozone does.
+pub fn iozone_cell(kib_per_s: f64) -> String {
+    format!("{:9}", kib_per_s as u64)
+}
+
+/// The blank columns of the tests not run, and the end of the row.
+pub const IOZONE_ROW_END: &str =
+    "                                                                \n";
+
 /// iozone's result table (`-i 0 -i 1 -i 2`): kB and reclen, then write, rewrite, read,
 /// reread, random read and random write in kB/s, blank columns for the tests not run.
 pub fn iozone_table(r: &BenchResult) -> String {
     let mut s = String::from(IOZONE_HEADER);
     for rec in &r.records {
-        s.push_str(&format!(
-            "{:16}{:8}",
-            r.file_size_bytes / 1024,
-            rec.record_bytes / 1024
-        ));
+        s.push_str(&iozone_row_start(r.file_size_bytes, rec.record_bytes));
         for ph in Phase::ALL {
-            let v = rec.get(ph).map(|p| p.kib_per_s as u64).unwrap_or(0);
-            s.push_str(&format!("{v:9}"));
+            s.push_str(&iozone_cell(
+                rec.get(ph).map(|p| p.kib_per_s).unwrap_or(0.0),
+            ));
         }
-        s.push_str(&" ".repeat(64));
-        s.push('\n');
+        s.push_str(IOZONE_ROW_END);
     }
     s
 }

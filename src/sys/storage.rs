@@ -925,9 +925,160 @@ fn disks_below(root: &SysRoot, dev: &Path, depth: u32, out: &mut Vec<String>) {
     }
 }
 
+/// The `/proc/interrupts` lines (their labels) that serve `dev`: NVMe queues
+/// (`nvme0q1`), virtio request queues (`virtio1-req.0`), the MMC host (`mmc0`, or the
+/// controller's platform name for dw_mmc), the USB host controller (`xhci-hcd:usb1`;
+/// xhci names its vector after the USB 2.0 bus, one below the 5 Gbps bus), AHCI
+/// (`ahci[0000:01:00.0]`), any handler named after a device on the disk's sysfs path
+/// (`fe210000.sata`), and on x86 the MSI lines of its PCI function (`PCI-MSIX-0000:00:02.0`).
+pub fn irq_lines(dev: &Device, ints: &crate::sys::irq::Interrupts) -> Vec<String> {
+    // Device-like components of the sysfs path: platform (`fe2e0000.mmc`) and PCI
+    // (`0000:01:00.0`) names, and `virtioN`.
+    let comps: Vec<&str> = dev
+        .sysfs_path
+        .split('/')
+        .filter(|c| c.contains('.') || c.contains(':') || c.starts_with("virtio"))
+        .filter(|c| !c.is_empty())
+        .collect();
+    let nvme_ctrl =
+        (dev.bus == Bus::Nvme).then(|| dev.node.rsplit('/').next().unwrap_or_default().to_string());
+    let mmc_host = dev.mmc.as_ref().map(|m| m.host.as_str());
+    let usb_bus = dev
+        .usb
+        .as_ref()
+        .and_then(|u| u.hubs.iter().find(|h| h.is_root_hub()))
+        .and_then(|h| h.busnum);
+    let pci_addr = dev.pci.as_ref().map(|p| p.address.as_str());
+    let action_matches = |a: &str| {
+        if let Some(c) = &nvme_ctrl {
+            if let Some(q) = a.strip_prefix(c.as_str()).and_then(|r| r.strip_prefix('q')) {
+                if !q.is_empty() && q.bytes().all(|b| b.is_ascii_digit()) {
+                    return true;
+                }
+            }
+        }
+        if mmc_host.is_some_and(|h| !h.is_empty() && a == h) {
+            return true;
+        }
+        if let Some(b) = usb_bus {
+            if let Some((hcd, bus)) = a.rsplit_once(":usb") {
+                let n: Option<u32> = bus.parse().ok();
+                let xhci = hcd.contains("xhci");
+                if n == Some(b) || (xhci && n.is_some() && n == b.checked_sub(1)) {
+                    return true;
+                }
+            }
+        }
+        comps.iter().any(|c| {
+            a == *c
+                || a.contains(&format!("[{c}]"))
+                || (c.starts_with("virtio")
+                    && a.len() > c.len()
+                    && a.starts_with(c)
+                    && a.as_bytes()[c.len()] == b'-')
+        })
+    };
+    ints.lines
+        .iter()
+        .filter(|l| l.irq.is_some())
+        .filter(|l| {
+            l.actions.iter().any(|a| action_matches(a))
+                || pci_addr.is_some_and(|p| {
+                    !p.is_empty()
+                        && l.desc.split_whitespace().any(|w| {
+                            w.strip_prefix("PCI-MSIX-")
+                                .or_else(|| w.strip_prefix("PCI-MSI-"))
+                                == Some(p)
+                        })
+                })
+        })
+        // Configuration-change vectors carry no I/O.
+        .filter(|l| !l.actions.iter().all(|a| a.ends_with("-config")))
+        .map(|l| l.id.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// This VM's `/proc/interrupts` (2 CPUs, virtio disk `virtio1`), plus lines named
+    /// as the kernel's drivers name them: AHCI on RK3588 as quoted in the ROCK 5 ITX
+    /// review (`ITS-MSI 143130624 Edge ahci[0001:11:00.0]`), NVMe queues `nvme%dq%d`,
+    /// sdhci `mmc%d`, dw_mmc by its platform device, xhci `xhci-hcd:usb%d`.
+    const INTERRUPTS: &str = "           CPU0       CPU1       
+ 26:          0         16  IO-APIC   4-edge      ttyS0
+ 35:          0          1 PCI-MSIX-0000:00:02.0   0-edge      virtio1-config
+ 36:          0    6873156 PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0
+ 38:          0      13353 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0
+ 80:        100          0 ITS-MSI 143130624 Edge      ahci[0001:11:00.0]
+ 81:         10          5 ITS-MSI 524288 Edge      nvme0q0
+ 82:       5000          0 ITS-MSI 524289 Edge      nvme0q1
+ 83:          0          7 ITS-MSI 524290 Edge      nvme1q1
+ 90:        300          0 GICv3 232 Level     mmc0
+ 91:        200          0 GICv3 235 Level     fe2c0000.mmc
+ 92:         40          0 GICv3 252 Level     xhci-hcd:usb7
+LOC:    8538690   10302554   Local timer interrupts
+";
+
+    #[test]
+    fn irq_lines_of_each_kind_of_disk() {
+        let ints = crate::sys::irq::parse_interrupts(INTERRUPTS);
+        let root = SysRoot::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/storage/vm-virtio"),
+        );
+        let vda = read_disk(&root, "vda").expect("fixture disk");
+        // The request queue, not the config vector, not the NIC (virtio2).
+        assert_eq!(irq_lines(&vda, &ints), ["36"]);
+
+        let mut nvme = vda.clone();
+        nvme.bus = Bus::Nvme;
+        nvme.node = "/dev/nvme0".into();
+        nvme.sysfs_path = "/sys/devices/platform/a40000000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0/nvme/nvme0/nvme0n1".into();
+        nvme.pci = None;
+        assert_eq!(irq_lines(&nvme, &ints), ["81", "82"]);
+
+        let mut sata = nvme.clone();
+        sata.bus = Bus::Sata;
+        sata.node = "/dev/sda".into();
+        sata.sysfs_path = "/sys/devices/platform/a41000000.pcie/pci0001:10/0001:10:00.0/0001:11:00.0/ata1/host0/target0:0:0/0:0:0:0/block/sda".into();
+        assert_eq!(irq_lines(&sata, &ints), ["80"]);
+
+        let mut sd = nvme.clone();
+        sd.bus = Bus::Mmc;
+        sd.node = "/dev/mmcblk1".into();
+        sd.sysfs_path =
+            "/sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa/block/mmcblk1".into();
+        sd.mmc = Some(MmcInfo {
+            host: "mmc1".into(),
+            ..Default::default()
+        });
+        assert_eq!(irq_lines(&sd, &ints), ["91"]);
+        sd.mmc = Some(MmcInfo {
+            host: "mmc0".into(),
+            ..Default::default()
+        });
+        sd.sysfs_path =
+            "/sys/devices/platform/fe2e0000.mmc/mmc_host/mmc0/mmc0:0001/block/mmcblk0".into();
+        assert_eq!(irq_lines(&sd, &ints), ["90"]);
+
+        // A disk on the 5 Gbps bus 8 of a controller whose vector is named after bus 7.
+        let mut usb = nvme.clone();
+        usb.bus = Bus::Usb;
+        usb.node = "/dev/sdb".into();
+        usb.sysfs_path = "/sys/devices/platform/usbdrd3_0/fc000000.usb/xhci-hcd.0.auto/usb8/8-1/8-1:1.0/host1/target1:0:0/1:0:0:0/block/sdb".into();
+        usb.usb = Some(UsbPath {
+            hubs: vec![UsbDevice {
+                sysname: "usb8".into(),
+                busnum: Some(8),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        assert_eq!(irq_lines(&usb, &ints), ["92"]);
+        // Nothing known: nothing matched (the table says n/a).
+        assert!(irq_lines(&usb, &crate::sys::irq::Interrupts::default()).is_empty());
+    }
 
     #[test]
     fn which_block_devices_are_disks() {

@@ -157,6 +157,33 @@ fn without_recorded_health_it_says_what_is_missing() {
     );
 }
 
+/// Board sysroots with sparse sysfs (no size, no CID files): no empty quotes, no
+/// `?/?` fields, no dangling `: `.
+#[test]
+fn sparse_sysfs_gives_short_honest_lines() {
+    let sysroot = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/sysroots")
+            .join(name)
+    };
+    let line = |name: &str| {
+        let out = bin()
+            .arg("--sysroot")
+            .arg(sysroot(name))
+            .arg("storage")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        device_lines(&text)[0].to_string()
+    };
+    assert_eq!(line("rpi4"), "  * SD card as /dev/mmcblk0");
+    assert_eq!(
+        line("x86-hybrid-meteorlake"),
+        "  * \"NVMe SSD\" SSD as /dev/nvme0"
+    );
+}
+
 // ---- benchmark ----------------------------------------------------------------------
 
 fn leftovers(dir: &Path) -> Vec<String> {
@@ -261,7 +288,7 @@ fn ctrl_c_leaves_no_file_behind() {
         .arg(d.path())
         .args(["--size", "512M", "-r", "4k", "--no-monitor"])
         .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -296,6 +323,17 @@ fn ctrl_c_leaves_no_file_behind() {
     assert_eq!(status.code(), Some(130));
     assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    // What was printed before the interruption reached the pipe: the header, iozone's
+    // column titles and the started row, ended with a newline.
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut text).unwrap();
+    assert!(text.starts_with("Testing "), "{text:?}");
+    assert!(
+        text.contains("              kB  reclen    write"),
+        "{text:?}"
+    );
+    assert!(text.contains("\n          524288       4"), "{text:?}");
+    assert!(text.ends_with('\n'), "{text:?}");
 }
 
 /// A tmpfs of a given size, mounted for the test and unmounted after; `None` (and a
@@ -338,6 +376,7 @@ impl Drop for TmpMount {
 
 #[test]
 fn full_filesystem_is_refused_before_writing() {
+    // The decision itself is unit-tested without a mount (`bench::storage::space_checks`).
     let Some(m) = TmpMount::new("size=8m") else {
         return;
     };
@@ -353,6 +392,7 @@ fn full_filesystem_is_refused_before_writing() {
 
 #[test]
 fn enospc_in_the_middle_removes_the_file() {
+    // Without root, `io_error_in_the_middle_through_the_cli` covers the same path.
     use sbc_bench::bench::storage::{BenchError, Config, run};
     let Some(m) = TmpMount::new("size=8m") else {
         return;
@@ -368,36 +408,199 @@ fn enospc_in_the_middle_removes_the_file() {
     )
     .unwrap_err();
     match &err {
-        BenchError::Io { source, .. } => assert_eq!(source.raw_os_error(), Some(libc::ENOSPC)),
+        BenchError::Io { cause, .. } => assert_eq!(cause.raw_os_error(), Some(libc::ENOSPC)),
         other => panic!("expected ENOSPC, got {other}"),
     }
-    assert!(err.to_string().contains("test file removed"));
+    let msg = err.to_string();
+    assert!(msg.contains("test file removed"));
+    assert_eq!(msg.matches("os error 28").count(), 1, "{msg}");
     assert_eq!(std::fs::read_dir(m.path()).unwrap().count(), 0);
 }
 
+/// An I/O error mid-run through the command line, without root: a file size limit
+/// (`ulimit -f`, SIGXFSZ ignored) makes the write pass fail with EFBIG.
 #[test]
-fn unwritable_directory_is_a_clear_error() {
-    // As root, permissions do not stop us: a read-only mount does. Otherwise a 0555 dir.
-    let (_guard, dir): (Option<TmpMount>, PathBuf) = if nix::unistd::geteuid().is_root() {
-        match TmpMount::new("size=64m,ro") {
-            Some(m) => {
-                let p = m.path().to_path_buf();
-                (Some(m), p)
-            }
-            None => return,
-        }
-    } else {
-        use std::os::unix::fs::PermissionsExt;
-        let d = tempfile::tempdir().unwrap().keep();
-        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).unwrap();
-        (None, d)
-    };
-    bin()
+fn io_error_in_the_middle_through_the_cli() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("sbc-bench");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 2048; exec "$0" storage bench "$1" --size 4M -r 64k --no-monitor"#)
+        .arg(&exe)
+        .arg(d.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("write with 64 KiB records failed at offset 2097152"),
+        "{err}"
+    );
+    assert!(err.contains("(test file removed)"), "{err}");
+    assert_eq!(
+        err.matches("os error 27").count(),
+        1,
+        "once, not twice: {err}"
+    );
+    // The header and the started row came out before the error, the row ended cleanly.
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("Testing "), "{text}");
+    assert!(text.ends_with("            4096      64\n"), "{text:?}");
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
+
+fn assert_unwritable(cmd: std::process::Command, dir: &Path) {
+    let out = Command::from_std(cmd)
         .args(["storage", "bench"])
-        .arg(&dir)
+        .arg(dir)
         .args(["--size", "4M"])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("cannot create a test file in"));
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cannot create a test file in"), "{err}");
+    // The OS error once ("Read-only file system (os error 30)" or "Permission denied
+    // (os error 13)"), not repeated by the error chain.
+    assert_eq!(err.matches("(os error").count(), 1, "{err}");
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0);
+}
+
+fn plain_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("sbc-bench"));
+    c.env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE")
+        .env("NO_COLOR", "1");
+    c
+}
+
+#[test]
+fn read_only_mount_is_a_clear_error() {
+    let Some(m) = TmpMount::new("size=64m,ro") else {
+        return;
+    };
+    assert_unwritable(plain_cmd(), m.path());
+}
+
+#[test]
+fn directory_without_write_permission_is_a_clear_error() {
+    // Root ignores permissions, so as root the command runs as nobody (65534).
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let d = tempfile::Builder::new()
+        .prefix("sbc-bench-ro")
+        .tempdir_in(std::env::temp_dir())
+        .unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let mut cmd = plain_cmd();
+    if nix::unistd::geteuid().is_root() {
+        cmd.uid(65534).gid(65534);
+    }
+    assert_unwritable(cmd, d.path());
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+}
+
+/// ramfs reports no size at all: not refused as "0 MiB available", but said; its
+/// O_DIRECT refusal shows in the header, and it measures RAM.
+#[test]
+fn ramfs_runs_and_says_it_measures_ram() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!(
+            "skipped: mounting ramfs needs root (the decision is unit-tested in bench::storage::space_checks)"
+        );
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "ramfs", "ramfs"])
+        .arg(d.path())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount ramfs here");
+        return;
+    }
+    let out = bin()
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["--size", "1M", "-r", "64k", "--no-monitor"])
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("umount").arg(d.path()).status();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Note: the filesystem reports no size (ramfs has no limit)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the test file is on ramfs: this measures RAM"),
+        "{text}"
+    );
+    let first = text.lines().next().unwrap();
+    if text.contains("O_DIRECT was refused") {
+        assert!(first.contains("buffered I/O"), "{first}");
+    } else {
+        assert!(first.contains(", O_DIRECT,"), "{first}");
+    }
+}
+
+/// A test file left by a run killed with SIGKILL is named and removed by the next run
+/// (its process is gone and no one has it open); a look-alike name stays.
+#[test]
+fn a_killed_runs_file_is_removed_by_the_next_run() {
+    let d = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = d
+        .path()
+        .join(format!(".sbc-bench-iotest.{dead}.1234567890"));
+    std::fs::write(&stale, vec![0u8; 1 << 20]).unwrap();
+    let lookalike = d.path().join(".sbc-bench-iotest.mine");
+    std::fs::write(&lookalike, b"keep").unwrap();
+    let out = bin()
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["--size", "1M", "-r", "1m", "--no-monitor"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "Note: removed a test file left by an earlier run (pid {dead}, 1 MiB): {}",
+            stale.display()
+        )),
+        "{text}"
+    );
+    assert!(!stale.exists());
+    assert_eq!(std::fs::read(&lookalike).unwrap(), b"keep");
+}
+
+/// `-r 4k -r 4k` runs once; a size that is not a whole number of records says what the
+/// passes cover.
+#[test]
+fn repeated_records_and_partial_records() {
+    let d = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["storage", "bench"])
+        .arg(d.path())
+        .args(["--size", "10M", "-r", "4M", "-r", "4M", "--no-monitor"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("records 4 MiB, "), "{text}");
+    assert_eq!(
+        text.matches("\n           10240    4096").count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.contains("Note: 4 MiB records cover 8 MiB of the 10 MiB file"),
+        "{text}"
+    );
 }
