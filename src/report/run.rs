@@ -75,11 +75,11 @@ fn memory_summary(r: &RunReport) -> String {
         for (name, row) in [
             (
                 "memcpy",
-                res.rows.iter().find(|x| x.name == "standard memcpy"),
+                res.libc_row(crate::bench::membw::ROW_MEMCPY),
             ),
             (
                 "memset",
-                res.rows.iter().find(|x| x.name == "standard memset"),
+                res.libc_row(crate::bench::membw::ROW_MEMSET),
             ),
         ] {
             if let Some(row) = row {
