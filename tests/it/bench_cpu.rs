@@ -315,3 +315,90 @@ fn memlat_json_is_typed() {
     assert_eq!(rows[0]["ns"].as_array().unwrap().len(), 8);
     assert!(r["tinymembench"][0]["rows"][0]["single_ns"].is_number());
 }
+
+/// The OPP walk end to end through the library, on a writable copy of the Rock 5B fixture
+/// with a fake measurement that reads back the limit the walk set (a board running 7 %
+/// slow): every OPP is held, highest first, the `Cpufreq OPP:` lines are sbc-bench's, and
+/// the limits and governor are as before afterwards.
+#[test]
+fn opp_walk_on_a_writable_fixture_copy_restores_everything() {
+    use sbc_bench::bench::clock::{self, CheckInput, ClockMeasurement, WalkOptions};
+    use sbc_bench::sys::root::SysRoot;
+
+    let d = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sysroots/rock-5b");
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", src.display()))
+        .arg(d.path())
+        .status()
+        .expect("cp")
+        .success();
+    assert!(ok);
+    let root = SysRoot::new(d.path());
+    let pdir = |p: u32| d.path().join(format!("sys/devices/system/cpu/cpufreq/policy{p}"));
+    let snapshot = |p: u32| {
+        ["scaling_min_freq", "scaling_max_freq", "scaling_governor"]
+            .map(|f| fs::read_to_string(pdir(p).join(f)).unwrap_or_default().trim().to_string())
+    };
+    let before: Vec<_> = [0, 4, 6].map(snapshot).to_vec();
+
+    let (policies, topo) = sbc_bench::sys::cpu::read(&root);
+    let (targets, _) = sbc_bench::bench::pin::targets(&topo, None, &[]);
+    assert_eq!(targets.iter().map(|t| t.cpu).collect::<Vec<_>>(), vec![0, 4, 6]);
+    let cancel = sbc_bench::shutdown::CancellationToken::new();
+    let mut checks = Vec::new();
+    for t in &targets {
+        let policy = policies.iter().find(|p| p.cpus.contains(&t.cpu)).unwrap().id;
+        let c = clock::check(
+            CheckInput {
+                root: &root,
+                policies: &policies,
+                target: t,
+                cluster_cpus: topo.cluster_of(t.cpu).map(|c| c.cpus.clone()).unwrap(),
+                only_cluster: false,
+                permission: Ok(()),
+                walk: WalkOptions::default(),
+            },
+            &cancel,
+            &mut |_cpu| {
+                let min: f64 = fs::read_to_string(pdir(policy).join("scaling_min_freq"))
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .unwrap();
+                let max: f64 = fs::read_to_string(pdir(policy).join("scaling_max_freq"))
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .unwrap();
+                assert_eq!(min, max, "the policy is held at one OPP while measuring");
+                let mhz = max / 1000.0 * 0.93;
+                Ok(ClockMeasurement::from_samples(
+                    vec![mhz + 0.2, mhz, mhz - 0.2],
+                    1,
+                    0.01,
+                ))
+            },
+            &mut |_, _| {},
+        );
+        checks.push(c);
+    }
+    let text = sbc_bench::report::bench_clock::render(&checks, &[]);
+    assert!(
+        text.contains("\nChecking cpufreq OPP for cpu4-cpu5 (Cortex-A76):\n\nCpufreq OPP: 2400    Measured: 2232 (2232.200/2232.000/2231.800)     (-7.0%)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Cpufreq OPP:  408    Measured:  379    (379.640/379.440/379.240)     (-7.1%)\n"),
+        "{text}"
+    );
+    let walked: usize = checks
+        .iter()
+        .map(|c| c.walk.as_ref().map_or(0, |w| w.opps.len()))
+        .sum();
+    assert_eq!(walked, text.matches("Cpufreq OPP: ").count());
+    assert!(checks.iter().all(|c| c.walk.as_ref().is_some_and(|w| w.restore_errors.is_empty())));
+    let after: Vec<_> = [0, 4, 6].map(snapshot).to_vec();
+    assert_eq!(before, after, "limits and governor restored");
+}
