@@ -129,12 +129,17 @@ pub fn steady<E>(
         rejected = rejected.saturating_add(m.rejected_runs);
         duration += m.duration_s;
         let steady = m.spread_pct() <= MAX_SPREAD_PCT;
-        if best.as_ref().is_none_or(|b| m.spread_pct() < b.spread_pct()) {
+        if best
+            .as_ref()
+            .is_none_or(|b| m.spread_pct() < b.spread_pct())
+        {
             best = Some(m);
         }
         if steady || attempt == MAX_ATTEMPTS {
             // `best` is set: the loop body ran at least once.
-            let mut b = best.take().unwrap_or_else(|| ClockMeasurement::from_samples(vec![], 0, 0.0));
+            let mut b = best
+                .take()
+                .unwrap_or_else(|| ClockMeasurement::from_samples(vec![], 0, 0.0));
             b.unreliable = !steady;
             b.attempts = attempt;
             b.rejected_runs = rejected;

@@ -274,7 +274,12 @@ mod tests {
             " libc memset fill                                 :  11231.2 MB/s (3, 0.2%)"
         );
         assert_eq!(
-            bw_line("SSE2 nontemporal copy prefetched (32 bytes step)", 8398.0, 0.1, 3),
+            bw_line(
+                "SSE2 nontemporal copy prefetched (32 bytes step)",
+                8398.0,
+                0.1,
+                3
+            ),
             " SSE2 nontemporal copy prefetched (32 bytes step) :   8398.0 MB/s (3, 0.1%)"
         );
     }

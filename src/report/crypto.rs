@@ -334,7 +334,11 @@ pub fn scrypt_summary(r: &ScryptRun, duration_s: u64) -> String {
 
 /// Notes after the `bench scrypt` text: a run stopped by a signal, and a last interval
 /// shorter than the others (`--duration` not a multiple of the interval).
-pub fn scrypt_notes(r: &ScryptRun, interval: std::time::Duration, cancelled: bool) -> Option<String> {
+pub fn scrypt_notes(
+    r: &ScryptRun,
+    interval: std::time::Duration,
+    cancelled: bool,
+) -> Option<String> {
     let mut s = String::new();
     if cancelled {
         let _ = writeln!(

@@ -156,8 +156,7 @@ fn no_usable_cpu_is_one_error_for_every_command() {
         let v: serde_json::Value = serde_json::from_slice(&out).expect(cmd);
         assert_eq!(v["benchmark"], cmd);
         assert_eq!(
-            v["error"],
-            "none of the requested CPUs can run a benchmark",
+            v["error"], "none of the requested CPUs can run a benchmark",
             "{cmd}"
         );
         assert_eq!(v["skipped"][0]["cpu"], 4000, "{cmd}");
@@ -221,8 +220,14 @@ fn clock_over_a_fixture_board_measures_this_host_and_never_writes_to_it() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("is not this machine: the benchmark measured this host's CPUs"), "{text}");
-    assert!(!text.contains("Cortex-A53") && !text.contains("Cortex-A72"), "{text}");
+    assert!(
+        text.contains("is not this machine: the benchmark measured this host's CPUs"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Cortex-A53") && !text.contains("Cortex-A72"),
+        "{text}"
+    );
     assert!(!text.contains("Cpufreq now: 1512"), "{text}");
     // The fixture's limits are untouched.
     let max = fs::read_to_string(
@@ -336,20 +341,34 @@ fn opp_walk_on_a_writable_fixture_copy_restores_everything() {
         .success();
     assert!(ok);
     let root = SysRoot::new(d.path());
-    let pdir = |p: u32| d.path().join(format!("sys/devices/system/cpu/cpufreq/policy{p}"));
+    let pdir = |p: u32| {
+        d.path()
+            .join(format!("sys/devices/system/cpu/cpufreq/policy{p}"))
+    };
     let snapshot = |p: u32| {
-        ["scaling_min_freq", "scaling_max_freq", "scaling_governor"]
-            .map(|f| fs::read_to_string(pdir(p).join(f)).unwrap_or_default().trim().to_string())
+        ["scaling_min_freq", "scaling_max_freq", "scaling_governor"].map(|f| {
+            fs::read_to_string(pdir(p).join(f))
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
     };
     let before: Vec<_> = [0, 4, 6].map(snapshot).to_vec();
 
     let (policies, topo) = sbc_bench::sys::cpu::read(&root);
     let (targets, _) = sbc_bench::bench::pin::targets(&topo, None, &[]);
-    assert_eq!(targets.iter().map(|t| t.cpu).collect::<Vec<_>>(), vec![0, 4, 6]);
+    assert_eq!(
+        targets.iter().map(|t| t.cpu).collect::<Vec<_>>(),
+        vec![0, 4, 6]
+    );
     let cancel = sbc_bench::shutdown::CancellationToken::new();
     let mut checks = Vec::new();
     for t in &targets {
-        let policy = policies.iter().find(|p| p.cpus.contains(&t.cpu)).unwrap().id;
+        let policy = policies
+            .iter()
+            .find(|p| p.cpus.contains(&t.cpu))
+            .unwrap()
+            .id;
         let c = clock::check(
             CheckInput {
                 root: &root,
@@ -390,7 +409,9 @@ fn opp_walk_on_a_writable_fixture_copy_restores_everything() {
         "{text}"
     );
     assert!(
-        text.contains("Cpufreq OPP:  408    Measured:  379    (379.640/379.440/379.240)     (-7.1%)\n"),
+        text.contains(
+            "Cpufreq OPP:  408    Measured:  379    (379.640/379.440/379.240)     (-7.1%)\n"
+        ),
         "{text}"
     );
     let walked: usize = checks
@@ -398,7 +419,11 @@ fn opp_walk_on_a_writable_fixture_copy_restores_everything() {
         .map(|c| c.walk.as_ref().map_or(0, |w| w.opps.len()))
         .sum();
     assert_eq!(walked, text.matches("Cpufreq OPP: ").count());
-    assert!(checks.iter().all(|c| c.walk.as_ref().is_some_and(|w| w.restore_errors.is_empty())));
+    assert!(
+        checks
+            .iter()
+            .all(|c| c.walk.as_ref().is_some_and(|w| w.restore_errors.is_empty()))
+    );
     let after: Vec<_> = [0, 4, 6].map(snapshot).to_vec();
     assert_eq!(before, after, "limits and governor restored");
 }

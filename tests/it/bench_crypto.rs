@@ -353,7 +353,10 @@ fn scrypt_interrupted_prints_what_it_measured() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{text}");
     assert!(text.contains("scrypt total scores ("), "{text}");
-    assert!(!text.contains("kH/s: n/a") && !text.contains(" n/a kH/s"), "{text}");
+    assert!(
+        !text.contains("kH/s: n/a") && !text.contains(" n/a kH/s"),
+        "{text}"
+    );
     assert!(text.contains("Note: stopped by a signal after "), "{text}");
 }
 
@@ -382,7 +385,10 @@ fn aes_rows_name_the_cpu_when_two_of_one_cluster_run() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("aes-128-cbc")).collect();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("aes-128-cbc"))
+        .collect();
     assert_eq!(rows.len(), 2, "{text}");
     let same_cluster = !rows[0].ends_with(&format!(" (cpu{})", cpus[0]))
         && rows[0].rsplit_once(" (").map(|x| x.1) == rows[1].rsplit_once(" (").map(|x| x.1);

@@ -14,7 +14,9 @@ pub fn khz_from_env(name: &str, value: Option<&str>) -> Result<Option<u64>, Stri
     match value.map(str::trim) {
         None | Some("") => Ok(None),
         Some(v) => v.parse().map(Some).map_err(|_| {
-            format!("the environment variable {name}='{v}' is not a frequency in kHz (e.g. 1800000)")
+            format!(
+                "the environment variable {name}='{v}' is not a frequency in kHz (e.g. 1800000)"
+            )
         }),
     }
 }
@@ -125,6 +127,9 @@ mod tests {
         assert_eq!(khz_from_env("MaxKHz", Some(" ")), Ok(None));
         assert_eq!(khz_from_env("MinKHz", Some("408000")), Ok(Some(408_000)));
         let e = khz_from_env("MaxKHz", Some("abc")).unwrap_err();
-        assert!(e.contains("MaxKHz='abc'") && !e.contains("--max-khz"), "{e}");
+        assert!(
+            e.contains("MaxKHz='abc'") && !e.contains("--max-khz"),
+            "{e}"
+        );
     }
 }

@@ -86,7 +86,9 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
             }
         }
         if !summary.is_empty() {
-            println!("\nMemory latency (ramlat as sbc-bench runs it: the kernel's THP policy, ns):");
+            println!(
+                "\nMemory latency (ramlat as sbc-bench runs it: the kernel's THP policy, ns):"
+            );
             for s in summary {
                 println!("  * {s}");
             }

@@ -255,7 +255,11 @@ mod tests {
             cluster: Some(cluster),
         };
         // RK3588's default targets: two A76 clusters keep sbc-bench's plain tag.
-        let rk = [t(0, 0, "Cortex-A55"), t(4, 1, "Cortex-A76"), t(6, 2, "Cortex-A76")];
+        let rk = [
+            t(0, 0, "Cortex-A55"),
+            t(4, 1, "Cortex-A76"),
+            t(6, 2, "Cortex-A76"),
+        ];
         assert_eq!(tag_among(&rk[1], &rk), "Cortex-A76");
         assert_eq!(tag_among(&rk[2], &rk), "Cortex-A76");
         // `--cpus 0,1` on one cluster.
