@@ -4,10 +4,14 @@
 # into docs/FIDELITY.md.
 #
 #   scripts/fidelity-cpu.sh [CPU]            # default: cpu0
+#   SBC_BENCH=/path/to/sbc-bench scripts/fidelity-cpu.sh   # measure that binary, no build
 #
 # References:
 #   clock   perf stat -e cycles (cycles per second of task time) where the PMU works;
 #           the TSC rate on x86 (equal to the core clock only without turbo/boost);
+#           a reference loop in C compiled here (dependent one-cycle adds timed on the
+#           monotonic clock, long minus short loop: mhz's method, written independently)
+#           for the 1 % check without any external tool;
 #           Willy Tarreau's mhz when MHZ=/path/to/mhz is set (build it yourself).
 #   membw   glibc memcpy/memset timed by a reference loop in C compiled here (best of three
 #           runs of >= 0.5 s, the same buffer size as ours, 1 MB = 10^6 bytes).
@@ -23,8 +27,12 @@ ROUNDS="${ROUNDS:-3}"
 need() { command -v "$1" >/dev/null 2>&1 || { echo "missing: $1" >&2; exit 1; }; }
 need jq; need cc; need taskset
 
-cargo build --release --quiet
-BIN="$PWD/target/release/sbc-bench"
+if [ -z "${SBC_BENCH:-}" ]; then
+  cargo build --release --quiet
+  BIN="$PWD/target/release/sbc-bench"
+else
+  BIN="$SBC_BENCH"
+fi
 # As root, run every measurement (ours and the references) at real-time priority pinned to
 # the CPU, so other processes on a busy machine cannot preempt them (both are affected alike
 # otherwise, but not by the same amount).
@@ -74,7 +82,39 @@ echo
 # ---------------------------------------------------------------------------------- clock
 CLOCK_ROUNDS="${CLOCK_ROUNDS:-9}"
 echo "-- clock (MHz; medians of $CLOCK_ROUNDS rounds, reference run right after ours each round)"
-ours=(); perfs=(); mhzs=(); r_perf=(); r_mhz=()
+ours=(); perfs=(); mhzs=(); r_perf=(); r_mhz=(); refs=(); r_ref=()
+ref_ok=no
+case "$(uname -m)" in
+  x86_64) ADD='"add $1, %0\\n\\t"' ;;
+  aarch64|arm*) ADD='"add %0, %0, #1\\n\\t"' ;;
+  riscv64) ADD='"addi %0, %0, 1\\n\\t"' ;;
+  *) ADD= ;;
+esac
+if [ -n "$ADD" ]; then
+  cat >"$TMP/refmhz.c" <<'EOF'
+#include <stdio.h>
+#include <time.h>
+#define A1 @ADD@
+#define A10 A1 A1 A1 A1 A1 A1 A1 A1 A1 A1
+#define A50 A10 A10 A10 A10 A10
+#define A200 A50 A50 A50 A50
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static double run(long n, int longer) {
+  unsigned long x = 0; double t0 = now();
+  for (long i = 0; i < n; i++) { if (longer) __asm__ volatile(A200 : "+r"(x)); else __asm__ volatile(A50 : "+r"(x)); }
+  return now() - t0;
+}
+int main(void) {
+  long n = 1000; while (run(n, 1) < 0.02) n *= 2;
+  double best = 0;
+  for (int k = 0; k < 15; k++) { double s = run(n, 0), l = run(n, 1); double mhz = n * 150.0 / (l - s) / 1e6; if (l > s && mhz > best && k > 0) best = mhz; }
+  printf("%.1f\n", best);
+  return 0;
+}
+EOF
+  sed -i "s|@ADD@|$ADD|" "$TMP/refmhz.c"
+  cc -O2 -o "$TMP/refmhz" "$TMP/refmhz.c" && ref_ok=yes
+fi
 perf_ok=no
 if command -v perf >/dev/null 2>&1 && perf stat -x, -e cycles -- true 2>&1 | grep -q '^[0-9]'; then perf_ok=yes; fi
 clock_t0=$(now)
@@ -91,6 +131,9 @@ for _ in $(seq "$CLOCK_ROUNDS"); do
   o=$(jq -r '.checks[0] | (.measured // .walk.opps[0].measured).mhz * 10 | round / 10' "$TMP/clock.json")
   ours+=("$o")
   if [ "$perf_ok" = yes ]; then perfs+=("$p"); r_perf+=("$(ratio "$o" "$p")"); fi
+  if [ "$ref_ok" = yes ]; then
+    rf=$(run "$TMP/refmhz"); refs+=("$rf"); r_ref+=("$(ratio "$o" "$rf")")
+  fi
   if [ -n "${MHZ:-}" ]; then
     m=$(run "$MHZ" 3 1000000 | sed -n 's/.*cpu_MHz=\([0-9.]*\).*/\1/p' | median)
     mhzs+=("$m"); r_mhz+=("$(ratio "$o" "$m")")
@@ -102,6 +145,9 @@ if [ "$perf_ok" = yes ]; then
   echo "perf cycles / task-clock:        $(printf '%s\n' "${perfs[@]}" | median)   ratio ours/perf $(printf '%s\n' "${r_perf[@]}" | median) (whole process incl. start-up)"
 else
   echo "perf cycles / task-clock:        n/a (perf cycles counter not supported here)"
+fi
+if [ "$ref_ok" = yes ]; then
+  echo "C reference loop (mhz method):   $(printf '%s\n' "${refs[@]}" | median)   ratio ours/ref $(printf '%s\n' "${r_ref[@]}" | median) (target 0.99-1.01; rounds: ${r_ref[*]})"
 fi
 if [ -n "${MHZ:-}" ]; then
   echo "mhz 3 1000000:                   $(printf '%s\n' "${mhzs[@]}" | median)   ratio ours/mhz $(printf '%s\n' "${r_mhz[@]}" | median) (rounds: ${r_mhz[*]})"

@@ -59,8 +59,25 @@ pub enum PinError {
 pub fn parse_cpus(s: &str) -> Result<Vec<u32>, String> {
     match list::parse_list(s) {
         Some(v) if !v.is_empty() => Ok(v),
+        _ if range_too_long(s) => Err(format!(
+            "'{s}': a CPU range may span at most {} CPUs",
+            MAX_RANGE + 1
+        )),
         _ => Err(format!("'{s}' is not a CPU list (examples: 1, 0,4, 0-3)")),
     }
+}
+
+/// The longest range [`list::parse_list`] expands (`b - a`).
+const MAX_RANGE: u32 = 65_535;
+
+/// A well-formed `a-b` range that only fails for its length.
+fn range_too_long(s: &str) -> bool {
+    s.split(',').any(|part| {
+        part.trim()
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?)))
+            .is_some_and(|(a, b)| b >= a && b - a > MAX_RANGE)
+    })
 }
 
 /// CPUs this process may run on (its affinity mask), ascending.
@@ -255,5 +272,10 @@ mod tests {
         assert_eq!(parse_cpus("0,4"), Ok(vec![0, 4]));
         assert!(parse_cpus("").is_err());
         assert!(parse_cpus("a").is_err());
+        // A valid range that is only too long names the cap, not the syntax.
+        let e = parse_cpus("0-100000").unwrap_err();
+        assert!(e.contains("at most 65536 CPUs"), "{e}");
+        assert!(parse_cpus("-1").unwrap_err().contains("is not a CPU list"));
+        assert!(parse_cpus("1-0").unwrap_err().contains("is not a CPU list"));
     }
 }

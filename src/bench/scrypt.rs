@@ -107,6 +107,21 @@ pub fn run(
     cancel: &CancellationToken,
     on_interval: &(dyn Fn(&Interval) + Sync),
 ) -> Result<ScryptRun, BenchError> {
+    match run_partial(cpus, opts, cancel, on_interval)? {
+        (_, true) => Err(BenchError::Cancelled),
+        (r, false) => Ok(r),
+    }
+}
+
+/// [`run`], but a cancelled run still returns what it measured: the intervals finished
+/// before the signal, with `true` (a user who stops a stress test after watching it
+/// throttle keeps the numbers).
+pub fn run_partial(
+    cpus: &[u32],
+    opts: &Options,
+    cancel: &CancellationToken,
+    on_interval: &(dyn Fn(&Interval) + Sync),
+) -> Result<(ScryptRun, bool), BenchError> {
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
     }
@@ -187,9 +202,7 @@ pub fn run(
             .collect();
         (errors, intervals, elapsed)
     });
-    if cancel.is_cancelled() {
-        return Err(BenchError::Cancelled);
-    }
+    let cancelled = cancel.is_cancelled();
     let threads: Vec<ThreadResult> = cpus
         .iter()
         .zip(&counters)
@@ -207,14 +220,17 @@ pub fn run(
         )));
     }
     let all: u64 = threads.iter().map(|t| t.hashes).sum();
-    Ok(ScryptRun {
-        n: kernel::N as u32,
-        kernel: kernel.label(),
-        threads,
-        intervals,
-        mean_khash_per_s: all as f64 / elapsed.max(1e-9) / 1000.0,
-        elapsed_s: elapsed,
-    })
+    Ok((
+        ScryptRun {
+            n: kernel::N as u32,
+            kernel: kernel.label(),
+            threads,
+            intervals,
+            mean_khash_per_s: all as f64 / elapsed.max(1e-9) / 1000.0,
+            elapsed_s: elapsed,
+        },
+        cancelled,
+    ))
 }
 
 #[cfg(test)]
@@ -307,6 +323,28 @@ mod tests {
         t.cancel();
         assert!(matches!(h.join().unwrap(), Err(BenchError::Cancelled)));
         assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_cancelled_run_keeps_the_intervals_it_finished() {
+        let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
+        let opts = Options {
+            duration: Duration::from_secs(60),
+            interval: Duration::from_millis(100),
+            kernel: Kernel::detect(),
+        };
+        let t = CancellationToken::new();
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let (r, cancelled) = run_partial(&[cpu], &opts, &t, &|_| {
+            // Stop after the second interval, like Ctrl-C while watching the numbers.
+            if seen.fetch_add(1, Ordering::SeqCst) == 1 {
+                t.cancel();
+            }
+        })
+        .unwrap();
+        assert!(cancelled);
+        assert_eq!(r.intervals.len(), 2, "{:?}", r.intervals);
+        assert!(r.elapsed_s < 30.0);
     }
 
     #[test]

@@ -31,16 +31,12 @@ pub enum BenchCommand {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CommonArgs {
     /// Pin to these CPUs (`1`, `0,4`, `0-3`); default: the first CPU of each cluster.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub cpus: Option<String>,
 
-    /// Shorten the benchmark (tests and smoke runs).
+    /// Shorten the benchmark (tests and smoke runs: about 10 s or less per command).
     #[arg(long)]
     pub quick: bool,
-
-    /// Also run what sbc-bench's extensive mode adds.
-    #[arg(long)]
-    pub extensive: bool,
 
     /// Print JSON instead of text.
     #[arg(long)]
@@ -54,12 +50,14 @@ pub struct ClockArgs {
     #[command(flatten)]
     pub common: CommonArgs,
 
-    /// Skip cpufreq OPPs above this many kHz (sbc-bench's `MaxKHz`).
-    #[arg(long, value_name = "KHZ", env = "MaxKHz")]
+    /// Skip cpufreq OPPs above this many kHz; default: the `MaxKHz` environment variable
+    /// as in sbc-bench (empty = unset).
+    #[arg(long, value_name = "KHZ")]
     pub max_khz: Option<u64>,
 
-    /// Skip cpufreq OPPs below this many kHz (sbc-bench's `MinKHz`).
-    #[arg(long, value_name = "KHZ", env = "MinKHz")]
+    /// Skip cpufreq OPPs below this many kHz; default: the `MinKHz` environment variable
+    /// as in sbc-bench (empty = unset).
+    #[arg(long, value_name = "KHZ")]
     pub min_khz: Option<u64>,
 
     /// Check only the highest OPP of each policy.
@@ -74,10 +72,14 @@ pub struct MemlatArgs {
     #[command(flatten)]
     pub common: CommonArgs,
 
-    /// Do not ask for huge pages: the kernel's THP policy decides, as for the original
-    /// ramlat and tinymembench's bandwidth tests (comparable with published sbc-bench logs).
+    /// Do not ask for huge pages at all: one tinymembench table, in memory the kernel's THP
+    /// policy backs (ramlat always runs that way, as in sbc-bench).
     #[arg(long)]
     pub no_madvise: bool,
+
+    /// sbc-bench's extensive mode: ramlat with 200 ms per cell (slower, steadier).
+    #[arg(long)]
+    pub extensive: bool,
 }
 
 /// `bench aes`.
@@ -86,6 +88,11 @@ pub struct AesArgs {
     /// Options every benchmark takes.
     #[command(flatten)]
     pub common: CommonArgs,
+
+    /// sbc-bench's extensive mode: also AES-256-GCM, and "fully parallel" rows (one thread
+    /// per core).
+    #[arg(long)]
+    pub extensive: bool,
 
     /// Native measurement only: do not run `openssl speed` even when it is installed.
     #[arg(long)]
@@ -119,9 +126,17 @@ pub struct CompressArgs {
 /// `bench scrypt`.
 #[derive(Debug, Clone, Args, Default)]
 pub struct ScryptArgs {
-    /// Options every benchmark takes (`--extensive` changes nothing here).
-    #[command(flatten)]
-    pub common: CommonArgs,
+    /// Hash on these CPUs (`1`, `0,4`, `0-3`); default: every usable CPU.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub cpus: Option<String>,
+
+    /// Hash for 10 seconds (unless --duration says otherwise).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 
     /// How long to hash: seconds, or with a unit (`90s`, `5m`). Default 5 minutes, or
     /// 10 seconds with `--quick`.
@@ -132,6 +147,17 @@ pub struct ScryptArgs {
     /// once); default: the widest this CPU runs.
     #[arg(long, value_name = "KERNEL", value_parser = parse_scrypt_kernel)]
     pub kernel: Option<crate::bench::scrypt::Kernel>,
+}
+
+impl ScryptArgs {
+    /// The options every benchmark takes, for choosing CPUs.
+    pub fn common(&self) -> CommonArgs {
+        CommonArgs {
+            cpus: self.cpus.clone(),
+            quick: self.quick,
+            json: self.json,
+        }
+    }
 }
 
 /// A `--kernel` value for `bench scrypt`.

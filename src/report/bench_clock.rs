@@ -70,6 +70,35 @@ pub fn no_cpufreq_line(m: &ClockMeasurement) -> String {
     )
 }
 
+/// The line after a measurement whose samples kept disagreeing (see
+/// [`crate::bench::clock::steady`]); `None` for a steady one.
+pub fn unreliable_note(cpu: u32, m: &ClockMeasurement) -> Option<String> {
+    if !m.unreliable {
+        return None;
+    }
+    let retried = m.attempts.saturating_sub(1);
+    Some(format!(
+        "Note: cpu{cpu} was busy, this reading is unreliable: its samples still differ by \
+         {:.1}% after {} measurement{} ({retried} rejected, {} interrupted run{} discarded)",
+        m.spread_pct(),
+        m.attempts,
+        if m.attempts == 1 { "" } else { "s" },
+        m.rejected_runs,
+        if m.rejected_runs == 1 { "" } else { "s" },
+    ))
+}
+
+/// [`heading`], naming the CPU measured when the user chose it (`--cpus`): `Checking
+/// cpufreq OPP for cpu0-cpu1 (EPYC), measured on cpu1:`.
+pub fn heading_with(c: &ClockCheck, measured_on: bool) -> String {
+    let h = heading(c);
+    if !measured_on {
+        return h;
+    }
+    let base = h.strip_suffix(':').unwrap_or(&h);
+    format!("{base}, measured on cpu{}:", c.target.cpu)
+}
+
 /// `Checking cpufreq OPP for cpu4-cpu5 (Cortex-A76):`, or without `for …` on machines with
 /// one cluster, as sbc-bench prints it.
 pub fn heading(c: &ClockCheck) -> String {
@@ -96,11 +125,25 @@ pub fn heading(c: &ClockCheck) -> String {
 
 /// One target's section: blank line, heading, blank line, result lines.
 pub fn render_check(c: &ClockCheck) -> String {
-    let mut s = format!("\n{}\n\n", heading(c));
+    render_check_with(c, false)
+}
+
+/// [`render_check`], with the CPU named in the heading when `measured_on`.
+pub fn render_check_with(c: &ClockCheck, measured_on: bool) -> String {
+    let mut s = format!("\n{}\n\n", heading_with(c, measured_on));
+    let note = |s: &mut String, m: &ClockMeasurement| {
+        if let Some(n) = unreliable_note(c.target.cpu, m) {
+            s.push('\n');
+            s.push_str(&n);
+        }
+    };
     if let Some(w) = &c.walk {
         for o in &w.opps {
             match (&o.measured, &o.error) {
-                (Some(m), _) => s.push_str(&opp_line(o.opp_khz, m)),
+                (Some(m), _) => {
+                    s.push_str(&opp_line(o.opp_khz, m));
+                    note(&mut s, m);
+                }
                 (None, e) => s.push_str(&format!(
                     "Cpufreq OPP: {:>4}    not measured: {}",
                     o.opp_khz / 1000,
@@ -139,18 +182,27 @@ pub fn render_check(c: &ClockCheck) -> String {
             e.as_deref().unwrap_or("unknown error")
         )),
     }
+    if let Some(m) = &c.measured {
+        note(&mut s, m);
+    }
     s.push('\n');
     s
 }
 
 /// The whole `bench clock` text: skipped CPUs, then one section per target.
 pub fn render(checks: &[ClockCheck], skipped: &[Skipped]) -> String {
+    render_with(checks, skipped, false)
+}
+
+/// [`render`], naming the measured CPU in each heading when `measured_on` (the user chose
+/// the CPUs, so two of one cluster must be told apart).
+pub fn render_with(checks: &[ClockCheck], skipped: &[Skipped], measured_on: bool) -> String {
     let mut s = String::new();
     for k in skipped {
         s.push_str(&format!("Skipping cpu{}: {}\n", k.cpu, k.reason));
     }
     for c in checks {
-        s.push_str(&render_check(c));
+        s.push_str(&render_check_with(c, measured_on));
     }
     s
 }
@@ -252,6 +304,44 @@ mod tests {
             not_walked: None,
             error: None,
         }
+    }
+
+    #[test]
+    fn chosen_cpus_are_named_in_the_heading() {
+        let mut c = check(false, Some("EPYC"));
+        c.target.cpu = 5;
+        assert_eq!(
+            heading_with(&c, true),
+            "Checking cpufreq OPP for cpu4-cpu5 (EPYC), measured on cpu5:"
+        );
+        assert_eq!(
+            heading_with(&check(true, None), true),
+            "Checking cpufreq OPP, measured on cpu4:"
+        );
+        assert_eq!(heading_with(&c, false), heading(&c));
+    }
+
+    #[test]
+    fn an_unreliable_reading_gets_a_note_after_its_line() {
+        let mut c = check(true, None);
+        c.policy = None;
+        let mut meas = m(&[3611.950, 3530.822, 1265.598]);
+        meas.unreliable = true;
+        meas.attempts = 3;
+        meas.rejected_runs = 12;
+        c.measured = Some(meas);
+        assert_eq!(
+            render_check(&c),
+            "\nChecking cpufreq OPP:\n\nNo cpufreq support.  Measured: 2802 \
+(3611.950/3530.822/1265.598)\nNote: cpu4 was busy, this reading is unreliable: its samples \
+still differ by 65.0% after 3 measurements (2 rejected, 12 interrupted runs discarded)\n"
+        );
+        // A steady reading has no note (and the corpus layout is unchanged).
+        let mut c2 = c.clone();
+        if let Some(x) = c2.measured.as_mut() {
+            x.unreliable = false;
+        }
+        assert!(!render_check(&c2).contains("Note"));
     }
 
     #[test]

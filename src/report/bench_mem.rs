@@ -1,5 +1,6 @@
-//! Memory benchmark text in the layouts users know: tinymembench's bandwidth lines
-//! (` standard memcpy                                      :   6008.6 MB/s (0.4%)`) and
+//! Memory benchmark text in the layouts users know: the bandwidth lines of tinymembench
+//! 0.4.9-nuumio that current sbc-bench builds
+//! (` libc memcpy copy                                 :  17507.8 MB/s (3, 1.8%)`) and
 //! latency table, ramlat's table as sbc-bench logs it (indented by four spaces), and the
 //! review summary lines (`memcpy: 3066.5 MB/s, memchr: 2979.7 MB/s, memset: 6243.8 MB/s`,
 //! `16M latency: 163.8 164.6 …`).
@@ -16,14 +17,26 @@ fn executing(label: &str) -> String {
     format!("\nExecuting benchmark on {label}:\n\n")
 }
 
-/// One tinymembench bandwidth line; the deviation is shown from 0.1 % on, as tinymembench
-/// does.
-pub fn bw_line(name: &str, mb_per_s: f64, stddev_pct: f64) -> String {
-    let mut s = format!(" {name:<52} : {mb_per_s:>8.1} MB/s");
+/// One bandwidth line as tinymembench 0.4.9-nuumio prints it: the number of repetitions in
+/// brackets, and the sample standard deviation from 0.1 % on (`(3, 1.8%)`).
+pub fn bw_line(name: &str, mb_per_s: f64, stddev_pct: f64, repeats: usize) -> String {
+    let mut s = format!(" {name:<48} : {mb_per_s:>8.1} MB/s ({repeats}");
     if stddev_pct >= 0.1 {
-        s.push_str(&format!(" ({stddev_pct:.1}%)"));
+        s.push_str(&format!(", {stddev_pct:.1}%"));
     }
+    s.push(')');
     s
+}
+
+/// A summary line with sbc-bench's CPU tag when `tagged` (machines with several clusters):
+/// `cpu0 (Cortex-A720): memcpy: …` (`sep` = `": "`), `cpu0 (Cortex-A720) 16M latency: …`
+/// (`sep` = `" "`); untagged just the text.
+pub fn tagged_summary(label: &str, tagged: bool, sep: &str, text: &str) -> String {
+    if tagged {
+        format!("{label}{sep}{text}")
+    } else {
+        text.to_string()
+    }
 }
 
 /// The bandwidth block of one core (without the `Executing …` heading).
@@ -48,7 +61,12 @@ pub fn render_membw_result(r: &MembwResult) -> String {
             s.push_str(" ---\n");
             in_libc = false;
         }
-        s.push_str(&bw_line(&row.name, row.mb_per_s, row.stddev_pct));
+        s.push_str(&bw_line(
+            &row.name,
+            row.mb_per_s,
+            row.stddev_pct,
+            row.samples_mb_per_s.len(),
+        ));
         s.push('\n');
     }
     if r.cancelled {
@@ -241,18 +259,45 @@ mod tests {
 
     #[test]
     fn bandwidth_lines_match_tinymembench() {
-        // From corpus log 1BsF.txt (tinymembench v0.4.9 on an ODROID-N2).
+        // From corpus logs 1ET4.txt and uHzXI7.txt (tinymembench v0.4.9-nuumio, as
+        // current sbc-bench builds it).
         assert_eq!(
-            bw_line("standard memcpy", 1929.1, 0.04),
-            " standard memcpy                                      :   1929.1 MB/s"
+            bw_line("libc memcpy copy", 17507.8, 1.8, 3),
+            " libc memcpy copy                                 :  17507.8 MB/s (3, 1.8%)"
         );
         assert_eq!(
-            bw_line("C copy backwards", 1785.8, 0.8),
-            " C copy backwards                                     :   1785.8 MB/s (0.8%)"
+            bw_line("libc memchr scan", 26934.2, 0.04, 2),
+            " libc memchr scan                                 :  26934.2 MB/s (2)"
         );
         assert_eq!(
-            bw_line("standard memset", 8606.2, 0.1),
-            " standard memset                                      :   8606.2 MB/s (0.1%)"
+            bw_line("libc memset fill", 11231.2, 0.2, 3),
+            " libc memset fill                                 :  11231.2 MB/s (3, 0.2%)"
+        );
+        assert_eq!(
+            bw_line(
+                "SSE2 nontemporal copy prefetched (32 bytes step)",
+                8398.0,
+                0.1,
+                3
+            ),
+            " SSE2 nontemporal copy prefetched (32 bytes step) :   8398.0 MB/s (3, 0.1%)"
+        );
+    }
+
+    #[test]
+    fn summaries_are_tagged_only_with_several_clusters() {
+        // From corpus log 1ET4.txt.
+        assert_eq!(
+            tagged_summary("cpu0 (Cortex-A720)", true, ": ", "memcpy: 17507.8 MB/s"),
+            "cpu0 (Cortex-A720): memcpy: 17507.8 MB/s"
+        );
+        assert_eq!(
+            tagged_summary("cpu0 (Cortex-A720)", true, " ", "16M latency: 38.16 "),
+            "cpu0 (Cortex-A720) 16M latency: 38.16 "
+        );
+        assert_eq!(
+            tagged_summary("cpu0 (Cortex-A53)", false, " ", "16M latency: 147.2 "),
+            "16M latency: 147.2 "
         );
     }
 
@@ -278,9 +323,9 @@ mod tests {
                 note: None,
             },
             rows: vec![
-                row("standard memcpy", "libc", Kind::Copy, 3066.5, 0.4),
-                row("standard memset", "libc", Kind::Fill, 6243.8, 0.0),
-                row("standard memchr", "libc", Kind::Scan, 2979.7, 0.0),
+                row("libc memcpy copy", "libc", Kind::Copy, 3066.5, 0.4),
+                row("libc memchr scan", "libc", Kind::Scan, 2979.7, 0.0),
+                row("libc memset fill", "libc", Kind::Fill, 6243.8, 0.0),
                 row("NEON LDP/STP copy", "neon", Kind::Copy, 4100.0, 0.2),
                 row("NEON STP fill", "neon", Kind::Fill, 6300.0, 0.0),
             ],
@@ -303,7 +348,7 @@ mod tests {
         let text = render_membw(&[run], &[]);
         assert!(text.starts_with("\nExecuting benchmark on cpu0 (Cortex-A55):\n\nlibc: musl, buffers: 2 x 32 MiB, best of 2 runs"));
         assert!(text.contains(
-            " standard memchr                                      :   2979.7 MB/s\n ---\n NEON LDP/STP copy"
+            " libc memset fill                                 :   6243.8 MB/s (2)\n ---\n NEON LDP/STP copy"
         ));
         // The libc memset is within 5 % of NEON's: only the faster copy kernel is added.
         assert_eq!(

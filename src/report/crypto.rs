@@ -332,6 +332,36 @@ pub fn scrypt_summary(r: &ScryptRun, duration_s: u64) -> String {
     )
 }
 
+/// Notes after the `bench scrypt` text: a run stopped by a signal, and a last interval
+/// shorter than the others (`--duration` not a multiple of the interval).
+pub fn scrypt_notes(
+    r: &ScryptRun,
+    interval: std::time::Duration,
+    cancelled: bool,
+) -> Option<String> {
+    let mut s = String::new();
+    if cancelled {
+        let _ = writeln!(
+            s,
+            "Note: stopped by a signal after {:.0} s: the {} interval{} finished before it",
+            r.elapsed_s,
+            r.intervals.len(),
+            if r.intervals.len() == 1 { "" } else { "s" }
+        );
+    }
+    if let Some(last) = r.intervals.last() {
+        let full = interval.as_secs_f64();
+        if r.intervals.len() > 1 && last.seconds < full * 0.9 {
+            let _ = writeln!(
+                s,
+                "Note: the last interval lasted {:.1} s instead of {full:.0} s",
+                last.seconds
+            );
+        }
+    }
+    (!s.is_empty()).then_some(s)
+}
+
 /// The `bench scrypt` text.
 pub fn scrypt_section(r: &ScryptRun, duration_s: u64) -> String {
     let running: Vec<u32> = r
@@ -340,11 +370,14 @@ pub fn scrypt_section(r: &ScryptRun, duration_s: u64) -> String {
         .filter(|t| t.error.is_none())
         .map(|t| t.cpu)
         .collect();
+    let on = match running.as_slice() {
+        [one] => format!("cpu{one}"),
+        many => format!("CPUs {}", format_list(many)),
+    };
     let mut s = format!(
-        "Executing scrypt (N={}, r=1, p=1: cpuminer's algorithm) on CPUs {} ({} thread{}, \
+        "Executing scrypt (N={}, r=1, p=1: cpuminer's algorithm) on {on} ({} thread{}, \
          {} kernel) for {}\n\n",
         r.n,
-        format_list(&running),
         running.len(),
         if running.len() == 1 { "" } else { "s" },
         r.kernel,
@@ -479,6 +512,24 @@ mod tests {
             mean_khash_per_s: 1.0,
             elapsed_s: 300.0,
         }
+    }
+
+    #[test]
+    fn scrypt_notes_mark_a_short_last_interval_and_a_cancelled_run() {
+        let five = std::time::Duration::from_secs(5);
+        let mut r = scrypt_run(&[11.51, 12.22]);
+        assert_eq!(scrypt_notes(&r, five, false), None);
+        r.intervals[1].seconds = 2.0;
+        assert_eq!(
+            scrypt_notes(&r, five, false).as_deref(),
+            Some("Note: the last interval lasted 2.0 s instead of 5 s\n")
+        );
+        r.intervals[1].seconds = 5.0;
+        r.elapsed_s = 11.2;
+        assert_eq!(
+            scrypt_notes(&r, five, true).as_deref(),
+            Some("Note: stopped by a signal after 11 s: the 2 intervals finished before it\n")
+        );
     }
 
     #[test]

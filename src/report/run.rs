@@ -73,14 +73,8 @@ fn memory_summary(r: &RunReport) -> String {
             _ => String::new(),
         };
         for (name, row) in [
-            (
-                "memcpy",
-                res.rows.iter().find(|x| x.name == "standard memcpy"),
-            ),
-            (
-                "memset",
-                res.rows.iter().find(|x| x.name == "standard memset"),
-            ),
+            ("memcpy", res.libc_row(crate::bench::membw::ROW_MEMCPY)),
+            ("memset", res.libc_row(crate::bench::membw::ROW_MEMSET)),
         ] {
             if let Some(row) = row {
                 let dev = if row.stddev_pct > 0.1 {

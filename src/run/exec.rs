@@ -531,9 +531,9 @@ fn fake_membw() -> membw::MembwResult {
             note: None,
         },
         rows: vec![
-            row("standard memcpy", "libc", membw::Kind::Copy, 10743.6),
-            row("standard memset", "libc", membw::Kind::Fill, 28154.1),
-            row("standard memchr", "libc", membw::Kind::Scan, 21000.0),
+            row(membw::ROW_MEMCPY, "libc", membw::Kind::Copy, 10743.6),
+            row(membw::ROW_MEMCHR, "libc", membw::Kind::Scan, 21000.0),
+            row(membw::ROW_MEMSET, "libc", membw::Kind::Fill, 28154.1),
             row("NEON LDP/STP copy", "neon", membw::Kind::Copy, 10761.5),
         ],
         duration_s: 0.0,

@@ -321,3 +321,77 @@ fn scrypt_rejects_bad_durations_and_kernels() {
         .success()
         .stdout(predicate::str::contains("scalar kernel"));
 }
+
+/// Ctrl-C during the stress test prints the intervals measured so far, then exits 130.
+#[test]
+fn scrypt_interrupted_prints_what_it_measured() {
+    let exe = assert_cmd::cargo::cargo_bin("sbc-bench");
+    let child = std::process::Command::new(exe)
+        .args([
+            "bench",
+            "scrypt",
+            "--duration",
+            "60",
+            "--kernel",
+            "scalar",
+            "--cpus",
+            &cpu(),
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Past the first 5-second interval.
+    std::thread::sleep(std::time::Duration::from_millis(7500));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("SIGINT");
+    let out = child.wait_with_output().expect("wait");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    assert!(text.contains("scrypt total scores ("), "{text}");
+    assert!(
+        !text.contains("kH/s: n/a") && !text.contains(" n/a kH/s"),
+        "{text}"
+    );
+    assert!(text.contains("Note: stopped by a signal after "), "{text}");
+}
+
+/// Two CPUs of one cluster: the rows say which CPU they belong to.
+#[test]
+fn aes_rows_name_the_cpu_when_two_of_one_cluster_run() {
+    let cpus = sbc_bench::bench::pin::allowed_cpus();
+    if cpus.len() < 2 {
+        return;
+    }
+    let list = format!("{},{}", cpus[0], cpus[1]);
+    let out = bin()
+        .args([
+            "bench",
+            "aes",
+            "--quick",
+            "--native-only",
+            "--algorithms",
+            "aes-128-cbc",
+            "--cpus",
+            &list,
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("aes-128-cbc"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    let same_cluster = !rows[0].ends_with(&format!(" (cpu{})", cpus[0]))
+        && rows[0].rsplit_once(" (").map(|x| x.1) == rows[1].rsplit_once(" (").map(|x| x.1);
+    assert!(!same_cluster, "two rows with the same tag: {text}");
+    assert!(text.contains(" individually\n"), "{text}");
+}

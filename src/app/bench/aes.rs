@@ -18,7 +18,29 @@ struct Doc<'a> {
     targets: &'a [Target],
     skipped: &'a [Skipped],
     notes: &'a [String],
+    sysroot_note: Option<&'a str>,
     results: &'a suite::AesResults,
+}
+
+/// sbc-bench's heading: `Executing benchmark on each cluster individually` (several
+/// clusters), `… on cluster 0 (Cortex-A53)` (one), or the CPUs the user chose.
+pub fn heading(targets: &[Target], by_cluster: bool) -> String {
+    match targets {
+        [] => "Executing benchmark".to_string(),
+        [t] if by_cluster => match (t.cluster, &t.core_type) {
+            (Some(c), Some(core)) => format!("Executing benchmark on cluster {c} ({core})"),
+            (Some(c), None) => format!("Executing benchmark on cluster {c}"),
+            _ => format!("Executing benchmark on {}", t.label()),
+        },
+        _ if by_cluster => "Executing benchmark on each cluster individually".to_string(),
+        [t] => format!("Executing benchmark on {}", t.label()),
+        _ => {
+            let labels: Vec<String> = targets.iter().map(Target::label).collect();
+            let rest = labels[..labels.len() - 1].join(", ");
+            let last = labels.last().map(String::as_str).unwrap_or_default();
+            format!("Executing benchmark on {rest} and {last} individually")
+        }
+    }
 }
 
 /// Run the benchmark and print it.
@@ -28,10 +50,10 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let explicit_skip = p.warn_skipped();
-    if p.targets.is_empty() {
-        anyhow::bail!("none of the requested CPUs can run a benchmark");
+    if let Some(code) = p.refuse_if_empty("aes", common.json) {
+        return Ok(code);
     }
+    let explicit_skip = p.warn_skipped();
     let cancel = crate::shutdown::token();
     let mut notes = Vec::new();
     let openssl = if args.native_only {
@@ -45,7 +67,7 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
     };
     let mut algorithms = Algorithm::CBC.to_vec();
     let mut parallel = Vec::new();
-    if common.extensive {
+    if args.extensive {
         algorithms.push(Algorithm::Aes256Gcm);
         parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
     }
@@ -80,17 +102,16 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
             targets: &p.targets,
             skipped: &p.skipped,
             notes: &notes,
+            sysroot_note: p.sysroot_note.as_deref(),
             results: &results,
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        let heading = if p.by_cluster() && p.targets.len() > 1 {
-            "Executing benchmark on each cluster individually".to_string()
-        } else {
-            let labels: Vec<String> = p.targets.iter().map(Target::label).collect();
-            format!("Executing benchmark on {}", labels.join(", "))
-        };
-        print!("{}", crypto::aes_section(&heading, &results));
+        p.print_sysroot_note();
+        print!(
+            "{}",
+            crypto::aes_section(&heading(&p.targets, p.by_cluster()), &results)
+        );
         for n in &notes {
             println!("Note: {n}");
         }
@@ -100,4 +121,37 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
     } else {
         output::EXIT_INVALID
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(cpu: u32, cluster: u32, core: &str) -> Target {
+        Target {
+            cpu,
+            core_type: Some(core.into()),
+            cluster: Some(cluster),
+        }
+    }
+
+    #[test]
+    fn headings_follow_sbc_bench() {
+        assert_eq!(
+            heading(&[t(0, 0, "Cortex-A53")], true),
+            "Executing benchmark on cluster 0 (Cortex-A53)"
+        );
+        assert_eq!(
+            heading(&[t(0, 0, "Cortex-A55"), t(4, 1, "Cortex-A76")], true),
+            "Executing benchmark on each cluster individually"
+        );
+        assert_eq!(
+            heading(&[t(1, 0, "EPYC")], false),
+            "Executing benchmark on cpu1 (EPYC)"
+        );
+        assert_eq!(
+            heading(&[t(0, 0, "EPYC"), t(1, 0, "EPYC")], false),
+            "Executing benchmark on cpu0 (EPYC) and cpu1 (EPYC) individually"
+        );
+    }
 }

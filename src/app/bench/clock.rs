@@ -8,22 +8,55 @@ use crate::output;
 use crate::report::bench_clock;
 use crate::shutdown;
 
+/// sbc-bench's `MaxKHz`/`MinKHz`: unset or empty means no limit; anything else must be a
+/// number of kHz.
+pub fn khz_from_env(name: &str, value: Option<&str>) -> Result<Option<u64>, String> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => v.parse().map(Some).map_err(|_| {
+            format!(
+                "the environment variable {name}='{v}' is not a frequency in kHz (e.g. 1800000)"
+            )
+        }),
+    }
+}
+
+fn env_khz(name: &str) -> Result<Option<u64>, String> {
+    let v = std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+    khz_from_env(name, v.as_deref())
+}
+
 /// Run the clock check on every target and print it.
 pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
     let r = match pinning::resolve_or_usage(ctx, &a.common) {
         Ok(r) => r,
         Err(code) => return Ok(code),
     };
+    let limit = |flag: Option<u64>, name: &str| match flag {
+        Some(v) => Ok(Some(v)),
+        None => env_khz(name),
+    };
+    let (max_khz, min_khz) = match (limit(a.max_khz, "MaxKHz"), limit(a.min_khz, "MinKHz")) {
+        (Ok(max), Ok(min)) => (max, min),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("Error: {e}");
+            return Ok(output::EXIT_USAGE);
+        }
+    };
+    if let Some(code) = r.refuse_if_empty("clock", a.common.json) {
+        return Ok(code);
+    }
     let opts = if a.common.quick {
         Options::quick()
     } else {
         Options::standard()
     };
     let walk = WalkOptions {
-        max_khz: a.max_khz,
-        min_khz: a.min_khz,
+        max_khz,
+        min_khz,
         only_max: a.only_max,
     };
+    // OPPs are walked only when the sysroot is the live system (never on a fixture).
     let permission = clock::walk_permission(&ctx.root);
     let only_cluster = r.topo.clusters.len() <= 1 && !r.requested;
     let cancel = shutdown::token();
@@ -33,7 +66,7 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
         let opts = &opts;
         let c = clock::check(
             CheckInput {
-                root: &ctx.root,
+                root: &r.live,
                 policies: &r.policies,
                 target: t,
                 cluster_cpus: r.cluster_cpus(t),
@@ -59,11 +92,16 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
             "benchmark": "clock",
             "walk": walk,
             "skipped": r.skipped,
+            "sysroot_note": r.sysroot_note,
             "checks": checks,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", bench_clock::render(&checks, &r.skipped));
+        r.print_sysroot_note();
+        print!(
+            "{}",
+            bench_clock::render_with(&checks, &r.skipped, r.requested)
+        );
     }
     let failed = checks.iter().any(|c| {
         c.error.is_some()
@@ -76,4 +114,22 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
     } else {
         output::EXIT_OK
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_khz_variables_are_unset_and_bad_ones_name_the_variable() {
+        assert_eq!(khz_from_env("MaxKHz", None), Ok(None));
+        assert_eq!(khz_from_env("MaxKHz", Some("")), Ok(None));
+        assert_eq!(khz_from_env("MaxKHz", Some(" ")), Ok(None));
+        assert_eq!(khz_from_env("MinKHz", Some("408000")), Ok(Some(408_000)));
+        let e = khz_from_env("MaxKHz", Some("abc")).unwrap_err();
+        assert!(
+            e.contains("MaxKHz='abc'") && !e.contains("--max-khz"),
+            "{e}"
+        );
+    }
 }

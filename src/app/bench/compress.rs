@@ -21,6 +21,7 @@ struct Doc<'a> {
     skipped: &'a [Skipped],
     available_memory_bytes: Option<u64>,
     notes: &'a [String],
+    sysroot_note: Option<&'a str>,
     results: &'a suite::CompressResults,
 }
 
@@ -31,10 +32,10 @@ pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let explicit_skip = p.warn_skipped();
-    if p.targets.is_empty() {
-        anyhow::bail!("none of the requested CPUs can run a benchmark");
+    if let Some(code) = p.refuse_if_empty("compress", common.json) {
+        return Ok(code);
     }
+    let explicit_skip = p.warn_skipped();
     let cancel = crate::shutdown::token();
     let mut notes = Vec::new();
     let available = memory::available_bytes(&ctx.root);
@@ -83,10 +84,12 @@ pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
             skipped: &p.skipped,
             available_memory_bytes: available,
             notes: &notes,
+            sysroot_note: p.sysroot_note.as_deref(),
             results: &results,
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
+        p.print_sysroot_note();
         print!("{}", crypto::compress_section(&results, &p.all_cpus));
         for n in &notes {
             println!("Note: {n}");

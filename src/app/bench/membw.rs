@@ -14,6 +14,9 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
         Ok(r) => r,
         Err(code) => return Ok(code),
     };
+    if let Some(code) = r.refuse_if_empty("membw", a.json) {
+        return Ok(code);
+    }
     let opts = if a.quick {
         Options::quick()
     } else {
@@ -43,17 +46,26 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
         let doc = serde_json::json!({
             "benchmark": "membw",
             "skipped": r.skipped,
+            "sysroot_note": r.sysroot_note,
             "runs": runs,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
+        r.print_sysroot_note();
         print!("{}", bench_mem::render_membw(&runs, &r.skipped));
+        // sbc-bench tags the lines with the CPU only on machines with several clusters.
+        let tagged = r.topo.clusters.len() > 1 || r.requested;
         let summaries: Vec<String> = runs
             .iter()
             .filter_map(|x| {
-                x.result
-                    .as_ref()
-                    .map(|m| format!("{}: {}", x.target.label(), bench_mem::membw_summary(m)))
+                x.result.as_ref().map(|m| {
+                    bench_mem::tagged_summary(
+                        &x.target.label(),
+                        tagged,
+                        ": ",
+                        &bench_mem::membw_summary(m),
+                    )
+                })
             })
             .collect();
         if !summaries.is_empty() {

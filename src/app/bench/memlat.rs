@@ -17,9 +17,12 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
         Ok(r) => r,
         Err(code) => return Ok(code),
     };
+    if let Some(code) = r.refuse_if_empty("memlat", a.json) {
+        return Ok(code);
+    }
     let opts = if a.quick {
         Options::quick()
-    } else if a.extensive {
+    } else if args.extensive {
         Options::extensive()
     } else {
         Options::standard()
@@ -57,23 +60,35 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
         let doc = serde_json::json!({
             "benchmark": "memlat",
             "skipped": r.skipped,
+            "sysroot_note": r.sysroot_note,
             "runs": runs,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
+        r.print_sysroot_note();
         print!("{}", bench_mem::render_memlat(&runs, &r.skipped));
+        // sbc-bench's summary: every CPU's 16M line, then every CPU's 128M line, tagged
+        // only on machines with several clusters (`  * cpu0 (Cortex-A720) 16M latency: …`).
+        let tagged = r.topo.clusters.len() > 1 || r.requested;
         let mut summary = Vec::new();
-        for x in &runs {
-            if let Some(t) = x.result.as_ref().and_then(|m| m.ramlat.as_ref()) {
-                for size in [16u64 << 20, 128 << 20] {
+        for size in [16u64 << 20, 128 << 20] {
+            for x in &runs {
+                if let Some(t) = x.result.as_ref().and_then(|m| m.ramlat.as_ref()) {
                     if let Some(line) = bench_mem::latency_summary(t, size) {
-                        summary.push(format!("{}: {line}", x.target.label()));
+                        summary.push(bench_mem::tagged_summary(
+                            &x.target.label(),
+                            tagged,
+                            " ",
+                            &line,
+                        ));
                     }
                 }
             }
         }
         if !summary.is_empty() {
-            println!("\nMemory latency (ramlat, ns):");
+            println!(
+                "\nMemory latency (ramlat as sbc-bench runs it: the kernel's THP policy, ns):"
+            );
             for s in summary {
                 println!("  * {s}");
             }

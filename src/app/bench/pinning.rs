@@ -7,6 +7,10 @@ use crate::cli::bench::CommonArgs;
 use crate::output;
 use crate::sys::cpu::{self, Topology};
 use crate::sys::cpufreq::Policy;
+use crate::sys::root::SysRoot;
+
+/// What every bench command says when none of the CPUs can be used.
+pub const NO_CPU: &str = "none of the requested CPUs can run a benchmark";
 
 /// The machine as far as choosing CPUs needs it, and the choice.
 #[derive(Debug)]
@@ -23,6 +27,11 @@ pub struct Resolved {
     pub all_cpus: Vec<u32>,
     /// The user named the CPUs (`--cpus`): skipping one of them is a failure.
     pub requested: bool,
+    /// Where CPUs, core types and cpufreq are read for live measurements: the live system,
+    /// also when `--sysroot` points at a fixture (its hardware is not what runs the code).
+    pub live: SysRoot,
+    /// Set when `--sysroot` is not the live system: the sentence saying what was measured.
+    pub sysroot_note: Option<String>,
 }
 
 impl Resolved {
@@ -44,6 +53,30 @@ impl Resolved {
         self.requested && !self.skipped.is_empty()
     }
 
+    /// The one behaviour of every bench command when no CPU is left to run on: the skipped
+    /// CPUs and an error on stderr (and with `--json` a document with the error on stdout);
+    /// `Some(1)`. `None` when there is something to run.
+    pub fn refuse_if_empty(&self, benchmark: &str, json: bool) -> Option<i32> {
+        if !self.targets.is_empty() {
+            return None;
+        }
+        for s in &self.skipped {
+            output::warn(format!("skipping cpu{}: {}", s.cpu, s.reason));
+        }
+        eprintln!("Error: {NO_CPU}");
+        if json {
+            println!("{}", no_cpu_json(benchmark, &self.skipped));
+        }
+        Some(output::EXIT_ERROR)
+    }
+
+    /// Print [`Resolved::sysroot_note`] (text mode) on stdout.
+    pub fn print_sysroot_note(&self) {
+        if let Some(n) = &self.sysroot_note {
+            println!("Note: {n}");
+        }
+    }
+
     /// Warn about skipped CPUs on stderr (for commands whose report does not list them);
     /// returns [`Resolved::explicit_skip`].
     pub fn warn_skipped(&self) -> bool {
@@ -57,13 +90,22 @@ impl Resolved {
 /// Read the topology and choose targets. `Err` is a usage error (a bad `--cpus`).
 pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, String> {
     let requested = common.cpus.as_deref().map(pin::parse_cpus).transpose()?;
-    let (policies, topo) = cpu::read(&ctx.root);
-    // Our affinity mask only describes the machine when reading the live system.
-    let allowed = if ctx.root.is_host() {
-        pin::allowed_cpus()
+    // The code runs on this machine whatever `--sysroot` says: read its CPUs, not the
+    // fixture's, so a measurement is never labelled with another board's core types.
+    let (live, sysroot_note) = if ctx.root.is_host() {
+        (ctx.root.clone(), None)
     } else {
-        Vec::new()
+        (
+            SysRoot::host(),
+            Some(format!(
+                "--sysroot {} is not this machine: the benchmark measured this host's CPUs \
+                 (the sysroot only supplies MemAvailable and cpufreq is not touched)",
+                ctx.root.root().display()
+            )),
+        )
     };
+    let (policies, topo) = cpu::read(&live);
+    let allowed = pin::allowed_cpus();
     let (targets, skipped) = pin::targets(&topo, requested.as_deref(), &allowed);
     let all_cpus = match &requested {
         Some(_) => targets.iter().map(|t| t.cpu).collect(),
@@ -76,7 +118,19 @@ pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, String> {
         skipped,
         all_cpus,
         requested: requested.is_some(),
+        live,
+        sysroot_note,
     })
+}
+
+/// The `--json` document of a run that found no CPU to run on.
+pub fn no_cpu_json(benchmark: &str, skipped: &[Skipped]) -> String {
+    let doc = serde_json::json!({
+        "benchmark": benchmark,
+        "error": NO_CPU,
+        "skipped": skipped,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".to_string())
 }
 
 /// [`resolve`] for a command: a bad `--cpus` is printed as a usage error and becomes
@@ -120,6 +174,18 @@ mod tests {
                 })
                 .collect(),
         )
+    }
+
+    #[test]
+    fn the_no_cpu_document_is_valid_json_with_the_error() {
+        let skipped = [Skipped {
+            cpu: 7,
+            reason: "no such CPU".into(),
+        }];
+        let v: serde_json::Value = serde_json::from_str(&no_cpu_json("aes", &skipped)).unwrap();
+        assert_eq!(v["benchmark"], "aes");
+        assert_eq!(v["error"], NO_CPU);
+        assert_eq!(v["skipped"][0]["cpu"], 7);
     }
 
     #[test]

@@ -80,10 +80,21 @@ pub struct AesResults {
     pub errors: Vec<String>,
 }
 
-fn tag(t: &Target) -> String {
-    t.core_type
-        .clone()
-        .unwrap_or_else(|| format!("cpu{}", t.cpu))
+/// The row tag of a target: its core type (`Cortex-A76`, as sbc-bench tags one row per
+/// cluster), with the CPU added when another target is in the same cluster (`EPYC, cpu1`:
+/// `--cpus 0,1`), else the CPU (`cpu1`).
+fn tag_among(t: &Target, targets: &[Target]) -> String {
+    let Some(core) = &t.core_type else {
+        return format!("cpu{}", t.cpu);
+    };
+    let shared = targets
+        .iter()
+        .any(|o| o.cpu != t.cpu && o.cluster.is_some() && o.cluster == t.cluster);
+    if shared {
+        format!("{core}, cpu{}", t.cpu)
+    } else {
+        core.clone()
+    }
 }
 
 const PARALLEL: &str = "fully parallel";
@@ -158,7 +169,7 @@ pub fn run(
     let rows = plan(cfg);
     for (alg, t) in &rows {
         let r = aes::measure_on(t.cpu, *alg, &cfg.opts, cancel, progress)
-            .map(|r| from_native(&r, t.cpu, tag(t)));
+            .map(|r| from_native(&r, t.cpu, tag_among(t, cfg.targets)));
         keep(r, &mut native, &mut errors)?;
     }
     for &alg in &cfg.parallel {
@@ -182,7 +193,7 @@ pub fn run(
             for (alg, t) in &rows {
                 let r = o
                     .speed(*alg, Some(t.cpu), cfg.openssl_seconds, cancel)
-                    .map(|r| from_openssl(r, t.cpu, tag(t)));
+                    .map(|r| from_openssl(r, t.cpu, tag_among(t, cfg.targets)));
                 keep(r, &mut out, &mut errors)?;
                 steps();
             }
@@ -236,6 +247,33 @@ pub fn run(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn two_cpus_of_one_cluster_are_told_apart_by_their_tags() {
+        let t = |cpu, cluster, core: &str| Target {
+            cpu,
+            core_type: Some(core.into()),
+            cluster: Some(cluster),
+        };
+        // RK3588's default targets: two A76 clusters keep sbc-bench's plain tag.
+        let rk = [
+            t(0, 0, "Cortex-A55"),
+            t(4, 1, "Cortex-A76"),
+            t(6, 2, "Cortex-A76"),
+        ];
+        assert_eq!(tag_among(&rk[1], &rk), "Cortex-A76");
+        assert_eq!(tag_among(&rk[2], &rk), "Cortex-A76");
+        // `--cpus 0,1` on one cluster.
+        let two = [t(0, 0, "EPYC"), t(1, 0, "EPYC")];
+        assert_eq!(tag_among(&two[0], &two), "EPYC, cpu0");
+        assert_eq!(tag_among(&two[1], &two), "EPYC, cpu1");
+        let unknown = Target {
+            cpu: 3,
+            core_type: None,
+            cluster: None,
+        };
+        assert_eq!(tag_among(&unknown, &[]), "cpu3");
+    }
+
     use super::*;
 
     fn target(cpu: u32, core: &str) -> Target {
