@@ -74,8 +74,8 @@ pub struct InfoArgs {
 #[derive(Debug, Clone, Args)]
 pub struct MonitorArgs {
     /// Sampling interval in seconds (fractions allowed, e.g. 0.5).
-    /// (`-1` reaches the parser, which says why it is wrong, instead of clap's "unexpected
-    /// argument" tip.)
+    // Negative numbers are allowed through so that `-1` reaches the parser, which says
+    // why it is wrong, instead of clap's "unexpected argument" tip.
     #[arg(value_name = "SECONDS", default_value = "5", value_parser = parse_interval,
           allow_negative_numbers = true)]
     pub interval: f64,

@@ -149,6 +149,14 @@ impl Executor for Native {
     fn membw(&mut self, env: &Env<'_>, target: &Target) -> MembwRun {
         let opts = if env.cfg.quick {
             membw::Options::quick()
+        } else if env.cfg.extensive {
+            // sbc-bench's extensive mode runs tinymembench with its default repeats
+            // (3 to 10) instead of `-b 2 -B 3`.
+            membw::Options {
+                min_reps: 3,
+                max_reps: 10,
+                ..membw::Options::standard()
+            }
         } else {
             membw::Options::standard()
         };

@@ -14,7 +14,8 @@ use crate::run::exec::{Env, Executor};
 use crate::run::plan::{self, Plan, PlanInput, StepKind};
 use crate::run::preflight::{self, IdleOutcome};
 use crate::run::record::{
-    Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord, StepStatus,
+    ClusterCompress, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
+    StepStatus,
 };
 use crate::run::tuning;
 use crate::shutdown::CancellationToken;
@@ -82,7 +83,9 @@ pub fn plan_input(
     } else {
         0
     };
+    let usable: Vec<u32> = topo.online();
     PlanInput {
+        core_type_groups: groups_by_core_type(topo, &usable).len(),
         clusters: topo.clusters.len(),
         cpus: topo.online().len(),
         opps_to_walk: opps,
@@ -394,15 +397,42 @@ pub fn execute(
     ));
     report.system_after = Some(system_after);
     report.monitor = recording;
-    report.results_row = Some(crate::run::validation::results_row(&report));
     report.status = if ctx.cancel.is_cancelled() {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
+    // An interrupted run has no Results.md row: a partial one would look paste-ready.
+    report.results_row = (report.status == RunStatus::Complete)
+        .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     write_json(&report);
     Ok(report)
+}
+
+/// Usable CPUs grouped by core type in CPU order, as sbc-bench's extensive mode forms its
+/// clusters (`ClusterConfigByCoreType`): RK3588 → 0-3 (Cortex-A55), 4-7 (Cortex-A76).
+/// Empty when there is only one group (nothing to add to the all-core run). Cores of
+/// unknown type group by cluster.
+pub fn groups_by_core_type(topo: &Topology, usable: &[u32]) -> Vec<(Vec<u32>, Option<String>)> {
+    let mut groups: Vec<(Vec<u32>, Option<String>, Option<u32>)> = Vec::new();
+    for &cpu in usable {
+        let c = topo.cpu(cpu);
+        let ty = c.and_then(|c| c.core_type.clone());
+        let key = if ty.is_some() {
+            None
+        } else {
+            c.map(|c| c.cluster)
+        };
+        match groups.last_mut() {
+            Some(g) if g.1 == ty && g.2 == key => g.0.push(cpu),
+            _ => groups.push((vec![cpu], ty, key)),
+        }
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups.into_iter().map(|(c, t, _)| (c, t)).collect()
 }
 
 /// Run one step over its targets and store the results.
@@ -452,7 +482,12 @@ fn run_step(
                 if env.cancel.is_cancelled() {
                     break;
                 }
-                let c = exec.clock(env, t, true);
+                let mut c = exec.clock(env, t, true);
+                if env.cfg.extensive {
+                    // One core at a time: the heading names the core, not its cluster.
+                    c.cluster_cpus = vec![t.cpu];
+                    c.only_cluster = false;
+                }
                 note(t.label(), &c.error);
                 results.clock_hot.push(c);
             }
@@ -506,25 +541,22 @@ fn run_step(
                 }
                 Err(e) => errors.push(e),
             }
-            // Extensive mode: multi-threaded on each cluster alone, with the tool this
-            // step is about.
-            if env.cfg.extensive && env.topo.clusters.len() > 1 {
-                for cl in &env.topo.clusters {
+            // Extensive mode: multi-threaded on each group of cores of one type alone,
+            // with the tool this step is about (sbc-bench's "7-zip cluster benchmarks").
+            if env.cfg.extensive {
+                for (cpus, core_type) in groups_by_core_type(env.topo, env.all_cpus) {
                     if env.cancel.is_cancelled() {
                         break;
                     }
-                    let cpus: Vec<u32> = cl
-                        .cpus
-                        .iter()
-                        .copied()
-                        .filter(|c| env.all_cpus.contains(c))
-                        .collect();
-                    if cpus.len() < 2 {
-                        continue;
-                    }
+                    let label = crate::sys::cpu::list::format_list(&cpus);
                     match exec.compress(env, ck, &[], &cpus) {
-                        Ok(r) => results.compress_per_cluster.push(r),
-                        Err(e) => errors.push(format!("{}: {e}", cl.label())),
+                        Ok(r) => results.compress_per_cluster.push(ClusterCompress {
+                            tool: kind,
+                            cpus,
+                            core_type,
+                            result: r,
+                        }),
+                        Err(e) => errors.push(format!("CPUs {label}: {e}")),
                     }
                 }
             }
