@@ -64,10 +64,7 @@ fn log_path(cfg: &RunConfig, explicit: bool) -> anyhow::Result<PathBuf> {
             return Err(std::io::Error::other("is a directory"));
         }
         if p.exists() {
-            return std::fs::OpenOptions::new()
-                .append(true)
-                .open(p)
-                .map(|_| ());
+            return std::fs::OpenOptions::new().append(true).open(p).map(|_| ());
         }
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

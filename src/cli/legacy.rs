@@ -18,7 +18,10 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("-s", "stockfish stress tester"),
     ("-t", "thermal test"),
     ("-T", "thermal test"),
-    ("-u", "update from GitHub; update this program with your package manager instead"),
+    (
+        "-u",
+        "update from GitHub; update this program with your package manager instead",
+    ),
 ];
 
 /// Rewrite `argv` so that sbc-bench's mode flags in front (after global options) become

@@ -275,7 +275,10 @@ mod tests {
         // 0x80000: soft temperature limit since boot, nothing else.
         let (now, past) = PiThrottled::parse("80000").unwrap().describe();
         assert!(now.is_empty());
-        assert_eq!(past, vec!["soft temperature limit has occurred since last reboot"]);
+        assert_eq!(
+            past,
+            vec!["soft temperature limit has occurred since last reboot"]
+        );
         // 0x50000: under-voltage and throttling since boot.
         let (now, past) = PiThrottled::parse("50000").unwrap().describe();
         assert!(now.is_empty());

@@ -112,7 +112,11 @@ mod tests {
             std::fs::read_to_string(&p).unwrap(),
             "{\"previous\": true}\n"
         );
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1, "no temp file left");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
         // A new target is not created either.
         let q = d.path().join("new.json");
         let _g = JsonFile::create(&q).unwrap();

@@ -98,7 +98,10 @@ pub fn clock_column(
                 format!("{}/{} MHz", high / 1000, low / 1000)
             }
         }
-        (_, Some(m)) => format!("~{} MHz", ((m as f64 / 10.0 + 0.5).round_ties_even() as u64) * 10),
+        (_, Some(m)) => format!(
+            "~{} MHz",
+            ((m as f64 / 10.0 + 0.5).round_ties_even() as u64) * 10
+        ),
         (_, None) => "no cpufreq support".to_string(),
     }
 }
@@ -169,11 +172,7 @@ mod tests {
             clock: clock_column(Some(2_208_000), Some(2_016_000), Some(2203)),
             throttled: false,
             kernel: "6.1.84-1-rk2410".into(),
-            distro_arch: distro_arch(
-                "Debian GNU/Linux 12 (bookworm)",
-                Some("aarch64"),
-                "arm64",
-            ),
+            distro_arch: distro_arch("Debian GNU/Linux 12 (bookworm)", Some("aarch64"), "arm64"),
             sevenzip_multi: Some(10833),
             sevenzip_single: Some(1771),
             aes256_16k: Some(1267788.12),
@@ -197,9 +196,15 @@ mod tests {
             clock_column(Some(2_400_000), Some(1_800_000), Some(2390)),
             "2400/1800 MHz"
         );
-        assert_eq!(clock_column(Some(1_992_000), Some(1_992_000), Some(1990)), "1992 MHz");
+        assert_eq!(
+            clock_column(Some(1_992_000), Some(1_992_000), Some(1990)),
+            "1992 MHz"
+        );
         // More than 2 % off: the measured clock, no unit ("Radxa ROCK 5A | ~2290 |").
-        assert_eq!(clock_column(Some(2_400_000), Some(1_800_000), Some(2286)), "~2290");
+        assert_eq!(
+            clock_column(Some(2_400_000), Some(1_800_000), Some(2286)),
+            "~2290"
+        );
         // Raspberry Pi 5 at arm_freq=3000 reporting 2400 ("| ~3000 |").
         assert_eq!(clock_column(Some(2_400_000), None, Some(2997)), "~3000");
         // No cpufreq: measured, rounded up to tens ("Milk-V DuoS | ~1050 MHz").
@@ -232,20 +237,32 @@ mod tests {
         assert_eq!(round_tens(4378.0), 4380);
         assert_eq!(round_tens(1235.0), 1240); // 123.5 → 124
         assert_eq!(round_tens(1245.0), 1240); // 124.5 → 124 (ties to even, as awk)
-        assert_eq!(kernel_major_minor("6.14-rc6-0-qcom-x1e"), "6.14-rc6-0-qcom-x1e");
+        assert_eq!(
+            kernel_major_minor("6.14-rc6-0-qcom-x1e"),
+            "6.14-rc6-0-qcom-x1e"
+        );
         assert_eq!(kernel_major_minor("5.10.66-rockchip-5.10"), "5.10");
         assert_eq!(
             distro_arch("Ubuntu 22.04.3 LTS", Some("x86_64"), "amd64"),
             "Ubuntu 22.04.3 LTS x86_64/amd64"
         );
-        assert_eq!(distro_arch("Bullseye", Some("aarch64"), "armhf"), "Bullseye arm64/armhf");
-        assert_eq!(distro_arch("Bookworm", Some("riscv64"), "riscv64"), "Bookworm riscv64");
+        assert_eq!(
+            distro_arch("Bullseye", Some("aarch64"), "armhf"),
+            "Bullseye arm64/armhf"
+        );
+        assert_eq!(
+            distro_arch("Bookworm", Some("riscv64"), "riscv64"),
+            "Bookworm riscv64"
+        );
     }
 
     #[test]
     fn cpuminer_takes_the_second_highest_after_dropping_the_first() {
         // Fewer than ten: drop the first, sort, dedup, second highest.
-        assert_eq!(cpuminer_score(&[10.0, 25.31, 25.32, 25.32, 25.12]), Some(25.31));
+        assert_eq!(
+            cpuminer_score(&[10.0, 25.31, 25.32, 25.32, 25.12]),
+            Some(25.31)
+        );
         // Ten or more: drop the first two.
         let mut v = vec![1.0, 2.0];
         v.extend([18.20, 18.27, 18.30, 18.27, 18.25, 18.26, 18.24, 18.21]);

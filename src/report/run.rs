@@ -388,7 +388,12 @@ pub fn log(r: &RunReport) -> String {
 /// CPUs 0-3 (Cortex-A55)` and 7-Zip's output, one block per group in one section.
 fn per_core_type(r: &RunReport, tool: StepKind) -> String {
     let mut s = String::new();
-    for g in r.results.compress_per_cluster.iter().filter(|g| g.tool == tool) {
+    for g in r
+        .results
+        .compress_per_cluster
+        .iter()
+        .filter(|g| g.tool == tool)
+    {
         let cpus = crate::sys::cpu::list::format_list(&g.cpus);
         let ty = g
             .core_type

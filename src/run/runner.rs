@@ -130,6 +130,7 @@ fn swap_state(root: &SysRoot, info: &SystemInfo) -> validate::SwapState {
             .any(|s| s.backing.as_ref().and_then(|b| b.storage) == Some(StorageKind::Sd)),
         zswap_enabled: m.zswap.as_ref().and_then(|z| z.enabled) == Some(true),
         has_zram: m.swaps.iter().any(|s| s.swap_kind == SwapKind::Zram),
+        configured: !m.swaps.is_empty(),
     }
 }
 
@@ -174,6 +175,23 @@ pub fn execute(
         && !ui.confirm(
             "WARNING: dmesg output does not contain early boot messages which\nhelp in identifying hardware details.\nIt is recommended to reboot now and then execute the benchmarks.",
         )
+    {
+        return Err(RunError::Stopped);
+    }
+    // sbc-bench warns about offline cores before anything else (and asks, when
+    // interactive): per-cluster results then miss cores.
+    let topo_now = crate::sys::cpu::read(root).1;
+    let offline: Vec<u32> = topo_now
+        .cpus
+        .iter()
+        .filter(|c| !c.online)
+        .map(|c| c.cpu)
+        .collect();
+    if !offline.is_empty()
+        && !ui.confirm(&format!(
+            "WARNING: One or more CPU cores are offline: {}\n",
+            crate::sys::cpu::list::format_list(&offline)
+        ))
     {
         return Err(RunError::Stopped);
     }
@@ -232,7 +250,10 @@ pub fn execute(
         cfg,
         &plan_input(root, &topo, &policies, ctx.tools.0, ctx.tools.1),
     );
-    let allowed = if root.is_host() {
+    // Real benchmarks run on this machine's CPUs whatever tree is read: CPUs it cannot
+    // run on (a fixture with more cores than the host, an affinity mask) are skipped and
+    // listed, not run into errors. Canned results use the tree's CPUs as they are.
+    let allowed = if root.is_host() || !cfg.fake_benchmarks {
         pin::allowed_cpus()
     } else {
         Vec::new()
@@ -325,6 +346,14 @@ pub fn execute(
             status: status.clone(),
         });
         let note = match (&status, i) {
+            // The estimate still matters when the first step partly failed.
+            (StepStatus::Failed(e), 0) if plan.steps.len() > 1 => {
+                let (lo, hi) = plan.remaining_after_first_s();
+                format!(
+                    " (results will be available in {}; failed: {e})",
+                    plan::format_estimate(lo, hi)
+                )
+            }
             (StepStatus::Failed(e), _) => format!(" (failed: {e})"),
             (StepStatus::Cancelled, _) => " (interrupted)".to_string(),
             (StepStatus::Ok, 0) if plan.steps.len() > 1 => {
@@ -514,7 +543,12 @@ fn run_step(
         }
         StepKind::Aes => match exec.aes(env, targets) {
             Ok(r) => {
-                errors.extend(r.errors.iter().cloned());
+                errors.extend(
+                    r.errors
+                        .iter()
+                        .filter(|e| !e.starts_with("note: "))
+                        .cloned(),
+                );
                 results.aes = Some(r);
             }
             Err(e) => errors.push(e),

@@ -154,7 +154,8 @@ fn throttled(findings: &[Finding], start: Option<u64>, end: Option<u64>) -> bool
             "throttling" | "pi-throttled-now" | "pi-throttled-during-run"
         )
     });
-    recorded || matches!((start, end), (Some(s), Some(e)) if crate::report::results_row::clock_dropped(s, e))
+    recorded
+        || matches!((start, end), (Some(s), Some(e)) if crate::report::results_row::clock_dropped(s, e))
 }
 
 /// The Results.md row: best cluster's figures, the clock column by sbc-bench's rules.
@@ -251,7 +252,12 @@ pub fn results_row(r: &RunReport, findings: &[Finding]) -> ResultsRow {
             .and_then(|z| z.single_threaded_score()),
         aes256_16k: aes256_16k(r),
         scrypt_khs: r.results.scrypt.as_ref().and_then(|s| {
-            row::cpuminer_score(&s.intervals.iter().map(|i| i.khash_per_s).collect::<Vec<_>>())
+            row::cpuminer_score(
+                &s.intervals
+                    .iter()
+                    .map(|i| i.khash_per_s)
+                    .collect::<Vec<_>>(),
+            )
         }),
     }
 }
