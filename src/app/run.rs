@@ -57,12 +57,22 @@ impl Ui for Console {
 /// Where the log goes: `--log FILE` must be writable (checked before the run); the default
 /// `/var/log/sbc-bench.log` falls back to the temp directory when we may not write there.
 fn log_path(cfg: &RunConfig, explicit: bool) -> anyhow::Result<PathBuf> {
-    let try_open = |p: &PathBuf| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .map(|_| ())
+    // Checked without creating or truncating anything: a run that stops before
+    // benchmarking (too busy, Ctrl-C) leaves no empty log behind and an old one intact.
+    let try_open = |p: &PathBuf| -> std::io::Result<()> {
+        if p.is_dir() {
+            return Err(std::io::Error::other("is a directory"));
+        }
+        if p.exists() {
+            return std::fs::OpenOptions::new().append(true).open(p).map(|_| ());
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let probe = dir.join(format!(".sbc-bench-log-probe.{}", std::process::id()));
+        std::fs::File::create(&probe)?;
+        std::fs::remove_file(&probe)
     };
     match try_open(&cfg.log) {
         Ok(()) => Ok(cfg.log.clone()),

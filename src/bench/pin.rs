@@ -57,26 +57,24 @@ pub enum PinError {
 
 /// Parse `--cpus` (`1`, `0,4`, `0-3`).
 pub fn parse_cpus(s: &str) -> Result<Vec<u32>, String> {
+    if names_cpu_beyond_limit(s) {
+        return Err(format!(
+            "'{s}': CPU numbers stop at {} (no kernel has more CPUs)",
+            list::MAX_CPU - 1
+        ));
+    }
     match list::parse_list(s) {
         Some(v) if !v.is_empty() => Ok(v),
-        _ if range_too_long(s) => Err(format!(
-            "'{s}': a CPU range may span at most {} CPUs",
-            MAX_RANGE + 1
-        )),
         _ => Err(format!("'{s}' is not a CPU list (examples: 1, 0,4, 0-3)")),
     }
 }
 
-/// The longest range [`list::parse_list`] expands (`b - a`).
-const MAX_RANGE: u32 = 65_535;
-
-/// A well-formed `a-b` range that only fails for its length.
-fn range_too_long(s: &str) -> bool {
+/// A well-formed list that only fails because it names a CPU at or above
+/// [`list::MAX_CPU`] (which [`list::parse_list`] would refuse or cut).
+fn names_cpu_beyond_limit(s: &str) -> bool {
     s.split(',').any(|part| {
-        part.trim()
-            .split_once('-')
-            .and_then(|(a, b)| Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?)))
-            .is_some_and(|(a, b)| b >= a && b - a > MAX_RANGE)
+        part.split('-')
+            .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n >= u64::from(list::MAX_CPU)))
     })
 }
 
@@ -274,7 +272,9 @@ mod tests {
         assert!(parse_cpus("a").is_err());
         // A valid range that is only too long names the cap, not the syntax.
         let e = parse_cpus("0-100000").unwrap_err();
-        assert!(e.contains("at most 65536 CPUs"), "{e}");
+        assert!(e.contains("CPU numbers stop at 8191"), "{e}");
+        assert!(parse_cpus("9000").unwrap_err().contains("stop at 8191"));
+        assert_eq!(parse_cpus("8191").map(|v| v.len()), Ok(1));
         assert!(parse_cpus("-1").unwrap_err().contains("is not a CPU list"));
         assert!(parse_cpus("1-0").unwrap_err().contains("is not a CPU list"));
     }

@@ -3,40 +3,57 @@
 
 use std::ffi::OsString;
 
-/// Modes of sbc-bench we do not offer (yet), with what to use instead.
+/// Modes of sbc-bench we do not offer (yet), with sbc-bench's own name for them
+/// (`sbc-bench -h`).
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("-g", "graph mode"),
-    ("-G", "graph mode"),
+    ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
+    ("-G", "Geekbench mode"),
     ("-j", "Jeff Geerling mode"),
-    ("-k", "kernel/driver check"),
+    ("-k", "kernel info: version number and vendor/BSP check"),
+    ("-M", "memory controller throttling test"),
+    ("-N", "Netio power meter monitor mode"),
+    ("-P", "Phoronix mode"),
     ("-r", "review mode"),
-    ("-R", "review mode"),
-    ("-s", "stockfish stress"),
+    ("-R", "review mode without baseline benchmarks"),
+    ("-s", "stockfish stress tester"),
     ("-t", "thermal test"),
     ("-T", "thermal test"),
-    ("-P", "Phoronix mode"),
-    ("-M", "Markdown review"),
+    (
+        "-u",
+        "update from GitHub; update this program with your package manager instead",
+    ),
 ];
 
-/// Rewrite `argv` so that the first argument, when it is one of sbc-bench's mode flags,
-/// becomes the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`.
-/// `-c` stays a flag of the standard run. Modes we do not offer are an error that says so.
+/// Rewrite `argv` so that sbc-bench's mode flags in front (after global options) become
+/// the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`. `-c` stays a
+/// flag of the standard run; as in sbc-bench (getopts), flags combine and a mode flag
+/// wins: `-c -m` monitors. Modes we do not offer are an error that says so, whatever
+/// follows them.
 pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let Some(pos) = first_positional(&argv) else {
         return Ok(argv);
     };
-    let Some(arg) = argv[pos].to_str().map(str::to_string) else {
-        return Ok(argv);
-    };
-    match arg.as_str() {
-        "-m" => argv[pos] = "monitor".into(),
-        "-S" => argv[pos] = "storage".into(),
-        other => {
-            if let Some((_, what)) = UNSUPPORTED.iter().find(|(f, _)| *f == other) {
-                return Err(format!(
-                    "sbc-bench {other} ({what}) is not offered by this version; \
-                     see `sbc-bench --help` for what is"
-                ));
+    let mut i = pos;
+    while i < argv.len() {
+        let Some(arg) = argv[i].to_str().map(str::to_string) else {
+            break;
+        };
+        match arg.as_str() {
+            "-m" | "-S" => {
+                argv[i] = if arg == "-m" { "monitor" } else { "storage" }.into();
+                // Flags of the standard run given before the mode (`-c -m`) do not apply.
+                argv.drain(pos..i);
+                break;
+            }
+            "-c" | "-h" => i += 1,
+            other => {
+                if let Some((_, what)) = UNSUPPORTED.iter().find(|(f, _)| *f == other) {
+                    return Err(format!(
+                        "sbc-bench {other} ({what}) is not offered by this version; \
+                         see `sbc-bench --help` for what is"
+                    ));
+                }
+                break;
             }
         }
     }
@@ -90,5 +107,37 @@ mod tests {
         assert_eq!(rw(&["sbc-bench"]), ["sbc-bench"]);
         let e = rewrite(vec!["sbc-bench".into(), "-r".into()]).unwrap_err();
         assert!(e.contains("review mode"), "{e}");
+    }
+
+    fn err(v: &[&str]) -> String {
+        rewrite(v.iter().map(OsString::from).collect()).unwrap_err()
+    }
+
+    #[test]
+    fn modes_as_sbc_bench_names_them_with_or_without_arguments() {
+        assert!(err(&["sbc-bench", "-M"]).contains("memory controller throttling test"));
+        assert!(err(&["sbc-bench", "-u"]).contains("-u (update from GitHub"));
+        let n = err(&["sbc-bench", "-N", "powerbox.local", "2", "/tmp/x"]);
+        assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
+        assert!(err(&["sbc-bench", "-k", "extra"]).contains("not offered"));
+        assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+    }
+
+    #[test]
+    fn flags_combine_and_a_mode_wins() {
+        assert_eq!(rw(&["sbc-bench", "-c", "-m"]), ["sbc-bench", "monitor"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-c", "-m", "2"]),
+            ["sbc-bench", "monitor", "2"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-c", "--quick"]),
+            ["sbc-bench", "-c", "--quick"]
+        );
+        // Arguments of a subcommand are left alone.
+        assert_eq!(
+            rw(&["sbc-bench", "bench", "-m"]),
+            ["sbc-bench", "bench", "-m"]
+        );
     }
 }

@@ -117,15 +117,20 @@ pub fn findings(res: &[OppResidency], tolerance_s: f64) -> Vec<Finding> {
 pub struct PiThrottled(pub u32);
 
 impl PiThrottled {
-    /// Parse `throttled=0x50005` or a bare hex/decimal value.
+    /// Parse `vcgencmd get_throttled` output (`throttled=0x50005`) or the firmware
+    /// driver's sysfs node, which prints the same value as bare hex (`%x`: `50005`).
+    /// Both are hexadecimal; a bare `50000` is 0x50000, never decimal.
     pub fn parse(s: &str) -> Option<Self> {
         let v = s.trim();
-        let v = v.strip_prefix("throttled=").unwrap_or(v);
-        let n = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-            Some(h) => u32::from_str_radix(h, 16).ok()?,
-            None => v.parse().ok()?,
-        };
-        Some(Self(n))
+        let v = v.strip_prefix("throttled=").unwrap_or(v).trim();
+        let h = v
+            .strip_prefix("0x")
+            .or_else(|| v.strip_prefix("0X"))
+            .unwrap_or(v);
+        if h.is_empty() || h.len() > 8 {
+            return None;
+        }
+        u32::from_str_radix(h, 16).ok().map(Self)
     }
 
     fn bit(&self, n: u32) -> bool {
@@ -247,8 +252,50 @@ mod tests {
         let f = PiThrottled::findings(Some(PiThrottled(0)), t);
         assert!(f.iter().any(|f| f.code == "pi-throttled-during-run"));
         assert!(PiThrottled::parse("nonsense").is_none());
+        assert!(PiThrottled::parse("").is_none());
+        assert!(PiThrottled::parse("throttled=").is_none());
         let old = PiThrottled(0x50000);
         let f = PiThrottled::findings(Some(old), old);
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    /// vcgencmd prints `throttled=0x…`; the kernel's `get_throttled` sysfs node
+    /// (drivers/firmware/raspberrypi.c) prints the same value with `%x`, no prefix.
+    #[test]
+    fn pi_sysfs_and_vcgencmd_formats_are_both_hex() {
+        for (vc, sysfs, v) in [
+            ("throttled=0x50000", "50000\n", 0x50000),
+            ("throttled=0x80000", "80000\n", 0x80000),
+            ("throttled=0x50005", "50005\n", 0x50005),
+            ("throttled=0x0", "0\n", 0),
+        ] {
+            assert_eq!(PiThrottled::parse(vc), Some(PiThrottled(v)), "{vc}");
+            assert_eq!(PiThrottled::parse(sysfs), Some(PiThrottled(v)), "{sysfs}");
+        }
+        // 0x80000: soft temperature limit since boot, nothing else.
+        let (now, past) = PiThrottled::parse("80000").unwrap().describe();
+        assert!(now.is_empty());
+        assert_eq!(
+            past,
+            vec!["soft temperature limit has occurred since last reboot"]
+        );
+        // 0x50000: under-voltage and throttling since boot.
+        let (now, past) = PiThrottled::parse("50000").unwrap().describe();
+        assert!(now.is_empty());
+        assert_eq!(
+            past,
+            vec![
+                "under-voltage has occurred since last reboot",
+                "throttling has occurred since last reboot"
+            ]
+        );
+        // 0x50005: the same plus under-voltage and throttling now.
+        let t = PiThrottled::parse("50005").unwrap();
+        let (now, past) = t.describe();
+        assert_eq!(now, vec!["under-voltage", "currently throttled"]);
+        assert_eq!(past.len(), 2);
+        let f = PiThrottled::findings(Some(PiThrottled(0)), t);
+        assert_eq!(f[0].code, "pi-throttled-now");
+        assert!(f[1].message.contains("under-voltage has occurred"));
     }
 }

@@ -36,24 +36,34 @@ pub fn clock_findings(checks: &[ClockCheck]) -> Vec<Finding> {
     if measured.is_empty() {
         return out;
     }
+    // As sbc-bench: the worst deviation before and the worst after, each on its own (they
+    // may come from different clusters).
     let worst = measured.iter().copied().min_by(|a, b| {
         let da = pct(a.before_mhz.unwrap_or(0.0), a.advertised_mhz);
         let db = pct(b.before_mhz.unwrap_or(0.0), b.advertised_mhz);
         da.total_cmp(&db)
     });
+    let worst_after = measured
+        .iter()
+        .copied()
+        .filter_map(|c| c.after_mhz.map(|a| (c, pct(a, c.advertised_mhz))))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
     if let Some(w) = worst {
         let before = pct(w.before_mhz.unwrap_or(0.0), w.advertised_mhz);
         if before <= -1.0 {
-            let after = w
-                .after_mhz
-                .map(|a| format!(", {:.1}% after", pct(a, w.advertised_mhz)))
-                .unwrap_or_default();
+            let (after, label) = match worst_after {
+                Some((a, p)) if a.label != w.label => (
+                    format!(", {p:.1}% after"),
+                    format!("{} before, {} after", w.label, a.label),
+                ),
+                Some((_, p)) => (format!(", {p:.1}% after"), w.label.clone()),
+                None => (String::new(), w.label.clone()),
+            };
             out.push(Finding::new(
                 "clock-below-advertised",
                 Severity::Warning,
                 format!(
-                    "Advertised vs. measured max CPU clockspeed: {before:.1}% before{after} ({})",
-                    w.label
+                    "Advertised vs. measured max CPU clockspeed: {before:.1}% before{after} ({label})"
                 ),
             ));
         } else {
@@ -98,6 +108,8 @@ pub struct SwapState {
     pub zswap_enabled: bool,
     /// A zram device is used as swap.
     pub has_zram: bool,
+    /// Any swap device is configured (`/proc/swaps` has entries).
+    pub configured: bool,
 }
 
 /// Swapping during the run makes results invalid (zram less so).
@@ -121,7 +133,8 @@ pub fn swap_findings(before: &SwapState, after: &SwapState) -> Vec<Finding> {
                 "Swapping occured",
             ));
         }
-    } else {
+    } else if before.configured || after.configured {
+        // sbc-bench says "No swapping" only where swap exists.
         out.push(Finding::ok("no-swapping", "No swapping"));
     }
     if after.zswap_enabled && after.has_zram {
@@ -292,6 +305,19 @@ mod tests {
     }
 
     #[test]
+    fn worst_before_and_worst_after_are_taken_independently() {
+        let a55 = cc(1800.0, 1780.0, Some(1700.0)); // -1.1% before, -5.6% after
+        let mut a76 = cc(2400.0, 2300.0, Some(2290.0)); // -4.2% before, -4.6% after
+        a76.label = "cpu4-cpu5 (Cortex-A76)".into();
+        let f = clock_findings(&[a55, a76]);
+        assert!(
+            f[0].message.contains("-4.2% before, -5.6% after"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
     fn honest_clock_and_throttled_end() {
         let f = clock_findings(&[cc(1800.0, 1820.0, Some(1700.0))]);
         assert_eq!(f[0].code, "clock-as-advertised");
@@ -301,9 +327,17 @@ mod tests {
 
     #[test]
     fn swap() {
+        // No swap configured: sbc-bench says nothing about swapping.
+        let none = SwapState {
+            pswpout: Some(0),
+            pswpin: Some(0),
+            ..Default::default()
+        };
+        assert!(swap_findings(&none, &none).is_empty());
         let b = SwapState {
             pswpout: Some(10),
             pswpin: Some(0),
+            configured: true,
             ..Default::default()
         };
         let mut a = b.clone();

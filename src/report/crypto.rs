@@ -131,7 +131,8 @@ fn sevenzip_score_lines(runs: &[BenchRun]) -> String {
     )
 }
 
-fn trim_blank_lines(s: &str) -> &str {
+/// Without leading and trailing blank lines.
+pub fn trim_blank_lines(s: &str) -> &str {
     s.trim_matches(|c| c == '\n' || c == '\r')
 }
 
@@ -177,7 +178,8 @@ fn sevenzip_section(z: &SevenZipResults, all_cpus: &[u32]) -> String {
     s
 }
 
-fn native_table(r: &LzmaRun) -> String {
+/// The native LZMA result table (7-Zip's layout).
+pub fn native_table(r: &LzmaRun) -> String {
     let mut s = String::from(
         "              Compressing  |        Decompressing\n\
          Dict      Speed    Rating  |      Speed    Rating   Packed\n          \

@@ -16,12 +16,43 @@ pub struct JsonFile {
 impl JsonFile {
     /// Check that `path` can be written (the directory exists and is writable) before a
     /// long run starts, so a typo fails in the first second, not after 30 minutes.
+    /// Nothing is written to `path` itself: an existing report stays as it is until the
+    /// run has something to put there (a run that never starts leaves it alone).
     pub fn create(path: impl Into<PathBuf>) -> anyhow::Result<Self> {
         let path = path.into();
         let f = Self { path };
-        f.write(&serde_json::json!({ "status": "starting" }))
+        f.probe()
             .with_context(|| format!("cannot write JSON report {}", f.path.display()))?;
         Ok(f)
+    }
+
+    fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    fn tmp(&self) -> PathBuf {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "report.json".into());
+        self.dir()
+            .join(format!(".{name}.{}.tmp", std::process::id()))
+    }
+
+    /// Can the document be written? The same temporary file [`write`](Self::write) uses
+    /// is created and removed; the target must not be a directory.
+    fn probe(&self) -> anyhow::Result<()> {
+        if self.path.is_dir() {
+            anyhow::bail!("is a directory");
+        }
+        let tmp = self.tmp();
+        std::fs::File::create(&tmp)?;
+        std::fs::remove_file(&tmp)?;
+        Ok(())
     }
 
     /// The target path.
@@ -31,16 +62,7 @@ impl JsonFile {
 
     /// Replace the file's content with `value`.
     pub fn write<T: serde::Serialize>(&self, value: &T) -> anyhow::Result<()> {
-        let dir = match self.path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "report.json".into());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let tmp = self.tmp();
         let res = (|| -> anyhow::Result<()> {
             let mut f = std::fs::File::create(&tmp)?;
             serde_json::to_writer_pretty(&mut f, value)?;
@@ -76,5 +98,28 @@ mod tests {
     #[test]
     fn unwritable_target_fails_early() {
         assert!(JsonFile::create("/nonexistent-dir/x.json").is_err());
+        let d = tempfile::tempdir().unwrap();
+        assert!(JsonFile::create(d.path()).is_err(), "a directory");
+    }
+
+    #[test]
+    fn create_leaves_an_existing_report_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("run.json");
+        std::fs::write(&p, "{\"previous\": true}\n").unwrap();
+        let _f = JsonFile::create(&p).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "{\"previous\": true}\n"
+        );
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+        // A new target is not created either.
+        let q = d.path().join("new.json");
+        let _g = JsonFile::create(&q).unwrap();
+        assert!(!q.exists());
     }
 }

@@ -1,5 +1,10 @@
 //! The last line of the log: a row of sbc-bench's Results.md table,
 //! `| <device> | <MHz> | <kernel x.y> | <distro> <arch> | <7-zip multi> | <7-zip single> | <AES-256 16K> | <memcpy> | <memset> | <kH/s or -> |`.
+//!
+//! Every column follows sbc-bench's own rules (`SummarizeResults` and the benchmark
+//! functions of sbc-bench.sh), so a row pastes into Results.md next to published ones:
+//! figures rounded to tens (half to even, as awk's `printf "%0.0f"`), the clock column from
+//! cpufreq unless the measured clock is more than 2 % off, `(throttled)` appended.
 
 use serde::{Deserialize, Serialize};
 
@@ -8,13 +13,19 @@ use serde::{Deserialize, Serialize};
 pub struct ResultsRow {
     /// Device name (`Radxa ROCK 5A`).
     pub device: String,
-    /// Maximum clock of each cluster, MHz (`2400/2400/1800` → printed highest first).
-    pub max_mhz: Vec<u64>,
+    /// The clock column as sbc-bench words it, see [`clock_column`]: `2400/1800 MHz`,
+    /// `~3270` (measured, more than 2 % off cpufreq's maximum), `~1050 MHz` (measured, no
+    /// cpufreq), `no cpufreq support`.
+    pub clock: String,
+    /// ` (throttled)` follows the clock: throttling was recorded, or the clock measured at
+    /// the end was more than 3 % below the one at the start.
+    pub throttled: bool,
     /// Kernel release (`5.10.66-rockchip-5.10`); the row shows `5.10`.
     pub kernel: String,
-    /// Distro and userland (`Debian GNU/Linux 11 (bullseye) arm64`).
+    /// Distro and architecture (`Debian GNU/Linux 11 (bullseye) arm64`,
+    /// `Ubuntu 22.04.3 LTS x86_64/amd64` when kernel and userland differ).
     pub distro_arch: String,
-    /// 7-Zip multi-threaded average of the three runs.
+    /// 7-Zip multi-threaded: average of the finished runs (printed rounded to tens).
     pub sevenzip_multi: Option<u64>,
     /// 7-Zip single-threaded (best cluster).
     pub sevenzip_single: Option<u64>,
@@ -24,49 +35,128 @@ pub struct ResultsRow {
     pub memcpy_mb_s: Option<f64>,
     /// libc memset MB/s (best cluster).
     pub memset_mb_s: Option<f64>,
-    /// scrypt (cpuminer) kH/s, when the stress test ran.
+    /// scrypt (cpuminer) kH/s by sbc-bench's rule, see [`cpuminer_score`].
     pub scrypt_khs: Option<f64>,
 }
 
-/// `5.10.66-rockchip-5.10` → `5.10`.
+/// `5.10.66-rockchip-5.10` → `5.10` (sbc-bench: the first two dot-separated fields).
 pub fn kernel_major_minor(release: &str) -> String {
-    let mut it = release.split(|c: char| !c.is_ascii_digit());
+    let mut it = release.split('.');
     match (it.next(), it.next()) {
-        (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => format!("{a}.{b}"),
+        (Some(a), Some(b)) => format!("{a}.{b}"),
         _ => release.to_string(),
     }
+}
+
+/// awk's `printf("%0.0f", v/10) * 10`: to tens, ties to even.
+pub fn round_tens(v: f64) -> i64 {
+    (v / 10.0).round_ties_even() as i64 * 10
+}
+
+/// `aarch64` → `arm64`, `armv7l` → `armhf` (sbc-bench's `KernelArch`).
+pub fn kernel_arch(machine: &str) -> String {
+    match machine {
+        "aarch64" => "arm64".to_string(),
+        "armv7l" => "armhf".to_string(),
+        m => m.to_string(),
+    }
+}
+
+/// `<distro> <arch>`, or `<distro> <kernel arch>/<userland arch>` when they differ
+/// (`Ubuntu 22.04.3 LTS x86_64/amd64`, `Bullseye arm64/armhf`).
+pub fn distro_arch(distro: &str, machine: Option<&str>, arch: &str) -> String {
+    match machine.map(kernel_arch) {
+        Some(k) if !k.is_empty() && k != arch => format!("{distro} {k}/{arch}"),
+        _ => format!("{distro} {arch}"),
+    }
+}
+
+/// The clock column. With cpufreq (`highest_khz`/`lowest_khz`: the largest and smallest
+/// `cpuinfo_max_freq` over all policies) and `measured_mhz` (the clock measured at the
+/// highest OPP of the last cluster at the start of the run): when the measurement is more
+/// than 2 % off the highest maximum, `~N` (rounded to tens, no unit, as sbc-bench prints
+/// it), else `H MHz` or `H/L MHz`. Without cpufreq: the first measured clock rounded up
+/// to tens, `~N MHz`, or `no cpufreq support` when nothing was measured.
+pub fn clock_column(
+    highest_khz: Option<u64>,
+    lowest_khz: Option<u64>,
+    measured_mhz: Option<u64>,
+) -> String {
+    match (highest_khz, measured_mhz) {
+        (Some(high), m) if high > 0 => {
+            let low = lowest_khz.unwrap_or(high);
+            if let Some(m) = m {
+                // sbc-bench: 100000 * measured MHz / kHz, an integer percentage.
+                let pct = 100_000 * m / high;
+                if !(98..=102).contains(&pct) {
+                    return format!("~{}", round_tens(m as f64));
+                }
+            }
+            if high / 1000 == low / 1000 {
+                format!("{} MHz", high / 1000)
+            } else {
+                format!("{}/{} MHz", high / 1000, low / 1000)
+            }
+        }
+        (_, Some(m)) => format!(
+            "~{} MHz",
+            ((m as f64 / 10.0 + 0.5).round_ties_even() as u64) * 10
+        ),
+        (_, None) => "no cpufreq support".to_string(),
+    }
+}
+
+/// sbc-bench's throttling rule on two clock measurements: the start more than 3 % above
+/// the end (`100 * start / end > 103`, integer division).
+pub fn clock_dropped(start_mhz: u64, end_mhz: u64) -> bool {
+    end_mhz > 0 && 100 * start_mhz / end_mhz > 103
+}
+
+/// cpuminer's kH/s as sbc-bench reports it: the interval totals as printed (two decimals),
+/// without the first one (the first two when there are ten or more: they start low), sorted
+/// high to low, duplicates merged, and the *second* highest taken. `None` (`-`) when fewer
+/// than two distinct values remain.
+pub fn cpuminer_score(totals_khs: &[f64]) -> Option<f64> {
+    let skip = if totals_khs.len() >= 10 { 2 } else { 1 };
+    let mut v: Vec<i64> = totals_khs
+        .iter()
+        .skip(skip)
+        .map(|x| (x * 100.0).round() as i64)
+        .collect();
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    v.dedup();
+    v.get(1).map(|c| *c as f64 / 100.0)
 }
 
 impl ResultsRow {
     /// Render the row as sbc-bench prints it.
     pub fn render(&self) -> String {
         let dash = || "-".to_string();
-        let mut mhz = self.max_mhz.clone();
-        mhz.sort_unstable_by(|a, b| b.cmp(a));
-        mhz.dedup();
-        let mhz = if mhz.is_empty() {
+        let clock = if self.clock.is_empty() {
             dash()
         } else {
-            mhz.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
+            self.clock.clone()
         };
+        let throttled = if self.throttled { " (throttled)" } else { "" };
         let int = |v: Option<u64>| v.map_or_else(dash, |v| v.to_string());
-        // sbc-bench rounds bandwidth and AES figures to tens (`5210`, `1267790`).
-        let f0 =
-            |v: Option<f64>| v.map_or_else(dash, |v| format!("{:.0}", (v / 10.0).round() * 10.0));
+        // sbc-bench rounds 7-zip, bandwidth and AES figures to tens (`5210`, `1267790`);
+        // the AES figure loses its decimals first.
+        let tens = |v: Option<f64>| v.map_or_else(dash, |v| round_tens(v).to_string());
         let f2 = |v: Option<f64>| v.map_or_else(dash, |v| format!("{v:.2}"));
-        format!(
-            "| {} | {} MHz | {} | {} | {} | {} | {} | {} | {} | {} |",
+        let row = format!(
+            "| {} | {clock}{throttled} | {} | {} | {} | {} | {} | {} | {} | {} |",
             self.device,
-            mhz,
             kernel_major_minor(&self.kernel),
             self.distro_arch,
-            int(self.sevenzip_multi),
+            tens(self.sevenzip_multi.map(|v| v as f64)),
             int(self.sevenzip_single),
-            f0(self.aes256_16k),
-            f0(self.memcpy_mb_s),
-            f0(self.memset_mb_s),
+            tens(self.aes256_16k.map(f64::trunc)),
+            tens(self.memcpy_mb_s),
+            tens(self.memset_mb_s),
             f2(self.scrypt_khs),
-        )
+        );
+        // sbc-bench squeezes double spaces (`sed -e 's/  / /g'`).
+        row.replace("  ", " ")
     }
 }
 
@@ -79,10 +169,11 @@ mod tests {
         // From corpus log 8g-p.txt (RK3576: 4×A72 at 2208 MHz, 4×A53 at 2016 MHz).
         let r = ResultsRow {
             device: "Radxa ROCK 4D SPI".into(),
-            max_mhz: vec![2016, 2208],
+            clock: clock_column(Some(2_208_000), Some(2_016_000), Some(2203)),
+            throttled: false,
             kernel: "6.1.84-1-rk2410".into(),
-            distro_arch: "Debian GNU/Linux 12 (bookworm) arm64".into(),
-            sevenzip_multi: Some(10830),
+            distro_arch: distro_arch("Debian GNU/Linux 12 (bookworm)", Some("aarch64"), "arm64"),
+            sevenzip_multi: Some(10833),
             sevenzip_single: Some(1771),
             aes256_16k: Some(1267788.12),
             memcpy_mb_s: Some(5213.4),
@@ -95,5 +186,89 @@ mod tests {
         );
         let empty = ResultsRow::default().render();
         assert!(empty.ends_with("| - | - | - | - | - | - |"), "{empty}");
+    }
+
+    /// Clock columns as they appear in published rows (corpus logs).
+    #[test]
+    fn clock_column_like_sbc_bench() {
+        // Measured within 2 %: cpufreq's figures, highest/lowest only (RK3588: 2400, 2400, 1800).
+        assert_eq!(
+            clock_column(Some(2_400_000), Some(1_800_000), Some(2390)),
+            "2400/1800 MHz"
+        );
+        assert_eq!(
+            clock_column(Some(1_992_000), Some(1_992_000), Some(1990)),
+            "1992 MHz"
+        );
+        // More than 2 % off: the measured clock, no unit ("Radxa ROCK 5A | ~2290 |").
+        assert_eq!(
+            clock_column(Some(2_400_000), Some(1_800_000), Some(2286)),
+            "~2290"
+        );
+        // Raspberry Pi 5 at arm_freq=3000 reporting 2400 ("| ~3000 |").
+        assert_eq!(clock_column(Some(2_400_000), None, Some(2997)), "~3000");
+        // No cpufreq: measured, rounded up to tens ("Milk-V DuoS | ~1050 MHz").
+        assert_eq!(clock_column(None, None, Some(1043)), "~1050 MHz");
+        assert_eq!(clock_column(None, None, Some(3636)), "~3640 MHz");
+        assert_eq!(clock_column(None, None, None), "no cpufreq support");
+        // No measurement but cpufreq: cpufreq's figures.
+        assert_eq!(clock_column(Some(1_500_000), None, None), "1500 MHz");
+        let row = ResultsRow {
+            device: "Flipper One rev. F0B0C1".into(),
+            clock: "~2310".into(),
+            throttled: true,
+            ..Default::default()
+        };
+        assert!(
+            row.render()
+                .starts_with("| Flipper One rev. F0B0C1 | ~2310 (throttled) | "),
+            "{}",
+            row.render()
+        );
+    }
+
+    #[test]
+    fn throttling_and_rounding_rules() {
+        assert!(!clock_dropped(2400, 2340)); // 102
+        assert!(!clock_dropped(2400, 2320)); // 103
+        assert!(clock_dropped(2400, 2300)); // 104
+        assert!(!clock_dropped(2400, 0));
+        assert_eq!(round_tens(31192.0), 31190);
+        assert_eq!(round_tens(4378.0), 4380);
+        assert_eq!(round_tens(1235.0), 1240); // 123.5 → 124
+        assert_eq!(round_tens(1245.0), 1240); // 124.5 → 124 (ties to even, as awk)
+        assert_eq!(
+            kernel_major_minor("6.14-rc6-0-qcom-x1e"),
+            "6.14-rc6-0-qcom-x1e"
+        );
+        assert_eq!(kernel_major_minor("5.10.66-rockchip-5.10"), "5.10");
+        assert_eq!(
+            distro_arch("Ubuntu 22.04.3 LTS", Some("x86_64"), "amd64"),
+            "Ubuntu 22.04.3 LTS x86_64/amd64"
+        );
+        assert_eq!(
+            distro_arch("Bullseye", Some("aarch64"), "armhf"),
+            "Bullseye arm64/armhf"
+        );
+        assert_eq!(
+            distro_arch("Bookworm", Some("riscv64"), "riscv64"),
+            "Bookworm riscv64"
+        );
+    }
+
+    #[test]
+    fn cpuminer_takes_the_second_highest_after_dropping_the_first() {
+        // Fewer than ten: drop the first, sort, dedup, second highest.
+        assert_eq!(
+            cpuminer_score(&[10.0, 25.31, 25.32, 25.32, 25.12]),
+            Some(25.31)
+        );
+        // Ten or more: drop the first two.
+        let mut v = vec![1.0, 2.0];
+        v.extend([18.20, 18.27, 18.30, 18.27, 18.25, 18.26, 18.24, 18.21]);
+        assert_eq!(cpuminer_score(&v), Some(18.27));
+        // One distinct value left: sbc-bench prints `-`.
+        assert_eq!(cpuminer_score(&[5.0, 7.5, 7.5]), None);
+        assert_eq!(cpuminer_score(&[]), None);
     }
 }

@@ -227,7 +227,19 @@ pub fn log(r: &RunReport) -> String {
     let date = chrono::DateTime::parse_from_rfc3339(&r.started)
         .map(|d| d.to_rfc2822())
         .unwrap_or_else(|_| r.started.clone());
-    let _ = writeln!(s, "sbc-bench v{} {device} ({date})\n", r.sbc_bench_version);
+    // sbc-bench names the mode in the first line: `… Radxa ROCK 5B extensive (…)`.
+    let mode = if r.config.extensive {
+        " extensive"
+    } else if r.config.unattended {
+        " unattended"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        s,
+        "sbc-bench v{} {device}{mode} ({date})\n",
+        r.sbc_bench_version
+    );
     s.push_str(&info::distro_lines(i));
     s.push('\n');
     if let Some(u) = &r.preflight.uptime {
@@ -261,12 +273,11 @@ pub fn log(r: &RunReport) -> String {
     if let Some(c) = &r.results.sevenzip {
         section(&mut s, &crypto::compress_section(c, &all_cpus));
     }
-    for c in &r.results.compress_per_cluster {
-        section(&mut s, &crypto::compress_section(c, &all_cpus));
-    }
+    section(&mut s, &per_core_type(r, StepKind::SevenZip));
     if let Some(c) = &r.results.lzma {
         section(&mut s, &crypto::compress_section(c, &all_cpus));
     }
+    section(&mut s, &per_core_type(r, StepKind::Lzma));
     if let Some(sc) = &r.results.scrypt {
         section(
             &mut s,
@@ -360,6 +371,56 @@ pub fn log(r: &RunReport) -> String {
     if let Some(row) = &r.results_row {
         s.push_str(&row.render());
         s.push('\n');
+    } else if r.status == RunStatus::Interrupted {
+        s.push_str("The run was interrupted: no Results.md row for incomplete results.\n");
+    }
+    s
+}
+
+/// Extensive mode's compression runs on each group of cores of one type, as sbc-bench
+/// prints its "7-zip cluster benchmarks": `Executing benchmark 3 times multi-threaded on
+/// CPUs 0-3 (Cortex-A55)` and 7-Zip's output, one block per group in one section.
+fn per_core_type(r: &RunReport, tool: StepKind) -> String {
+    let mut s = String::new();
+    for g in r
+        .results
+        .compress_per_cluster
+        .iter()
+        .filter(|g| g.tool == tool)
+    {
+        let cpus = crate::sys::cpu::list::format_list(&g.cpus);
+        let ty = g
+            .core_type
+            .as_ref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        if let Some(z) = &g.result.sevenzip {
+            let times = match z.multi.len() {
+                1 => "once".to_string(),
+                2 => "twice".to_string(),
+                n => format!("{n} times"),
+            };
+            let how = if g.cpus.len() == 1 {
+                format!("single-threaded on CPU {cpus}")
+            } else {
+                format!("multi-threaded on CPUs {cpus}")
+            };
+            let _ = writeln!(s, "\nExecuting benchmark {times} {how}{ty}");
+            for run in &z.multi {
+                let _ = write!(s, "\n{}\n", crypto::trim_blank_lines(&run.output));
+            }
+        }
+        if let Some(m) = &g.result.native_multi {
+            let _ = write!(
+                s,
+                "\nExecuting native LZMA benchmark multi-threaded on CPUs {cpus}{ty} ({} threads)\n\n{}",
+                m.cpus.len(),
+                crypto::native_table(m)
+            );
+        }
+        for e in &g.result.errors {
+            let _ = writeln!(s, "Failed on CPUs {cpus}{ty}: {e}");
+        }
     }
     s
 }

@@ -57,9 +57,14 @@ impl StepKind {
         }
     }
 
-    /// Does this step produce a score (skipped with `NotReadyYet=yes`)?
-    pub fn scores(self) -> bool {
-        !matches!(self, StepKind::ClockCold | StepKind::ClockHot)
+    /// Is this step skipped with `NotReadyYet=yes`? sbc-bench still runs tinymembench
+    /// and ramlat then, and skips OpenSSL, 7-Zip and cpuminer (our native LZMA goes with
+    /// 7-Zip).
+    pub fn skipped_when_not_ready(self) -> bool {
+        matches!(
+            self,
+            StepKind::Aes | StepKind::SevenZip | StepKind::Lzma | StepKind::Scrypt
+        )
     }
 }
 
@@ -81,6 +86,9 @@ pub struct PlanInput {
     pub clusters: usize,
     /// Online CPUs.
     pub cpus: usize,
+    /// Groups of cores of one type (extensive mode's per-type compression runs; 0 when
+    /// all cores are of one type).
+    pub core_type_groups: usize,
     /// OPPs the clock walk will visit, over all policies (0 when it cannot walk).
     pub opps_to_walk: usize,
     /// `7z`/`7za`/`7zz` is installed.
@@ -156,15 +164,32 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
         clock_points * per_measure.0,
         clock_points * per_measure.1,
     );
-    let scoring = !cfg.not_ready_yet;
-    if scoring {
-        let (bw, lat) = if q {
-            ((0.5, 3.0), (0.5, 3.0))
-        } else {
-            ((12.0, 30.0), (12.0, 30.0))
-        };
-        push(StepKind::MemBandwidth, clusters * bw.0, clusters * bw.1);
-        push(StepKind::MemLatency, clusters * lat.0, clusters * lat.1);
+    let (bw, lat) = if q {
+        ((0.5, 3.0), (0.5, 3.0))
+    } else {
+        ((12.0, 30.0), (12.0, 30.0))
+    };
+    // Extensive mode repeats each bandwidth test up to 10 times instead of 3.
+    let bw = if cfg.extensive && !q {
+        (bw.0 * 1.5, bw.1 * 3.3)
+    } else {
+        bw
+    };
+    push(StepKind::MemBandwidth, clusters * bw.0, clusters * bw.1);
+    push(StepKind::MemLatency, clusters * lat.0, clusters * lat.1);
+    // `NotReadyYet=yes` (sbc-bench): memory benchmarks and clocks only.
+    let not_ready = |k: StepKind| {
+        (
+            k,
+            "NotReadyYet=yes: OpenSSL, 7-Zip and cpuminer benchmarks are skipped".to_string(),
+        )
+    };
+    if cfg.not_ready_yet {
+        skipped.push(not_ready(StepKind::Aes));
+        if m.sevenzip {
+            skipped.push(not_ready(StepKind::SevenZip));
+        }
+    } else {
         // 6 buffer sizes per algorithm, per cluster, natively; openssl at 1 s each.
         let sizes = aes_algorithms(cfg) as f64 * 6.0;
         let native = sizes * aes_seconds_per_size(cfg);
@@ -172,36 +197,39 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
         let parallel = if cfg.extensive { native } else { 0.0 };
         let aes = clusters * (native + openssl) + parallel;
         push(StepKind::Aes, aes, aes * 1.2);
-        // Extensive mode adds one multi-threaded run per cluster for each compressor.
-        let per_cluster = if cfg.extensive && m.clusters > 1 {
-            clusters
-        } else {
-            0.0
-        };
-        if m.sevenzip {
-            // One single-threaded run per cluster plus three multi-threaded runs.
-            let run = if q { (3.0, 15.0) } else { (15.0, 60.0) };
-            let runs = clusters + 3.0 + per_cluster;
-            push(StepKind::SevenZip, runs * run.0, runs * run.1);
-        } else {
-            skipped.push((
-                StepKind::SevenZip,
-                "7-Zip is not installed (7z, 7za or 7zz); the native LZMA score stands in"
-                    .to_string(),
-            ));
-        }
+    }
+    // Extensive mode adds multi-threaded runs on each group of cores of one type for
+    // each compressor (three for 7-Zip, as sbc-bench; one native).
+    let groups = if cfg.extensive {
+        m.core_type_groups as f64
+    } else {
+        0.0
+    };
+    if !m.sevenzip {
+        skipped.push((
+            StepKind::SevenZip,
+            "7-Zip is not installed (7z, 7za or 7zz); the native LZMA score stands in".to_string(),
+        ));
+    } else if !cfg.not_ready_yet {
+        // One single-threaded run per cluster plus three multi-threaded runs.
+        let run = if q { (3.0, 15.0) } else { (15.0, 60.0) };
+        let runs = clusters + 3.0 + 3.0 * groups;
+        push(StepKind::SevenZip, runs * run.0, runs * run.1);
+    }
+    if cfg.not_ready_yet {
+        skipped.push(not_ready(StepKind::Lzma));
+    } else {
         let lz = if q { (1.0, 5.0) } else { (8.0, 30.0) };
-        let runs = clusters + 1.0 + per_cluster;
+        let runs = clusters + 1.0 + groups;
         push(StepKind::Lzma, runs * lz.0, runs * lz.1);
-        if cfg.stress {
+    }
+    if cfg.stress {
+        if cfg.not_ready_yet {
+            skipped.push(not_ready(StepKind::Scrypt));
+        } else {
             let s = scrypt_seconds(cfg);
             push(StepKind::Scrypt, s, s + 5.0);
         }
-    } else {
-        skipped.push((
-            StepKind::MemBandwidth,
-            "NotReadyYet=yes: score-producing benchmarks skipped".to_string(),
-        ));
     }
     // Extensive mode measures every core at the end, not one per cluster.
     let hot = if cfg.extensive {
@@ -245,6 +273,7 @@ mod tests {
         PlanInput {
             clusters: 3,
             cpus: 8,
+            core_type_groups: 2,
             opps_to_walk: 8 + 11 + 11,
             sevenzip: true,
             openssl: true,
@@ -284,14 +313,37 @@ mod tests {
         assert!(p.has(StepKind::Scrypt));
         assert!(!p.has(StepKind::SevenZip));
         assert_eq!(p.skipped[0].0, StepKind::SevenZip);
+        // NotReadyYet=yes: as sbc-bench, the memory benchmarks still run; OpenSSL,
+        // 7-Zip and cpuminer do not, and every skipped step is listed.
         let p = plan(
             &RunConfig {
                 not_ready_yet: true,
+                stress: true,
                 ..Default::default()
             },
-            &m,
+            &rk3588(),
         );
-        assert_eq!(p.steps.len(), 2, "only the clock checks");
+        let kinds: Vec<StepKind> = p.steps.iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                StepKind::ClockCold,
+                StepKind::MemBandwidth,
+                StepKind::MemLatency,
+                StepKind::ClockHot
+            ]
+        );
+        let skipped: Vec<StepKind> = p.skipped.iter().map(|s| s.0).collect();
+        assert_eq!(
+            skipped,
+            [
+                StepKind::Aes,
+                StepKind::SevenZip,
+                StepKind::Lzma,
+                StepKind::Scrypt
+            ]
+        );
+        assert!(p.steps.iter().all(|s| !s.kind.skipped_when_not_ready()));
     }
 
     #[test]

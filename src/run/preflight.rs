@@ -164,11 +164,16 @@ pub fn wait_for_idle(
     if first_load < IDLE_LOAD {
         return IdleOutcome::Idle(Duration::ZERO);
     }
+    report(
+        "\nAverage load and/or CPU utilization too high (too much background activity). Waiting...\n",
+    );
     let mut judge = IdleJudge::with_window(window);
     let mut prev = read_stat();
     let mut prev_t = Instant::now();
     loop {
-        if !token.sleep(poll) {
+        // Never sleep past `max_wait`: `--max-wait 3` gives up after 3 s, not one poll.
+        let nap = max_wait.map_or(poll, |m| poll.min(m.saturating_sub(start.elapsed())));
+        if !token.sleep(nap) {
             return IdleOutcome::Cancelled;
         }
         let cur = read_stat();
@@ -273,11 +278,30 @@ mod tests {
             |l| lines.push(l.to_string()),
         );
         assert!(matches!(out, IdleOutcome::GaveUp { load1, .. } if load1 == 3.0));
-        assert!(
-            lines[0].starts_with("Too busy for benchmarking: "),
-            "{}",
-            lines[0]
+        assert_eq!(
+            lines[0],
+            "\nAverage load and/or CPU utilization too high (too much background activity). Waiting...\n"
         );
-        assert!(lines[0].contains("up 3 min,  load average: 3.00, 2.00, 1.00,  cpu: 0%"));
+        assert!(
+            lines[1].starts_with("Too busy for benchmarking: "),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].contains("up 3 min,  load average: 3.00, 2.00, 1.00,  cpu: 0%"));
+        // The wait ends at max_wait, not at the next poll.
+        let t0 = Instant::now();
+        let out = wait_for_idle(
+            &root,
+            Some(Duration::from_millis(50)),
+            IDLE_WINDOW,
+            &t,
+            Duration::from_secs(5),
+            |_| {},
+        );
+        assert!(matches!(out, IdleOutcome::GaveUp { .. }));
+        assert!(
+            t0.elapsed() < Duration::from_secs(4),
+            "gave up before the 5 s poll"
+        );
     }
 }

@@ -87,8 +87,9 @@ pub struct Results {
     pub aes: Option<crate::bench::aes::suite::AesResults>,
     /// 7-Zip's benchmark: single-threaded per cluster, three runs on all cores.
     pub sevenzip: Option<crate::bench::lzma::suite::CompressResults>,
-    /// Extensive mode: 7-Zip (or native LZMA) multi-threaded on each cluster alone.
-    pub compress_per_cluster: Vec<crate::bench::lzma::suite::CompressResults>,
+    /// Extensive mode: 7-Zip and native LZMA multi-threaded on each group of cores of one
+    /// type alone (sbc-bench's "7-zip cluster benchmarks").
+    pub compress_per_cluster: Vec<ClusterCompress>,
     /// Native LZMA: single-threaded per cluster, multi-threaded on all cores.
     pub lzma: Option<crate::bench::lzma::suite::CompressResults>,
     /// scrypt stress (`-c`).
@@ -97,6 +98,19 @@ pub struct Results {
     pub clock_hot: Vec<ClockCheck>,
     /// CPUs that could not be used.
     pub skipped_cpus: Vec<Skipped>,
+}
+
+/// One multi-threaded compression run confined to a group of cores of one type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterCompress {
+    /// 7-Zip's benchmark (`seven_zip`) or the native one (`native`).
+    pub tool: StepKind,
+    /// The CPUs it ran on (`0-3`).
+    pub cpus: Vec<u32>,
+    /// Their core type (`Cortex-A55`).
+    pub core_type: Option<String>,
+    /// What it measured.
+    pub result: crate::bench::lzma::suite::CompressResults,
 }
 
 /// Everything about one run.

@@ -14,7 +14,8 @@ use crate::run::exec::{Env, Executor};
 use crate::run::plan::{self, Plan, PlanInput, StepKind};
 use crate::run::preflight::{self, IdleOutcome};
 use crate::run::record::{
-    Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord, StepStatus,
+    ClusterCompress, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
+    StepStatus,
 };
 use crate::run::tuning;
 use crate::shutdown::CancellationToken;
@@ -82,7 +83,9 @@ pub fn plan_input(
     } else {
         0
     };
+    let usable: Vec<u32> = topo.online();
     PlanInput {
+        core_type_groups: groups_by_core_type(topo, &usable).len(),
         clusters: topo.clusters.len(),
         cpus: topo.online().len(),
         opps_to_walk: opps,
@@ -127,6 +130,7 @@ fn swap_state(root: &SysRoot, info: &SystemInfo) -> validate::SwapState {
             .any(|s| s.backing.as_ref().and_then(|b| b.storage) == Some(StorageKind::Sd)),
         zswap_enabled: m.zswap.as_ref().and_then(|z| z.enabled) == Some(true),
         has_zram: m.swaps.iter().any(|s| s.swap_kind == SwapKind::Zram),
+        configured: !m.swaps.is_empty(),
     }
 }
 
@@ -171,6 +175,23 @@ pub fn execute(
         && !ui.confirm(
             "WARNING: dmesg output does not contain early boot messages which\nhelp in identifying hardware details.\nIt is recommended to reboot now and then execute the benchmarks.",
         )
+    {
+        return Err(RunError::Stopped);
+    }
+    // sbc-bench warns about offline cores before anything else (and asks, when
+    // interactive): per-cluster results then miss cores.
+    let topo_now = crate::sys::cpu::read(root).1;
+    let offline: Vec<u32> = topo_now
+        .cpus
+        .iter()
+        .filter(|c| !c.online)
+        .map(|c| c.cpu)
+        .collect();
+    if !offline.is_empty()
+        && !ui.confirm(&format!(
+            "WARNING: One or more CPU cores are offline: {}\n",
+            crate::sys::cpu::list::format_list(&offline)
+        ))
     {
         return Err(RunError::Stopped);
     }
@@ -229,7 +250,10 @@ pub fn execute(
         cfg,
         &plan_input(root, &topo, &policies, ctx.tools.0, ctx.tools.1),
     );
-    let allowed = if root.is_host() {
+    // Real benchmarks run on this machine's CPUs whatever tree is read: CPUs it cannot
+    // run on (a fixture with more cores than the host, an affinity mask) are skipped and
+    // listed, not run into errors. Canned results use the tree's CPUs as they are.
+    let allowed = if root.is_host() || !cfg.fake_benchmarks {
         pin::allowed_cpus()
     } else {
         Vec::new()
@@ -322,6 +346,14 @@ pub fn execute(
             status: status.clone(),
         });
         let note = match (&status, i) {
+            // The estimate still matters when the first step partly failed.
+            (StepStatus::Failed(e), 0) if plan.steps.len() > 1 => {
+                let (lo, hi) = plan.remaining_after_first_s();
+                format!(
+                    " (results will be available in {}; failed: {e})",
+                    plan::format_estimate(lo, hi)
+                )
+            }
             (StepStatus::Failed(e), _) => format!(" (failed: {e})"),
             (StepStatus::Cancelled, _) => " (interrupted)".to_string(),
             (StepStatus::Ok, 0) if plan.steps.len() > 1 => {
@@ -394,15 +426,42 @@ pub fn execute(
     ));
     report.system_after = Some(system_after);
     report.monitor = recording;
-    report.results_row = Some(crate::run::validation::results_row(&report));
     report.status = if ctx.cancel.is_cancelled() {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
+    // An interrupted run has no Results.md row: a partial one would look paste-ready.
+    report.results_row = (report.status == RunStatus::Complete)
+        .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     write_json(&report);
     Ok(report)
+}
+
+/// Usable CPUs grouped by core type in CPU order, as sbc-bench's extensive mode forms its
+/// clusters (`ClusterConfigByCoreType`): RK3588 → 0-3 (Cortex-A55), 4-7 (Cortex-A76).
+/// Empty when there is only one group (nothing to add to the all-core run). Cores of
+/// unknown type group by cluster.
+pub fn groups_by_core_type(topo: &Topology, usable: &[u32]) -> Vec<(Vec<u32>, Option<String>)> {
+    let mut groups: Vec<(Vec<u32>, Option<String>, Option<u32>)> = Vec::new();
+    for &cpu in usable {
+        let c = topo.cpu(cpu);
+        let ty = c.and_then(|c| c.core_type.clone());
+        let key = if ty.is_some() {
+            None
+        } else {
+            c.map(|c| c.cluster)
+        };
+        match groups.last_mut() {
+            Some(g) if g.1 == ty && g.2 == key => g.0.push(cpu),
+            _ => groups.push((vec![cpu], ty, key)),
+        }
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups.into_iter().map(|(c, t, _)| (c, t)).collect()
 }
 
 /// Run one step over its targets and store the results.
@@ -452,7 +511,12 @@ fn run_step(
                 if env.cancel.is_cancelled() {
                     break;
                 }
-                let c = exec.clock(env, t, true);
+                let mut c = exec.clock(env, t, true);
+                if env.cfg.extensive {
+                    // One core at a time: the heading names the core, not its cluster.
+                    c.cluster_cpus = vec![t.cpu];
+                    c.only_cluster = false;
+                }
                 note(t.label(), &c.error);
                 results.clock_hot.push(c);
             }
@@ -479,7 +543,12 @@ fn run_step(
         }
         StepKind::Aes => match exec.aes(env, targets) {
             Ok(r) => {
-                errors.extend(r.errors.iter().cloned());
+                errors.extend(
+                    r.errors
+                        .iter()
+                        .filter(|e| !e.starts_with("note: "))
+                        .cloned(),
+                );
                 results.aes = Some(r);
             }
             Err(e) => errors.push(e),
@@ -506,25 +575,22 @@ fn run_step(
                 }
                 Err(e) => errors.push(e),
             }
-            // Extensive mode: multi-threaded on each cluster alone, with the tool this
-            // step is about.
-            if env.cfg.extensive && env.topo.clusters.len() > 1 {
-                for cl in &env.topo.clusters {
+            // Extensive mode: multi-threaded on each group of cores of one type alone,
+            // with the tool this step is about (sbc-bench's "7-zip cluster benchmarks").
+            if env.cfg.extensive {
+                for (cpus, core_type) in groups_by_core_type(env.topo, env.all_cpus) {
                     if env.cancel.is_cancelled() {
                         break;
                     }
-                    let cpus: Vec<u32> = cl
-                        .cpus
-                        .iter()
-                        .copied()
-                        .filter(|c| env.all_cpus.contains(c))
-                        .collect();
-                    if cpus.len() < 2 {
-                        continue;
-                    }
+                    let label = crate::sys::cpu::list::format_list(&cpus);
                     match exec.compress(env, ck, &[], &cpus) {
-                        Ok(r) => results.compress_per_cluster.push(r),
-                        Err(e) => errors.push(format!("{}: {e}", cl.label())),
+                        Ok(r) => results.compress_per_cluster.push(ClusterCompress {
+                            tool: kind,
+                            cpus,
+                            core_type,
+                            result: r,
+                        }),
+                        Err(e) => errors.push(format!("CPUs {label}: {e}")),
                     }
                 }
             }

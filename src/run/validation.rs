@@ -133,8 +133,35 @@ pub fn findings(
     out
 }
 
-/// The Results.md row: best cluster's figures.
-pub fn results_row(r: &RunReport) -> ResultsRow {
+/// The clock a check measured at its highest OPP (or without walking), whole MHz as the
+/// log prints it.
+fn top_measured_mhz(c: &crate::bench::clock::ClockCheck) -> Option<u64> {
+    match max_measured(c) {
+        Some((_, m)) => m,
+        None => c.measured.as_ref().map(|m| m.mhz),
+    }
+    .filter(|m| m.is_finite() && *m > 0.0)
+    .map(|m| m.round() as u64)
+}
+
+/// Did the run throttle, by sbc-bench's rules: a throttling finding (time below the top
+/// OPP, Raspberry Pi firmware bits), or the clock measured at the end more than 3 % below
+/// the one at the start.
+fn throttled(findings: &[Finding], start: Option<u64>, end: Option<u64>) -> bool {
+    let recorded = findings.iter().any(|f| {
+        matches!(
+            f.code.as_str(),
+            "throttling" | "pi-throttled-now" | "pi-throttled-during-run"
+        )
+    });
+    recorded
+        || matches!((start, end), (Some(s), Some(e)) if crate::report::results_row::clock_dropped(s, e))
+}
+
+/// The Results.md row: best cluster's figures, the clock column by sbc-bench's rules.
+/// The runner makes one only for a completed run: a partial row must not look paste-ready.
+pub fn results_row(r: &RunReport, findings: &[Finding]) -> ResultsRow {
+    use crate::report::results_row as row;
     let info = &r.system_before;
     let best = |v: Vec<f64>| {
         v.into_iter()
@@ -160,6 +187,33 @@ pub fn results_row(r: &RunReport) -> ResultsRow {
         .as_ref()
         .map(|u| u.arch.clone())
         .unwrap_or_else(|| "n/a".to_string());
+    // Clock column: sbc-bench compares the last cluster's first measurement (its highest
+    // OPP, cold) with the largest cpuinfo_max_freq, and that cluster's measurement at the
+    // end with it for throttling. Without cpufreq: first and last measurement.
+    let max_khz: Vec<u64> = info
+        .cpufreq
+        .iter()
+        .filter_map(|p| p.cpuinfo_max_khz)
+        .collect();
+    let (start, end) = if max_khz.is_empty() {
+        (
+            r.results.clock_cold.iter().find_map(top_measured_mhz),
+            r.results.clock_hot.iter().rev().find_map(top_measured_mhz),
+        )
+    } else {
+        let last = r.results.clock_cold.last();
+        let start = last.and_then(top_measured_mhz);
+        let end = last
+            .and_then(|c| {
+                r.results
+                    .clock_hot
+                    .iter()
+                    .find(|h| h.target.cpu == c.target.cpu)
+            })
+            .or(r.results.clock_hot.last())
+            .and_then(top_measured_mhz);
+        (start, end)
+    };
     ResultsRow {
         device: info
             .device
@@ -167,15 +221,14 @@ pub fn results_row(r: &RunReport) -> ResultsRow {
             .clone()
             .or_else(|| info.hostname.clone())
             .unwrap_or_else(|| "n/a".to_string()),
-        max_mhz: info
-            .topology
-            .clusters
-            .iter()
-            .filter_map(|c| c.cpus.first())
-            .filter_map(|&cpu| info.topology.cpu(cpu).and_then(|c| c.max_mhz))
-            .collect(),
+        clock: row::clock_column(
+            max_khz.iter().copied().max(),
+            max_khz.iter().copied().min(),
+            start,
+        ),
+        throttled: throttled(findings, start, end),
         kernel: info.kernel.release.clone().unwrap_or_default(),
-        distro_arch: format!("{distro} {arch}"),
+        distro_arch: row::distro_arch(&distro, info.kernel.machine.as_deref(), &arch),
         memcpy_mb_s: membw(&|m| m.memcpy_mb_per_s()),
         memset_mb_s: membw(&|m| m.memset_mb_per_s()),
         sevenzip_multi: r
@@ -199,10 +252,12 @@ pub fn results_row(r: &RunReport) -> ResultsRow {
             .and_then(|z| z.single_threaded_score()),
         aes256_16k: aes256_16k(r),
         scrypt_khs: r.results.scrypt.as_ref().and_then(|s| {
-            s.intervals
-                .iter()
-                .map(|i| i.khash_per_s)
-                .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))
+            row::cpuminer_score(
+                &s.intervals
+                    .iter()
+                    .map(|i| i.khash_per_s)
+                    .collect::<Vec<_>>(),
+            )
         }),
     }
 }

@@ -228,6 +228,19 @@ fn interrupted_run_restores_governors_and_keeps_valid_json(sig: nix::sys::signal
         doc["status"].as_str(),
         Some("running") | Some("interrupted")
     ));
+    // CPUs of the 8-core tree this host does not have are skipped, not run into errors:
+    // every step finished before the signal succeeded.
+    let steps = doc["steps"].as_array().unwrap();
+    for st in &steps[..steps.len() - 1] {
+        assert_eq!(st["status"]["status"], "ok", "{st}");
+    }
+    // An interrupted run's log ends without a paste-ready Results.md row.
+    if doc["status"] == "interrupted" {
+        let log = fs::read_to_string(tmp.path().join("l.log")).unwrap();
+        let last = log.trim_end().lines().last().unwrap_or_default();
+        assert!(!last.starts_with("| "), "{last}");
+        assert!(doc["results_row"].is_null());
+    }
 }
 
 #[test]
@@ -238,4 +251,185 @@ fn sigint_restores_governors_and_keeps_valid_json() {
 #[test]
 fn sigterm_restores_governors_and_keeps_valid_json() {
     interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGTERM);
+}
+
+/// A fake run over a writable copy of `board`, after `prep` changed the tree.
+fn fake_run(
+    board: &str,
+    env: &[(&str, &str)],
+    prep: impl FnOnce(&Path),
+) -> (Option<i32>, String, String, Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    copy_tree(&fixture(board), &root);
+    prep(&root);
+    let log = tmp.path().join("sbc-bench.log");
+    let json = tmp.path().join("run.json");
+    let mut cmd = Command::cargo_bin("sbc-bench").unwrap();
+    cmd.env("NO_COLOR", "1")
+        .env_remove("MODE")
+        .env_remove("NotReadyYet")
+        .env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+        .arg(&log)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let doc = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        fs::read_to_string(&log).unwrap(),
+        doc,
+    )
+}
+
+const PI_GET_THROTTLED: &str = "sys/devices/platform/soc/soc:firmware/get_throttled";
+
+/// The firmware's sysfs node prints bare hex (`%x`): 50000 is under-voltage and throttling
+/// since boot, 80000 the soft temperature limit since boot.
+#[test]
+fn pi_get_throttled_from_sysfs_is_hex() {
+    for (value, expect, not) in [
+        (
+            "50000",
+            "under-voltage has occurred since last reboot, throttling has occurred since last reboot",
+            "soft temperature",
+        ),
+        (
+            "80000",
+            "soft temperature limit has occurred since last reboot",
+            "under-voltage",
+        ),
+    ] {
+        let (_, stdout, log, _) = fake_run("rpi4", &[], |root| {
+            let f = root.join(PI_GET_THROTTLED);
+            fs::create_dir_all(f.parent().unwrap()).unwrap();
+            fs::write(&f, format!("{value}\n")).unwrap();
+        });
+        let line = stdout
+            .lines()
+            .find(|l| l.contains("Raspberry Pi firmware"))
+            .unwrap_or_else(|| panic!("{value}: no firmware finding\n{stdout}"));
+        assert!(line.contains(expect), "{value}: {line}");
+        assert!(!line.contains(not), "{value}: {line}");
+        assert!(log.contains("Querying ThreadX on RPi"), "{value}");
+    }
+}
+
+/// NotReadyYet=yes as sbc-bench: memory benchmarks run; OpenSSL, 7-Zip and the native
+/// LZMA stand-in are skipped, and each is listed.
+#[test]
+fn not_ready_yet_keeps_memory_benchmarks_and_lists_every_skip() {
+    let (code, _, log, doc) = fake_run("rock-5b", &[("NotReadyYet", "yes")], |_| {});
+    assert!(matches!(code, Some(0) | Some(3)));
+    let kinds: Vec<&str> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["clock_cold", "mem_bandwidth", "mem_latency", "clock_hot"]
+    );
+    let skipped: Vec<&str> = doc["plan"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[0].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["aes", "seven_zip", "lzma"]);
+    assert!(log.contains("libc memcpy") || log.contains("memcpy"));
+}
+
+/// Extensive mode: the mode is in the log's first line; the per-type compression runs
+/// name their CPUs and core type (sbc-bench's 41BH.txt); the hot clock check names each
+/// core.
+#[test]
+fn extensive_mode_labels_like_sbc_bench() {
+    let (_, _, log, doc) = fake_run("rock-5b", &[("MODE", "extensive")], |_| {});
+    let first = log.lines().next().unwrap();
+    assert!(first.contains(" Radxa ROCK 5B extensive ("), "{first}");
+    assert!(log.contains("Executing benchmark 3 times multi-threaded on CPUs 0-3 (Cortex-A55)\n"));
+    assert!(log.contains("Executing benchmark 3 times multi-threaded on CPUs 4-7 (Cortex-A76)\n"));
+    assert_eq!(
+        log.matches("Executing benchmark 3 times multi-threaded on CPUs 0-7\n")
+            .count(),
+        1
+    );
+    assert!(log.contains(
+        "Executing native LZMA benchmark multi-threaded on CPUs 4-7 (Cortex-A76) (4 threads)"
+    ));
+    // The per-type native run comes after the main native section.
+    let main_native = log.find("Native LZMA benchmark (").unwrap();
+    let per_type = log
+        .find("Executing native LZMA benchmark multi-threaded on CPUs 0-3")
+        .unwrap();
+    assert!(main_native < per_type);
+    for cpu in 0..8 {
+        let ty = if cpu < 4 { "Cortex-A55" } else { "Cortex-A76" };
+        assert!(
+            log.contains(&format!("Checking cpufreq OPP for cpu{cpu} ({ty}):")),
+            "cpu{cpu}"
+        );
+    }
+    assert_eq!(
+        doc["results"]["compress_per_cluster"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}
+
+/// A run that never starts benchmarking leaves an existing JSON report alone and creates
+/// no log file.
+#[test]
+fn a_run_that_gives_up_leaves_output_files_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    copy_tree(&fixture("x86-vm"), &root);
+    fs::write(root.join("proc/loadavg"), "3.00 3.00 3.00 1/200 4242\n").unwrap();
+    let json = tmp.path().join("prev.json");
+    fs::write(
+        &json,
+        "{\"schema\": \"sbc-bench-run\", \"previous\": true}\n",
+    )
+    .unwrap();
+    let log = tmp.path().join("new.log");
+    let out = Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env_remove("MODE")
+        .env_remove("SBC_BENCH_SYSROOT")
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["run", "--unattended", "--max-wait", "1", "--log"])
+        .arg(&log)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Average load and/or CPU utilization too high (too much background activity). Waiting..."),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("within 1 s"), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(&json).unwrap(),
+        "{\"schema\": \"sbc-bench-run\", \"previous\": true}\n"
+    );
+    assert!(!log.exists(), "no empty log left behind");
 }
