@@ -73,8 +73,11 @@ pub fn parse_cpus(s: &str) -> Result<Vec<u32>, String> {
 /// [`list::MAX_CPU`] (which [`list::parse_list`] would refuse or cut).
 fn names_cpu_beyond_limit(s: &str) -> bool {
     s.split(',').any(|part| {
-        part.split('-')
-            .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n >= u64::from(list::MAX_CPU)))
+        part.split('-').any(|n| {
+            n.trim()
+                .parse::<u64>()
+                .is_ok_and(|n| n >= u64::from(list::MAX_CPU))
+        })
     })
 }
 
