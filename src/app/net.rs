@@ -394,7 +394,6 @@ fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
     let mut cfg = ClientConfig::new(a.host.clone());
     cfg.port = a.common.port;
     cfg.interval_s = a.common.interval;
-    cfg.bind = a.bind.as_deref().map(resolve_bind).transpose()?;
     cfg.connect_timeout = Duration::from_secs(a.connect_timeout.clamp(1, 600));
     cfg.params = TestParams {
         protocol,
@@ -453,11 +452,18 @@ fn apply_affinity(common: &CommonArgs) -> Result<(), String> {
 }
 
 fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
-    let cfg = match client_config(a) {
+    let mut cfg = match client_config(a) {
         Ok(c) => c,
         Err(e) => {
             error(&e);
             return Ok(output::EXIT_USAGE);
+        }
+    };
+    cfg.bind = match a.bind.as_deref().map(resolve_bind).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            error(&e);
+            return Ok(output::EXIT_ERROR);
         }
     };
     if let Err((e, code)) = check_ifaces(&ctx.root, a.common.iface.as_slice()) {

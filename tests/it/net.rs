@@ -1079,6 +1079,13 @@ fn client_errors_are_clear() {
         .code(1)
         .stderr(predicate::str::contains("no such interface: nosuch0"));
     bin()
+        .args(["net", "client", "127.0.0.1", "-B", "no-such-host.invalid"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "sbc-bench net: error - unable to resolve bind address no-such-host.invalid",
+        ));
+    bin()
         .args(["net", "server", "-B", "no-such-host.invalid", "-1"])
         .assert()
         .code(1)
