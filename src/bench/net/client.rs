@@ -484,6 +484,11 @@ pub fn run_client(
     // `-t 0` without `-n`/`-k`: until stopped, and stopping ends the test with results.
     let until_stopped = params.time_s == 0 && budget.is_none();
     let mut stopped = false;
+    // Reverse `-n`/`-k` over UDP: lost datagrams never arrive, so the received count may
+    // stay below the budget after the server has sent it all. Data that stopped coming for
+    // this long ends the test too.
+    const BUDGET_STALL: Duration = Duration::from_secs(2);
+    let mut last_rx = (0u64, Instant::now());
     loop {
         if cancel.is_cancelled() {
             if until_stopped {
@@ -506,7 +511,11 @@ pub fn run_client(
             && budget.is_some_and(|b| match direction {
                 Direction::ServerToClient => {
                     let (all, sent) = engine.bytes_so_far();
-                    all - sent >= b
+                    let got = all - sent;
+                    if got != last_rx.0 {
+                        last_rx = (got, now);
+                    }
+                    got >= b || (got > 0 && now.duration_since(last_rx.1) >= BUDGET_STALL)
                 }
                 _ => engine.budget_spent(),
             });
