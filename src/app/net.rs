@@ -30,20 +30,49 @@ pub fn run(ctx: &Ctx, args: &NetArgs) -> anyhow::Result<i32> {
     }
 }
 
+/// Print an error of a net command the way iperf3 does (`iperf3: error - …`), so every
+/// net error reads alike, whether an option was wrong or the test failed.
+pub fn error_line(msg: &str) -> String {
+    format!("sbc-bench net: error - {msg}")
+}
+
+fn error(msg: &str) {
+    eprintln!("{}", error_line(msg));
+}
+
+/// Interface names that are not valid or that this system does not have, as the error
+/// `net info` and `--iface` print; `Ok` when all exist.
+fn check_ifaces(root: &SysRoot, names: &[String]) -> Result<(), (String, i32)> {
+    if let Some(n) = names.iter().find(|n| !net::valid_name(n)) {
+        return Err((
+            format!("'{n}' is not an interface name"),
+            output::EXIT_USAGE,
+        ));
+    }
+    let have = net::list_interfaces(root);
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| !have.contains(n))
+        .map(String::as_str)
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err((
+            format!("no such interface: {}", missing.join(", ")),
+            output::EXIT_ERROR,
+        ))
+    }
+}
+
 fn info(root: &SysRoot, json: bool, only: &[String]) -> anyhow::Result<i32> {
-    for n in only {
-        if !net::valid_name(n) {
-            eprintln!("Error: '{n}' is not an interface name");
-            return Ok(output::EXIT_USAGE);
-        }
+    if let Err((e, code)) = check_ifaces(root, only) {
+        error(&e);
+        return Ok(code);
     }
     let mut all = net::read_all(root);
     if !only.is_empty() {
         all.retain(|i| only.contains(&i.name));
-        if all.is_empty() {
-            eprintln!("Error: no such interface: {}", only.join(", "));
-            return Ok(output::EXIT_ERROR);
-        }
     }
     if json {
         out(&format!("{}\n", serde_json::to_string_pretty(&all)?));
@@ -287,6 +316,17 @@ fn result_json(
     report::json_document(r, None, extra)
 }
 
+/// Is the other end of the streams on this machine (a loopback address or one of ours)?
+fn peer_is_local(streams: &[StreamInfo]) -> bool {
+    let Some(ip) = streams
+        .first()
+        .and_then(|s| s.remote_host.parse::<std::net::IpAddr>().ok())
+    else {
+        return false;
+    };
+    ip.is_loopback() || sampler::interface_for(ip).is_some()
+}
+
 fn iface_for_streams(common: &CommonArgs, streams: &[StreamInfo]) -> Option<String> {
     if let Some(i) = &common.iface {
         return Some(i.clone());
@@ -305,6 +345,7 @@ fn start_sampler(
 ) -> Sampler {
     let iface = iface_for_streams(common, streams);
     let mut s = Sampler::new(root, iface.as_deref());
+    s.set_peer_local(root.is_host() && peer_is_local(streams));
     s.sample(threads);
     s
 }
@@ -344,18 +385,15 @@ fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
     if a.bytes.is_some() && a.blockcount.is_some() {
         return Err("-n and -k cannot be used together".into());
     }
+    // `-t 0` without `-n`/`-k` runs until stopped (Ctrl-C), as with iperf3.
     let time_s = if a.bytes.is_some() || a.blockcount.is_some() {
         0
     } else {
         a.time
     };
-    if time_s == 0 && a.bytes.is_none() && a.blockcount.is_none() {
-        return Err("-t 0 needs -n or -k".into());
-    }
     let mut cfg = ClientConfig::new(a.host.clone());
     cfg.port = a.common.port;
     cfg.interval_s = a.common.interval;
-    cfg.bind = a.bind;
     cfg.connect_timeout = Duration::from_secs(a.connect_timeout.clamp(1, 600));
     cfg.params = TestParams {
         protocol,
@@ -374,10 +412,25 @@ fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
         burst,
         congestion: a.congestion.clone(),
         udp_counters_64bit: a.udp_counters_64bit,
+        get_server_output: a.get_server_output,
         title: a.title.clone(),
         ..TestParams::default()
     };
     Ok(cfg)
+}
+
+/// `-B`: an address, or a host name resolved to its first address (as iperf3 takes it).
+pub fn resolve_bind(host: &str) -> Result<std::net::IpAddr, String> {
+    if let Ok(ip) = host.parse() {
+        return Ok(ip);
+    }
+    use std::net::ToSocketAddrs;
+    (host, 0)
+        .to_socket_addrs()
+        .map_err(|e| format!("unable to resolve bind address {host}: {e}"))?
+        .next()
+        .map(|a| a.ip())
+        .ok_or_else(|| format!("unable to resolve bind address {host}: no address"))
 }
 
 /// Restrict this thread (and the stream threads it will start) to `-A` CPUs.
@@ -399,15 +452,26 @@ fn apply_affinity(common: &CommonArgs) -> Result<(), String> {
 }
 
 fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
-    let cfg = match client_config(a) {
+    let mut cfg = match client_config(a) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("Error: {e}");
+            error(&e);
             return Ok(output::EXIT_USAGE);
         }
     };
+    cfg.bind = match a.bind.as_deref().map(resolve_bind).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            error(&e);
+            return Ok(output::EXIT_ERROR);
+        }
+    };
+    if let Err((e, code)) = check_ifaces(&ctx.root, a.common.iface.as_slice()) {
+        error(&e);
+        return Ok(code);
+    }
     if let Err(e) = apply_affinity(&a.common) {
-        eprintln!("Error: {e}");
+        error(&e);
         return Ok(output::EXIT_ERROR);
     }
     let json = a.common.json;
@@ -484,6 +548,9 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
                     r.sender_has_retransmits,
                 );
                 out(&report::summary_text(&Layout::of(&r), &s));
+                if let Some(t) = r.peer.as_ref().and_then(|p| p.server_output_text.as_ref()) {
+                    out(&report::server_output_block(t));
+                }
                 out(report::DONE);
                 if diag {
                     out(&render_findings(cpu_line(&r).as_deref(), &findings));
@@ -495,22 +562,33 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
             if json {
                 out(&format!("{}\n", report::json_error(&e.to_string())));
             }
-            eprintln!("sbc-bench net: error - {e}");
+            error(&e.to_string());
             Ok(output::EXIT_ERROR)
         }
     }
 }
 
 fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
+    let bind = match a.bind.as_deref().map(resolve_bind).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            error(&e);
+            return Ok(output::EXIT_ERROR);
+        }
+    };
     let cfg = ServerConfig {
-        bind: a.bind,
+        bind,
         port: a.common.port,
         one_off: a.one_off,
         interval_s: a.common.interval,
         ..ServerConfig::default()
     };
+    if let Err((e, code)) = check_ifaces(&ctx.root, a.common.iface.as_slice()) {
+        error(&e);
+        return Ok(code);
+    }
     if let Err(e) = apply_affinity(&a.common) {
-        eprintln!("Error: {e}");
+        error(&e);
         return Ok(output::EXIT_ERROR);
     }
     let json = a.common.json;
@@ -594,7 +672,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
                 if json {
                     out(&format!("{}\n", report::json_error(&e.to_string())));
                 }
-                eprintln!("sbc-bench net: error - {e}");
+                error(&e.to_string());
             }
         }
     };
@@ -605,7 +683,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
             output::EXIT_OK
         }),
         Err(e) => {
-            eprintln!("sbc-bench net: error - {e}");
+            error(&e.to_string());
             Ok(output::EXIT_ERROR)
         }
     }

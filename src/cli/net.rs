@@ -4,8 +4,6 @@
 //! (`-p -t -P -R -l -O -u -b -w -M -N -C -i -n -k -J -T -1`), so commands users already
 //! type keep working.
 
-use std::net::IpAddr;
-
 use clap::{Args, Subcommand};
 
 use crate::bench::net::units;
@@ -33,7 +31,7 @@ pub enum NetCommand {
     /// Serve iperf3 clients (`iperf3 -c HOST`) and our own, one test at a time.
     Server(ServerArgs),
     /// Test against an iperf3 server (`iperf3 -s`) or `sbc-bench net server`.
-    Client(ClientArgs),
+    Client(Box<ClientArgs>),
 }
 
 /// Options both ends share.
@@ -74,9 +72,9 @@ pub struct ServerArgs {
     /// Common options.
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Listen only on this address (default: every address, as iperf3).
+    /// Listen only on this address or host name (default: every address, as iperf3).
     #[arg(short = 'B', long, value_name = "ADDR")]
-    pub bind: Option<IpAddr>,
+    pub bind: Option<String>,
     /// Serve one test, then exit.
     #[arg(short = '1', long)]
     pub one_off: bool,
@@ -91,7 +89,7 @@ pub struct ClientArgs {
     /// Common options.
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Seconds to transmit.
+    /// Seconds to transmit (0 = until stopped with Ctrl-C).
     #[arg(short = 't', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=86_400), value_name = "SECS")]
     pub time: u32,
     /// Bytes to transmit instead of a time (`100M`).
@@ -140,9 +138,12 @@ pub struct ClientArgs {
     /// 64-bit UDP packet counters.
     #[arg(long)]
     pub udp_counters_64bit: bool,
-    /// Local address to connect from.
+    /// Local address or host name to connect from.
     #[arg(short = 'B', long, value_name = "ADDR")]
-    pub bind: Option<IpAddr>,
+    pub bind: Option<String>,
+    /// Print the server's own output of the test too (iperf3's `--get-server-output`).
+    #[arg(long)]
+    pub get_server_output: bool,
     /// Seconds to wait for the server to accept.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub connect_timeout: u64,
@@ -180,7 +181,7 @@ mod tests {
         match Cli::try_parse_from(v).unwrap().command {
             Some(Command::Net(NetArgs {
                 which: NetCommand::Client(c),
-            })) => c,
+            })) => *c,
             other => panic!("{other:?}"),
         }
     }
@@ -233,8 +234,7 @@ mod tests {
             v.extend_from_slice(&bad);
             assert!(Cli::try_parse_from(v).is_err(), "{bad:?}");
         }
-        assert!(
-            Cli::try_parse_from(["sbc-bench", "net", "server", "--bind", "not-an-ip"]).is_err()
-        );
+        // -B takes host names as iperf3 does; they are resolved when the command runs.
+        assert!(Cli::try_parse_from(["sbc-bench", "net", "server", "--bind", "localhost"]).is_ok());
     }
 }

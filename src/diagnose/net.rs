@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::{Finding, Severity};
 use crate::monitor::stat::Usage;
 use crate::sys::cpu::list;
-use crate::sys::net::Interface;
+use crate::sys::net::{IfaceKind, Interface};
 
 /// One core over the test.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -79,6 +79,9 @@ pub struct NetObservation {
     pub iface: Option<Interface>,
     /// The test ran over loopback.
     pub loopback: bool,
+    /// The other end of the test runs on this machine (loopback, or an address of this
+    /// machine): its CPU use shows in the per-core numbers but not in our threads.
+    pub peer_local: bool,
     /// Seconds between the first and last sample.
     pub duration_s: f64,
     /// Goodput our receiving streams measured, bit/s.
@@ -172,8 +175,13 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
     }
     let goodput = o.rx_bps.into_iter().chain(o.tx_bps).fold(0.0_f64, f64::max);
 
-    // Link.
-    if let Some(i) = o.iface.as_ref().filter(|_| !o.loopback) {
+    // Link: only a physical port has a line rate; a veth, bridge or tunnel reports a
+    // nominal speed (10000 for veth) that says nothing about a wire.
+    if let Some(i) = o
+        .iface
+        .as_ref()
+        .filter(|i| !o.loopback && i.kind == IfaceKind::Physical)
+    {
         if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
             if speed < max {
                 out.push(Finding::new(
@@ -192,7 +200,9 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         }
         if let Some(speed) = i.speed_mbps.filter(|_| goodput > 0.0) {
             let pct = goodput / (f64::from(speed) * 1e6) * 100.0;
-            if pct >= 90.0 {
+            // Above 100 % the traffic did not (only) cross this port, or the driver
+            // reports a wrong speed: no claim about the wire either way.
+            if (90.0..=100.0).contains(&pct) {
                 out.push(Finding::new(
                     "net-at-line-rate",
                     Severity::Info,
@@ -205,10 +215,15 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         }
     }
 
-    // Cores.
-    let irq_top = top_cpu(&o.nic_irqs_per_cpu);
-    let rx_top = top_cpu(&o.net_rx_per_cpu);
-    let nic_cpu = irq_top.or(rx_top).map(|(c, _)| c);
+    // Cores. Only an interface with IRQ lines that counted interrupts during the test
+    // has "the NIC's interrupts" on a core: NET_RX softirqs alone (veth, loopback, a
+    // USB NIC whose IRQ is the controller's) are the receive path of any traffic.
+    let irq_top = o
+        .iface
+        .as_ref()
+        .filter(|i| !i.irqs.is_empty())
+        .and_then(|_| top_cpu(&o.nic_irqs_per_cpu));
+    let nic_cpu = irq_top.map(|(c, _)| c);
     let mut flagged: Vec<u32> = Vec::new();
     for c in &o.cpus {
         let irq = c.usage.irq_pct;
@@ -303,18 +318,31 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             .fold(0.0, |a, b| a + b);
         if ours < c.usage.cpu_pct * 0.5 && c.usage.irq_pct < c.usage.cpu_pct * 0.5 {
             flagged.push(c.cpu);
-            out.push(Finding::new(
-                "net-background-load",
-                Severity::Warning,
-                format!(
-                    "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it the test's own threads: other load competed",
-                    c.cpu,
-                    c.usage.cpu_pct,
-                    c.usage.usr_pct + c.usage.nice_pct,
-                    c.usage.sys_pct,
-                    ours
-                ),
-            ));
+            let head = format!(
+                "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it this side's stream threads",
+                c.cpu,
+                c.usage.cpu_pct,
+                c.usage.usr_pct + c.usage.nice_pct,
+                c.usage.sys_pct,
+                ours
+            );
+            // With the peer on this machine its threads are most of that: not "other
+            // load", and not a finding worth a warning.
+            out.push(if o.peer_local {
+                Finding::new(
+                    "net-background-load",
+                    Severity::Info,
+                    format!(
+                        "{head}; the other end of the test runs on this machine and is not counted as this side, so this is its work and/or other load"
+                    ),
+                )
+            } else {
+                Finding::new(
+                    "net-background-load",
+                    Severity::Warning,
+                    format!("{head}: other load competed"),
+                )
+            });
         }
     }
     // All NIC interrupts on one core, without saturation (yet).
@@ -409,7 +437,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sys::net::{IfaceIrq, IfaceKind, RxQueue};
+    use crate::sys::net::{IfaceIrq, RxQueue};
 
     fn usage(busy: f64, sys: f64, soft: f64) -> Usage {
         Usage {
@@ -643,6 +671,97 @@ mod tests {
             f[0].message
                 .starts_with("cpu1 was 100 % busy during the test (90 % usr, 10 % sys), 3 % of it")
         );
+    }
+
+    /// A veth pair between two namespaces (audit of issue 5): 20 Gbit/s over a "10000
+    /// Mb/s" virtual link, no IRQ lines, NET_RX softirqs on the sender's core. No line
+    /// rate, no "NIC's interrupts".
+    #[test]
+    fn veth_has_no_line_rate_and_no_nic_interrupts() {
+        let mut veth = rock5_itx();
+        veth.name = "veth-a5".into();
+        veth.kind = IfaceKind::Virtual;
+        veth.driver = Some("veth".into());
+        veth.speed_mbps = Some(10000);
+        veth.irqs.clear();
+        let o = NetObservation {
+            iface: Some(veth),
+            duration_s: 3.0,
+            tx_bps: Some(20.06e9),
+            cpus: vec![CpuObs {
+                cpu: 0,
+                usage: usage(100.0, 40.0, 60.0),
+                ..Default::default()
+            }],
+            net_rx_per_cpu: BTreeMap::from([(0, 90_000)]),
+            threads: vec![ThreadObs {
+                id: 1,
+                sender: true,
+                cpus: BTreeMap::from([(0, 3)]),
+                cpu_pct: Some(40.0),
+            }],
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+        for bad in [
+            "net-at-line-rate",
+            "net-thread-shares-irq-core",
+            "net-irq-bound-core",
+            "net-link-downgraded",
+        ] {
+            assert!(!codes.contains(&bad), "{bad}: {f:#?}");
+        }
+        // The same with --iface naming a physical port the traffic did not cross: more
+        // than the line rate is no claim about the wire.
+        let mut o = o;
+        o.iface = Some(rock5_itx());
+        o.nic_irqs_per_cpu = BTreeMap::from([(6, 5000)]);
+        let f = diagnose(&o);
+        assert!(f.iter().all(|f| f.code != "net-at-line-rate"), "{f:#?}");
+        // A physical port with IRQ lines that counted nothing: no IRQ core either.
+        o.nic_irqs_per_cpu = BTreeMap::from([(6, 0)]);
+        let f = diagnose(&o);
+        assert!(
+            f.iter().all(|f| f.code != "net-thread-shares-irq-core"),
+            "{f:#?}"
+        );
+    }
+
+    /// Loopback against a local iperf3 -s: the peer's CPU is not called foreign load.
+    #[test]
+    fn local_peer_load_is_named() {
+        let mut o = NetObservation {
+            loopback: true,
+            peer_local: true,
+            duration_s: 2.0,
+            cpus: vec![CpuObs {
+                cpu: 1,
+                usage: Usage {
+                    cpu_pct: 100.0,
+                    usr_pct: 5.0,
+                    sys_pct: 60.0,
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let f = diagnose(&o);
+        let bg = f.iter().find(|f| f.code == "net-background-load").unwrap();
+        assert_eq!(bg.severity, Severity::Info);
+        assert!(
+            bg.message
+                .contains("the other end of the test runs on this machine"),
+            "{}",
+            bg.message
+        );
+        assert!(!bg.message.contains("other load competed"));
+        o.peer_local = false;
+        o.loopback = false;
+        let f = diagnose(&o);
+        assert!(f[0].message.ends_with("other load competed"), "{f:#?}");
+        assert_eq!(f[0].severity, Severity::Warning);
     }
 
     #[test]

@@ -290,8 +290,12 @@ fn quick_server() -> ServerConfig {
 
 fn iperf3_client(port: u16, extra: &[&str]) -> serde_json::Value {
     let mut c = Proc::new("iperf3");
-    c.args(["-c", "127.0.0.1", "-p", &port.to_string(), "-t", "1", "-J"])
-        .args(extra);
+    c.args(["-c", "127.0.0.1", "-p", &port.to_string(), "-J"]);
+    // iperf3 takes one end condition only.
+    if !extra.iter().any(|a| *a == "-n" || *a == "-k") {
+        c.args(["-t", "1"]);
+    }
+    c.args(extra);
     let out = c.output().expect("iperf3 runs");
     let v = json(&out.stdout);
     assert!(v.get("error").is_none(), "{extra:?}: {}", v["error"]);
@@ -375,6 +379,228 @@ fn our_client_against_our_server() {
     cfg.params.bandwidth_bps = Some(10_000_000);
     let r = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap();
     assert!(r.peer.unwrap().streams[0].packets > 0);
+    srv.stop();
+}
+
+// ---- -n / -k: exactly the budget, as iperf3 ---------------------------------------------
+
+fn sent_bytes(r: &TestReport) -> u64 {
+    r.totals.iter().filter(|t| t.sender).map(|t| t.bytes).sum()
+}
+
+fn received_bytes(r: &TestReport) -> u64 {
+    r.totals.iter().filter(|t| !t.sender).map(|t| t.bytes).sum()
+}
+
+/// Our client and our server send exactly the asked bytes or blocks (whole blocks, all
+/// streams together), in both directions.
+#[test]
+fn bytes_and_blocks_are_exact_against_our_server() {
+    let srv = OurServer::start(quick_server());
+    let run = |bytes: u64, blocks: u64, parallel: u32, reverse: bool, len: u32| {
+        let mut cfg = ClientConfig::new("127.0.0.1");
+        cfg.port = srv.port;
+        cfg.interval_s = 0.0;
+        cfg.params.time_s = 0;
+        cfg.params.bytes = bytes;
+        cfg.params.blocks = blocks;
+        cfg.params.parallel = parallel;
+        cfg.params.reverse = reverse;
+        cfg.params.len = Some(len);
+        run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap()
+    };
+    // 5 MiB in 128 KiB blocks over 3 streams.
+    let r = run(5 << 20, 0, 3, false, 128 << 10);
+    assert_eq!(sent_bytes(&r), 5 << 20);
+    // 1 byte is one whole block, as iperf3 sends it.
+    let r = run(1, 0, 1, false, 128 << 10);
+    assert_eq!(sent_bytes(&r), 128 << 10);
+    // Not a multiple of the block size: rounded up to whole blocks.
+    let r = run(1_000_000, 0, 2, false, 64 << 10);
+    assert_eq!(sent_bytes(&r), 16 * (64 << 10));
+    // -k 100 of 8 KiB.
+    let r = run(0, 100, 2, false, 8 << 10);
+    assert_eq!(sent_bytes(&r), 100 * (8 << 10));
+    // Reverse: the server sends the budget and the client receives all of it.
+    let r = run(3 << 20, 0, 2, true, 128 << 10);
+    assert_eq!(received_bytes(&r), 3 << 20);
+    let r = run(0, 50, 1, true, 128 << 10);
+    assert_eq!(received_bytes(&r), 50 * (128 << 10));
+    // UDP reverse: the server sends exactly the budget; the client ends when all of it
+    // arrived or, with datagrams lost, when data stopped coming.
+    let mut cfg = ClientConfig::new("127.0.0.1");
+    cfg.port = srv.port;
+    cfg.interval_s = 0.0;
+    cfg.params.time_s = 0;
+    cfg.params.bytes = 1 << 20;
+    cfg.params.reverse = true;
+    cfg.params.protocol = Protocol::Udp;
+    cfg.params.len = Some(1024);
+    cfg.params.bandwidth_bps = Some(50_000_000);
+    let r = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap();
+    assert!(received_bytes(&r) <= 1 << 20);
+    let results = srv.stop();
+    assert_eq!(results.len(), 7);
+    let served: Vec<u64> = results
+        .iter()
+        .map(|r| sent_bytes(r.as_ref().unwrap()))
+        .collect();
+    // What our server sent in the three reverse tests.
+    assert_eq!(served[4..], [3 << 20, 50 * (128 << 10), 1 << 20]);
+}
+
+/// Against iperf3 3.12 both ways: our client's `-n`/`-k` and our server's budget in
+/// reverse mode give the exact byte counts iperf3 reports.
+#[test]
+fn bytes_and_blocks_are_exact_with_iperf3() {
+    if !have_iperf3() {
+        return;
+    }
+    let v = our_client_vs_iperf3(&["-n", "20M"]);
+    assert_eq!(v["end"]["sum_sent"]["bytes"].as_u64(), Some(20 << 20));
+    let v = our_client_vs_iperf3(&["-k", "100", "-P", "2"]);
+    assert_eq!(
+        v["end"]["sum_sent"]["bytes"].as_u64(),
+        Some(100 * (128 << 10))
+    );
+    let v = our_client_vs_iperf3(&["-n", "1"]);
+    assert_eq!(v["end"]["sum_sent"]["bytes"].as_u64(), Some(128 << 10));
+    let v = our_client_vs_iperf3(&["-R", "-n", "10M", "-P", "2"]);
+    assert_eq!(v["end"]["sum_received"]["bytes"].as_u64(), Some(10 << 20));
+    let srv = OurServer::start(quick_server());
+    let v = iperf3_client(srv.port, &["-R", "-n", "20M"]);
+    assert_eq!(v["end"]["sum_sent"]["bytes"].as_u64(), Some(20 << 20));
+    assert_eq!(v["end"]["sum_received"]["bytes"].as_u64(), Some(20 << 20));
+    // In reverse mode an iperf3 3.12 client ends a `-k` test on its own count of
+    // received blocks, which on a loaded machine can end it before the server sent them
+    // all (iperf3 against iperf3 too): never more than the budget, usually all of it.
+    let v = iperf3_client(srv.port, &["-R", "-k", "100", "-P", "3"]);
+    let sent = v["end"]["sum_sent"]["bytes"].as_u64().unwrap();
+    assert!(
+        (50 * (128 << 10)..=100 * (128 << 10)).contains(&sent),
+        "{sent}"
+    );
+    // (Not UDP `-R -n` with iperf3 as the client: one lost datagram and it waits forever
+    // for the rest of the budget.)
+    let v = iperf3_client(srv.port, &["-u", "-b", "50M", "-n", "1M", "-l", "1024"]);
+    assert_eq!(v["end"]["sum_sent"]["bytes"].as_u64(), Some(1 << 20));
+    srv.stop();
+}
+
+// ---- control timeouts, early ends, server output ----------------------------------------
+
+/// A listener that accepts and says nothing (or stops after PARAM_EXCHANGE) is given up
+/// on with a clear message instead of a hang.
+#[test]
+fn client_gives_up_on_a_silent_server() {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let mut cfg = ClientConfig::new("127.0.0.1");
+    cfg.port = port;
+    cfg.params.time_s = 1;
+    cfg.connect_timeout = Duration::from_secs(1);
+    // The listener never accepts: the connection waits in its backlog, like a firewall
+    // or proxy that completes the handshake for an address nobody serves.
+    cfg.control_timeout = Duration::from_secs(1);
+    let t = Instant::now();
+    let e = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap_err();
+    assert!(matches!(e, NetError::Timeout(_)), "{e}");
+    assert!(
+        e.to_string()
+            .contains("accepted the connection but sent nothing for 1 s"),
+        "{e}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(5));
+    // Asks for the parameters, then goes quiet.
+    drop(l);
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    cfg.port = l.local_addr().unwrap().port();
+    let h = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let mut c = [0u8; proto::COOKIE_SIZE];
+        s.read_exact(&mut c).unwrap();
+        s.write_all(&[State::ParamExchange.byte()]).unwrap();
+        std::thread::sleep(Duration::from_secs(3));
+        drop(l);
+    });
+    let e = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the server sent nothing for 1 s while the test was being set up"),
+        "{e}"
+    );
+    h.join().unwrap();
+}
+
+/// A stock client that gives up mid-test says IPERF_DONE: the server says the client
+/// ended the test early, in words.
+#[test]
+fn client_ending_early_is_reported_in_words() {
+    let srv = OurServer::start(quick_server());
+    let port = srv.port;
+    let c = cookie();
+    let mut ctrl = raw(port);
+    ctrl.write_all(&c).unwrap();
+    let mut b = [0u8; 1];
+    ctrl.read_exact(&mut b).unwrap();
+    ctrl.write_all(&frame(
+        br#"{"tcp":true,"time":5,"parallel":1,"reverse":1,"len":131072}"#,
+    ))
+    .unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], State::CreateStreams.byte());
+    let mut data = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    data.write_all(&c).unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], State::TestRunning.byte());
+    let mut buf = vec![0u8; 1 << 16];
+    data.read_exact(&mut buf).unwrap();
+    ctrl.write_all(&[State::IperfDone.byte()]).unwrap();
+    // The server closes the control connection once it has ended the test.
+    let _ = read_all(ctrl);
+    drop(data);
+    let results = srv.stop();
+    let e = results[0].as_ref().unwrap_err();
+    assert_eq!(e, "the client ended the test early");
+}
+
+/// `--get-server-output`: our server sends its text output in the results, the way
+/// iperf3 3.12 does, and our client prints it.
+#[test]
+fn server_output_on_request() {
+    let srv = OurServer::start(quick_server());
+    let mut cfg = ClientConfig::new("127.0.0.1");
+    cfg.port = srv.port;
+    cfg.params.time_s = 1;
+    cfg.params.get_server_output = true;
+    let r = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap();
+    let text = r.peer.as_ref().unwrap().server_output_text.clone().unwrap();
+    assert!(
+        text.starts_with("Accepted connection from 127.0.0.1, port "),
+        "{text}"
+    );
+    assert!(
+        text.contains("[ ID] Interval           Transfer     Bitrate\n"),
+        "{text}"
+    );
+    assert!(text.ends_with(" receiver\n"), "{text}");
+    cfg.params.get_server_output = false;
+    let r = run_client(&cfg, &CancellationToken::new(), &mut |_| {}).unwrap();
+    assert!(r.peer.unwrap().server_output_text.is_none());
+    if have_iperf3() {
+        let v = iperf3_client(srv.port, &["--get-server-output"]);
+        let t = v["server_output_text"].as_str().unwrap();
+        // The third test of this server starts with the banner, as with iperf3.
+        assert!(
+            t.starts_with(
+                "-----------------------------------------------------------\nServer listening on "
+            ),
+            "{t}"
+        );
+        assert!(t.contains("(test #3)\n"), "{t}");
+        assert!(t.contains(" receiver\n"), "{t}");
+    }
     srv.stop();
 }
 
@@ -847,11 +1073,107 @@ fn client_errors_are_clear() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("-l must be between"));
+    // Every net error reads like iperf3's `iperf3: error - …`, argument checks included.
     bin()
-        .args(["net", "client", "h", "-t", "0"])
+        .args([
+            "net",
+            "client",
+            "127.0.0.1",
+            "--iface",
+            "nosuch0",
+            "-t",
+            "1",
+        ])
         .assert()
-        .code(2)
-        .stderr(predicate::str::contains("-t 0 needs -n or -k"));
+        .code(1)
+        .stderr(predicate::str::contains(
+            "sbc-bench net: error - no such interface: nosuch0",
+        ));
+    bin()
+        .args(["net", "server", "--iface", "nosuch0", "-1"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no such interface: nosuch0"));
+    bin()
+        .args(["net", "client", "127.0.0.1", "-B", "no-such-host.invalid"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "sbc-bench net: error - unable to resolve bind address no-such-host.invalid",
+        ));
+    bin()
+        .args(["net", "server", "-B", "no-such-host.invalid", "-1"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "sbc-bench net: error - unable to resolve bind address no-such-host.invalid",
+        ));
+}
+
+/// `-B` takes a host name, as iperf3's does.
+#[test]
+fn bind_takes_a_host_name() {
+    let srv = OurServer::start(quick_server());
+    bin()
+        .args([
+            "net",
+            "client",
+            "127.0.0.1",
+            "-p",
+            &srv.port.to_string(),
+            "-t",
+            "1",
+            "-B",
+            "localhost",
+            "--no-diagnose",
+        ])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("iperf Done."));
+    srv.stop();
+}
+
+/// `-t 0` runs until stopped, and stopping (SIGINT) still ends with the summary.
+#[test]
+fn zero_time_runs_until_stopped() {
+    let srv = OurServer::start(quick_server());
+    let mut c = Proc::new(bin_path())
+        .args([
+            "net",
+            "client",
+            "127.0.0.1",
+            "-p",
+            &srv.port.to_string(),
+            "-t",
+            "0",
+            "-i",
+            "0",
+            "--no-diagnose",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(c.try_wait().unwrap().is_none(), "still running after 1.5 s");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(c.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = c.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(" sender\n"), "{text}");
+    assert!(text.contains("iperf Done."), "{text}");
+    let results = srv.stop();
+    assert!(results[0].is_ok(), "{:?}", results[0]);
 }
 
 /// The ROCK 5 ITX RX test of the review, replayed on its fixture: interrupts before and

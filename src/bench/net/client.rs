@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec};
+use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamFailure, StreamSpec};
 use super::proto::{
     self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, TestParams,
 };
@@ -32,8 +32,13 @@ pub struct ClientConfig {
     pub interval_s: f64,
     /// Local address to bind the connections to.
     pub bind: Option<IpAddr>,
-    /// Give up connecting after this long.
+    /// Give up connecting after this long, and waiting for the server's first message
+    /// after the connection is up (a listener that accepts and says nothing is not an
+    /// iperf3 server).
     pub connect_timeout: Duration,
+    /// Longest wait for each of the server's later messages while the test is set up and
+    /// torn down (not while data flows).
+    pub control_timeout: Duration,
 }
 
 impl ClientConfig {
@@ -50,6 +55,7 @@ impl ClientConfig {
             interval_s: 1.0,
             bind: None,
             connect_timeout: Duration::from_secs(10),
+            control_timeout: CONTROL_TIMEOUT,
         }
     }
 }
@@ -213,6 +219,52 @@ fn poll_state(ctrl: &mut TcpStream, timeout: Duration) -> Result<Option<State>, 
     }
 }
 
+/// Wait for the server's next state byte, for at most `limit`.
+fn wait_state(
+    ctrl: &mut TcpStream,
+    cancel: &CancellationToken,
+    limit: Duration,
+) -> Result<State, NetError> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(NetError::Interrupted);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(NetError::Timeout("the server sent nothing".into()));
+        }
+        let wait = (deadline - now).min(Duration::from_millis(200));
+        if let Some(s) = poll_state(ctrl, wait)? {
+            return Ok(s);
+        }
+    }
+}
+
+/// A data connection of ours that failed in a way only this side causes (aborted or
+/// timed out here, not closed or reset by the peer): when the control connection then
+/// breaks too, this is the cause to report.
+pub fn local_stream_failure(f: &StreamFailure) -> bool {
+    f.errno != 0 && f.errno != libc::ECONNRESET && f.errno != libc::EPIPE
+}
+
+/// The server broke off the test (closed the control connection or reported an error)
+/// while data flowed. When one of our own data connections failed here first (aborted
+/// locally, not closed by the peer), that is the cause: the server only reacted to it.
+fn blame(engine: &mut Engine, e: NetError) -> NetError {
+    let deadline = Instant::now() + Duration::from_millis(300);
+    let mut failure = engine.failure();
+    while failure.is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        failure = engine.failure();
+    }
+    engine.stop_all();
+    match failure {
+        Some(f) if local_stream_failure(&f) => NetError::StreamLost(f),
+        _ => e,
+    }
+}
+
 /// Turn a state the server should not send now into the matching error.
 fn server_state_error(ctrl: &mut TcpStream, s: State) -> NetError {
     match s {
@@ -222,7 +274,8 @@ fn server_state_error(ctrl: &mut TcpStream, s: State) -> NetError {
             Ok((i, e)) => NetError::Server(proto::describe_error(i, e)),
             Err(e) => e.into(),
         },
-        other => NetError::Unexpected(format!("{other:?}")),
+        State::IperfDone => NetError::PeerEndedEarly("server"),
+        other => NetError::Unexpected(other.wire_name().to_string()),
     }
 }
 
@@ -256,14 +309,13 @@ pub fn run_client(
         let first = proto::write_cookie(&mut ctrl, &cookie)
             .map_err(NetError::from)
             .and_then(|_| {
-                loop {
-                    if cancel.is_cancelled() {
-                        return Err(NetError::Interrupted);
-                    }
-                    if let Some(s) = poll_state(&mut ctrl, Duration::from_millis(200))? {
-                        return Ok(s);
-                    }
-                }
+                wait_state(&mut ctrl, cancel, cfg.connect_timeout).map_err(|e| match e {
+                    NetError::Timeout(_) => NetError::Timeout(format!(
+                        "{server} accepted the connection but sent nothing for {} s: is an iperf3 server listening there?",
+                        cfg.connect_timeout.as_secs_f64()
+                    )),
+                    e => e,
+                })
             });
         match first {
             Ok(s) => break (ctrl, server, cookie, s),
@@ -315,10 +367,17 @@ pub fn run_client(
         }
         let state = match next_state.take() {
             Some(s) => s,
-            None => match poll_state(&mut ctrl, Duration::from_millis(200))? {
-                Some(s) => s,
-                None => continue,
-            },
+            None => wait_state(&mut ctrl, cancel, cfg.control_timeout).map_err(|e| match e {
+                NetError::Timeout(_) => NetError::Timeout(format!(
+                    "the server sent nothing for {} s while the test was being set up",
+                    cfg.control_timeout.as_secs_f64()
+                )),
+                NetError::Interrupted => {
+                    terminate(&mut ctrl);
+                    NetError::Interrupted
+                }
+                e => e,
+            })?,
         };
         match state {
             State::ParamExchange => {
@@ -375,6 +434,11 @@ pub fn run_client(
                             Protocol::Tcp => params.bandwidth_bps,
                         },
                         udp64: params.udp_counters_64bit,
+                        send_budget: EngineConfig::budget_of(
+                            params.bytes,
+                            params.blocks,
+                            params.blksize(),
+                        ),
                     },
                     specs,
                 ));
@@ -416,11 +480,24 @@ pub fn run_client(
         .then(|| start + Duration::from_secs(u64::from(params.time_s) + u64::from(params.omit_s)));
     let mut next_tick = interval.map(|i| start + i);
     let mut first = true;
+    let budget = EngineConfig::budget_of(params.bytes, params.blocks, params.blksize());
+    // `-t 0` without `-n`/`-k`: until stopped, and stopping ends the test with results.
+    let until_stopped = params.time_s == 0 && budget.is_none();
+    let mut stopped = false;
+    // Reverse `-n`/`-k` over UDP: lost datagrams never arrive, so the received count may
+    // stay below the budget after the server has sent it all. Data that stopped coming for
+    // this long ends the test too.
+    const BUDGET_STALL: Duration = Duration::from_secs(2);
+    let mut last_rx = (0u64, Instant::now());
     loop {
         if cancel.is_cancelled() {
-            terminate(&mut ctrl);
-            engine.stop_all();
-            return Err(NetError::Interrupted);
+            if until_stopped {
+                stopped = true;
+            } else {
+                terminate(&mut ctrl);
+                engine.stop_all();
+                return Err(NetError::Interrupted);
+            }
         }
         if let Some(f) = engine.failure() {
             terminate(&mut ctrl);
@@ -428,13 +505,22 @@ pub fn run_client(
             return Err(NetError::StreamLost(f));
         }
         let now = Instant::now();
-        let (moved, _) = engine.bytes_so_far();
-        let bytes_done = omit_end.is_none() && params.bytes > 0 && moved >= params.bytes;
-        let blocks_done = omit_end.is_none()
-            && params.blocks > 0
-            && moved >= params.blocks.saturating_mul(u64::from(params.blksize()));
+        // With `-n`/`-k` the sending side stops at the budget (our senders, or in reverse
+        // mode the server's): the test ends when it is sent, or all of it arrived here.
+        let budget_done = omit_end.is_none()
+            && budget.is_some_and(|b| match direction {
+                Direction::ServerToClient => {
+                    let (all, sent) = engine.bytes_so_far();
+                    let got = all - sent;
+                    if got != last_rx.0 {
+                        last_rx = (got, now);
+                    }
+                    got >= b || (got > 0 && now.duration_since(last_rx.1) >= BUDGET_STALL)
+                }
+                _ => engine.budget_spent(),
+            });
         let time_done = test_end.is_some_and(|t| now >= t);
-        if time_done || bytes_done || blocks_done {
+        if time_done || budget_done || stopped {
             end_of_data(
                 &mut engine,
                 on,
@@ -463,13 +549,25 @@ pub fn run_client(
                 .then(|| restart + Duration::from_secs(u64::from(params.time_s)));
             continue;
         }
-        let mut until = now + Duration::from_millis(50);
+        let step = if budget.is_some() { 5 } else { 50 };
+        let mut until = now + Duration::from_millis(step);
         for t in [next_tick, omit_end, test_end].into_iter().flatten() {
             until = until.min(t);
         }
-        if let Some(s) = poll_state(&mut ctrl, until.saturating_duration_since(now))? {
-            engine.stop_all();
-            return Err(server_state_error(&mut ctrl, s));
+        let polled = if until_stopped {
+            // Wake up at once when stopped.
+            let wait = until.saturating_duration_since(now);
+            poll_state(&mut ctrl, wait.min(Duration::from_millis(20)))
+        } else {
+            poll_state(&mut ctrl, until.saturating_duration_since(now))
+        };
+        match polled {
+            Ok(None) => {}
+            Ok(Some(s)) => {
+                let e = server_state_error(&mut ctrl, s);
+                return Err(blame(&mut engine, e));
+            }
+            Err(e) => return Err(blame(&mut engine, e)),
         }
     }
     let cpu = cpu_mark.util();
@@ -481,9 +579,10 @@ pub fn run_client(
     let has_retr = engine.sender_has_retransmits();
     let congestion = engine.congestion();
     let mut peer: Option<PeerResults> = None;
-    let deadline = Instant::now() + CONTROL_TIMEOUT;
+    let deadline = Instant::now() + cfg.control_timeout;
     loop {
-        if cancel.is_cancelled() {
+        // A test run until stopped was stopped by this very cancellation: finish it.
+        if cancel.is_cancelled() && !stopped {
             terminate(&mut ctrl);
             return Err(NetError::Interrupted);
         }
@@ -507,10 +606,14 @@ pub fn run_client(
                     &totals,
                 );
                 proto::write_json(&mut ctrl, &ours.to_json())?;
-                ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
+                ctrl.set_read_timeout(Some(cfg.control_timeout))
                     .map_err(io("control connection"))?;
                 let body = proto::read_frame(&mut ctrl, MAX_RESULTS_JSON)?;
-                let theirs = proto::parse_results(&body)?;
+                let mut theirs = proto::parse_results(&body)?;
+                // iperf3 3.12 servers keep sending their output once one client asked.
+                if !params.get_server_output {
+                    theirs.server_output_text = None;
+                }
                 for s in &theirs.streams {
                     if !totals.iter().any(|t| t.id == s.id) {
                         return Err(NetError::Server(format!(
@@ -608,6 +711,23 @@ mod tests {
     fn iperf3_stream_ids() {
         let ids: Vec<i64> = (0..5).map(stream_id).collect();
         assert_eq!(ids, vec![1, 3, 4, 5, 6]);
+    }
+
+    /// Our receiving data socket aborted here (`ss -K`: ECONNABORTED) is our side's
+    /// failure; a peer that closed or reset the connection is the server's.
+    #[test]
+    fn which_side_a_lost_stream_blames() {
+        let f = |errno| StreamFailure {
+            id: 1,
+            sender: false,
+            errno,
+            message: String::new(),
+        };
+        assert!(local_stream_failure(&f(libc::ECONNABORTED)));
+        assert!(local_stream_failure(&f(libc::ETIMEDOUT)));
+        assert!(!local_stream_failure(&f(0)));
+        assert!(!local_stream_failure(&f(libc::ECONNRESET)));
+        assert!(!local_stream_failure(&f(libc::EPIPE)));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -282,9 +282,52 @@ struct Flags {
     stop_send: AtomicBool,
     stop_all: AtomicBool,
     failure: Mutex<Option<StreamFailure>>,
+    /// In the omit period: a spent budget waits for the reset at its end.
+    omitting: AtomicBool,
+    /// Bytes the sending threads have claimed from [`EngineConfig::send_budget`], whole
+    /// blocks at a time, all streams together.
+    claimed: AtomicU64,
+    /// Sending threads that have not yet stopped because the budget is spent.
+    senders_left: AtomicUsize,
+}
+
+/// What a sending thread may do next under the send budget.
+enum Claim {
+    /// Send one more block.
+    Go,
+    /// The budget is spent in the omit period: wait for its reset.
+    Wait,
+    /// The budget is spent: stop.
+    Done,
 }
 
 impl Flags {
+    /// Claim one block of `blksize` bytes from the shared budget (iperf3's `-n`/`-k`):
+    /// a block may start while less than the budget has been claimed, so the streams
+    /// together send `ceil(budget / blksize)` blocks, as iperf3 does.
+    fn claim(&self, budget: Option<u64>, blksize: u64) -> Claim {
+        let Some(budget) = budget else {
+            return Claim::Go;
+        };
+        let before = self.claimed.fetch_add(blksize, Ordering::SeqCst);
+        if before < budget {
+            return Claim::Go;
+        }
+        // Give the claim back so the total stays exact.
+        self.claimed.fetch_sub(blksize, Ordering::SeqCst);
+        if self.omitting.load(Ordering::SeqCst) {
+            Claim::Wait
+        } else {
+            Claim::Done
+        }
+    }
+
+    /// Wait (at most a few ms) after a spent budget in the omit period; `false` to stop.
+    fn wait_for_budget(&self) -> bool {
+        std::thread::sleep(Duration::from_millis(2));
+        !self.stop_send.load(Ordering::Relaxed)
+    }
+
     fn fail(&self, id: i64, sender: bool, what: &str, e: Option<&io::Error>) {
         if !self.counting.load(Ordering::SeqCst) {
             // The test is ending; peers close their sockets at different moments.
@@ -345,6 +388,22 @@ pub struct EngineConfig {
     pub rate_bps: Option<u64>,
     /// 64-bit UDP counters.
     pub udp64: bool,
+    /// Bytes all sending streams together send before they stop (iperf3's `-n`, or `-k`
+    /// times the block size), counted after the omit period; `None`: until stopped.
+    pub send_budget: Option<u64>,
+}
+
+impl EngineConfig {
+    /// The send budget of a test: `-n` bytes, or `-k` blocks of `blksize` bytes.
+    pub fn budget_of(bytes: u64, blocks: u64, blksize: u32) -> Option<u64> {
+        if bytes > 0 {
+            Some(bytes)
+        } else if blocks > 0 {
+            Some(blocks.saturating_mul(u64::from(blksize.max(1))))
+        } else {
+            None
+        }
+    }
 }
 
 /// Running streams.
@@ -421,7 +480,12 @@ impl Engine {
     pub fn start(&mut self, omitting: bool) -> io::Result<()> {
         let now = Instant::now();
         self.omitting = omitting;
+        self.flags.omitting.store(omitting, Ordering::SeqCst);
         self.flags.counting.store(true, Ordering::SeqCst);
+        self.flags.senders_left.store(
+            self.streams.iter().filter(|s| s.info.sender).count(),
+            Ordering::SeqCst,
+        );
         for s in &mut self.streams {
             s.start = now;
             s.last_tick = now;
@@ -494,6 +558,15 @@ impl Engine {
             }
         }
         (all, sent)
+    }
+
+    /// Has the send budget ([`EngineConfig::send_budget`]) been sent in full, every
+    /// sending thread stopped? `false` without a budget or without sending streams.
+    pub fn budget_spent(&self) -> bool {
+        self.cfg.send_budget.is_some()
+            && self.started
+            && self.streams.iter().any(|s| s.info.sender)
+            && self.flags.senders_left.load(Ordering::SeqCst) == 0
     }
 
     /// Measure the interval since the last tick.
@@ -606,6 +679,10 @@ impl Engine {
     pub fn end_omit(&mut self) {
         let now = Instant::now();
         self.omitting = false;
+        // The budget counts from here (iperf3 resets its byte count after the omit
+        // period); senders waiting on a budget spent while omitting go on.
+        self.flags.claimed.store(0, Ordering::SeqCst);
+        self.flags.omitting.store(false, Ordering::SeqCst);
         for s in &mut self.streams {
             let c = &s.counters;
             s.base.bytes = c.bytes.load(Ordering::Relaxed);
@@ -767,27 +844,67 @@ fn pace(rate_bps: Option<u64>, start: Instant, sent: u64, flags: &Flags) -> bool
     }
 }
 
+/// Marks a sending thread as stopped by the spent budget when it returns that way.
+struct SenderExit<'a> {
+    flags: &'a Flags,
+    budget_spent: bool,
+}
+
+impl Drop for SenderExit<'_> {
+    fn drop(&mut self) {
+        if self.budget_spent {
+            self.flags.senders_left.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
 fn tcp_send(sock: &TcpStream, c: &Counters, f: &Flags, id: i64, cfg: EngineConfig, start: Instant) {
     let buf = payload(cfg.blksize);
     let mut w = sock;
     let mut sent = 0u64;
-    while !f.stop_send.load(Ordering::Relaxed) {
+    let mut exit = SenderExit {
+        flags: f,
+        budget_spent: false,
+    };
+    'blocks: while !f.stop_send.load(Ordering::Relaxed) {
         if !pace(cfg.rate_bps, start, sent, f) {
             break;
         }
-        match w.write(&buf) {
-            Ok(0) => {
-                f.fail(id, true, "the data connection was closed", None);
+        match f.claim(cfg.send_budget, buf.len() as u64) {
+            Claim::Go => {}
+            Claim::Wait => {
+                if f.wait_for_budget() {
+                    continue;
+                }
                 break;
             }
-            Ok(n) => {
-                sent += n as u64;
-                c.bytes.fetch_add(n as u64, Ordering::Relaxed);
-            }
-            Err(e) if is_timeout(&e) => {}
-            Err(e) => {
-                f.fail(id, true, "unable to write to the data connection", Some(&e));
+            Claim::Done => {
+                exit.budget_spent = true;
                 break;
+            }
+        }
+        // A whole block, as iperf3 sends it: a short write is completed first.
+        let mut off = 0;
+        while off < buf.len() {
+            match w.write(&buf[off..]) {
+                Ok(0) => {
+                    f.fail(id, true, "the data connection was closed", None);
+                    break 'blocks;
+                }
+                Ok(n) => {
+                    off += n;
+                    sent += n as u64;
+                    c.bytes.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                Err(e) if is_timeout(&e) => {
+                    if f.stop_send.load(Ordering::Relaxed) {
+                        break 'blocks;
+                    }
+                }
+                Err(e) => {
+                    f.fail(id, true, "unable to write to the data connection", Some(&e));
+                    break 'blocks;
+                }
             }
         }
     }
@@ -825,9 +942,26 @@ fn udp_send(sock: &UdpSocket, c: &Counters, f: &Flags, id: i64, cfg: EngineConfi
     let mut buf = payload(cfg.blksize.max(16));
     let mut sent = 0u64;
     let mut count: u64 = 0;
+    let mut exit = SenderExit {
+        flags: f,
+        budget_spent: false,
+    };
     while !f.stop_send.load(Ordering::Relaxed) {
         if !pace(cfg.rate_bps, start, sent, f) {
             break;
+        }
+        match f.claim(cfg.send_budget, buf.len() as u64) {
+            Claim::Go => {}
+            Claim::Wait => {
+                if f.wait_for_budget() {
+                    continue;
+                }
+                break;
+            }
+            Claim::Done => {
+                exit.budget_spent = true;
+                break;
+            }
         }
         count += 1;
         let (sec, usec) = sockopt::monotonic_now();
@@ -850,8 +984,12 @@ fn udp_send(sock: &UdpSocket, c: &Counters, f: &Flags, id: i64, cfg: EngineConfi
                     || e.kind() == io::ErrorKind::ConnectionRefused =>
             {
                 // A full queue or an ICMP "port unreachable" from a previous datagram:
-                // this datagram is lost, as with iperf3.
+                // this datagram is lost, as with iperf3; its share of the budget is
+                // sent again.
                 count -= 1;
+                if cfg.send_budget.is_some() {
+                    f.claimed.fetch_sub(buf.len() as u64, Ordering::SeqCst);
+                }
             }
             Err(e) => {
                 f.fail(id, true, "unable to send a datagram", Some(&e));
@@ -1017,6 +1155,62 @@ mod tests {
         assert_eq!(host_string(&b), "fe80::1");
     }
 
+    /// `-n`: three streams together send whole blocks up to the budget, then stop.
+    #[test]
+    fn send_budget_is_exact_across_streams() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let blksize = 16 * 1024;
+        let budget = 40 * blksize as u64 + 1; // 41 blocks, as iperf3 rounds up
+        let mut tx_specs = Vec::new();
+        let mut rx_specs = Vec::new();
+        for id in 1..=3 {
+            let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+            let (b, _) = l.accept().unwrap();
+            tx_specs.push(StreamSpec {
+                id,
+                sender: true,
+                sock: DataSocket::Tcp(a),
+            });
+            rx_specs.push(StreamSpec {
+                id,
+                sender: false,
+                sock: DataSocket::Tcp(b),
+            });
+        }
+        let cfg = EngineConfig {
+            protocol: Protocol::Tcp,
+            blksize,
+            rate_bps: None,
+            udp64: false,
+            send_budget: Some(budget),
+        };
+        let mut rx = Engine::new(cfg, rx_specs);
+        let mut tx = Engine::new(cfg, tx_specs);
+        assert!(!tx.budget_spent(), "not before the start");
+        rx.start(false).unwrap();
+        tx.start(false).unwrap();
+        let t = Instant::now();
+        while !tx.budget_spent() {
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "senders never stopped"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(
+            tx.bytes_so_far(),
+            (41 * blksize as u64, 41 * blksize as u64)
+        );
+        tx.finish_sending();
+        let sent: u64 = tx.totals().iter().map(|t| t.bytes).sum();
+        assert_eq!(sent, 41 * blksize as u64);
+        tx.stop_all();
+        rx.stop_all();
+        assert_eq!(EngineConfig::budget_of(0, 0, 1000), None);
+        assert_eq!(EngineConfig::budget_of(5, 7, 1000), Some(5));
+        assert_eq!(EngineConfig::budget_of(0, 7, 1000), Some(7000));
+    }
+
     #[test]
     fn loopback_tcp_pair_counts_and_stops() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -1027,6 +1221,7 @@ mod tests {
             blksize: 64 * 1024,
             rate_bps: None,
             udp64: false,
+            send_budget: None,
         };
         let mut tx = Engine::new(
             cfg,

@@ -174,6 +174,10 @@ pub enum NetError {
     /// The client was stopped.
     #[error("the client has terminated")]
     ClientTerminated,
+    /// The peer said the test is over (`IPERF_DONE`) while data still flowed: it gave up
+    /// on the test, usually because one of its data connections failed.
+    #[error("the {0} ended the test early")]
+    PeerEndedEarly(&'static str),
     /// The peer closed the control connection in the middle of a test.
     #[error("the {0} has unexpectedly closed the connection")]
     ControlClosed(&'static str),

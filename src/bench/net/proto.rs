@@ -96,6 +96,25 @@ pub enum State {
 }
 
 impl State {
+    /// iperf3's name of the state (`IPERF_DONE`), for messages.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::TestStart => "TEST_START",
+            Self::TestRunning => "TEST_RUNNING",
+            Self::TestEnd => "TEST_END",
+            Self::ParamExchange => "PARAM_EXCHANGE",
+            Self::CreateStreams => "CREATE_STREAMS",
+            Self::ServerTerminate => "SERVER_TERMINATE",
+            Self::ClientTerminate => "CLIENT_TERMINATE",
+            Self::ExchangeResults => "EXCHANGE_RESULTS",
+            Self::DisplayResults => "DISPLAY_RESULTS",
+            Self::IperfStart => "IPERF_START",
+            Self::IperfDone => "IPERF_DONE",
+            Self::AccessDenied => "ACCESS_DENIED",
+            Self::ServerError => "SERVER_ERROR",
+        }
+    }
+
     /// The byte on the wire.
     pub fn byte(self) -> u8 {
         let v: i8 = match self {

@@ -577,6 +577,12 @@ pub fn listening_text(port: u16, test_number: u32) -> String {
     )
 }
 
+/// The server's own output a client asked for (`--get-server-output`), as iperf3 prints
+/// it after the summary.
+pub fn server_output_block(text: &str) -> String {
+    format!("\nServer output:\n{text}\n")
+}
+
 /// `Accepted connection from …, port …`.
 pub fn accepted_text(host: &str, port: u16) -> String {
     format!("Accepted connection from {host}, port {port}\n")
@@ -751,6 +757,9 @@ struct JDoc<'a> {
     start: JStart<'a>,
     intervals: Vec<JInterval<'a>>,
     end: JEnd,
+    /// The server's text output, when the client asked for it (`--get-server-output`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_output_text: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
     /// Our additions (findings); iperf3 parsers ignore unknown keys.
@@ -1028,6 +1037,10 @@ pub fn json_document(
             sender_tcp_congestion: snd_cc,
             receiver_tcp_congestion: rcv_cc,
         },
+        server_output_text: r
+            .peer
+            .as_ref()
+            .and_then(|p| p.server_output_text.as_deref()),
         error,
         sbc_bench: extra,
     };

@@ -71,6 +71,7 @@ pub struct Sampler {
     start: Instant,
     samples: Vec<SystemSample>,
     ethtool_before: Option<BTreeMap<String, u64>>,
+    peer_local: bool,
 }
 
 impl Sampler {
@@ -93,7 +94,13 @@ impl Sampler {
             start: Instant::now(),
             samples: Vec::new(),
             ethtool_before,
+            peer_local: false,
         }
+    }
+
+    /// The other end of the test runs on this machine (its address is one of ours).
+    pub fn set_peer_local(&mut self, yes: bool) {
+        self.peer_local = yes;
     }
 
     /// The interface being watched.
@@ -161,7 +168,8 @@ impl Sampler {
             (Some(i), Some(_)) => net::ethtool::stats(&i.name),
             _ => None,
         };
-        observe(
+        let peer_local = self.peer_local;
+        let mut o = observe(
             &self.root,
             self.iface,
             &self.policies,
@@ -172,7 +180,9 @@ impl Sampler {
             rx_bps,
             tx_bps,
             retransmits,
-        )
+        );
+        o.peer_local |= peer_local;
+        o
     }
 }
 
@@ -216,10 +226,12 @@ pub fn observe(
     let (first, last) = match (samples.first(), samples.last()) {
         (Some(a), Some(b)) => (a, b),
         _ => {
+            let loopback = iface
+                .as_ref()
+                .is_some_and(|i| i.kind == net::IfaceKind::Loopback);
             return NetObservation {
-                loopback: iface
-                    .as_ref()
-                    .is_some_and(|i| i.kind == net::IfaceKind::Loopback),
+                loopback,
+                peer_local: loopback,
                 iface,
                 rx_bps,
                 tx_bps,
@@ -308,10 +320,12 @@ pub fn observe(
         }
     }
     let duration_s = last.at_s - first.at_s;
+    let loopback = iface
+        .as_ref()
+        .is_some_and(|i| i.kind == net::IfaceKind::Loopback);
     NetObservation {
-        loopback: iface
-            .as_ref()
-            .is_some_and(|i| i.kind == net::IfaceKind::Loopback),
+        loopback,
+        peer_local: loopback,
         iface,
         duration_s,
         rx_bps,

@@ -23,6 +23,7 @@ use super::proto::{
     self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, ProtoError, Protocol, State,
     TestParams, ierr,
 };
+use super::report;
 use super::sockopt::CpuMark;
 use super::{NetError, NetEvent, Role, TestReport};
 use crate::shutdown::CancellationToken;
@@ -246,6 +247,7 @@ pub fn serve_on(
                     rx: &rx,
                     cancel,
                     port,
+                    test_number: served + 1,
                 };
                 let result = run_test(&ctx, &mut ctrl, peer, on);
                 // Free before closing: a client that sees the close may connect at once.
@@ -282,6 +284,8 @@ struct Ctx<'a> {
     rx: &'a Receiver<Incoming>,
     cancel: &'a CancellationToken,
     port: u16,
+    /// Tests served so far, this one included.
+    test_number: u32,
 }
 
 /// Restores the listener's socket options when the streams are in.
@@ -370,6 +374,47 @@ fn check_control(ctrl: &mut TcpStream, wait: Duration) -> Result<Option<State>, 
     }
 }
 
+/// What the server prints for one test, from "Accepted connection" to its summary: the
+/// text iperf3 sends a client that asked for it (`--get-server-output`, the results'
+/// `server_output_text`). Like iperf3 3.12, from the second test on it starts with the
+/// "Server listening" banner printed before the test.
+pub fn server_output_text(
+    (port, test_number): (u16, u32),
+    peer: &SocketAddr,
+    params: &TestParams,
+    streams: &[engine::StreamInfo],
+    intervals: &[Interval],
+    totals: &[engine::StreamTotals],
+    sender_has_retransmits: bool,
+) -> String {
+    let layout = report::Layout {
+        role: Role::Server,
+        protocol: params.protocol,
+        direction: params.direction(),
+        parallel: params.parallel,
+    };
+    let mut s = if test_number > 1 {
+        report::listening_text(port, test_number)
+    } else {
+        String::new()
+    };
+    s.push_str(&report::accepted_text(&host_string(peer), peer.port()));
+    for i in streams {
+        s.push_str(&report::connected_text(i));
+    }
+    for (n, iv) in intervals.iter().enumerate() {
+        s.push_str(&report::interval_text(
+            &layout,
+            iv,
+            n == 0,
+            sender_has_retransmits,
+        ));
+    }
+    let sum = report::summarize(streams, totals, None, sender_has_retransmits);
+    s.push_str(&report::summary_text(&layout, &sum));
+    s
+}
+
 fn run_test(
     ctx: &Ctx<'_>,
     ctrl: &mut TcpStream,
@@ -432,7 +477,8 @@ fn run_test(
                 }
                 if let Some(s) = check_control(ctrl, Duration::ZERO)? {
                     return Err(NetError::Unexpected(format!(
-                        "{s:?} while connecting streams"
+                        "{} while connecting streams",
+                        s.wire_name()
                     )));
                 }
                 match ctx.rx.recv_timeout(Duration::from_millis(50)) {
@@ -482,7 +528,8 @@ fn run_test(
                 }
                 if let Some(s) = check_control(ctrl, Duration::ZERO)? {
                     return Err(NetError::Unexpected(format!(
-                        "{s:?} while connecting streams"
+                        "{} while connecting streams",
+                        s.wire_name()
                     )));
                 }
                 pending
@@ -519,6 +566,7 @@ fn run_test(
             blksize: params.blksize() as usize,
             rate_bps: params.bandwidth_bps,
             udp64: params.udp_counters_64bit,
+            send_budget: EngineConfig::budget_of(params.bytes, params.blocks, params.blksize()),
         },
         specs,
     );
@@ -613,9 +661,17 @@ fn run_test(
         match check_control(ctrl, until.saturating_duration_since(now)) {
             Ok(None) | Ok(Some(State::TestStart)) => {}
             Ok(Some(State::TestEnd)) => break,
+            Ok(Some(State::IperfDone)) => {
+                // A stock client that lost a data connection says IPERF_DONE and leaves.
+                engine.stop_all();
+                return Err(NetError::PeerEndedEarly("client"));
+            }
             Ok(Some(other)) => {
                 fail(ctrl, &mut engine, ierr::IEMESSAGE, 0);
-                return Err(NetError::Unexpected(format!("{other:?} during the test")));
+                return Err(NetError::Unexpected(format!(
+                    "{} during the test",
+                    other.wire_name()
+                )));
             }
             Err(e) => {
                 engine.stop_all();
@@ -658,13 +714,25 @@ fn run_test(
             bad.id
         )));
     }
-    let ours = engine::peer_results(
+    let mut ours = engine::peer_results(
         &cpu,
         direction != Direction::ClientToServer,
         has_retr,
         congestion.clone(),
         &totals,
     );
+    if params.get_server_output {
+        // `iperf3 -c --get-server-output` prints this under "Server output:".
+        ours.server_output_text = Some(server_output_text(
+            (ctx.port, ctx.test_number),
+            &peer,
+            &params,
+            &infos,
+            &intervals,
+            &totals,
+            has_retr,
+        ));
+    }
     proto::write_json(ctrl, &ours.to_json())?;
     proto::write_state(ctrl, State::DisplayResults)?;
     // IPERF_DONE, or the client just closing, both end the test.
