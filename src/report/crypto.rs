@@ -98,7 +98,7 @@ pub fn aes_section(heading: &str, r: &AesResults) -> String {
         s.push_str(&table(&o.rows));
     }
     for e in &r.errors {
-        let _ = writeln!(s, "Failed: {e}");
+        let _ = writeln!(s, "{}", error_line(e));
     }
     s
 }
@@ -237,6 +237,15 @@ fn native_section(r: &CompressResults, all_cpus: &[u32]) -> String {
     s
 }
 
+/// One entry of a result's `errors`: benchmarks mark what is only worth knowing with a
+/// `note: ` prefix (said as `Note: …`); everything else failed.
+fn error_line(e: &str) -> String {
+    match e.strip_prefix("note: ") {
+        Some(n) => format!("Note: {n}"),
+        None => format!("Failed: {e}"),
+    }
+}
+
 /// sbc-bench's summary line: `7-zip total scores (3 consecutive runs): 14527,14540,14616,
 /// single-threaded: 2558`.
 pub fn sevenzip_summary(z: &SevenZipResults) -> Option<String> {
@@ -304,7 +313,7 @@ pub fn compress_section(r: &CompressResults, all_cpus: &[u32]) -> String {
         summary.push(l);
     }
     for e in &r.errors {
-        summary.push(format!("Failed: {e}"));
+        summary.push(error_line(e));
     }
     if !summary.is_empty() {
         s.push('\n');
@@ -673,5 +682,11 @@ mod tests {
         assert!(s.contains(
             "native LZMA total score (2 threads): 8000, single-threaded: 4324\nFailed: 7z was killed\n"
         ));
+    }
+
+    #[test]
+    fn notes_are_not_failures() {
+        assert_eq!(error_line("note: left out"), "Note: left out");
+        assert_eq!(error_line("7z exited with 2"), "Failed: 7z exited with 2");
     }
 }

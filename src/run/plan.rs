@@ -220,7 +220,14 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
         skipped.push(not_ready(StepKind::Lzma));
     } else {
         let lz = if q { (1.0, 5.0) } else { (8.0, 30.0) };
-        let runs = clusters + 1.0 + groups;
+        // The native multi-threaded run is left out when 7-Zip measures all cores
+        // (outside extensive mode); see `exec::Native::compress`.
+        let multi = if m.sevenzip && !cfg.extensive {
+            0.0
+        } else {
+            1.0
+        };
+        let runs = clusters + multi + groups;
         push(StepKind::Lzma, runs * lz.0, runs * lz.1);
     }
     if cfg.stress {
@@ -299,6 +306,29 @@ mod tests {
         let (lo, hi) = p.estimate_s();
         assert!(lo < hi);
         assert!(lo > 4.0 * 60.0 && hi < 30.0 * 60.0, "{lo} {hi}");
+    }
+
+    #[test]
+    fn native_lzma_is_single_threaded_only_beside_7zip() {
+        let lzma = |cfg: &RunConfig, sevenzip: bool| {
+            let mut m = rk3588();
+            m.sevenzip = sevenzip;
+            let p = plan(cfg, &m);
+            p.steps
+                .iter()
+                .find(|s| s.kind == StepKind::Lzma)
+                .map(|s| s.min_s)
+        };
+        let std = RunConfig::default();
+        // rk3588: three clusters, so three single-threaded runs, plus the all-core run
+        // only where 7-Zip does not measure all cores.
+        assert_eq!(lzma(&std, true), Some(3.0 * 8.0));
+        assert_eq!(lzma(&std, false), Some(4.0 * 8.0));
+        let ext = RunConfig {
+            extensive: true,
+            ..Default::default()
+        };
+        assert!(lzma(&ext, true) > Some(4.0 * 8.0));
     }
 
     #[test]
