@@ -332,6 +332,9 @@ pub fn log(r: &RunReport) -> String {
     env.push('\n');
     env.push_str(&info::environment_block(i));
     section(&mut s, &env);
+    if !i.opp_tables.is_empty() {
+        section(&mut s, &crate::sys::opp::render(&i.opp_tables));
+    }
     let mut steps = String::from("Benchmark phases (local time):\n\n");
     for st in &r.steps {
         let status = match &st.status {

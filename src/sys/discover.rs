@@ -81,6 +81,9 @@ pub struct SystemInfo {
     pub devfreq: Vec<Devfreq>,
     /// Other performance related policies (PCIe ASPM, GPU power policy).
     pub policies: Vec<PolicyFile>,
+    /// Device-tree OPP tables (frequency/voltage pairs for CPU clusters, DRAM controller,
+    /// GPU, NPU), as sbc-bench's log lists them; empty without a device tree.
+    pub opp_tables: Vec<crate::sys::opp::OppTable>,
     /// Memory, swap, zswap.
     pub memory: Memory,
     /// Thermal source, zones, hwmon, DC-in.
@@ -130,6 +133,7 @@ impl SystemInfo {
             kernel,
             virtualization,
             topology,
+            opp_tables: crate::sys::opp::read(root),
             memory,
             sensors,
         }

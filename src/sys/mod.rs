@@ -14,6 +14,7 @@ pub mod membench;
 pub mod memory;
 pub mod mmc;
 pub mod net;
+pub mod opp;
 pub mod pci;
 pub mod policies;
 pub mod power;

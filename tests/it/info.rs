@@ -683,3 +683,75 @@ fn closed_pipe_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The device-tree OPP tables of three fixture boards render as those boards' sbc-bench
+/// logs print them (corpus logs 4rWn, 4L4u, 4pBf; the fixtures' tables were built from them,
+/// the ODROID-N2+'s GPU rates as the g12 device tree lists them, a hair below whole MHz).
+#[test]
+fn opp_tables_render_as_the_corpus_logs() {
+    let odroid = "   opp-table-0:
+      1000 MHz    761.0 mV
+      1200 MHz    781.0 mV
+      1398 MHz    811.0 mV
+      1512 MHz    861.0 mV
+      1608 MHz    901.0 mV
+      1704 MHz    951.0 mV
+      1800 MHz   1001.0 mV
+      1908 MHz   1030.0 mV
+      2016 MHz   1040.0 mV
+
+   opp-table-1:
+      1000 MHz    731.0 mV
+      1200 MHz    751.0 mV
+      1398 MHz    771.0 mV
+      1512 MHz    771.0 mV
+      1608 MHz    781.0 mV
+      1704 MHz    791.0 mV
+      1800 MHz    831.0 mV
+      1908 MHz    861.0 mV
+      2016 MHz    911.0 mV
+      2108 MHz    951.0 mV
+      2208 MHz   1011.0 mV
+      2304 MHz   1030.0 mV
+      2400 MHz   1040.0 mV
+
+   opp-table-gpu:
+       125 MHz    800.0 mV
+       250 MHz    800.0 mV
+       286 MHz    800.0 mV
+       400 MHz    800.0 mV
+       500 MHz    800.0 mV
+       667 MHz    800.0 mV
+       800 MHz    800.0 mV
+";
+    let vf2 = "   opp-table-0:
+       375 MHz    800.0 mV
+       500 MHz    800.0 mV
+       750 MHz    800.0 mV
+      1500 MHz   1040.0 mV
+";
+    for (board, want) in [("odroid-n2plus", odroid), ("visionfive2", vf2)] {
+        let i = SystemInfo::read(&SysRoot::new(fixture(board)));
+        assert_eq!(sbc_bench::sys::opp::render(&i.opp_tables), want, "{board}");
+    }
+    let r5s = SystemInfo::read(&SysRoot::new(fixture("nanopi-r5s")));
+    let names: Vec<&str> = r5s.opp_tables.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "bus-npu-opp-table",
+            "cpu0-opp-table",
+            "dmc-opp-table",
+            "npu-opp-table",
+            "opp-table2",
+            "rkvdec-opp-table",
+            "rkvenc-opp-table"
+        ]
+    );
+    assert!(sbc_bench::sys::opp::render(&r5s.opp_tables).contains(
+        "   cpu0-opp-table:\n       408 MHz    850.0 mV\n       600 MHz    850.0 mV\n       816 MHz    850.0 mV\n      1104 MHz    900.0 mV\n      1416 MHz   1025.0 mV\n      1608 MHz   1100.0 mV\n      1800 MHz   1150.0 mV\n      1992 MHz   1150.0 mV\n\n   dmc-opp-table:\n      1560 MHz    900.0 mV\n"
+    ));
+    // No device tree, no tables.
+    let vm = SystemInfo::read(&SysRoot::new(fixture("x86-vm")));
+    assert!(vm.opp_tables.is_empty());
+}
