@@ -175,8 +175,8 @@ for _ in $(seq "$ROUNDS"); do
   run "$BIN" bench membw --cpus "$CPU" --json >"$TMP/bw.json"
   t_bw=$(elapsed "$t0" "$(now)")
   bytes=$(jq -r '.runs[0].result.buffers.bytes' "$TMP/bw.json")
-  oc+=("$(jq -r '.runs[0].result.rows[] | select(.name=="standard memcpy") | .mb_per_s' "$TMP/bw.json")")
-  os+=("$(jq -r '.runs[0].result.rows[] | select(.name=="standard memset") | .mb_per_s' "$TMP/bw.json")")
+  oc+=("$(jq -r '.runs[0].result.rows[] | select(.name=="libc memcpy copy" or .name=="standard memcpy") | .mb_per_s' "$TMP/bw.json")")
+  os+=("$(jq -r '.runs[0].result.rows[] | select(.name=="libc memset fill" or .name=="standard memset") | .mb_per_s' "$TMP/bw.json")")
   run "$TMP/refbw" "$bytes" >"$TMP/ref.txt"
   rc+=("$(awk '/memcpy/{print $2}' "$TMP/ref.txt")")
   rs+=("$(awk '/memset/{print $2}' "$TMP/ref.txt")")
