@@ -3,16 +3,8 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::common::bin;
 use predicates::prelude::*;
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
-    c.env_remove("SBC_BENCH_SYSROOT")
-        .env_remove("CPUINFOFILE")
-        .env("NO_COLOR", "1");
-    c
-}
 
 /// The first CPU this test may run on.
 fn cpu() -> String {

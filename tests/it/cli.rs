@@ -1,15 +1,7 @@
 //! Exit codes and messages of the command line.
 
-use assert_cmd::Command;
+use crate::common::bin;
 use predicates::prelude::*;
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
-    c.env_remove("SBC_BENCH_SYSROOT")
-        .env_remove("CPUINFOFILE")
-        .env("NO_COLOR", "1");
-    c
-}
 
 #[test]
 fn unknown_flag_is_a_usage_error() {

@@ -2,44 +2,17 @@
 //! explicitly, and garbage-in tests (no panics, honest `n/a`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use proptest::prelude::*;
 use serde_json::Value;
 
+use crate::common::{BOARDS, bin, sysroot as fixture};
 use sbc_bench::report;
 use sbc_bench::sys::board::{self, Distro, HostFacts};
 use sbc_bench::sys::discover::SystemInfo;
 use sbc_bench::sys::root::SysRoot;
 use sbc_bench::sys::{cpufreq, memory, storage, thermal};
-
-/// Every fixture board.
-const BOARDS: &[&str] = &[
-    "rock-5b",
-    "nanopi-r5s",
-    "rpi4",
-    "rpi5",
-    "odroid-n2plus",
-    "orangepi-pcplus",
-    "visionfive2",
-    "x86-vm",
-    "x86-hybrid-meteorlake",
-];
-
-fn fixture(board: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/sysroots")
-        .join(board)
-}
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
-    c.env_remove("SBC_BENCH_SYSROOT")
-        .env_remove("CPUINFOFILE")
-        .env("NO_COLOR", "1");
-    c
-}
 
 fn info_text(board: &str) -> String {
     let out = bin()

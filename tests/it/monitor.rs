@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::copy_tree;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use sbc_bench::monitor::render::{self, TableOptions};
@@ -12,11 +13,8 @@ use sbc_bench::monitor::{Interval, SampleSpec, Sampler, Setup};
 use sbc_bench::sys::root::SysRoot;
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
-    c.env_remove("SBC_BENCH_SYSROOT")
-        .env_remove("CPUINFOFILE")
-        .env("NO_COLOR", "1")
-        .env("TZ", "UTC");
+    let mut c = crate::common::bin();
+    c.env("TZ", "UTC");
     c
 }
 
@@ -24,24 +22,6 @@ fn fixture(board: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/monitor")
         .join(board)
-}
-
-/// Copy a fixture tree (with its symlinks) so a test can rewrite counters.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for e in std::fs::read_dir(from).expect("fixture dir") {
-        let e = e.expect("dir entry");
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        let ft = e.file_type().expect("file type");
-        if ft.is_symlink() {
-            let target = std::fs::read_link(&src).expect("read link");
-            std::os::unix::fs::symlink(target, &dst).expect("symlink");
-        } else if ft.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).expect("copy");
-        }
-    }
 }
 
 fn table_lines(stdout: &[u8]) -> Vec<String> {

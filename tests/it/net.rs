@@ -15,21 +15,13 @@ use std::process::{Child, Command as Proc, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use crate::common::bin;
 use predicates::prelude::*;
 use sbc_bench::bench::net::client::{ClientConfig, run_client};
 use sbc_bench::bench::net::proto::{self, Protocol, State};
 use sbc_bench::bench::net::server::{ServerConfig, serve_on};
 use sbc_bench::bench::net::{NetError, TestReport};
 use sbc_bench::shutdown::CancellationToken;
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
-    c.env_remove("SBC_BENCH_SYSROOT")
-        .env_remove("CPUINFOFILE")
-        .env("NO_COLOR", "1");
-    c
-}
 
 fn bin_path() -> std::path::PathBuf {
     assert_cmd::cargo::cargo_bin("sbc-bench")

@@ -5,47 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command as Std, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::{BOARDS, copy_tree, sysroot as fixture};
 use assert_cmd::Command;
 use serde_json::Value;
-
-const BOARDS: &[&str] = &[
-    "rock-5b",
-    "nanopi-r5s",
-    "rpi4",
-    "rpi5",
-    "odroid-n2plus",
-    "orangepi-pcplus",
-    "visionfive2",
-    "x86-vm",
-    "x86-hybrid-meteorlake",
-];
-
-fn fixture(board: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/sysroots")
-        .join(board)
-}
-
-/// Copy a tree, keeping symlinks as symlinks.
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let ty = e.file_type().unwrap();
-        let dst = to.join(e.file_name());
-        if ty.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(e.path()).unwrap(), &dst).unwrap();
-        } else if ty.is_dir() {
-            copy_tree(&e.path(), &dst);
-        } else {
-            fs::copy(e.path(), &dst).unwrap();
-        }
-    }
-}
 
 /// Every governor file of a tree (cpufreq policies and devfreq devices), trimmed.
 fn governors(root: &Path) -> BTreeMap<String, String> {

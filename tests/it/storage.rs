@@ -7,16 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::bin;
 use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
-    c.env_remove("SBC_BENCH_SYSROOT")
-        .env_remove("CPUINFOFILE")
-        .env("NO_COLOR", "1");
-    c
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

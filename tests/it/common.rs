@@ -1,0 +1,56 @@
+//! Helpers every part of the integration binary shares: the binary with a clean
+//! environment, the fixture boards, and writable copies of fixture trees.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// Every fixture board under `tests/fixtures/sysroots/`.
+pub const BOARDS: &[&str] = &[
+    "rock-5b",
+    "nanopi-r5s",
+    "rpi4",
+    "rpi5",
+    "odroid-n2plus",
+    "orangepi-pcplus",
+    "visionfive2",
+    "x86-vm",
+    "x86-hybrid-meteorlake",
+];
+
+/// A fixture board's sysroot.
+pub fn sysroot(board: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sysroots")
+        .join(board)
+}
+
+/// `sbc-bench` with none of the caller's environment that changes what it reads or
+/// prints (sysroot, cpuinfo override, clock limits, colour).
+pub fn bin() -> Command {
+    let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
+    c.env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE")
+        .env_remove("MaxKHz")
+        .env_remove("MinKHz")
+        .env("NO_COLOR", "1");
+    c
+}
+
+/// Copy a tree, keeping symlinks as symlinks (a writable fixture for governor changes).
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let ty = e.file_type().unwrap();
+        let dst = to.join(e.file_name());
+        if ty.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(e.path()).unwrap(), &dst).unwrap();
+        } else if ty.is_dir() {
+            copy_tree(&e.path(), &dst);
+        } else {
+            fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
