@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use super::{cancelled_code, pinning};
+use super::{cancelled_code, pinning, with_bar};
 use crate::app::Ctx;
-use crate::bench::BenchError;
 use crate::bench::aes::{self, Algorithm, suite};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
@@ -88,13 +87,8 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
         openssl: openssl.as_ref(),
         openssl_seconds: common.quick.then_some(1),
     };
-    let pb = output::progress_bar(cfg.steps(), "AES");
-    let result = suite::run(&cfg, cancel, &|| pb.inc(1));
-    pb.finish_and_clear();
-    let results = match result {
-        Ok(r) => r,
-        Err(BenchError::Cancelled) => return Ok(cancelled_code()),
-        Err(e) => return Err(e.into()),
+    let Some(results) = with_bar(cfg.steps(), "AES", |tick| suite::run(&cfg, cancel, tick))? else {
+        return Ok(cancelled_code());
     };
     if common.json {
         let doc = Doc {

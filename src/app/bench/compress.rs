@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use super::{cancelled_code, pinning};
+use super::{cancelled_code, pinning, with_bar};
 use crate::app::Ctx;
-use crate::bench::BenchError;
 use crate::bench::external::sevenzip::SevenZip;
 use crate::bench::lzma::suite;
 use crate::bench::pin::{Skipped, Target};
@@ -68,13 +67,11 @@ pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
         sevenzip_dict: planned.sevenzip_dict,
         sevenzip_runs: if common.quick { 1 } else { 3 },
     };
-    let pb = output::progress_bar(cfg.steps(), "compress");
-    let result = suite::run(&cfg, cancel, &|| pb.inc(1));
-    pb.finish_and_clear();
-    let results = match result {
-        Ok(r) => r,
-        Err(BenchError::Cancelled) => return Ok(cancelled_code()),
-        Err(e) => return Err(e.into()),
+    let Some(results) = with_bar(cfg.steps(), "compress", |tick| {
+        suite::run(&cfg, cancel, tick)
+    })?
+    else {
+        return Ok(cancelled_code());
     };
     if common.json {
         let doc = Doc {

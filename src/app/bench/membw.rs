@@ -54,7 +54,7 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
         r.print_sysroot_note();
         print!("{}", bench_mem::render_membw(&runs, &r.skipped));
         // sbc-bench tags the lines with the CPU only on machines with several clusters.
-        let tagged = r.topo.clusters.len() > 1 || r.requested;
+        let tagged = r.tag_summaries();
         let summaries: Vec<String> = runs
             .iter()
             .filter_map(|x| {

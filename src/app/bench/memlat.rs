@@ -69,7 +69,7 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
         print!("{}", bench_mem::render_memlat(&runs, &r.skipped));
         // sbc-bench's summary: every CPU's 16M line, then every CPU's 128M line, tagged
         // only on machines with several clusters (`  * cpu0 (Cortex-A720) 16M latency: …`).
-        let tagged = r.topo.clusters.len() > 1 || r.requested;
+        let tagged = r.tag_summaries();
         let mut summary = Vec::new();
         for size in [16u64 << 20, 128 << 20] {
             for x in &runs {

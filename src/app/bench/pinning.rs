@@ -35,6 +35,12 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// sbc-bench tags summary lines with the CPU (`  * cpu4 (Cortex-A76) 16M latency: …`)
+    /// only on machines with several clusters; we also tag when `--cpus` chose the CPUs.
+    pub fn tag_summaries(&self) -> bool {
+        self.topo.clusters.len() > 1 || self.requested
+    }
+
     /// Members of the target's cluster (just the CPU when the topology does not know it).
     pub fn cluster_cpus(&self, t: &Target) -> Vec<u32> {
         self.topo
