@@ -209,15 +209,6 @@ impl Executor for Native {
             z.is_some(),
         );
         let native = kind == CompressKind::Native;
-        // With 7-Zip installed, its three multi-threaded runs give the all-core score; a
-        // native multi-threaded run would repeat it for half the native step's time (about
-        // 30 s on a 2-core x86 VM). The standard run keeps it where 7-Zip is missing (the
-        // native score stands in) and in extensive mode.
-        let native_multi_left_out = native
-            && !env.cfg.extensive
-            && !targets.is_empty()
-            && mem.native_multi.is_some()
-            && SevenZip::find(env.cancel).is_some();
         // The standard run keeps each dictionary size for one second of compression and one
         // of decompression (bench compress: two). The large dictionaries need whole passes
         // of several seconds anyway; the small ones are stable after one.
@@ -238,7 +229,7 @@ impl Executor for Native {
             } else {
                 None
             },
-            native_multi: if native && !native_multi_left_out {
+            native_multi: if native {
                 shorter(mem.native_multi)
             } else {
                 None
@@ -258,13 +249,6 @@ impl Executor for Native {
         // What had to give for memory is part of the result.
         r.errors
             .extend(mem.notes.into_iter().map(|n| format!("note: {n}")));
-        if native_multi_left_out {
-            r.errors.push(
-                "note: native LZMA ran single-threaded only: 7-Zip's multi-threaded runs \
-                 measure all cores (--extensive runs both)"
-                    .to_string(),
-            );
-        }
         Ok(r)
     }
 
