@@ -10,6 +10,7 @@ pub mod cli;
 pub mod diagnose;
 pub mod monitor;
 pub mod output;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod shutdown;

@@ -692,6 +692,7 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::finding::FindingCode;
     use crate::sys::net::{IfaceIrq, IfaceKind, RxQueue, TxQueue};
     use std::collections::BTreeMap;
 
@@ -747,7 +748,7 @@ mod tests {
     #[test]
     fn findings_block() {
         let f = vec![Finding::new(
-            "net-loopback",
+            FindingCode::NetLoopback,
             Severity::Info,
             "over loopback",
         )];

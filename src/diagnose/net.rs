@@ -9,6 +9,7 @@
 //!
 //! Codes are stable (`net-…`); sentences may improve.
 
+use crate::record::finding::FindingCode;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -168,7 +169,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         .unwrap_or("the interface");
     if o.loopback {
         out.push(Finding::new(
-            "net-loopback",
+            FindingCode::NetLoopback,
             Severity::Info,
             "the test ran over loopback: it measures CPU and memory, not a network interface",
         ));
@@ -185,7 +186,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
             if speed < max {
                 out.push(Finding::new(
-                    "net-link-downgraded",
+                    FindingCode::NetLinkDowngraded,
                     Severity::Warning,
                     format!("link negotiated at {speed} Mb/s, {max} possible (cable, switch port or autonegotiation)"),
                 ));
@@ -193,7 +194,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         }
         if i.duplex.as_deref() == Some("half") {
             out.push(Finding::new(
-                "net-half-duplex",
+                FindingCode::NetHalfDuplex,
                 Severity::Warning,
                 format!("{name} runs half duplex: collisions cap throughput"),
             ));
@@ -204,7 +205,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             // reports a wrong speed: no claim about the wire either way.
             if (90.0..=100.0).contains(&pct) {
                 out.push(Finding::new(
-                    "net-at-line-rate",
+                    FindingCode::NetAtLineRate,
                     Severity::Info,
                     format!(
                         "goodput {} = {pct:.0} % of line rate: at the wire limit ({speed} Mb/s, TCP over Ethernet tops out near 94 %)",
@@ -253,7 +254,11 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
                 i.name
             ));
         }
-        out.push(Finding::new("net-irq-bound-core", Severity::Warning, msg));
+        out.push(Finding::new(
+            FindingCode::NetIrqBoundCore,
+            Severity::Warning,
+            msg,
+        ));
     }
     // A stream thread on the core that serves the NIC.
     if let Some(nc) = nic_cpu.filter(|_| !o.loopback) {
@@ -261,7 +266,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             if let Some((cpu, share)) = t.main_cpu() {
                 if cpu == nc && share >= 0.5 {
                     out.push(Finding::new(
-                        "net-thread-shares-irq-core",
+                        FindingCode::NetThreadSharesIrqCore,
                         Severity::Warning,
                         format!(
                             "the {} thread shares cpu{cpu} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
@@ -297,7 +302,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             })
             .unwrap_or_default();
         out.push(Finding::new(
-            "net-cpu-bound-core",
+            FindingCode::NetCpuBoundCore,
             Severity::Warning,
             format!(
                 "the {} thread used {pct:.0} % of a core (mostly cpu{cpu}{split}): the test is CPU-bound on one core",
@@ -330,7 +335,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             // load", and not a finding worth a warning.
             out.push(if o.peer_local {
                 Finding::new(
-                    "net-background-load",
+                    FindingCode::NetBackgroundLoad,
                     Severity::Info,
                     format!(
                         "{head}; the other end of the test runs on this machine and is not counted as this side, so this is its work and/or other load"
@@ -338,7 +343,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
                 )
             } else {
                 Finding::new(
-                    "net-background-load",
+                    FindingCode::NetBackgroundLoad,
                     Severity::Warning,
                     format!("{head}: other load competed"),
                 )
@@ -350,7 +355,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         let total: u64 = o.nic_irqs_per_cpu.values().sum();
         if share >= 0.99 && total >= 1000 && !flagged.contains(&cpu) && i.rps_cpus().is_empty() {
             out.push(Finding::new(
-                "net-irqs-one-core",
+                FindingCode::NetIrqsOneCore,
                 Severity::Info,
                 format!(
                     "all {} interrupts ({total}) landed on cpu{cpu} with RPS off ({})",
@@ -388,7 +393,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
                 format!("{}–{} MHz", mhz(lo), mhz(hi))
             };
             out.push(Finding::new(
-                "net-low-clocks",
+                FindingCode::NetLowClocks,
                 Severity::Warning,
                 format!(
                     "clocks of cpu{} stayed at {range} during the test (governor {gov}{io}); they can reach {} MHz",
@@ -408,7 +413,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             .map(|(k, v)| format!("{} +{v}", k.trim_start_matches("ethtool:")))
             .collect();
         out.push(Finding::new(
-            "net-rx-drops",
+            FindingCode::NetRxDrops,
             Severity::Warning,
             format!(
                 "rx drops/missed grew by {grown} during the test ({}): packets arrived faster than they were taken from the ring",
@@ -422,7 +427,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
         let segments = tx / 8.0 * o.duration_s.max(1.0) / 1448.0;
         if r > 0 && segments > 0.0 && r as f64 / segments >= 0.001 && !o.loopback {
             out.push(Finding::new(
-                "net-retransmits",
+                FindingCode::NetRetransmits,
                 Severity::Info,
                 format!(
                     "{r} TCP retransmits ({:.2} % of segments): loss on the path or at the receiver",

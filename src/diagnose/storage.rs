@@ -9,6 +9,7 @@
 
 use crate::bench::storage::{Phase, PhaseObservation, StorageObservation};
 use crate::diagnose::{Finding, Severity};
+use crate::record::finding::FindingCode;
 use crate::sys::mmc::BusMode;
 use crate::sys::storage::{Bus, Device};
 
@@ -154,7 +155,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
                     )
                 };
                 f.push(Finding::new(
-                    "storage-pcie-downgraded",
+                    FindingCode::StoragePcieDowngraded,
                     Severity::Warning,
                     format!(
                         "{node}: PCIe link of {what} trained at {} x{} while it supports {} x{} \
@@ -193,7 +194,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
         if let Some(s) = d.speed_mbps {
             if cap_max > 0.0 && s < cap_max && s <= 480.0 {
                 f.push(Finding::new(
-                    "storage-usb-downgraded",
+                    FindingCode::StorageUsbDowngraded,
                     Severity::Warning,
                     format!(
                         "{node}: USB device runs at {} but can do {}: a USB 2.0 port, hub or \
@@ -210,7 +211,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
                 .is_some_and(|h| h.protocol.as_deref().is_some_and(|p| p != "SCSI"));
             if s >= 5000.0 && u.interface_driver.as_deref() == Some("usb-storage") && bridged {
                 f.push(Finding::new(
-                    "storage-usb-no-uas",
+                    FindingCode::StorageUsbNoUas,
                     Severity::Info,
                     format!(
                         "{node}: the bridge runs the usb-storage (BOT) driver, not uas: one \
@@ -233,7 +234,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
             let possible = host.map_or(d, |h| h.min(d));
             if l + 0.01 < possible {
                 f.push(Finding::new(
-                    "storage-sata-downgraded",
+                    FindingCode::StorageSataDowngraded,
                     Severity::Warning,
                     format!(
                         "{node}: SATA link at {l:.1} Gb/s although drive and host can do \
@@ -246,7 +247,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
     if let Some(m) = &dev.mmc {
         match m.maker.counterfeit.as_deref() {
             Some("definite") => f.push(Finding::new(
-                "storage-counterfeit-card",
+                FindingCode::StorageCounterfeitCard,
                 Severity::Invalid,
                 format!(
                     "{node}: card IDs (manfid {}, oemid {}) are only found on counterfeit \
@@ -256,7 +257,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
                 ),
             )),
             Some(_) => f.push(Finding::new(
-                "storage-counterfeit-card",
+                FindingCode::StorageCounterfeitCard,
                 Severity::Warning,
                 format!(
                     "{node}: suspiciously low serial number {}: probably a counterfeit card",
@@ -269,7 +270,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
             let worst = a.max(b);
             if worst >= 9 {
                 f.push(Finding::new(
-                    "storage-emmc-worn",
+                    FindingCode::StorageEmmcWorn,
                     Severity::Warning,
                     format!(
                         "{node}: eMMC reports {} of its rated life used",
@@ -284,7 +285,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
         }
         if m.pre_eol.is_some_and(|p| p >= 2) {
             f.push(Finding::new(
-                "storage-emmc-worn",
+                FindingCode::StorageEmmcWorn,
                 Severity::Warning,
                 format!("{node}: eMMC pre-EOL warning: its reserved blocks are running out"),
             ));
@@ -294,7 +295,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
             && m.capacity_class.as_deref() != Some("SD")
         {
             f.push(Finding::new(
-                "storage-sd-no-uhs",
+                FindingCode::StorageSdNoUhs,
                 Severity::Info,
                 format!(
                     "{node}: SD card runs in {} mode (≤ 25 MB/s); UHS-I needs 1.8 V signalling \
@@ -334,7 +335,7 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
         }
         if !bad.is_empty() {
             f.push(Finding::new(
-                "storage-drive-health",
+                FindingCode::StorageDriveHealth,
                 Severity::Warning,
                 format!("{node}: {}", bad.join(", ")),
             ));
@@ -368,7 +369,7 @@ pub fn shared_hub_findings(all: &[Device], only: Option<&str>) -> Vec<Finding> {
                 .map(crate::sys::usb::format_speed)
                 .unwrap_or_default();
             Finding::new(
-                "storage-usb-shared-hub",
+                FindingCode::StorageUsbSharedHub,
                 Severity::Info,
                 format!(
                     "{} share USB hub {} {} (\"{}\", {speed} uplink): together they cannot \
@@ -411,7 +412,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     let fs = obs.fstype.as_deref().unwrap_or_default();
     if fs == "fuseblk" || fs.starts_with("fuse") {
         f.push(Finding::new(
-            "storage-fuse-filesystem",
+            FindingCode::StorageFuseFilesystem,
             Severity::Warning,
             format!(
                 "the test file is on a FUSE filesystem ({fs}, e.g. NTFS via ntfs-3g or \
@@ -423,14 +424,14 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     }
     if matches!(fs, "tmpfs" | "ramfs" | "devtmpfs") {
         f.push(Finding::new(
-            "storage-ram-filesystem",
+            FindingCode::StorageRamFilesystem,
             Severity::Warning,
             format!("the test file is on {fs}: this measures RAM, not storage"),
         ));
     }
     if !obs.direct_io {
         f.push(Finding::new(
-            "storage-page-cache",
+            FindingCode::StoragePageCache,
             Severity::Warning,
             "O_DIRECT was refused by the filesystem: buffered I/O was measured and reads \
              came from the page cache",
@@ -449,7 +450,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
             if share >= 0.85 && obs.direct_io {
                 link_bound = true;
                 f.push(Finding::new(
-                    "storage-link-bound",
+                    FindingCode::StorageLinkBound,
                     Severity::Info,
                     format!(
                         "{} reached {:.0} MB/s, {:.0} % of what the {} link carries in \
@@ -485,7 +486,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
         .find(|o| o.self_cpu_pct.is_some() && !ours(o));
     if let Some(o) = competed {
         f.push(Finding::new(
-            "storage-background-load",
+            FindingCode::StorageBackgroundLoad,
             Severity::Warning,
             format!(
                 "cpu{} was {:.0} % busy during {} while this benchmark used {:.0} % of a core \
@@ -517,7 +518,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
                 .is_some_and(|l| o.mb_per_s < 0.85 * l.mb_per_s)
         {
             f.push(Finding::new(
-                "storage-cpu-bound",
+                FindingCode::StorageCpuBound,
                 Severity::Warning,
                 format!(
                     "cpu{} was {:.0} % busy ({:.0} % kernel, {:.0} % interrupts; this \
@@ -569,7 +570,7 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
     }
     if let Some((_, msg)) = worst {
         f.push(Finding::new(
-            "storage-governor-low-clock",
+            FindingCode::StorageGovernorLowClock,
             Severity::Warning,
             msg,
         ));
@@ -787,11 +788,11 @@ mod tests {
             pass(Phase::Write, 0, 100.0, 2.0, 20.0),
             pass(Phase::RandomWrite, 0, 99.0, 40.0, 60.0),
         ];
-        let codes: Vec<String> = diagnose(&o, None).into_iter().map(|f| f.code).collect();
+        let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["storage-background-load"]);
         // On another core the I/O path's own saturation is still reported.
         o.phases[1].busiest_cpu = Some(2);
-        let codes: Vec<String> = diagnose(&o, None).into_iter().map(|f| f.code).collect();
+        let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["storage-background-load", "storage-cpu-bound"]);
     }
 
@@ -811,7 +812,7 @@ mod tests {
         let mut o = obs(80.0, Phase::Write);
         o.fstype = Some("fuseblk".into());
         o.direct_io = false;
-        let codes: Vec<String> = diagnose(&o, None).into_iter().map(|f| f.code).collect();
+        let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["storage-fuse-filesystem", "storage-page-cache"]);
     }
 

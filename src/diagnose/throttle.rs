@@ -1,6 +1,7 @@
 //! Throttling: time spent on each cpufreq OPP during the run (from two readings of
 //! `stats/time_in_state`), and the Raspberry Pi firmware's throttling bits.
 
+use crate::record::finding::FindingCode;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose::{Finding, Severity};
@@ -101,10 +102,10 @@ pub fn findings(res: &[OppResidency], tolerance_s: f64) -> Vec<Finding> {
         return Vec::new();
     }
     if bad.is_empty() {
-        vec![Finding::ok("no-throttling", "No throttling")]
+        vec![Finding::ok(FindingCode::NoThrottling, "No throttling")]
     } else {
         vec![Finding::new(
-            "throttling",
+            FindingCode::Throttling,
             Severity::Invalid,
             format!("Throttling occured: {}", bad.join(", ")),
         )]
@@ -179,14 +180,14 @@ impl PiThrottled {
         let new_since = before.map_or(after.0, |b| after.0 & !b.0);
         if !now.is_empty() {
             out.push(Finding::new(
-                "pi-throttled-now",
+                FindingCode::PiThrottledNow,
                 Severity::Invalid,
                 format!("Raspberry Pi firmware reports: {}", now.join(", ")),
             ));
         }
         if new_since & 0xf_0000 != 0 {
             out.push(Finding::new(
-                "pi-throttled-during-run",
+                FindingCode::PiThrottledDuringRun,
                 Severity::Invalid,
                 format!(
                     "Raspberry Pi firmware: {} (during the run)",
@@ -195,7 +196,7 @@ impl PiThrottled {
             ));
         } else if !past.is_empty() {
             out.push(Finding::new(
-                "pi-throttled-since-boot",
+                FindingCode::PiThrottledSinceBoot,
                 Severity::Warning,
                 format!("Raspberry Pi firmware: {}", past.join(", ")),
             ));

@@ -1,6 +1,7 @@
 //! sbc-bench's "Results validation": clock lies, swapping, background activity, kernel
 //! trouble, offlined cores, the 7-Zip version. Pure functions over what the run recorded.
 
+use crate::record::finding::FindingCode;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose::{Finding, Severity};
@@ -60,7 +61,7 @@ pub fn clock_findings(checks: &[ClockCheck]) -> Vec<Finding> {
                 None => (String::new(), w.label.clone()),
             };
             out.push(Finding::new(
-                "clock-below-advertised",
+                FindingCode::ClockBelowAdvertised,
                 Severity::Warning,
                 format!(
                     "Advertised vs. measured max CPU clockspeed: {before:.1}% before{after} ({label})"
@@ -68,7 +69,7 @@ pub fn clock_findings(checks: &[ClockCheck]) -> Vec<Finding> {
             ));
         } else {
             out.push(Finding::ok(
-                "clock-as-advertised",
+                FindingCode::ClockAsAdvertised,
                 "Measured clockspeed not lower than advertised max CPU clockspeed",
             ));
         }
@@ -77,7 +78,7 @@ pub fn clock_findings(checks: &[ClockCheck]) -> Vec<Finding> {
         if let (Some(b), Some(a)) = (c.before_mhz, c.after_mhz) {
             if b > 0.0 && (a - b) / b * 100.0 < -3.0 {
                 out.push(Finding::new(
-                    "clock-dropped-under-load",
+                    FindingCode::ClockDroppedUnderLoad,
                     Severity::Invalid,
                     format!(
                         "{}: measured {a:.0} MHz at the end vs {b:.0} MHz at the start ({:+.1}%): throttled",
@@ -122,31 +123,31 @@ pub fn swap_findings(before: &SwapState, after: &SwapState) -> Vec<Finding> {
     if paged {
         if after.zram_only {
             out.push(Finding::new(
-                "swapping-zram",
+                FindingCode::SwappingZram,
                 Severity::Warning,
                 "Swapping (ZRAM) occured",
             ));
         } else {
             out.push(Finding::new(
-                "swapping",
+                FindingCode::Swapping,
                 Severity::Invalid,
                 "Swapping occured",
             ));
         }
     } else if before.configured || after.configured {
         // sbc-bench says "No swapping" only where swap exists.
-        out.push(Finding::ok("no-swapping", "No swapping"));
+        out.push(Finding::ok(FindingCode::NoSwapping, "No swapping"));
     }
     if after.zswap_enabled && after.has_zram {
         out.push(Finding::new(
-            "zswap-on-zram",
+            FindingCode::ZswapOnZram,
             Severity::Warning,
             "Zswap combined with ZRAM. Swapping performance severely harmed",
         ));
     }
     if after.on_sd_card {
         out.push(Finding::new(
-            "swap-on-sd-card",
+            FindingCode::SwapOnSdCard,
             Severity::Warning,
             "Swap configured on ultra slow SD card storage",
         ));
@@ -167,7 +168,7 @@ pub fn sys_activity_findings(sys_pct: &[f64], in_vm: bool) -> Vec<Finding> {
     let avg = rows.iter().sum::<u64>() / rows.len() as u64;
     if peak > 15 || avg > 0 {
         vec![Finding::new(
-            "background-sys",
+            FindingCode::BackgroundSys,
             Severity::Invalid,
             format!("Too much background activity (%system): {avg}% avg, {peak}% max"),
         )]
@@ -175,7 +176,7 @@ pub fn sys_activity_findings(sys_pct: &[f64], in_vm: bool) -> Vec<Finding> {
         Vec::new()
     } else {
         vec![Finding::ok(
-            "background-sys-ok",
+            FindingCode::BackgroundSysOk,
             "Background activity (%system) OK",
         )]
     }
@@ -209,7 +210,7 @@ pub fn other_activity_findings(cpu_pct: &[f64], ncpus: usize) -> Vec<Finding> {
     };
     if too_much {
         vec![Finding::new(
-            "background-other",
+            FindingCode::BackgroundOther,
             Severity::Invalid,
             format!("Too much other background activity: {avg}% avg, {peak}% max"),
         )]
@@ -228,7 +229,7 @@ pub fn kernel_findings(records: &[KmsgRecord]) -> Vec<Finding> {
         .count();
     if oom > 0 {
         out.push(Finding::new(
-            "oom-killer",
+            FindingCode::OomKiller,
             Severity::Invalid,
             format!("The oom-killer was invoked {oom} time(s) during the run"),
         ));
@@ -236,7 +237,7 @@ pub fn kernel_findings(records: &[KmsgRecord]) -> Vec<Finding> {
     let serious: Vec<&KmsgRecord> = records.iter().filter(|r| r.priority <= 3).collect();
     if !serious.is_empty() {
         out.push(Finding::new(
-            "kernel-errors",
+            FindingCode::KernelErrors,
             Severity::Warning,
             format!(
                 "{} kernel error message(s) during the run, first: {}",
@@ -259,7 +260,7 @@ pub fn offline_findings(online_before: &[u32], online_after: &[u32]) -> Vec<Find
         return Vec::new();
     }
     vec![Finding::new(
-        "cpus-offlined",
+        FindingCode::CpusOfflined,
         Severity::Invalid,
         format!(
             "CPU(s) {} went offline during the run",
@@ -272,7 +273,7 @@ pub fn offline_findings(online_before: &[u32], online_after: &[u32]) -> Vec<Find
 pub fn sevenzip_findings(version: Option<&str>) -> Vec<Finding> {
     match version {
         Some(v) if v != "16.02" => vec![Finding::new(
-            "7zip-version",
+            FindingCode::SevenZipVersion,
             Severity::Warning,
             format!("7-Zip {v} used: its scores are not comparable with published results (16.02)"),
         )],

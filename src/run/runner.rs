@@ -2,6 +2,7 @@
 //! restore, validate. The JSON report is rewritten after every step, so a crash or Ctrl-C
 //! late in a 30-minute run keeps everything measured so far.
 
+use crate::record::finding::FindingCode;
 use std::time::{Duration, Instant};
 
 use crate::bench::pin::{self, Target};
@@ -380,7 +381,7 @@ pub fn execute(
     let recording = monitor.map(MonitorHandle::stop);
     for e in tuning_guard.restore() {
         report.findings.push(Finding::new(
-            "restore-failed",
+            FindingCode::RestoreFailed,
             diagnose::Severity::Warning,
             e.to_string(),
         ));

@@ -4,6 +4,7 @@ use crate::diagnose::throttle::{self, PiThrottled};
 use crate::diagnose::validate::{self, ClockCheck as AdvertisedCheck, SwapState};
 use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
+use crate::record::finding::FindingCode;
 use crate::report::results_row::ResultsRow;
 use crate::run::plan::StepKind;
 use crate::run::record::RunReport;
@@ -33,7 +34,7 @@ fn sys_check(mem_sys_pct: &[f64], mem_s: f64, in_vm: bool) -> Vec<Finding> {
     // A few hundred milliseconds of memory benchmarks (--quick) are mostly the kernel
     // handing out our own buffers' pages: that %sys is ours, not background.
     vec![Finding::new(
-        "background-sys-not-judged",
+        FindingCode::BackgroundSysNotJudged,
         Severity::Info,
         format!(
             "Background activity (%system) not judged: the memory benchmarks ran only \
@@ -153,7 +154,7 @@ pub fn findings(
     for s in &r.steps {
         if let crate::run::record::StepStatus::Failed(e) = &s.status {
             out.push(Finding::new(
-                "benchmark-failed",
+                FindingCode::BenchmarkFailed,
                 Severity::Invalid,
                 format!("{} failed: {e}", s.kind.phase()),
             ));
@@ -179,8 +180,10 @@ fn top_measured_mhz(c: &crate::bench::clock::ClockCheck) -> Option<u64> {
 fn throttled(findings: &[Finding], start: Option<u64>, end: Option<u64>) -> bool {
     let recorded = findings.iter().any(|f| {
         matches!(
-            f.code.as_str(),
-            "throttling" | "pi-throttled-now" | "pi-throttled-during-run"
+            f.code,
+            FindingCode::Throttling
+                | FindingCode::PiThrottledNow
+                | FindingCode::PiThrottledDuringRun
         )
     });
     recorded
