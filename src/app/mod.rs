@@ -8,7 +8,7 @@ pub mod run;
 pub mod storage;
 
 use crate::cli::{Cli, Command};
-use crate::output;
+use crate::output::{self, Outcome};
 use crate::sys::root::SysRoot;
 
 /// What every command gets.
@@ -30,7 +30,7 @@ pub fn main() -> i32 {
     };
     if let Err(msg) = check_root(&ctx.root) {
         eprintln!("Error: {msg}");
-        return output::EXIT_USAGE;
+        return Outcome::Usage.code();
     }
     quiet_broken_pipe_panics();
     // `println!` panics when stdout is a closed pipe (`sbc-bench info | head`). Unwinding
@@ -39,20 +39,18 @@ pub fn main() -> i32 {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(&ctx, cli)));
     crate::shutdown::run_cleanups();
     match result {
-        Ok(Ok(code)) => code,
-        Ok(Err(e)) if is_broken_pipe(&e) => EXIT_BROKEN_PIPE,
+        Ok(Ok(outcome)) => outcome.code(),
+        Ok(Err(e)) if is_broken_pipe(&e) => Outcome::BrokenPipe.code(),
         Ok(Err(e)) => {
             eprintln!("Error: {e:#}");
-            output::EXIT_ERROR
+            Outcome::Failed.code()
         }
-        Err(payload) if panic_is_broken_pipe(payload.as_ref()) => EXIT_BROKEN_PIPE,
+        Err(payload) if panic_is_broken_pipe(payload.as_ref()) => Outcome::BrokenPipe.code(),
         Err(payload) => std::panic::resume_unwind(payload),
     }
 }
 
 /// 128 + SIGPIPE.
-const EXIT_BROKEN_PIPE: i32 = 141;
-
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
     payload
         .downcast_ref::<String>()
@@ -114,14 +112,16 @@ pub fn check_root(root: &SysRoot) -> Result<(), String> {
     Ok(())
 }
 
-fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<i32> {
+/// Run the chosen command. Commands still returning a numeric status are wrapped with
+/// `Outcome::from_code` until they return an `Outcome` themselves.
+fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
-        Some(Command::Info(a)) => info::run(ctx, &a),
-        Some(Command::Run(a)) => run::run(ctx, &a),
-        None => run::run(ctx, &cli.run),
-        Some(Command::Monitor(a)) => monitor::run(ctx, &a),
-        Some(Command::Bench(a)) => bench::run(ctx, &a),
-        Some(Command::Net(a)) => net::run(ctx, &a),
-        Some(Command::Storage(a)) => storage::run(ctx, &a),
+        Some(Command::Info(a)) => info::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Run(a)) => run::run(ctx, &a).map(Outcome::from_code),
+        None => run::run(ctx, &cli.run).map(Outcome::from_code),
+        Some(Command::Monitor(a)) => monitor::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Bench(a)) => bench::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Net(a)) => net::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Storage(a)) => storage::run(ctx, &a).map(Outcome::from_code),
     }
 }

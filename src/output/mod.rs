@@ -1,6 +1,9 @@
 //! Terminal concerns only: colours (respecting `NO_COLOR`), progress bars that stay quiet
 //! when stdout/stderr is not a terminal, warnings, and exit codes.
 
+mod outcome;
+pub use outcome::Outcome;
+
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
