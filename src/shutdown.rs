@@ -1,6 +1,6 @@
 //! Stopping cleanly: a process-wide cancellation token with interruptible sleeps, and a
 //! registry of cleanups (restore governors, delete temp files) that runs on normal exit,
-//! on error and on SIGINT/SIGTERM/SIGHUP.
+//! on error and on every terminating signal that can be caught ([`TERMINATING`]).
 //!
 //! Long benchmarks spend minutes in tight loops that cannot poll a flag on every
 //! iteration, so a signal does not wait for them: the signal thread sets the token, runs
@@ -156,14 +156,36 @@ pub fn run_cleanups() {
     REGISTRY.run_all();
 }
 
+/// Every signal whose default action ends the process and that can be caught: each one
+/// restores the system before we go (SIGKILL cannot be caught; the tuning journal covers
+/// it). SIGPIPE is ignored by Rust (writes fail with EPIPE instead) and SIGXFSZ by us.
+pub const TERMINATING: [i32; 11] = [
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGXCPU,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGPWR,
+];
+
 /// Install the signal thread. Call once from `main`; later calls do nothing.
 pub fn install() -> anyhow::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     static INSTALLED: AtomicBool = AtomicBool::new(false);
     if INSTALLED.swap(true, Ordering::SeqCst) {
         return Ok(());
     }
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    // A file-size limit (`ulimit -f`) must make writes fail with EFBIG, which the storage
+    // benchmark reports, instead of killing us with the test file left behind.
+    // SAFETY: setting a standard disposition for a signal, before any thread relies on it.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+    let mut signals = signal_hook::iterator::Signals::new(TERMINATING)?;
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {

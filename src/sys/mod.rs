@@ -6,6 +6,7 @@ pub mod board;
 pub mod cache;
 pub mod cpu;
 pub mod cpufreq;
+pub mod deadline;
 pub mod devfreq;
 pub mod discover;
 pub mod irq;

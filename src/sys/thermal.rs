@@ -777,15 +777,16 @@ mod tests {
             let h = devp.join(format!("hwmon/hwmon{n}"));
             fs::create_dir_all(&h).unwrap();
             fs::create_dir_all(d.path().join(format!("sys/bus/{subsys}"))).unwrap();
+            // Absolute targets are system paths: they resolve inside the root.
+            std::os::unix::fs::symlink(format!("/sys/bus/{subsys}"), devp.join("subsystem"))
+                .unwrap();
+            std::os::unix::fs::symlink(dev, h.join("device")).unwrap();
+            fs::create_dir_all(d.path().join("sys/class/hwmon")).unwrap();
             std::os::unix::fs::symlink(
-                d.path().join(format!("sys/bus/{subsys}")),
-                devp.join("subsystem"),
+                format!("{dev}/hwmon/hwmon{n}"),
+                d.path().join(format!("sys/class/hwmon/hwmon{n}")),
             )
             .unwrap();
-            std::os::unix::fs::symlink(&devp, h.join("device")).unwrap();
-            fs::create_dir_all(d.path().join("sys/class/hwmon")).unwrap();
-            std::os::unix::fs::symlink(&h, d.path().join(format!("sys/class/hwmon/hwmon{n}")))
-                .unwrap();
         };
         mk("/sys/devices/platform/feac0000.i2c/i2c-4/4-0022", "i2c", 0);
         mk(

@@ -7,7 +7,10 @@
 //! [`crate::shutdown`]). Writes go through [`SysRoot`], so tests prove the restore on a
 //! writable copy of a fixture tree.
 
+pub mod journal;
+
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::shutdown::{self, CleanupHandle};
@@ -22,6 +25,9 @@ pub struct Change {
     pub original: String,
     /// The value we wrote last.
     pub written: String,
+    /// The exact bytes found (trailing newline included): what a restore writes back.
+    #[serde(skip)]
+    pub original_bytes: Vec<u8>,
 }
 
 /// A failed restore: the system is left changed, which the user must be told about.
@@ -47,6 +53,15 @@ pub enum TuneError {
         /// Underlying error.
         source: std::io::Error,
     },
+    /// The crash journal could not be written, so nothing was changed.
+    #[error(
+        "cannot journal the original before changing it ({}): {source}",
+        journal::JOURNAL
+    )]
+    Journal {
+        /// Why.
+        source: std::io::Error,
+    },
     /// The kernel refused the value (EINVAL for an unknown governor, EACCES without root).
     #[error("cannot write {value:?} to {path}: {source}")]
     Write {
@@ -63,6 +78,8 @@ pub enum TuneError {
 struct Inner {
     root: SysRoot,
     changes: Vec<Change>,
+    /// This guard's key in the crash journal.
+    id: u64,
 }
 
 impl Inner {
@@ -76,7 +93,7 @@ impl Inner {
         for pass in 0..2 {
             let mut failed = Vec::new();
             for c in pending {
-                if let Err(e) = self.root.write(&c.path, &c.original) {
+                if let Err(e) = self.root.write(&c.path, &c.original_bytes) {
                     if pass == 0 {
                         failed.push(c);
                     } else {
@@ -93,6 +110,9 @@ impl Inner {
                 break;
             }
         }
+        if errors.is_empty() {
+            journal::forget(&self.root, self.id);
+        }
         errors
     }
 }
@@ -107,9 +127,16 @@ pub struct Tuning {
 impl Tuning {
     /// Start recording changes on `root`.
     pub fn new(root: &SysRoot) -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        // A killed earlier run may have left settings changed: put them back first, or
+        // this guard would record them as the originals.
+        for line in journal::recover(root).lines {
+            crate::output::warn(line);
+        }
         let inner = Arc::new(Mutex::new(Inner {
             root: root.clone(),
             changes: Vec::new(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }));
         let for_signal = Arc::clone(&inner);
         let cleanup = shutdown::register(move || {
@@ -130,31 +157,55 @@ impl Tuning {
         let path = path.as_ref();
         let mut inner = lock(&self.inner);
         let known = inner.changes.iter().position(|c| c.path == path);
-        if known.is_none() {
-            let original = inner
+        let read_err = |source| TuneError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let write_err = |source| TuneError::Write {
+            path: path.to_path_buf(),
+            value: value.to_string(),
+            source,
+        };
+        if inner.root.is_read_only() {
+            return Err(write_err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
+            )));
+        }
+        let original_bytes = match known {
+            Some(i) => inner.changes[i].original_bytes.clone(),
+            None => inner
                 .root
-                .read(path)
-                .map_err(|source| TuneError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                })?
-                .trim()
-                .to_string();
+                .read_bytes_max(path, journal::MAX_ORIGINAL)
+                .map_err(read_err)?,
+        };
+        let Ok(original_text) = String::from_utf8(original_bytes.clone()) else {
+            return Err(read_err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "not a text attribute",
+            )));
+        };
+        // Journal before writing: a process killed between the two still gets restored.
+        journal::record(
+            &inner.root,
+            inner.id,
+            journal::Entry {
+                path: path.to_path_buf(),
+                original: original_text.clone(),
+                written: value.to_string(),
+            },
+        )
+        .map_err(|source| TuneError::Journal { source })?;
+        if known.is_none() {
             // Record before writing: if the write half-succeeds we still restore.
             inner.changes.push(Change {
                 path: path.to_path_buf(),
-                original,
+                original: original_text.trim().to_string(),
                 written: value.to_string(),
+                original_bytes,
             });
         }
-        let res = inner
-            .root
-            .write(path, value)
-            .map_err(|source| TuneError::Write {
-                path: path.to_path_buf(),
-                value: value.to_string(),
-                source,
-            });
+        let res = inner.root.write(path, value.as_bytes()).map_err(write_err);
         if let Some(i) = known {
             inner.changes[i].written = value.to_string();
         }
@@ -182,6 +233,16 @@ impl Tuning {
     }
 }
 
+#[cfg(test)]
+impl Tuning {
+    /// What SIGKILL does: the changes are forgotten, nothing is restored, the journal stays.
+    fn restore_without_journal_for_test(&self) -> Vec<Change> {
+        let mut inner = lock(&self.inner);
+        journal::drop_live_for_test(inner.id);
+        std::mem::take(&mut inner.changes)
+    }
+}
+
 impl Drop for Tuning {
     fn drop(&mut self) {
         for e in self.restore() {
@@ -198,6 +259,105 @@ fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 mod tests {
     use super::*;
     use std::fs;
+
+    #[test]
+    fn restore_writes_back_the_exact_bytes_read() {
+        let (d, r) = tree();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        fs::write(&file, "schedutil\n").unwrap();
+        let t = Tuning::new(&r);
+        t.set(GOV, "performance").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"performance");
+        assert!(t.restore().is_empty());
+        assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
+    }
+
+    #[test]
+    fn a_sysroot_binary_behind_an_attribute_is_not_tuned() {
+        // The attack: a fixture's attribute is a symlink to a 9 MiB binary outside the
+        // tree. It resolves inside the root (missing there), and a large file inside the
+        // tree is no sysfs attribute: refused, never rewritten as lossy text.
+        let (d, r) = tree();
+        let big = d.path().join("big.bin");
+        let bytes: Vec<u8> = (0..9 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
+        fs::write(&big, &bytes).unwrap();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&big, &file).unwrap();
+        let t = Tuning::new(&r);
+        assert!(matches!(
+            t.set(GOV, "performance"),
+            Err(TuneError::Read { .. })
+        ));
+        std::os::unix::fs::symlink("/big.bin", d.path().join("inroot")).unwrap();
+        assert!(t.set("/inroot", "performance").is_err());
+        drop(t);
+        assert_eq!(fs::read(&big).unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_read_only_sysroot_is_never_written() {
+        let (d, r) = tree();
+        let r = r.read_only();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        let t = Tuning::new(&r);
+        assert!(matches!(
+            t.set(GOV, "performance"),
+            Err(TuneError::Write { .. })
+        ));
+        drop(t);
+        assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
+        assert!(
+            !d.path().join("run").exists(),
+            "no journal in a read-only tree"
+        );
+    }
+
+    #[test]
+    fn a_killed_run_is_restored_from_the_journal_by_the_next_guard() {
+        let (d, r) = tree();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        let t = Tuning::new(&r);
+        t.set(GOV, "performance").unwrap();
+        assert!(journal.exists(), "journalled before the change");
+        let text = fs::read_to_string(&journal).unwrap();
+        assert!(text.contains("schedutil\\n"), "{text}");
+        // SIGKILL: no Drop, no cleanup. Make the journal look like another, dead process's.
+        let _ = t.restore_without_journal_for_test();
+        fs::write(&file, "performance").unwrap();
+        let j: journal::Journal = serde_json::from_str(&text).unwrap();
+        let j = journal::Journal {
+            pid: u32::MAX - 1,
+            ..j
+        };
+        fs::write(&journal, serde_json::to_string(&j).unwrap()).unwrap();
+        let next = Tuning::new(&r);
+        assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
+        assert!(!journal.exists());
+        assert_eq!(next.original(GOV), None);
+    }
+
+    #[test]
+    fn a_journalled_value_someone_changed_since_is_left_alone() {
+        let (d, r) = tree();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        fs::create_dir_all(journal.parent().unwrap()).unwrap();
+        let j = journal::Journal {
+            version: 1,
+            pid: u32::MAX - 1,
+            changes: vec![journal::Entry {
+                path: GOV.into(),
+                original: "ondemand\n".into(),
+                written: "performance".into(),
+            }],
+        };
+        fs::write(&journal, serde_json::to_string(&j).unwrap()).unwrap();
+        let lines = journal::recover(&r).lines;
+        assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
+        assert!(lines[0].contains("left as it is"), "{lines:?}");
+    }
 
     fn tree() -> (tempfile::TempDir, SysRoot) {
         let d = tempfile::tempdir().unwrap();
