@@ -386,7 +386,7 @@ fn full_filesystem_is_refused_before_writing() {
 #[test]
 fn enospc_in_the_middle_removes_the_file() {
     // Without root, `io_error_in_the_middle_through_the_cli` covers the same path.
-    use sbc_bench::bench::storage::{BenchError, Config, run};
+    use sbc_bench::bench::storage::{Config, StorageError, run};
     let Some(m) = TmpMount::new("size=8m") else {
         return;
     };
@@ -401,7 +401,7 @@ fn enospc_in_the_middle_removes_the_file() {
     )
     .unwrap_err();
     match &err {
-        BenchError::Io { cause, .. } => assert_eq!(cause.raw_os_error(), Some(libc::ENOSPC)),
+        StorageError::Io { cause, .. } => assert_eq!(cause.raw_os_error(), Some(libc::ENOSPC)),
         other => panic!("expected ENOSPC, got {other}"),
     }
     let msg = err.to_string();
