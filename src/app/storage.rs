@@ -12,6 +12,7 @@ use crate::bench::external::smartctl::{self, Source};
 use crate::bench::storage::{self as engine, StorageError};
 use crate::cli::storage::{StorageArgs, StorageBenchArgs, StorageCommand};
 use crate::diagnose;
+use crate::monitor;
 use crate::output::{self, Outcome};
 use crate::record::storage::{self as record, BenchReport, PolicyFacts, StorageObservation};
 use crate::report;
@@ -261,68 +262,63 @@ fn surroundings(root: &SysRoot, cfg: &engine::Config) -> Surroundings {
     }
 }
 
-/// The readings around each pass (when monitoring), and the clock sampler between.
+/// The monitor's samplers watching the run (when monitoring): an on-demand one read
+/// exactly at each pass's start and end (CPU times, clocks, the device's IRQ lines, this
+/// process's CPU time), and a background one sampling clocks in between, since clocks
+/// change within a long pass.
 struct Watch {
-    root: SysRoot,
-    on: bool,
-    policy_ids: Vec<u32>,
-    irq_ids: Vec<String>,
-    sampler: Option<engine::Sampler>,
-    t0: Instant,
-    at_start: Option<engine::IoSample>,
-    windows: Vec<engine::PassWindow>,
+    passes: Option<monitor::Sampler>,
+    clocks: Option<monitor::MonitorHandle>,
+    at_start: Option<monitor::Sample>,
+    windows: Vec<record::PassWindow>,
 }
+
+/// How often clocks are sampled during a pass.
+const CLOCK_INTERVAL: Duration = Duration::from_millis(100);
 
 impl Watch {
     fn start(root: &SysRoot, on: bool, around: &Surroundings) -> Self {
-        let policy_ids: Vec<u32> = around.policies.iter().map(|p| p.id).collect();
-        let irq_ids = if on {
-            inventory::irq_ids(root, &around.devices)
-        } else {
-            Vec::new()
-        };
-        // Clocks change within a long pass: sample them in between. Everything else is
-        // read exactly at each pass's start and end.
-        let sampler = (on && !policy_ids.is_empty()).then(|| {
-            engine::Sampler::start(root.clone(), policy_ids.clone(), Duration::from_millis(100))
-        });
-        let t0 = sampler.as_ref().map_or_else(Instant::now, |s| s.started());
-        Self {
-            root: root.clone(),
-            on,
-            policy_ids,
-            irq_ids,
-            sampler,
-            t0,
+        let mut w = Self {
+            passes: None,
+            clocks: None,
             at_start: None,
             windows: Vec::new(),
+        };
+        if !on {
+            return w;
         }
-    }
-    fn snapshot(&self) -> engine::IoSample {
-        engine::snapshot(&self.root, &self.policy_ids, &self.irq_ids, self.t0)
+        let setup = monitor::Setup::discover(root, true);
+        let irq_ids = inventory::irq_ids(root, &around.devices);
+        let spec = monitor::SampleSpec::default()
+            .with_irqs(monitor::IrqSelect::ids(&irq_ids))
+            .with_task(monitor::TaskId::this_process());
+        w.passes = Some(monitor::Sampler::for_setup(root, &setup, spec));
+        if !setup.layout.read_policies().is_empty() {
+            let cfg = monitor::MonitorConfig {
+                renice: false,
+                ..monitor::MonitorConfig::every(CLOCK_INTERVAL)
+            };
+            w.clocks = monitor::Monitor::start(root, &setup, cfg).ok();
+        }
+        w
     }
     fn pass_starting(&mut self) {
-        if self.on {
-            self.at_start = Some(self.snapshot());
-        }
+        self.at_start = self.passes.as_mut().map(monitor::Sampler::sample);
     }
     fn pass_done(&mut self, record_bytes: u64, phase: engine::Phase) {
-        if let Some(start) = self.at_start.take() {
-            let end = self.snapshot();
-            self.windows.push(engine::PassWindow {
-                record_bytes,
-                phase,
-                start,
-                end,
-            });
-        }
+        let (Some(start), Some(s)) = (self.at_start.take(), self.passes.as_mut()) else {
+            return;
+        };
+        self.windows.push(record::PassWindow {
+            record_bytes,
+            phase,
+            start,
+            end: s.sample(),
+        });
     }
     /// Stop sampling; what the system did during each pass of `result`.
     fn finish(self, result: &engine::BenchResult) -> Vec<record::PhaseObservation> {
-        let clocks = self
-            .sampler
-            .map(engine::Sampler::finish)
-            .unwrap_or_default();
+        let clocks = self.clocks.map(|h| h.stop().samples).unwrap_or_default();
         record::observe(result, &self.windows, &clocks)
     }
 }
@@ -330,8 +326,9 @@ impl Watch {
 fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outcome> {
     let (mut cfg, notes) = configure(ctx, args)?;
     let around = surroundings(&ctx.root, &cfg);
+    // Pass start times count from here, when monitoring begins.
+    cfg.epoch = Some(Instant::now());
     let mut watch = Watch::start(&ctx.root, !args.no_monitor && ctx.root.is_host(), &around);
-    cfg.epoch = Some(watch.t0);
 
     let pb = output::progress_bar(cfg.total_bytes() >> 20, "storage bench (MiB)");
     let mut out = Streamer::new(!json);

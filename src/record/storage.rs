@@ -3,10 +3,13 @@
 //! and the readings taken around each pass. Plus the two reports `storage` and
 //! `storage bench` print (`--json` serialises them as they are).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
-use crate::bench::storage::{BenchResult, IoSample, PassWindow, Phase};
+use crate::bench::storage::{BenchResult, Phase};
 use crate::monitor::stat::{CpuTimes, usage};
+use crate::monitor::{Sample, TaskId};
 use crate::record::finding::Finding;
 use crate::sys::storage::{Device, Inventory, Landing};
 
@@ -79,13 +82,29 @@ pub struct StorageObservation {
     pub phases: Vec<PhaseObservation>,
 }
 
+/// The readings taken exactly at one pass's start and end (the monitor's on-demand
+/// [`crate::monitor::Sampler`], with the storage device's IRQ lines and this process
+/// in its mask).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PassWindow {
+    /// Record size in bytes.
+    pub record_bytes: u64,
+    /// Which pass.
+    pub phase: Phase,
+    /// Reading at its start.
+    pub start: Sample,
+    /// Reading at its end.
+    pub end: Sample,
+}
+
 /// One observation per pass of `result`, from the readings at its start and end
-/// (`windows`) and the clock samples taken meanwhile (`clocks`). A pass without a
+/// (`windows`) and the monitor's samples taken meanwhile (`clocks`; only their clocks
+/// are used). A pass without a
 /// window (monitoring off) keeps only its throughput.
 pub fn observe(
     result: &BenchResult,
     windows: &[PassWindow],
-    clocks: &[IoSample],
+    clocks: &[Sample],
 ) -> Vec<PhaseObservation> {
     let mut out = Vec::new();
     for rec in &result.records {
@@ -109,14 +128,14 @@ pub fn observe(
     out
 }
 
-fn fill_usage(o: &mut PhaseObservation, a: &IoSample, b: &IoSample, clocks: &[IoSample]) {
+fn fill_usage(o: &mut PhaseObservation, a: &Sample, b: &Sample, clocks: &[Sample]) {
     fill_cpu(o, a, b);
     fill_irqs(o, a, b);
     o.avg_khz = avg_clocks(a, b, clocks);
 }
 
 /// Every CPU's counters added up, over the CPUs read at both ends; and how many.
-fn cpu_totals(a: &IoSample, b: &IoSample) -> (CpuTimes, CpuTimes, u64) {
+fn cpu_totals(a: &Sample, b: &Sample) -> (CpuTimes, CpuTimes, u64) {
     let mut tot_a = CpuTimes::default();
     let mut tot_b = CpuTimes::default();
     let add = |t: &mut CpuTimes, x: &CpuTimes| {
@@ -130,8 +149,10 @@ fn cpu_totals(a: &IoSample, b: &IoSample) -> (CpuTimes, CpuTimes, u64) {
         t.steal += x.steal;
     };
     let mut ncpu = 0u64;
-    for (cpu, ta) in &a.cpus {
-        let Some(tb) = b.cpus.get(cpu) else { continue };
+    for (cpu, ta) in per_cpu(a) {
+        let Some(tb) = per_cpu(b).get(cpu) else {
+            continue;
+        };
         add(&mut tot_a, ta);
         add(&mut tot_b, tb);
         ncpu += 1;
@@ -141,7 +162,7 @@ fn cpu_totals(a: &IoSample, b: &IoSample) -> (CpuTimes, CpuTimes, u64) {
 
 /// The window in ticks, and for a window long enough the busiest CPU, iowait and
 /// interrupt shares and our own CPU time.
-fn fill_cpu(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
+fn fill_cpu(o: &mut PhaseObservation, a: &Sample, b: &Sample) {
     let (tot_a, tot_b, ncpu) = cpu_totals(a, b);
     // Ticks per CPU elapsed between the readings = the window in clock ticks.
     let window = (ncpu > 0).then(|| tot_b.total().saturating_sub(tot_a.total()) / ncpu);
@@ -150,8 +171,10 @@ fn fill_cpu(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
         return;
     };
     let mut best: Option<(u32, f64, f64, f64)> = None;
-    for (cpu, ta) in &a.cpus {
-        let Some(tb) = b.cpus.get(cpu) else { continue };
+    for (cpu, ta) in per_cpu(a) {
+        let Some(tb) = per_cpu(b).get(cpu) else {
+            continue;
+        };
         if let Some(u) = usage(ta, tb) {
             let busy = u.cpu_pct - u.io_pct;
             if best.is_none_or(|(_, bb, _, _)| busy > bb) {
@@ -169,7 +192,7 @@ fn fill_cpu(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
         o.io_pct = Some(u.io_pct);
         o.irq_pct = Some(u.irq_pct);
     }
-    if let (Some(sa), Some(sb)) = (a.self_ticks, b.self_ticks) {
+    if let (Some(sa), Some(sb)) = (self_ticks(a), self_ticks(b)) {
         if w > 0 && sb >= sa {
             o.self_cpu_pct = Some((sb - sa) as f64 * 100.0 / w as f64);
         }
@@ -177,8 +200,8 @@ fn fill_cpu(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
 }
 
 /// The device's interrupts: exact counts, whatever the pass's length.
-fn fill_irqs(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
-    let (Some(ia), Some(ib)) = (&a.irqs, &b.irqs) else {
+fn fill_irqs(o: &mut PhaseObservation, a: &Sample, b: &Sample) {
+    let (Some(ia), Some(ib)) = (device_irqs(a), device_irqs(b)) else {
         return;
     };
     let per_cpu: Vec<(u32, u64)> = ia
@@ -191,7 +214,7 @@ fn fill_irqs(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
         .collect();
     let total: u64 = per_cpu.iter().map(|x| x.1).sum();
     o.storage_irqs = Some(total);
-    let secs = b.t_s - a.t_s;
+    let secs = b.mono_s - a.mono_s;
     if secs > 0.0 {
         o.storage_irqs_per_s = Some(total as f64 / secs);
     }
@@ -203,27 +226,63 @@ fn fill_irqs(o: &mut PhaseObservation, a: &IoSample, b: &IoSample) {
 }
 
 /// Average clock per policy: the readings at both ends and the samples in between.
-fn avg_clocks(a: &IoSample, b: &IoSample, clocks: &[IoSample]) -> Vec<(u32, f64)> {
-    let mut points: Vec<&IoSample> = vec![a];
-    points.extend(clocks.iter().filter(|s| s.t_s > a.t_s && s.t_s < b.t_s));
+fn avg_clocks(a: &Sample, b: &Sample, clocks: &[Sample]) -> Vec<(u32, f64)> {
+    let mut points: Vec<&Sample> = vec![a];
+    points.extend(
+        clocks
+            .iter()
+            .filter(|s| s.mono_s > a.mono_s && s.mono_s < b.mono_s),
+    );
     points.push(b);
-    let mut ids: Vec<u32> = points
-        .iter()
-        .flat_map(|s| s.khz.iter().map(|k| k.0))
-        .collect();
+    let mut ids: Vec<u32> = points.iter().flat_map(|s| khz(s).map(|k| k.0)).collect();
     ids.sort_unstable();
     ids.dedup();
     let mut out = Vec::new();
     for id in ids {
         let v: Vec<u64> = points
             .iter()
-            .filter_map(|s| s.khz.iter().find(|k| k.0 == id).map(|k| k.1))
+            .filter_map(|s| khz(s).find(|k| k.0 == id).map(|k| k.1))
             .collect();
         if !v.is_empty() {
             out.push((id, v.iter().sum::<u64>() as f64 / v.len() as f64));
         }
     }
     out
+}
+
+/// `/proc/stat` per CPU (empty when it was not read).
+fn per_cpu(s: &Sample) -> &BTreeMap<u32, CpuTimes> {
+    static NONE: BTreeMap<u32, CpuTimes> = BTreeMap::new();
+    s.stat.as_ref().map_or(&NONE, |st| &st.per_cpu)
+}
+
+/// This process's user + system time, clock ticks.
+fn self_ticks(s: &Sample) -> Option<u64> {
+    let me = TaskId::this_process();
+    s.tasks
+        .iter()
+        .find(|t| t.task == me)
+        .and_then(|t| t.stat)
+        .map(|st| st.ticks)
+}
+
+/// The storage device's interrupts per CPU, summed over its lines; `None` when no
+/// line was asked for or `/proc/interrupts` could not be read.
+fn device_irqs(s: &Sample) -> Option<BTreeMap<u32, u64>> {
+    let lines = s.irq_lines.as_ref()?;
+    let mut out = BTreeMap::new();
+    for l in lines {
+        for (&cpu, &n) in &l.per_cpu {
+            let e = out.entry(cpu).or_insert(0u64);
+            *e = e.saturating_add(n);
+        }
+    }
+    Some(out)
+}
+
+/// Current clock per policy, kHz, where it was read.
+fn khz(s: &Sample) -> impl Iterator<Item = (u32, u64)> + '_ {
+    s.clocks.iter().filter_map(|c| Some((c.policy, c.khz?)))
 }
 
 /// Inventory plus health, findings and notes: what `storage` prints.
@@ -259,16 +318,23 @@ pub struct BenchReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::storage::{PhaseResult, RecordResult, parse_self_ticks};
+    use crate::bench::storage::{PhaseResult, RecordResult};
+    use crate::monitor::sample::{IrqLineCounts, PolicyClock, TaskCounters};
+    use crate::monitor::stat::ProcStat;
+    use crate::sys::counters::TaskStat;
 
-    fn window_sample(
-        t: f64,
-        busy: [u64; 2],
-        self_ticks: u64,
-        irqs: [u64; 2],
-        khz: u64,
-    ) -> IoSample {
-        use crate::monitor::stat::CpuTimes;
+    fn clock_at(t: f64, khz: u64) -> Sample {
+        Sample {
+            mono_s: t,
+            clocks: vec![PolicyClock {
+                policy: 0,
+                khz: Some(khz),
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn window_sample(t: f64, busy: [u64; 2], self_ticks: u64, irqs: [u64; 2], khz: u64) -> Sample {
         // 100 ticks per second per CPU; `busy` of them in the kernel.
         let total = (t * 100.0).round() as u64;
         let cpu = |b: u64| CpuTimes {
@@ -276,12 +342,29 @@ mod tests {
             idle: total - b,
             ..Default::default()
         };
-        IoSample {
-            t_s: t,
-            cpus: [(0, cpu(busy[0])), (1, cpu(busy[1]))].into(),
-            khz: vec![(0, khz)],
-            self_ticks: Some(self_ticks),
-            irqs: Some([(0, irqs[0]), (1, irqs[1])].into()),
+        // The device's interrupts on two lines, as `/proc/interrupts` lists them.
+        let line = |id: &str, n: [u64; 2]| IrqLineCounts {
+            id: id.into(),
+            actions: vec![],
+            per_cpu: [(0, n[0]), (1, n[1])].into(),
+        };
+        Sample {
+            stat: Some(ProcStat {
+                total: CpuTimes::default(),
+                per_cpu: [(0, cpu(busy[0])), (1, cpu(busy[1]))].into(),
+            }),
+            tasks: vec![TaskCounters {
+                task: TaskId::this_process(),
+                stat: Some(TaskStat {
+                    ticks: self_ticks,
+                    cpu: 0,
+                }),
+            }],
+            irq_lines: Some(vec![
+                line("nvme0q1", [irqs[0] - 1, irqs[1]]),
+                line("nvme0q2", [1, 0]),
+            ]),
+            ..clock_at(t, khz)
         }
     }
 
@@ -303,19 +386,8 @@ mod tests {
     fn observation_windows() {
         let start = window_sample(0.0, [0, 0], 0, [1000, 50], 408_000);
         let end = window_sample(2.0, [190, 20], 180, [21_000, 60], 1_800_000);
-        let clocks = vec![
-            IoSample {
-                t_s: 1.0,
-                khz: vec![(0, 1_800_000)],
-                ..Default::default()
-            },
-            // Outside the window: ignored.
-            IoSample {
-                t_s: 3.0,
-                khz: vec![(0, 100)],
-                ..Default::default()
-            },
-        ];
+        // Outside the window (the second): ignored.
+        let clocks = vec![clock_at(1.0, 1_800_000), clock_at(3.0, 100)];
         let r = one_pass(Phase::RandomRead, 0.0, 2.0);
         let w = PassWindow {
             record_bytes: 4096,
@@ -333,13 +405,6 @@ mod tests {
         assert_eq!(o[0].storage_irqs, Some(20_010));
         assert_eq!(o[0].storage_irqs_per_s, Some(10_005.0));
         assert_eq!(o[0].storage_irq_cpu, Some(0));
-        assert_eq!(
-            parse_self_ticks(
-                "4242 (sbc bench) R 1 4242 4242 0 -1 4194304 300 0 0 0 1234 567 0 0 20 0"
-            ),
-            Some(1801)
-        );
-        assert_eq!(parse_self_ticks("garbage"), None);
         // Without readings (monitoring off) a pass keeps only its throughput.
         let o = observe(&r, &[], &clocks);
         assert_eq!(o[0].busiest_cpu, None);

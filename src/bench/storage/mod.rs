@@ -15,7 +15,6 @@
 
 mod error;
 mod file;
-mod sample;
 mod space;
 mod stale;
 
@@ -29,7 +28,6 @@ use crate::shutdown::CancellationToken;
 
 pub use error::StorageError;
 pub use file::{FileTarget, Target, TempFile};
-pub use sample::{IoSample, PassWindow, Sampler, irq_counts, parse_self_ticks, snapshot};
 pub use space::{FsSpace, available_bytes, check_space, coverage_notes, fs_space, preflight};
 pub use stale::{StaleFile, TEMP_PREFIX, clean_stale, test_file_pid};
 
