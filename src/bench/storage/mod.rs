@@ -54,8 +54,8 @@ pub struct Config {
     /// Check free space before starting. Only tests turn this off, to provoke ENOSPC
     /// in the middle of a run.
     pub check_space: bool,
-    /// The instant pass start times are counted from (the sampler's start, so both
-    /// clocks agree); the benchmark's own start when `None`.
+    /// The instant pass start times are counted from (when the caller began to watch
+    /// the run); the benchmark's own start when `None`.
     #[serde(skip)]
     pub epoch: Option<Instant>,
     /// RAM available (`/proc/meminfo`), checked instead of free space on filesystems
@@ -287,79 +287,32 @@ pub fn run_on(
     cancel: &CancellationToken,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<BenchResult, StorageError> {
-    let t0 = cfg.epoch.unwrap_or_else(Instant::now);
-    events(Event::Opened {
-        direct: target.direct(),
+    let mut pass = Pass {
+        t0: cfg.epoch.unwrap_or_else(Instant::now),
+        done: 0,
+        target,
+        cancel,
+        events,
+    };
+    (pass.events)(Event::Opened {
+        direct: pass.target.direct(),
     });
-    let mut done = 0u64;
     let mut records = Vec::new();
     for &rec in &cfg.records {
         let n = cfg.size_bytes / rec;
         let mut buf = AlignedBuf::new(rec as usize);
         let mut phases = Vec::new();
         for phase in Phase::ALL {
-            let io_err = |offset: u64, cause: io::Error| StorageError::Io {
-                phase: phase.label(),
-                record: rec / 1024,
-                offset,
-                cause,
-            };
-            if phase == Phase::Write {
-                target.truncate().map_err(|e| io_err(0, e))?;
-            }
-            target.reopen().map_err(|e| io_err(0, e))?;
-            let order: Vec<u64> = match phase {
-                Phase::RandomRead => shuffled(n, 0x5eed ^ rec),
-                Phase::RandomWrite => shuffled(n, 0xbeef ^ rec),
-                _ => (0..n).collect(),
-            };
-            events(Event::PassStarting {
-                record_bytes: rec,
-                phase,
-            });
-            let start = Instant::now();
-            for (k, &i) in order.iter().enumerate() {
-                if cancel.is_cancelled() {
-                    return Err(StorageError::Interrupted);
-                }
-                let off = i * rec;
-                if phase.writes() {
-                    buf.stamp(done / rec + k as u64);
-                    target
-                        .write_at(buf.as_ref(), off)
-                        .map_err(|e| io_err(off, e))?;
-                } else {
-                    target
-                        .read_at(buf.as_mut(), off)
-                        .map_err(|e| io_err(off, e))?;
-                }
-                events(Event::Progress(done + (k as u64 + 1) * rec));
-            }
-            if phase.writes() {
-                target.sync().map_err(|e| io_err(n * rec, e))?;
-            }
-            let secs = start.elapsed().as_secs_f64();
-            done += n * rec;
-            let result = PhaseResult::new(
-                phase,
-                start.duration_since(t0).as_secs_f64(),
-                secs,
-                n * rec,
-                n,
-            );
-            events(Event::PassDone {
-                record_bytes: rec,
-                result: &result,
-            });
-            phases.push(result);
+            phases.push(pass.run(phase, rec, n, &mut buf)?);
         }
         records.push(RecordResult {
             record_bytes: rec,
             phases,
         });
     }
+    let direct = pass.target.direct();
     let mut warnings = Vec::new();
-    if !target.direct() {
+    if !direct {
         warnings.push(
             "O_DIRECT is not supported on this filesystem: buffered I/O was used, so the page \
              cache (RAM) was measured for reads, not the device"
@@ -369,11 +322,88 @@ pub fn run_on(
     Ok(BenchResult {
         dir: cfg.dir.display().to_string(),
         file_size_bytes: cfg.size_bytes,
-        direct_io: target.direct(),
+        direct_io: direct,
         fsync_in_write_timing: true,
         records,
         warnings,
     })
+}
+
+/// What every pass of a run shares.
+struct Pass<'a> {
+    /// Pass start times count from here.
+    t0: Instant,
+    /// Bytes moved by the passes before.
+    done: u64,
+    target: &'a mut dyn Target,
+    cancel: &'a CancellationToken,
+    events: &'a mut dyn FnMut(Event<'_>),
+}
+
+impl Pass<'_> {
+    /// One pass over `n` records of `rec` bytes, timed with its fsync.
+    fn run(
+        &mut self,
+        phase: Phase,
+        rec: u64,
+        n: u64,
+        buf: &mut AlignedBuf,
+    ) -> Result<PhaseResult, StorageError> {
+        let io_err = |offset: u64, cause: io::Error| StorageError::Io {
+            phase: phase.label(),
+            record: rec / 1024,
+            offset,
+            cause,
+        };
+        if phase == Phase::Write {
+            self.target.truncate().map_err(|e| io_err(0, e))?;
+        }
+        self.target.reopen().map_err(|e| io_err(0, e))?;
+        let order: Vec<u64> = match phase {
+            Phase::RandomRead => shuffled(n, 0x5eed ^ rec),
+            Phase::RandomWrite => shuffled(n, 0xbeef ^ rec),
+            _ => (0..n).collect(),
+        };
+        (self.events)(Event::PassStarting {
+            record_bytes: rec,
+            phase,
+        });
+        let start = Instant::now();
+        for (k, &i) in order.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                return Err(StorageError::Interrupted);
+            }
+            let off = i * rec;
+            if phase.writes() {
+                buf.stamp(self.done / rec + k as u64);
+                self.target
+                    .write_at(buf.as_ref(), off)
+                    .map_err(|e| io_err(off, e))?;
+            } else {
+                self.target
+                    .read_at(buf.as_mut(), off)
+                    .map_err(|e| io_err(off, e))?;
+            }
+            (self.events)(Event::Progress(self.done + (k as u64 + 1) * rec));
+        }
+        if phase.writes() {
+            self.target.sync().map_err(|e| io_err(n * rec, e))?;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        self.done += n * rec;
+        let result = PhaseResult::new(
+            phase,
+            start.duration_since(self.t0).as_secs_f64(),
+            secs,
+            n * rec,
+            n,
+        );
+        (self.events)(Event::PassDone {
+            record_bytes: rec,
+            result: &result,
+        });
+        Ok(result)
+    }
 }
 
 #[cfg(test)]
