@@ -4,8 +4,10 @@
 //! filesystems; and what the inventory alone shows: downgraded links, `usb-storage`
 //! instead of `uas`, hubs shared by several disks, counterfeit cards, worn drives.
 //!
-//! Pure functions of the inventory and the observation, so they can later be fed from
-//! the shared monitor.
+//! Pure functions of the inventory and the observation ([`crate::record::storage`], read
+//! by the monitor's sampler around each pass), one function per rule; the tables
+//! `DEVICE_RULES` and `RUN_RULES` give the order findings are listed in. Nothing here
+//! renders: the sentences are the findings' own, the lines around them are `report/`'s.
 
 use crate::bench::storage::{Phase, size_words};
 use crate::record::finding::{Finding, FindingCode, Severity};
