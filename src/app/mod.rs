@@ -122,6 +122,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Monitor(a)) => monitor::run(ctx, &a).map(Outcome::from_code),
         Some(Command::Bench(a)) => bench::run(ctx, &a).map(Outcome::from_code),
         Some(Command::Net(a)) => net::run(ctx, &a).map(Outcome::from_code),
-        Some(Command::Storage(a)) => storage::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Storage(a)) => storage::run(ctx, &a),
     }
 }

@@ -4,12 +4,14 @@
 //! filesystems; and what the inventory alone shows: downgraded links, `usb-storage`
 //! instead of `uas`, hubs shared by several disks, counterfeit cards, worn drives.
 //!
-//! Pure functions of the inventory and the observation, so they can later be fed from
-//! the shared monitor.
+//! Pure functions of the inventory and the observation ([`crate::record::storage`], read
+//! by the monitor's sampler around each pass), one function per rule; the tables
+//! `DEVICE_RULES` and `RUN_RULES` give the order findings are listed in. Nothing here
+//! renders: the sentences are the findings' own, the lines around them are `report/`'s.
 
-use crate::bench::storage::{Phase, PhaseObservation, StorageObservation};
-use crate::diagnose::{Finding, Severity};
-use crate::record::finding::FindingCode;
+use crate::bench::storage::{Phase, size_words};
+use crate::record::finding::{Finding, FindingCode, Severity};
+use crate::record::storage::{PhaseObservation, StorageObservation};
 use crate::sys::mmc::BusMode;
 use crate::sys::storage::{Bus, Device};
 
@@ -129,219 +131,267 @@ pub fn narrowest(dev: &Device) -> Option<LinkLimit> {
         .min_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
 }
 
-/// `4 KiB`, `16 MiB`.
-pub fn record_words(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
-        format!("{} MiB", bytes >> 20)
-    } else {
-        format!("{} KiB", bytes >> 10)
-    }
-}
+/// A rule over one device of the inventory: at most one finding.
+type DeviceRule = fn(&Device) -> Option<Finding>;
+
+/// The inventory rules, in the order their findings are listed.
+const DEVICE_RULES: &[DeviceRule] = &[
+    pcie_downgraded,
+    usb_downgraded,
+    usb_no_uas,
+    sata_downgraded,
+    counterfeit_card,
+    emmc_life_used,
+    emmc_pre_eol,
+    sd_without_uhs,
+    drive_health,
+];
 
 /// Findings from the inventory alone, for one device.
 pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
-    let mut f = Vec::new();
+    DEVICE_RULES.iter().filter_map(|rule| rule(dev)).collect()
+}
+
+/// A PCIe link (the SSD's, or its controller's) trained below what both ends support.
+fn pcie_downgraded(dev: &Device) -> Option<Finding> {
+    let p = dev.pci.as_ref()?;
+    let l = p.link.as_ref()?;
+    if l.speed_downgraded() != Some(true) && l.width_downgraded() != Some(true) {
+        return None;
+    }
+    let what = if dev.bus == Bus::Nvme {
+        "the SSD".to_string()
+    } else {
+        format!(
+            "its {} controller at {}",
+            p.driver.as_deref().unwrap_or("PCIe"),
+            p.address
+        )
+    };
+    let speed = |s: Option<f64>| s.map(crate::sys::pci::format_speed).unwrap_or_default();
+    Some(Finding::new(
+        FindingCode::StoragePcieDowngraded,
+        Severity::Warning,
+        format!(
+            "{}: PCIe link of {what} trained at {} x{} while it supports {} x{} \
+             (slot wiring, riser or signal quality)",
+            dev.node,
+            speed(l.speed_gts),
+            l.width.unwrap_or_default(),
+            speed(l.max_speed_gts),
+            l.max_width.unwrap_or_default()
+        ),
+    ))
+}
+
+/// The fastest speed in a USB device's capability list, Mbps (0 when none is known).
+fn usb_capable_max_mbps(capable: &[String]) -> f64 {
+    capable
+        .iter()
+        .filter_map(|c| {
+            if let Some(g) = c.strip_suffix("Gbps") {
+                g.parse::<f64>().ok().map(|g| g * 1000.0)
+            } else if let Some(m) = c.strip_suffix("Mbps") {
+                m.parse::<f64>().ok()
+            } else {
+                c.split("Gb/s")
+                    .next()
+                    .and_then(|g| g.parse::<f64>().ok())
+                    .map(|g| g * 1000.0)
+            }
+        })
+        .fold(0.0_f64, f64::max)
+}
+
+/// A USB 3 device running at USB 2.0 speed or below.
+fn usb_downgraded(dev: &Device) -> Option<Finding> {
+    let d = &dev.usb.as_ref()?.device;
+    let s = d.speed_mbps?;
+    let cap_max = usb_capable_max_mbps(&d.capable);
+    if !(cap_max > 0.0 && s < cap_max && s <= 480.0) {
+        return None;
+    }
+    Some(Finding::new(
+        FindingCode::StorageUsbDowngraded,
+        Severity::Warning,
+        format!(
+            "{}: USB device runs at {} but can do {}: a USB 2.0 port, hub or \
+             cable is in the way (expect at most ~{:.0} MB/s)",
+            dev.node,
+            crate::sys::usb::format_speed(s),
+            crate::sys::usb::format_speed(cap_max),
+            usb_limit_mb_per_s(s)
+        ),
+    ))
+}
+
+/// A SuperSpeed bridge to a SATA/NVMe drive driven by usb-storage instead of uas.
+fn usb_no_uas(dev: &Device) -> Option<Finding> {
+    let u = dev.usb.as_ref()?;
+    let s = u.device.speed_mbps?;
+    let bridged = dev
+        .health
+        .as_ref()
+        .is_some_and(|h| h.protocol.as_deref().is_some_and(|p| p != "SCSI"));
+    if !(s >= 5000.0 && u.interface_driver.as_deref() == Some("usb-storage") && bridged) {
+        return None;
+    }
+    Some(Finding::new(
+        FindingCode::StorageUsbNoUas,
+        Severity::Info,
+        format!(
+            "{}: the bridge runs the usb-storage (BOT) driver, not uas: one \
+             command at a time, so random I/O and CPU load suffer (firmware \
+             without UAS, or disabled by a kernel quirk)",
+            dev.node
+        ),
+    ))
+}
+
+/// A SATA link slower than drive and host can both do.
+fn sata_downgraded(dev: &Device) -> Option<Finding> {
+    let a = dev.ata.as_ref()?;
+    let d = a
+        .identify
+        .as_ref()
+        .and_then(|i| i.max_speed.as_deref())
+        .and_then(parse_gbps)?;
+    let l = a.link_speed.as_deref().and_then(parse_gbps)?;
+    let host = a.link_limit.as_deref().and_then(parse_gbps);
+    let possible = host.map_or(d, |h| h.min(d));
+    if l + 0.01 >= possible {
+        return None;
+    }
+    Some(Finding::new(
+        FindingCode::StorageSataDowngraded,
+        Severity::Warning,
+        format!(
+            "{}: SATA link at {l:.1} Gb/s although drive and host can do \
+             {possible:.1} Gb/s (cable or contacts; check CRC errors)",
+            dev.node
+        ),
+    ))
+}
+
+/// Card IDs only counterfeit cards carry, or a suspiciously low serial number.
+fn counterfeit_card(dev: &Device) -> Option<Finding> {
+    let m = dev.mmc.as_ref()?;
     let node = &dev.node;
-    if let Some(p) = &dev.pci {
-        if let Some(l) = &p.link {
-            if l.speed_downgraded() == Some(true) || l.width_downgraded() == Some(true) {
-                let what = if dev.bus == Bus::Nvme {
-                    "the SSD".to_string()
-                } else {
-                    format!(
-                        "its {} controller at {}",
-                        p.driver.as_deref().unwrap_or("PCIe"),
-                        p.address
-                    )
-                };
-                f.push(Finding::new(
-                    FindingCode::StoragePcieDowngraded,
-                    Severity::Warning,
-                    format!(
-                        "{node}: PCIe link of {what} trained at {} x{} while it supports {} x{} \
-                         (slot wiring, riser or signal quality)",
-                        l.speed_gts
-                            .map(crate::sys::pci::format_speed)
-                            .unwrap_or_default(),
-                        l.width.unwrap_or_default(),
-                        l.max_speed_gts
-                            .map(crate::sys::pci::format_speed)
-                            .unwrap_or_default(),
-                        l.max_width.unwrap_or_default()
-                    ),
-                ));
+    Some(match m.maker.counterfeit.as_deref()? {
+        "definite" => Finding::new(
+            FindingCode::StorageCounterfeitCard,
+            Severity::Invalid,
+            format!(
+                "{node}: card IDs (manfid {}, oemid {}) are only found on counterfeit \
+                 cards: expect less capacity than claimed and data loss",
+                m.manfid.as_deref().unwrap_or("?"),
+                m.oemid.as_deref().unwrap_or("?")
+            ),
+        ),
+        _ => Finding::new(
+            FindingCode::StorageCounterfeitCard,
+            Severity::Warning,
+            format!(
+                "{node}: suspiciously low serial number {}: probably a counterfeit card",
+                m.serial.as_deref().unwrap_or("?")
+            ),
+        ),
+    })
+}
+
+/// An eMMC whose life time estimate says 80 % or more is used.
+fn emmc_life_used(dev: &Device) -> Option<Finding> {
+    let (a, b) = dev.mmc.as_ref()?.life_time?;
+    let worst = a.max(b);
+    if worst < 9 {
+        return None;
+    }
+    Some(Finding::new(
+        FindingCode::StorageEmmcWorn,
+        Severity::Warning,
+        format!(
+            "{}: eMMC reports {} of its rated life used",
+            dev.node,
+            if worst >= 11 {
+                "more than 100 %".to_string()
+            } else {
+                format!("{}–{} %", (worst - 1) * 10, worst * 10)
             }
+        ),
+    ))
+}
+
+/// An eMMC's pre-EOL warning: reserved blocks running out.
+fn emmc_pre_eol(dev: &Device) -> Option<Finding> {
+    dev.mmc.as_ref()?.pre_eol.filter(|&p| p >= 2)?;
+    Some(Finding::new(
+        FindingCode::StorageEmmcWorn,
+        Severity::Warning,
+        format!(
+            "{}: eMMC pre-EOL warning: its reserved blocks are running out",
+            dev.node
+        ),
+    ))
+}
+
+/// An SDHC/SDXC card stuck in default or high speed mode (no UHS-I).
+fn sd_without_uhs(dev: &Device) -> Option<Finding> {
+    let m = dev.mmc.as_ref()?;
+    if !(m.card_type.as_deref() == Some("SD")
+        && matches!(m.bus_mode, Some(BusMode::Legacy | BusMode::SdHs))
+        && m.capacity_class.as_deref() != Some("SD"))
+    {
+        return None;
+    }
+    Some(Finding::new(
+        FindingCode::StorageSdNoUhs,
+        Severity::Info,
+        format!(
+            "{}: SD card runs in {} mode (≤ 25 MB/s); UHS-I needs 1.8 V signalling \
+             support on the board and in the device tree",
+            dev.node,
+            if m.bus_mode == Some(BusMode::SdHs) {
+                "high speed"
+            } else {
+                "default speed"
+            }
+        ),
+    ))
+}
+
+/// SMART: failed self-assessment, wear, temperature, error and sector counters.
+fn drive_health(dev: &Device) -> Option<Finding> {
+    let h = dev.health.as_ref()?;
+    let mut bad = Vec::new();
+    if h.passed == Some(false) {
+        bad.push("SMART overall health FAILED".to_string());
+    }
+    if let Some(p) = h.percentage_used.filter(|&p| p > 75) {
+        bad.push(format!("{p} % worn out"));
+    }
+    let limit = if h.is_hdd() == Some(true) { 45 } else { 60 };
+    if let Some(t) = h.temp_c.filter(|&t| t > limit) {
+        bad.push(format!("{t} °C (above {limit} °C)"));
+    }
+    for (v, what) in [
+        (h.crc_errors, "interface CRC errors (cable or contacts)"),
+        (h.reallocated_sectors, "reallocated sectors"),
+        (h.reallocated_events, "reallocation events"),
+        (h.pending_sectors, "sectors pending reallocation"),
+        (h.offline_uncorrectable, "uncorrectable sectors"),
+        (h.media_errors, "media errors"),
+    ] {
+        if let Some(n) = v.filter(|&n| n > 0) {
+            bad.push(format!("{n} {what}"));
         }
     }
-    if let Some(u) = &dev.usb {
-        let d = &u.device;
-        let cap_max = d
-            .capable
-            .iter()
-            .filter_map(|c| {
-                if let Some(g) = c.strip_suffix("Gbps") {
-                    g.parse::<f64>().ok().map(|g| g * 1000.0)
-                } else if let Some(m) = c.strip_suffix("Mbps") {
-                    m.parse::<f64>().ok()
-                } else {
-                    c.split("Gb/s")
-                        .next()
-                        .and_then(|g| g.parse::<f64>().ok())
-                        .map(|g| g * 1000.0)
-                }
-            })
-            .fold(0.0_f64, f64::max);
-        if let Some(s) = d.speed_mbps {
-            if cap_max > 0.0 && s < cap_max && s <= 480.0 {
-                f.push(Finding::new(
-                    FindingCode::StorageUsbDowngraded,
-                    Severity::Warning,
-                    format!(
-                        "{node}: USB device runs at {} but can do {}: a USB 2.0 port, hub or \
-                         cable is in the way (expect at most ~{:.0} MB/s)",
-                        crate::sys::usb::format_speed(s),
-                        crate::sys::usb::format_speed(cap_max),
-                        usb_limit_mb_per_s(s)
-                    ),
-                ));
-            }
-            let bridged = dev
-                .health
-                .as_ref()
-                .is_some_and(|h| h.protocol.as_deref().is_some_and(|p| p != "SCSI"));
-            if s >= 5000.0 && u.interface_driver.as_deref() == Some("usb-storage") && bridged {
-                f.push(Finding::new(
-                    FindingCode::StorageUsbNoUas,
-                    Severity::Info,
-                    format!(
-                        "{node}: the bridge runs the usb-storage (BOT) driver, not uas: one \
-                         command at a time, so random I/O and CPU load suffer (firmware \
-                         without UAS, or disabled by a kernel quirk)"
-                    ),
-                ));
-            }
-        }
-    }
-    if let Some(a) = &dev.ata {
-        let drive_max = a
-            .identify
-            .as_ref()
-            .and_then(|i| i.max_speed.as_deref())
-            .and_then(parse_gbps);
-        let link = a.link_speed.as_deref().and_then(parse_gbps);
-        let host = a.link_limit.as_deref().and_then(parse_gbps);
-        if let (Some(l), Some(d)) = (link, drive_max) {
-            let possible = host.map_or(d, |h| h.min(d));
-            if l + 0.01 < possible {
-                f.push(Finding::new(
-                    FindingCode::StorageSataDowngraded,
-                    Severity::Warning,
-                    format!(
-                        "{node}: SATA link at {l:.1} Gb/s although drive and host can do \
-                         {possible:.1} Gb/s (cable or contacts; check CRC errors)"
-                    ),
-                ));
-            }
-        }
-    }
-    if let Some(m) = &dev.mmc {
-        match m.maker.counterfeit.as_deref() {
-            Some("definite") => f.push(Finding::new(
-                FindingCode::StorageCounterfeitCard,
-                Severity::Invalid,
-                format!(
-                    "{node}: card IDs (manfid {}, oemid {}) are only found on counterfeit \
-                     cards: expect less capacity than claimed and data loss",
-                    m.manfid.as_deref().unwrap_or("?"),
-                    m.oemid.as_deref().unwrap_or("?")
-                ),
-            )),
-            Some(_) => f.push(Finding::new(
-                FindingCode::StorageCounterfeitCard,
-                Severity::Warning,
-                format!(
-                    "{node}: suspiciously low serial number {}: probably a counterfeit card",
-                    m.serial.as_deref().unwrap_or("?")
-                ),
-            )),
-            None => {}
-        }
-        if let Some((a, b)) = m.life_time {
-            let worst = a.max(b);
-            if worst >= 9 {
-                f.push(Finding::new(
-                    FindingCode::StorageEmmcWorn,
-                    Severity::Warning,
-                    format!(
-                        "{node}: eMMC reports {} of its rated life used",
-                        if worst >= 11 {
-                            "more than 100 %".to_string()
-                        } else {
-                            format!("{}–{} %", (worst - 1) * 10, worst * 10)
-                        }
-                    ),
-                ));
-            }
-        }
-        if m.pre_eol.is_some_and(|p| p >= 2) {
-            f.push(Finding::new(
-                FindingCode::StorageEmmcWorn,
-                Severity::Warning,
-                format!("{node}: eMMC pre-EOL warning: its reserved blocks are running out"),
-            ));
-        }
-        if m.card_type.as_deref() == Some("SD")
-            && matches!(m.bus_mode, Some(BusMode::Legacy | BusMode::SdHs))
-            && m.capacity_class.as_deref() != Some("SD")
-        {
-            f.push(Finding::new(
-                FindingCode::StorageSdNoUhs,
-                Severity::Info,
-                format!(
-                    "{node}: SD card runs in {} mode (≤ 25 MB/s); UHS-I needs 1.8 V signalling \
-                     support on the board and in the device tree",
-                    if m.bus_mode == Some(BusMode::SdHs) {
-                        "high speed"
-                    } else {
-                        "default speed"
-                    }
-                ),
-            ));
-        }
-    }
-    if let Some(h) = &dev.health {
-        let mut bad = Vec::new();
-        if h.passed == Some(false) {
-            bad.push("SMART overall health FAILED".to_string());
-        }
-        if let Some(p) = h.percentage_used.filter(|&p| p > 75) {
-            bad.push(format!("{p} % worn out"));
-        }
-        let limit = if h.is_hdd() == Some(true) { 45 } else { 60 };
-        if let Some(t) = h.temp_c.filter(|&t| t > limit) {
-            bad.push(format!("{t} °C (above {limit} °C)"));
-        }
-        for (v, what) in [
-            (h.crc_errors, "interface CRC errors (cable or contacts)"),
-            (h.reallocated_sectors, "reallocated sectors"),
-            (h.reallocated_events, "reallocation events"),
-            (h.pending_sectors, "sectors pending reallocation"),
-            (h.offline_uncorrectable, "uncorrectable sectors"),
-            (h.media_errors, "media errors"),
-        ] {
-            if let Some(n) = v.filter(|&n| n > 0) {
-                bad.push(format!("{n} {what}"));
-            }
-        }
-        if !bad.is_empty() {
-            f.push(Finding::new(
-                FindingCode::StorageDriveHealth,
-                Severity::Warning,
-                format!("{node}: {}", bad.join(", ")),
-            ));
-        }
-    }
-    f
+    (!bad.is_empty()).then(|| {
+        Finding::new(
+            FindingCode::StorageDriveHealth,
+            Severity::Warning,
+            format!("{}: {}", dev.node, bad.join(", ")),
+        )
+    })
 }
 
 /// Disks that share an external USB hub: one finding per hub with two or more, or only
@@ -395,7 +445,7 @@ pub fn diagnose_inventory(all: &[Device]) -> Vec<Finding> {
 fn phase_words(o: &PhaseObservation) -> String {
     format!(
         "{} {}",
-        record_words(o.record_bytes),
+        size_words(o.record_bytes),
         o.phase.map(Phase::label).unwrap_or("pass")
     )
 }
@@ -406,12 +456,54 @@ pub const SATURATED_PCT: f64 = 90.0;
 /// core's interrupt time) above which the I/O path, not other processes, keeps it busy.
 pub const IO_PATH_PCT: f64 = 75.0;
 
+/// What the run rules look at: the observation, the narrowest link to the device, and
+/// the two conclusions several rules share.
+struct RunFacts<'a> {
+    obs: &'a StorageObservation,
+    /// The narrowest link, when the device is known.
+    limit: Option<LinkLimit>,
+    /// The fastest pass reached 85 % of that link with O_DIRECT: (pass, share of it).
+    link_bound: Option<(&'a PhaseObservation, f64)>,
+    /// A saturated core that other processes, not our I/O path, kept busy.
+    competed: Option<&'a PhaseObservation>,
+}
+
+/// A rule over a benchmark run: at most one finding.
+type RunRule = fn(&RunFacts<'_>) -> Option<Finding>;
+
+/// The run rules, in the order their findings are listed.
+const RUN_RULES: &[RunRule] = &[
+    fuse_filesystem,
+    ram_filesystem,
+    page_cache,
+    link_bound,
+    background_load,
+    cpu_bound,
+    governor_low_clock,
+];
+
 /// Findings from a benchmark run on `dev` (when the device is known).
 pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> {
-    let mut f = Vec::new();
-    let fs = obs.fstype.as_deref().unwrap_or_default();
-    if fs == "fuseblk" || fs.starts_with("fuse") {
-        f.push(Finding::new(
+    let limit = dev.and_then(narrowest);
+    let link_bound = limit.as_ref().and_then(|l| link_bound_pass(obs, l));
+    let facts = RunFacts {
+        obs,
+        limit,
+        link_bound,
+        competed: competing_pass(obs),
+    };
+    RUN_RULES.iter().filter_map(|rule| rule(&facts)).collect()
+}
+
+fn fstype<'a>(x: &RunFacts<'a>) -> &'a str {
+    x.obs.fstype.as_deref().unwrap_or_default()
+}
+
+/// FUSE: a user-space daemon in every request.
+fn fuse_filesystem(x: &RunFacts<'_>) -> Option<Finding> {
+    let fs = fstype(x);
+    (fs == "fuseblk" || fs.starts_with("fuse")).then(|| {
+        Finding::new(
             FindingCode::StorageFuseFilesystem,
             Severity::Warning,
             format!(
@@ -420,128 +512,150 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
                  the CPU, not the drive, sets the limit; use ext4/btrfs/f2fs or the \
                  kernel's ntfs3/exfat drivers"
             ),
-        ));
-    }
-    if matches!(fs, "tmpfs" | "ramfs" | "devtmpfs") {
-        f.push(Finding::new(
+        )
+    })
+}
+
+/// tmpfs, ramfs, devtmpfs: RAM was measured.
+fn ram_filesystem(x: &RunFacts<'_>) -> Option<Finding> {
+    let fs = fstype(x);
+    matches!(fs, "tmpfs" | "ramfs" | "devtmpfs").then(|| {
+        Finding::new(
             FindingCode::StorageRamFilesystem,
             Severity::Warning,
             format!("the test file is on {fs}: this measures RAM, not storage"),
-        ));
-    }
-    if !obs.direct_io {
-        f.push(Finding::new(
+        )
+    })
+}
+
+/// O_DIRECT refused: the page cache was measured.
+fn page_cache(x: &RunFacts<'_>) -> Option<Finding> {
+    (!x.obs.direct_io).then(|| {
+        Finding::new(
             FindingCode::StoragePageCache,
             Severity::Warning,
             "O_DIRECT was refused by the filesystem: buffered I/O was measured and reads \
              came from the page cache",
-        ));
-    }
+        )
+    })
+}
 
-    let limit = dev.and_then(narrowest);
-    let mut link_bound = false;
-    if let Some(l) = &limit {
-        if let Some(best) = obs
-            .phases
-            .iter()
-            .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
-        {
-            let share = best.mb_per_s / l.mb_per_s;
-            if share >= 0.85 && obs.direct_io {
-                link_bound = true;
-                f.push(Finding::new(
-                    FindingCode::StorageLinkBound,
-                    Severity::Info,
-                    format!(
-                        "{} reached {:.0} MB/s, {:.0} % of what the {} link carries in \
-                         practice (~{:.0} MB/s): the link, not the drive, is the limit",
-                        phase_words(best),
-                        best.mb_per_s,
-                        share * 100.0,
-                        l.link,
-                        l.mb_per_s
-                    ),
-                ));
-            }
-        }
-    }
-
-    // A core saturated (≥ 90 % busy, interrupts included) during a pass long enough to
-    // measure. It is the I/O path when the benchmark's own CPU time plus the interrupt
-    // handling on that core make up most of it; someone else's load otherwise. Without
-    // our own CPU time we cannot tell, and say neither.
-    let saturated: Vec<&PhaseObservation> = obs
+/// The fastest pass and its share of `l`, when it reached 85 % of it with O_DIRECT.
+fn link_bound_pass<'a>(
+    obs: &'a StorageObservation,
+    l: &LinkLimit,
+) -> Option<(&'a PhaseObservation, f64)> {
+    let best = obs
         .phases
+        .iter()
+        .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))?;
+    let share = best.mb_per_s / l.mb_per_s;
+    (share >= 0.85 && obs.direct_io).then_some((best, share))
+}
+
+/// The link, not the drive, limits throughput.
+fn link_bound(x: &RunFacts<'_>) -> Option<Finding> {
+    let ((best, share), l) = (x.link_bound?, x.limit.as_ref()?);
+    Some(Finding::new(
+        FindingCode::StorageLinkBound,
+        Severity::Info,
+        format!(
+            "{} reached {:.0} MB/s, {:.0} % of what the {} link carries in \
+             practice (~{:.0} MB/s): the link, not the drive, is the limit",
+            phase_words(best),
+            best.mb_per_s,
+            share * 100.0,
+            l.link,
+            l.mb_per_s
+        ),
+    ))
+}
+
+/// Passes long enough to measure (≥ 1 s) with a core saturated (≥ 90 % busy,
+/// interrupts included).
+fn saturated(obs: &StorageObservation) -> impl Iterator<Item = &PhaseObservation> {
+    obs.phases
         .iter()
         .filter(|o| o.seconds >= 1.0)
         .filter(|o| o.busiest_cpu_pct.is_some_and(|p| p >= SATURATED_PCT))
-        .collect();
-    let io_path_share = |o: &PhaseObservation| {
-        o.self_cpu_pct
-            .map(|s| s + o.busiest_cpu_irq_pct.unwrap_or(0.0))
-    };
-    let ours = |o: &&PhaseObservation| io_path_share(o).is_some_and(|p| p >= IO_PATH_PCT);
-    let competed = saturated
-        .iter()
-        .find(|o| o.self_cpu_pct.is_some() && !ours(o));
-    if let Some(o) = competed {
-        f.push(Finding::new(
-            FindingCode::StorageBackgroundLoad,
-            Severity::Warning,
-            format!(
-                "cpu{} was {:.0} % busy during {} while this benchmark used {:.0} % of a core \
-                 and interrupts {:.0} % of it: other processes competed for the CPU, results \
-                 may be low",
-                o.busiest_cpu.unwrap_or_default(),
-                o.busiest_cpu_pct.unwrap_or_default(),
-                phase_words(o),
-                o.self_cpu_pct.unwrap_or_default(),
-                o.busiest_cpu_irq_pct.unwrap_or_default()
-            ),
-        ));
-    }
-    let worst_cpu = saturated
-        .iter()
-        .copied()
-        .filter(ours)
+}
+
+/// Is a saturated core the I/O path: the benchmark's own CPU time plus the interrupt
+/// handling on that core make up most of it? `None` without our own CPU time: then we
+/// cannot tell, and say neither.
+fn io_path_keeps_busy(o: &PhaseObservation) -> Option<bool> {
+    o.self_cpu_pct
+        .map(|s| s + o.busiest_cpu_irq_pct.unwrap_or(0.0) >= IO_PATH_PCT)
+}
+
+/// The first saturated pass that someone else's load kept busy.
+fn competing_pass(obs: &StorageObservation) -> Option<&PhaseObservation> {
+    saturated(obs).find(|o| io_path_keeps_busy(o) == Some(false))
+}
+
+/// Other processes competed for a saturated core.
+fn background_load(x: &RunFacts<'_>) -> Option<Finding> {
+    let o = x.competed?;
+    Some(Finding::new(
+        FindingCode::StorageBackgroundLoad,
+        Severity::Warning,
+        format!(
+            "cpu{} was {:.0} % busy during {} while this benchmark used {:.0} % of a core \
+             and interrupts {:.0} % of it: other processes competed for the CPU, results \
+             may be low",
+            o.busiest_cpu.unwrap_or_default(),
+            o.busiest_cpu_pct.unwrap_or_default(),
+            phase_words(o),
+            o.self_cpu_pct.unwrap_or_default(),
+            o.busiest_cpu_irq_pct.unwrap_or_default()
+        ),
+    ))
+}
+
+/// One core in the I/O path limits throughput (unless the link already explains it).
+fn cpu_bound(x: &RunFacts<'_>) -> Option<Finding> {
+    let o = saturated(x.obs)
+        .filter(|o| io_path_keeps_busy(o) == Some(true))
         // Competing load on the same core is the likelier cause: one finding, not two.
-        .filter(|o| competed.is_none_or(|c| c.busiest_cpu != o.busiest_cpu))
+        .filter(|o| x.competed.is_none_or(|c| c.busiest_cpu != o.busiest_cpu))
         .max_by(|a, b| {
             a.busiest_cpu_pct
                 .unwrap_or(0.0)
                 .total_cmp(&b.busiest_cpu_pct.unwrap_or(0.0))
-        });
-    if let Some(o) = worst_cpu {
-        if !link_bound
-            || limit
-                .as_ref()
-                .is_some_and(|l| o.mb_per_s < 0.85 * l.mb_per_s)
-        {
-            f.push(Finding::new(
-                FindingCode::StorageCpuBound,
-                Severity::Warning,
-                format!(
-                    "cpu{} was {:.0} % busy ({:.0} % kernel, {:.0} % interrupts; this \
-                     benchmark used {:.0} % of a core) during {} at {:.1} MB/s: one core in \
-                     the I/O path (driver, interrupt handling or filesystem) limits \
-                     throughput, not the drive",
-                    o.busiest_cpu.unwrap_or_default(),
-                    o.busiest_cpu_pct.unwrap_or_default(),
-                    o.busiest_cpu_sys_pct.unwrap_or_default(),
-                    o.busiest_cpu_irq_pct.unwrap_or_default(),
-                    o.self_cpu_pct.unwrap_or_default(),
-                    phase_words(o),
-                    o.mb_per_s
-                ),
-            ));
-        }
+        })?;
+    let below_link = x
+        .limit
+        .as_ref()
+        .is_some_and(|l| o.mb_per_s < 0.85 * l.mb_per_s);
+    if x.link_bound.is_some() && !below_link {
+        return None;
     }
+    Some(Finding::new(
+        FindingCode::StorageCpuBound,
+        Severity::Warning,
+        format!(
+            "cpu{} was {:.0} % busy ({:.0} % kernel, {:.0} % interrupts; this \
+             benchmark used {:.0} % of a core) during {} at {:.1} MB/s: one core in \
+             the I/O path (driver, interrupt handling or filesystem) limits \
+             throughput, not the drive",
+            o.busiest_cpu.unwrap_or_default(),
+            o.busiest_cpu_pct.unwrap_or_default(),
+            o.busiest_cpu_sys_pct.unwrap_or_default(),
+            o.busiest_cpu_irq_pct.unwrap_or_default(),
+            o.self_cpu_pct.unwrap_or_default(),
+            phase_words(o),
+            o.mb_per_s
+        ),
+    ))
+}
 
-    // Governor keeping clocks low while the CPU mostly waits for I/O.
+/// A governor keeping clocks low while the CPU mostly waits for I/O: the pass and
+/// policy with the lowest average clock relative to its maximum, below 70 %.
+fn governor_low_clock(x: &RunFacts<'_>) -> Option<Finding> {
     let mut worst: Option<(f64, String)> = None;
-    for o in obs.phases.iter().filter(|o| o.seconds >= 1.0) {
+    for o in x.obs.phases.iter().filter(|o| o.seconds >= 1.0) {
         for (id, avg) in &o.avg_khz {
-            let Some(p) = obs.policies.iter().find(|p| p.id == *id) else {
+            let Some(p) = x.obs.policies.iter().find(|p| p.id == *id) else {
                 continue;
             };
             let (Some(max), Some(gov)) = (p.max_khz, p.governor.as_deref()) else {
@@ -568,20 +682,18 @@ pub fn diagnose(obs: &StorageObservation, dev: Option<&Device>) -> Vec<Finding> 
             }
         }
     }
-    if let Some((_, msg)) = worst {
-        f.push(Finding::new(
-            FindingCode::StorageGovernorLowClock,
-            Severity::Warning,
-            msg,
-        ));
-    }
-    f
+    let (_, msg) = worst?;
+    Some(Finding::new(
+        FindingCode::StorageGovernorLowClock,
+        Severity::Warning,
+        msg,
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::storage::PolicyFacts;
+    use crate::record::storage::PolicyFacts;
     use crate::sys::pci::{PciDevice, PciLink};
     use crate::sys::storage::{Health, UsbPath};
     use crate::sys::usb::UsbDevice;
@@ -851,12 +963,5 @@ mod tests {
             "{}",
             f[0].message
         );
-    }
-
-    #[test]
-    fn record_names() {
-        assert_eq!(record_words(4096), "4 KiB");
-        assert_eq!(record_words(16 << 20), "16 MiB");
-        assert_eq!(record_words(512 << 10), "512 KiB");
     }
 }

@@ -2,10 +2,11 @@
 //! result table), plus what we add: the path from CPU to each device, findings, MB/s and
 //! IOPS. Pure functions of the inventory and results.
 
-use crate::bench::storage::{BenchResult, Phase};
-use crate::diagnose::Finding;
+use crate::bench::storage::{self as engine, BenchResult, Phase, size_words};
+use crate::record::finding::Finding;
+use crate::record::storage::{BenchReport, MIN_WINDOW_TICKS, PhaseObservation};
 use crate::sys::pci;
-use crate::sys::storage::{Bus, Device, Health, Inventory, MtdFlash};
+use crate::sys::storage::{Bus, Device, Health, Inventory, Landing, MmcInfo, MtdFlash};
 use crate::sys::usb;
 
 /// A size as `lsblk` prints it: binary units, one decimal rounded half up, a trailing
@@ -443,163 +444,176 @@ pub fn listed(dev: &Device) -> bool {
     !(dev.bus == Bus::Ufs && dev.size_bytes.is_none_or(|b| b < 10 << 20))
 }
 
+/// A PCI function in a path: address, driver and IDs, link state, ASPM.
+fn pci_words(p: &pci::PciDevice) -> String {
+    let mut s = p.address.clone();
+    let mut extra = Vec::new();
+    if let Some(d) = &p.driver {
+        extra.push(d.clone());
+    }
+    if let (Some(v), Some(d)) = (&p.vendor_id, &p.device_id) {
+        extra.push(format!("{v}:{d}"));
+    }
+    if !extra.is_empty() {
+        s.push_str(&format!(" ({})", extra.join(", ")));
+    }
+    if let Some(l) = p.link.as_ref().and_then(pci::format_link_status) {
+        s.push_str(&format!(", {l}"));
+    }
+    if let Some(a) = &p.aspm {
+        s.push_str(&format!(", {}", a.describe()));
+    }
+    s
+}
+
+/// The PCI(e) function behind a device, when there is one.
+fn pci_part(dev: &Device, bus: &str) -> Option<String> {
+    dev.pci.as_ref().map(|p| format!("{bus} {}", pci_words(p)))
+}
+
 /// What sits between CPU and the device, one line.
 pub fn path_line(dev: &Device, all: &[Device]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let pci_words = |p: &pci::PciDevice| {
-        let mut s = p.address.clone();
-        let mut extra = Vec::new();
-        if let Some(d) = &p.driver {
-            extra.push(d.clone());
-        }
-        if let (Some(v), Some(d)) = (&p.vendor_id, &p.device_id) {
-            extra.push(format!("{v}:{d}"));
-        }
-        if !extra.is_empty() {
-            s.push_str(&format!(" ({})", extra.join(", ")));
-        }
-        if let Some(l) = p.link.as_ref().and_then(pci::format_link_status) {
-            s.push_str(&format!(", {l}"));
-        }
-        if let Some(a) = &p.aspm {
-            s.push_str(&format!(", {}", a.describe()));
-        }
-        s
-    };
-    match dev.bus {
-        Bus::Nvme => {
-            if let Some(p) = &dev.pci {
-                parts.push(format!("PCIe {}", pci_words(p)));
-            }
-        }
-        Bus::Sata => {
-            if let Some(a) = &dev.ata {
-                parts.push(format!(
-                    "SATA port {} at {}",
-                    a.port,
-                    a.link_speed.as_deref().unwrap_or("unknown speed")
-                ));
-            }
-            match &dev.pci {
-                Some(p) => parts.push(format!("AHCI {}", pci_words(p))),
-                None => parts.push(format!(
-                    "SoC SATA controller ({})",
-                    dev.driver.as_deref().unwrap_or("unknown driver")
-                )),
-            }
-        }
-        Bus::Usb => {
-            if let Some(u) = &dev.usb {
-                let d = &u.device;
-                parts.push(format!(
-                    "USB {} {} at {} ({})",
-                    d.sysname,
-                    d.id().unwrap_or_default(),
-                    d.speed_mbps.map(usb::format_speed).unwrap_or_default(),
-                    u.interface_driver.as_deref().unwrap_or("no driver")
-                ));
-                for h in u.external_hubs() {
-                    let shared: Vec<&str> = all
-                        .iter()
-                        .filter(|o| o.node != dev.node)
-                        .filter(|o| {
-                            o.usb.as_ref().is_some_and(|ou| {
-                                ou.external_hubs().any(|x| x.sysname == h.sysname)
-                            })
-                        })
-                        .map(|o| o.node.as_str())
-                        .collect();
-                    let mut s = format!(
-                        "hub {} {} \"{}\" at {}",
-                        h.sysname,
-                        h.id().unwrap_or_default(),
-                        h.product.as_deref().unwrap_or("hub"),
-                        h.speed_mbps.map(usb::format_speed).unwrap_or_default()
-                    );
-                    if let Some(n) = h.ports {
-                        s.push_str(&format!(", {n} ports"));
-                    }
-                    if !shared.is_empty() {
-                        s.push_str(&format!(", shared with {}", shared.join(", ")));
-                    }
-                    parts.push(s);
-                }
-                if let Some(rh) = u.hubs.iter().find(|h| h.is_root_hub()) {
-                    let mut s = format!(
-                        "bus {} ({}",
-                        rh.busnum.map(|b| b.to_string()).unwrap_or_default(),
-                        u.host_driver.as_deref().unwrap_or("host controller")
-                    );
-                    if let Some(sp) = rh.speed_mbps {
-                        s.push_str(&format!(", {}", usb::format_speed(sp)));
-                    }
-                    s.push(')');
-                    parts.push(s);
-                }
-                if let Some(p) = &dev.pci {
-                    parts.push(format!("PCIe {}", pci_words(p)));
-                }
-            }
-        }
-        Bus::Mmc => {
-            if let Some(m) = &dev.mmc {
-                let mut s = format!(
-                    "{} ({})",
-                    m.host,
-                    dev.driver.as_deref().unwrap_or("unknown driver")
-                );
-                match &m.ios {
-                    Some(i) => {
-                        if let Some(b) = m.bus_mode {
-                            let w = b.words().trim();
-                            s.push_str(&format!(
-                                ", {}",
-                                if w.is_empty() { "default speed" } else { w }
-                            ));
-                        }
-                        if let Some(w) = i.bus_width {
-                            s.push_str(&format!(", {w} bit"));
-                        }
-                        if let Some(c) = i.clock_hz {
-                            s.push_str(&format!(", {} MHz", c / 1_000_000));
-                        }
-                        if let Some(v) = &i.signal_voltage {
-                            s.push_str(&format!(", {v}"));
-                        }
-                    }
-                    None => s.push_str(", bus mode n/a (needs root and debugfs)"),
-                }
-                if let Some((a, b)) = m.life_time {
-                    s.push_str(&format!(
-                        ", wear estimate {}–{} %",
-                        a.max(b).saturating_sub(1) * 10,
-                        a.max(b) * 10
-                    ));
-                }
-                parts.push(s);
-            }
-        }
+    let parts: Vec<String> = match dev.bus {
+        Bus::Nvme => pci_part(dev, "PCIe").into_iter().collect(),
+        Bus::Sata => sata_path(dev),
+        Bus::Usb => usb_path(dev, all),
+        Bus::Mmc => dev
+            .mmc
+            .as_ref()
+            .map(|m| mmc_path(dev, m))
+            .into_iter()
+            .collect(),
         Bus::Virtio => {
-            parts.push(format!(
+            let mut parts = vec![format!(
                 "virtio ({})",
                 dev.driver.as_deref().unwrap_or("unknown transport")
-            ));
-            if let Some(p) = &dev.pci {
-                parts.push(format!("PCI {}", pci_words(p)));
-            }
+            )];
+            parts.extend(pci_part(dev, "PCI"));
+            parts
         }
         Bus::Ufs | Bus::Scsi => {
-            parts.push(format!(
+            let mut parts = vec![format!(
                 "{} ({})",
                 if dev.bus == Bus::Ufs { "UFS" } else { "SCSI" },
                 dev.driver.as_deref().unwrap_or("unknown driver")
-            ));
-            if let Some(p) = &dev.pci {
-                parts.push(format!("PCIe {}", pci_words(p)));
+            )];
+            parts.extend(pci_part(dev, "PCIe"));
+            parts
+        }
+    };
+    format!("{}: {}", dev.node, parts.join(" → "))
+}
+
+fn sata_path(dev: &Device) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(a) = &dev.ata {
+        parts.push(format!(
+            "SATA port {} at {}",
+            a.port,
+            a.link_speed.as_deref().unwrap_or("unknown speed")
+        ));
+    }
+    parts.push(pci_part(dev, "AHCI").unwrap_or_else(|| {
+        format!(
+            "SoC SATA controller ({})",
+            dev.driver.as_deref().unwrap_or("unknown driver")
+        )
+    }));
+    parts
+}
+
+fn usb_path(dev: &Device, all: &[Device]) -> Vec<String> {
+    let Some(u) = &dev.usb else {
+        return Vec::new();
+    };
+    let d = &u.device;
+    let mut parts = vec![format!(
+        "USB {} {} at {} ({})",
+        d.sysname,
+        d.id().unwrap_or_default(),
+        d.speed_mbps.map(usb::format_speed).unwrap_or_default(),
+        u.interface_driver.as_deref().unwrap_or("no driver")
+    )];
+    parts.extend(u.external_hubs().map(|h| hub_part(dev, h, all)));
+    if let Some(rh) = u.hubs.iter().find(|h| h.is_root_hub()) {
+        let mut s = format!(
+            "bus {} ({}",
+            rh.busnum.map(|b| b.to_string()).unwrap_or_default(),
+            u.host_driver.as_deref().unwrap_or("host controller")
+        );
+        if let Some(sp) = rh.speed_mbps {
+            s.push_str(&format!(", {}", usb::format_speed(sp)));
+        }
+        s.push(')');
+        parts.push(s);
+    }
+    parts.extend(pci_part(dev, "PCIe"));
+    parts
+}
+
+/// An external hub in front of `dev`, and the other disks behind it.
+fn hub_part(dev: &Device, h: &usb::UsbDevice, all: &[Device]) -> String {
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|o| o.node != dev.node)
+        .filter(|o| {
+            o.usb
+                .as_ref()
+                .is_some_and(|ou| ou.external_hubs().any(|x| x.sysname == h.sysname))
+        })
+        .map(|o| o.node.as_str())
+        .collect();
+    let mut s = format!(
+        "hub {} {} \"{}\" at {}",
+        h.sysname,
+        h.id().unwrap_or_default(),
+        h.product.as_deref().unwrap_or("hub"),
+        h.speed_mbps.map(usb::format_speed).unwrap_or_default()
+    );
+    if let Some(n) = h.ports {
+        s.push_str(&format!(", {n} ports"));
+    }
+    if !shared.is_empty() {
+        s.push_str(&format!(", shared with {}", shared.join(", ")));
+    }
+    s
+}
+
+fn mmc_path(dev: &Device, m: &MmcInfo) -> String {
+    let mut s = format!(
+        "{} ({})",
+        m.host,
+        dev.driver.as_deref().unwrap_or("unknown driver")
+    );
+    match &m.ios {
+        Some(i) => {
+            if let Some(b) = m.bus_mode {
+                let w = b.words().trim();
+                s.push_str(&format!(
+                    ", {}",
+                    if w.is_empty() { "default speed" } else { w }
+                ));
+            }
+            if let Some(w) = i.bus_width {
+                s.push_str(&format!(", {w} bit"));
+            }
+            if let Some(c) = i.clock_hz {
+                s.push_str(&format!(", {} MHz", c / 1_000_000));
+            }
+            if let Some(v) = &i.signal_voltage {
+                s.push_str(&format!(", {v}"));
             }
         }
+        None => s.push_str(", bus mode n/a (needs root and debugfs)"),
     }
-    format!("{}: {}", dev.node, parts.join(" → "))
+    if let Some((a, b)) = m.life_time {
+        s.push_str(&format!(
+            ", wear estimate {}–{} %",
+            a.max(b).saturating_sub(1) * 10,
+            a.max(b) * 10
+        ));
+    }
+    s
 }
 
 /// The whole inventory report: sbc-bench's lines, then paths, findings and notes.
@@ -679,7 +693,7 @@ pub fn summary_table(r: &BenchResult) -> String {
         "", "write", "rewrite", "read", "reread", "rnd read", "rnd write"
     );
     for rec in &r.records {
-        let label = crate::diagnose::storage::record_words(rec.record_bytes);
+        let label = size_words(rec.record_bytes);
         let mut mb = format!("{:<16}", format!("{label} MB/s"));
         let mut io = format!("{:<16}", format!("{label} IOPS"));
         for ph in Phase::ALL {
@@ -695,10 +709,274 @@ pub fn summary_table(r: &BenchResult) -> String {
     s
 }
 
+/// The lines `storage bench` prints before the table: what is tested and how, where the
+/// file lands, notes. `direct`: O_DIRECT was accepted.
+pub fn bench_header(
+    cfg: &engine::Config,
+    direct: bool,
+    land: &Landing,
+    devices: &[Device],
+    notes: &[String],
+) -> String {
+    let recs: Vec<String> = cfg.records.iter().map(|&r| size_words(r)).collect();
+    let mut s = format!(
+        "Testing {} with a {} file, records {}, {}, fsync in write timings",
+        cfg.dir.display(),
+        size_words(cfg.size_bytes),
+        recs.join(" and "),
+        if direct {
+            "O_DIRECT"
+        } else {
+            "buffered I/O (O_DIRECT refused by the filesystem: reads come from the page cache)"
+        }
+    );
+    if let Some(fs) = &land.fstype {
+        s.push_str(&format!(
+            "\nFilesystem: {fs} on {} (mounted at {})",
+            land.source.as_deref().unwrap_or("?"),
+            land.mount_point.as_deref().unwrap_or("?")
+        ));
+    }
+    for d in devices {
+        s.push_str(&format!("\nDevice: {}", device_line(d)));
+    }
+    for n in notes {
+        s.push_str(&format!("\nNote: {n}"));
+    }
+    s
+}
+
+/// What `storage bench` prints after the table once the run is over: MB/s and IOPS, the
+/// system during each pass, findings.
+pub fn bench_tail(rep: &BenchReport) -> String {
+    let mut s = String::from("\n");
+    s.push_str(&summary_table(&rep.result));
+    s.push_str(&system_table(&rep.observation.phases));
+    if !rep.findings.is_empty() {
+        s.push_str("\nFindings:\n");
+        for f in &rep.findings {
+            s.push_str(&format!("  [{}] {}\n", f.severity.word(), f.message));
+        }
+    }
+    s
+}
+
+/// "System while running": one row per pass that has readings, and a footnote when
+/// some were too short for CPU percentages. Empty when monitoring was off.
+fn system_table(phases: &[PhaseObservation]) -> String {
+    let obs: Vec<&PhaseObservation> = phases.iter().filter(|o| o.window_ticks.is_some()).collect();
+    if obs.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nSystem while running:\n{:<24}{:>10}{:>14}{:>7}{:>7}{:>7}{:>12}{:>8}  {}\n",
+        "pass", "MB/s", "busiest core", "%io", "%irq", "%self", "dev irq/s", "on", "avg clock"
+    );
+    let mut short = false;
+    for o in obs {
+        short |= o.busiest_cpu.is_none() || o.busiest_cpu_pct.is_none();
+        s.push_str(&system_row(o));
+    }
+    if short {
+        s.push_str(&format!(
+            "* pass shorter than {} ms: /proc/stat counts CPU time in 10 ms ticks, too \
+             coarse for percentages; interrupt counts are exact\n",
+            MIN_WINDOW_TICKS * 10
+        ));
+    }
+    s
+}
+
+fn system_row(o: &PhaseObservation) -> String {
+    let pass = format!(
+        "{} {}",
+        size_words(o.record_bytes),
+        o.phase.map(|p| p.label()).unwrap_or_default()
+    );
+    let na = || "n/a".to_string();
+    let pct = |v: Option<f64>| v.map(|p| format!("{p:.1}")).unwrap_or_else(na);
+    let core = match (o.busiest_cpu, o.busiest_cpu_pct) {
+        (Some(c), Some(p)) => format!("cpu{c} {p:.0}%"),
+        _ => "n/a*".to_string(),
+    };
+    let me = o.self_cpu_pct.map(|p| format!("{p:.0}")).unwrap_or_else(na);
+    let irqs = o
+        .storage_irqs_per_s
+        .map(|r| format!("{r:.0}"))
+        .unwrap_or_else(na);
+    let irq_cpu = o
+        .storage_irq_cpu
+        .map(|c| format!("cpu{c}"))
+        .unwrap_or_else(|| {
+            if o.storage_irqs.is_some() {
+                "-".into()
+            } else {
+                na()
+            }
+        });
+    let clocks: Vec<String> = o
+        .avg_khz
+        .iter()
+        .map(|(id, k)| format!("policy{id} {:.0} MHz", k / 1000.0))
+        .collect();
+    format!(
+        "{pass:<24}{:>10.2}{core:>14}{:>7}{:>7}{me:>7}{irqs:>12}{irq_cpu:>8}  {}\n",
+        o.mb_per_s,
+        pct(o.io_pct),
+        pct(o.irq_pct),
+        if clocks.is_empty() {
+            "n/a".to_string()
+        } else {
+            clocks.join(", ")
+        }
+    )
+}
+
+/// The whole `storage bench` text, as the streamed pieces add up to.
+pub fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
+    let mut s = bench_header(
+        cfg,
+        rep.result.direct_io,
+        &rep.landing,
+        &rep.devices,
+        &rep.notes,
+    );
+    s.push_str("\n\n");
+    s.push_str(&iozone_table(&rep.result));
+    s.push_str(&bench_tail(rep));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bench::storage::{PhaseResult, RecordResult};
+    use crate::diagnose;
+    use crate::record::storage::StorageObservation;
+
+    fn bench_report(direct: bool) -> (engine::Config, BenchReport) {
+        let mut cfg = engine::Config::new("/mnt/ramfs");
+        cfg.size_bytes = 16 << 20;
+        cfg.records = vec![4 << 10, 16 << 20];
+        let records: Vec<RecordResult> = cfg
+            .records
+            .iter()
+            .map(|&r| RecordResult {
+                record_bytes: r,
+                phases: Phase::ALL
+                    .iter()
+                    .map(|&p| PhaseResult {
+                        phase: p,
+                        started_s: 0.0,
+                        seconds: 0.5,
+                        bytes: 16 << 20,
+                        ops: (16 << 20) / r,
+                        kib_per_s: 32768.0,
+                        mb_per_s: 33.55,
+                        iops: 100.0,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let phases = records
+            .iter()
+            .flat_map(|r| {
+                r.phases.iter().map(|p| PhaseObservation {
+                    record_bytes: r.record_bytes,
+                    phase: Some(p.phase),
+                    mb_per_s: p.mb_per_s,
+                    seconds: p.seconds,
+                    window_ticks: Some(if r.record_bytes == 4096 { 50 } else { 1 }),
+                    busiest_cpu: (r.record_bytes == 4096).then_some(1),
+                    busiest_cpu_pct: (r.record_bytes == 4096).then_some(42.0),
+                    storage_irqs: Some(10),
+                    storage_irqs_per_s: Some(20.0),
+                    storage_irq_cpu: Some(0),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        let rep = BenchReport {
+            landing: Landing {
+                fstype: Some("ramfs".into()),
+                mount_point: Some("/mnt/ramfs".into()),
+                source: Some("ramfs".into()),
+                disks: vec![],
+            },
+            devices: vec![],
+            notes: vec!["the filesystem reports no size (ramfs has no limit)".into()],
+            result: BenchResult {
+                dir: "/mnt/ramfs".into(),
+                file_size_bytes: 16 << 20,
+                direct_io: direct,
+                fsync_in_write_timing: true,
+                records,
+                warnings: vec!["O_DIRECT is not supported on this filesystem".into()],
+            },
+            observation: StorageObservation {
+                fstype: Some("ramfs".into()),
+                direct_io: direct,
+                policies: vec![],
+                phases,
+            },
+            findings: diagnose::storage::diagnose(
+                &StorageObservation {
+                    fstype: Some("ramfs".into()),
+                    direct_io: direct,
+                    ..Default::default()
+                },
+                None,
+            ),
+        };
+        (cfg, rep)
+    }
+
+    #[test]
+    fn the_header_says_what_io_was_used_and_warnings_are_said_once() {
+        let (cfg, rep) = bench_report(false);
+        let text = bench_text(&cfg, &rep);
+        let first = text.lines().next().unwrap();
+        assert_eq!(
+            first,
+            "Testing /mnt/ramfs with a 16 MiB file, records 4 KiB and 16 MiB, buffered I/O \
+             (O_DIRECT refused by the filesystem: reads come from the page cache), fsync in \
+             write timings"
+        );
+        assert!(!first.contains(", O_DIRECT,"));
+        assert!(text.contains("\nNote: the filesystem reports no size (ramfs has no limit)\n"));
+        // The fallback is explained once, by the finding; no extra Warning: line.
+        assert_eq!(text.matches("O_DIRECT was refused").count(), 1, "{text}");
+        assert!(!text.contains("Warning:"), "{text}");
+        assert!(text.contains("this measures RAM"), "{text}");
+        let (cfg, rep) = bench_report(true);
+        assert!(
+            bench_text(&cfg, &rep)
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("records 4 KiB and 16 MiB, O_DIRECT, fsync in write timings")
+        );
+    }
+
+    #[test]
+    fn every_pass_has_a_row_and_short_ones_say_why_they_lack_percentages() {
+        let (cfg, rep) = bench_report(true);
+        let text = bench_text(&cfg, &rep);
+        let start = text.find("System while running:").unwrap();
+        let rows: Vec<&str> = text[start..]
+            .lines()
+            .skip(2)
+            .take_while(|l| !l.is_empty() && !l.starts_with('*'))
+            .collect();
+        assert_eq!(rows.len(), 12, "{text}");
+        assert!(rows[0].starts_with("4 KiB write"), "{}", rows[0]);
+        assert!(rows[0].contains("cpu1 42%"), "{}", rows[0]);
+        assert!(rows[11].starts_with("16 MiB random write"), "{}", rows[11]);
+        assert!(rows[11].contains("n/a*"), "{}", rows[11]);
+        // Interrupt figures are there for the short passes too.
+        assert!(rows[11].contains("      20    cpu0"), "{}", rows[11]);
+        assert!(text.contains("* pass shorter than 50 ms"), "{text}");
+    }
 
     #[test]
     fn sizes_like_lsblk() {

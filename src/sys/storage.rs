@@ -925,6 +925,65 @@ fn disks_below(root: &SysRoot, dev: &Path, depth: u32, out: &mut Vec<String>) {
     }
 }
 
+/// Where a test file lands: the filesystem holding a directory and the disks under it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Landing {
+    /// Filesystem type.
+    pub fstype: Option<String>,
+    /// Mount point.
+    pub mount_point: Option<String>,
+    /// Mount source (`/dev/mmcblk0p2`).
+    pub source: Option<String>,
+    /// Whole disks underneath (several for RAID).
+    pub disks: Vec<String>,
+}
+
+/// The filesystem and disks `dir` is on. A test file lands on this machine's
+/// filesystems: only the live system's mount table (our own process's view,
+/// `/proc/self/mountinfo`) and devices describe where, so under `--sysroot` nothing is
+/// known.
+pub fn landing(root: &SysRoot, dir: &Path) -> Landing {
+    use std::os::unix::fs::MetadataExt;
+    if !root.is_host() {
+        return Landing::default();
+    }
+    let mounts = root
+        .read_opt("/proc/self/mountinfo")
+        .map(|t| parse_mountinfo(&t))
+        .unwrap_or_default();
+    let m = mount_of(&mounts, dir);
+    let mut disks = std::fs::metadata(dir)
+        .map(|md| {
+            let (ma, mi) = split_dev(md.dev());
+            disks_of_devnum(root, ma, mi)
+        })
+        .unwrap_or_default();
+    if disks.is_empty() {
+        if let Some(m) = m {
+            disks = disks_of_source(root, &m.source);
+        }
+    }
+    Landing {
+        fstype: m.map(|m| m.fstype.clone()),
+        mount_point: m.map(|m| m.mount_point.clone()),
+        source: m.map(|m| m.source.clone()),
+        disks,
+    }
+}
+
+/// The `/proc/interrupts` lines serving any of `devices`, sorted, each once; empty when
+/// the file cannot be read.
+pub fn irq_ids(root: &SysRoot, devices: &[Device]) -> Vec<String> {
+    crate::sys::irq::read_interrupts(root)
+        .map(|ints| {
+            let mut ids: Vec<String> = devices.iter().flat_map(|d| irq_lines(d, &ints)).collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        })
+        .unwrap_or_default()
+}
+
 /// The `/proc/interrupts` lines (their labels) that serve `dev`: NVMe queues
 /// (`nvme0q1`), virtio request queues (`virtio1-req.0`), the MMC host (`mmc0`, or the
 /// controller's platform name for dw_mmc), the USB host controller (`xhci-hcd:usb1`;

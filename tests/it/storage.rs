@@ -241,6 +241,39 @@ fn bench_json() {
     assert!(leftovers(d.path()).is_empty());
 }
 
+/// Every pass is read at its own start and end by the monitor's sampler: each has its
+/// tick window (and, where the device's interrupt lines were found, its exact count);
+/// with `--no-monitor` none has.
+#[test]
+fn bench_watches_every_pass_unless_told_not_to() {
+    let d = tempfile::tempdir().unwrap();
+    let phases = |extra: &[&str]| {
+        let out = bin()
+            .args(["storage", "bench"])
+            .arg(d.path())
+            .args(["--size", "1M", "-r", "256k", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["observation"]["phases"].as_array().unwrap().clone()
+    };
+    let watched = phases(&[]);
+    assert_eq!(watched.len(), 6);
+    for p in &watched {
+        assert!(p["window_ticks"].is_u64(), "{p}");
+        if p["storage_irqs"].is_u64() {
+            assert!(p["storage_irqs_per_s"].is_f64(), "{p}");
+        }
+    }
+    for p in phases(&["--no-monitor"]) {
+        assert!(p["window_ticks"].is_null(), "{p}");
+        assert!(p["storage_irqs"].is_null(), "{p}");
+    }
+    assert!(leftovers(d.path()).is_empty());
+}
+
 #[test]
 fn bench_refuses_bad_input_clearly() {
     bin()
@@ -386,7 +419,7 @@ fn full_filesystem_is_refused_before_writing() {
 #[test]
 fn enospc_in_the_middle_removes_the_file() {
     // Without root, `io_error_in_the_middle_through_the_cli` covers the same path.
-    use sbc_bench::bench::storage::{BenchError, Config, run};
+    use sbc_bench::bench::storage::{Config, StorageError, run};
     let Some(m) = TmpMount::new("size=8m") else {
         return;
     };
@@ -401,7 +434,7 @@ fn enospc_in_the_middle_removes_the_file() {
     )
     .unwrap_err();
     match &err {
-        BenchError::Io { cause, .. } => assert_eq!(cause.raw_os_error(), Some(libc::ENOSPC)),
+        StorageError::Io { cause, .. } => assert_eq!(cause.raw_os_error(), Some(libc::ENOSPC)),
         other => panic!("expected ENOSPC, got {other}"),
     }
     let msg = err.to_string();

@@ -1,0 +1,235 @@
+//! The test file: created exclusively, opened with O_DIRECT where allowed, removed on
+//! drop and on a signal; and the aligned buffer the passes move.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::ALIGN;
+
+/// The file a run writes to, as the engine sees it. [`FileTarget`] is the real one;
+/// tests wrap it to inject faults.
+pub trait Target {
+    /// Write all of `buf` at `offset`.
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()>;
+    /// Fill all of `buf` from `offset`.
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// fsync.
+    fn sync(&mut self) -> io::Result<()>;
+    /// Cut the file to zero length (the next write pass allocates afresh).
+    fn truncate(&mut self) -> io::Result<()>;
+    /// Close and open again, as iozone does between tests.
+    fn reopen(&mut self) -> io::Result<()>;
+    /// Is O_DIRECT in effect?
+    fn direct(&self) -> bool;
+}
+
+/// The test file opened with O_DIRECT when the filesystem allows it.
+#[derive(Debug)]
+pub struct FileTarget {
+    path: PathBuf,
+    file: File,
+    direct: bool,
+}
+
+impl FileTarget {
+    /// Open our (already created) test file; falls back to buffered I/O when the
+    /// filesystem refuses O_DIRECT.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        match open_rw(path, true) {
+            Ok(file) => Ok(Self {
+                path: path.to_path_buf(),
+                file,
+                direct: true,
+            }),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(Self {
+                path: path.to_path_buf(),
+                file: open_rw(path, false)?,
+                direct: false,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn open_rw(path: &Path, direct: bool) -> io::Result<File> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(true);
+    // Never follow a symlink someone swapped in for our file.
+    let mut flags = libc::O_NOFOLLOW;
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    o.custom_flags(flags);
+    o.open(path)
+}
+
+fn full_write(f: &File, mut buf: &[u8], mut off: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match f.write_at(buf, off) {
+            Ok(0) => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            Ok(n) => {
+                buf = &buf[n..];
+                off += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn full_read(f: &File, mut buf: &mut [u8], mut off: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match f.read_at(buf, off) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                off += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+impl Target for FileTarget {
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
+        full_write(&self.file, buf, offset)
+    }
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        full_read(&self.file, buf, offset)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+    fn truncate(&mut self) -> io::Result<()> {
+        self.file.set_len(0)
+    }
+    fn reopen(&mut self) -> io::Result<()> {
+        self.file = open_rw(&self.path, self.direct)?;
+        Ok(())
+    }
+    fn direct(&self) -> bool {
+        self.direct
+    }
+}
+
+/// Our test file: created exclusively, removed when dropped and — through a registered
+/// shutdown cleanup — when the process is stopped by a signal.
+#[derive(Debug)]
+pub struct TempFile {
+    path: PathBuf,
+    _cleanup: crate::shutdown::CleanupHandle,
+}
+
+impl TempFile {
+    /// Create a new file in `dir` that did not exist before.
+    pub fn create(dir: &Path) -> io::Result<Self> {
+        let pid = std::process::id();
+        for attempt in 0..16u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let path = dir.join(format!(".sbc-bench-iotest.{pid}.{nanos:09}{attempt}"));
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)
+            {
+                Ok(_) => {
+                    let p = path.clone();
+                    let cleanup = crate::shutdown::register(move || {
+                        let _ = std::fs::remove_file(&p);
+                    });
+                    return Ok(Self {
+                        path,
+                        _cleanup: cleanup,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::from(io::ErrorKind::AlreadyExists))
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A buffer aligned for O_DIRECT.
+pub(super) struct AlignedBuf {
+    raw: Vec<u8>,
+    off: usize,
+    len: usize,
+}
+
+impl AlignedBuf {
+    pub(super) fn new(len: usize) -> Self {
+        let raw = vec![0u8; len + ALIGN as usize];
+        let off = raw.as_ptr().align_offset(ALIGN as usize);
+        let mut b = Self { raw, off, len };
+        // Incompressible content: SSD controllers that compress or deduplicate would
+        // otherwise report fantasy write speeds.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for c in b.as_mut().chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bytes = x.to_le_bytes();
+            c.copy_from_slice(&bytes[..c.len()]);
+        }
+        b
+    }
+    pub(super) fn as_mut(&mut self) -> &mut [u8] {
+        &mut self.raw[self.off..self.off + self.len]
+    }
+    pub(super) fn as_ref(&self) -> &[u8] {
+        &self.raw[self.off..self.off + self.len]
+    }
+    /// Make every 4 KiB block of the next write unique (defeats deduplication).
+    pub(super) fn stamp(&mut self, seq: u64) {
+        for (i, c) in self.as_mut().chunks_mut(ALIGN as usize).enumerate() {
+            c[..8].copy_from_slice(&(seq.wrapping_mul(0x1_0000) + i as u64).to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::storage::{Config, run_on};
+    use crate::shutdown::CancellationToken;
+
+    #[test]
+    fn buffered_fallback_is_flagged() {
+        // What FileTarget::open does when a filesystem answers O_DIRECT with EINVAL.
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        let mut t = FileTarget {
+            path: tmp.path().to_path_buf(),
+            file: open_rw(tmp.path(), false).unwrap(),
+            direct: false,
+        };
+        let mut c = Config::new(d.path());
+        c.size_bytes = 64 << 10;
+        c.records = vec![4 << 10];
+        let r = run_on(&c, &mut t, &CancellationToken::new(), &mut |_| {}).unwrap();
+        assert!(!r.direct_io);
+        assert!(r.warnings[0].contains("page cache"), "{:?}", r.warnings);
+    }
+}
