@@ -7,7 +7,6 @@
 //! consumer asks for — swap, softirqs, chosen IRQ lines, NICs, disks and tasks.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +17,7 @@ use crate::sys::cpufreq::policy_attr;
 use crate::sys::irq::{self, IrqLine};
 use crate::sys::net::{self, IfStats};
 use crate::sys::power::{self, DcIn};
+use crate::sys::root::NodeKind;
 use crate::sys::root::SysRoot;
 use crate::sys::thermal::{self, ThermalSource};
 
@@ -451,7 +451,7 @@ impl Sampler {
         let clocks = layout
             .read_policies()
             .into_iter()
-            .map(|p| (p, CounterFile::at(cur_freq_file(root, p))))
+            .map(|p| (p, CounterFile::new(root, cur_freq_file(root, p))))
             .collect();
         let SampleSpec {
             swap,
@@ -622,24 +622,24 @@ pub fn uptime_from_stat(stat: &ProcStat) -> Option<f64> {
 }
 
 /// `scaling_cur_freq` of a policy, or `cpuinfo_cur_freq` where only that is readable.
-fn cur_freq_file(root: &SysRoot, policy: u32) -> PathBuf {
-    let scaling = root.path(policy_attr(policy, "scaling_cur_freq"));
-    let cpuinfo = root.path(policy_attr(policy, "cpuinfo_cur_freq"));
-    if readable(&scaling) || !readable(&cpuinfo) {
+fn cur_freq_file(root: &SysRoot, policy: u32) -> String {
+    let scaling = policy_attr(policy, "scaling_cur_freq");
+    let cpuinfo = policy_attr(policy, "cpuinfo_cur_freq");
+    if readable(root, &scaling) || !readable(root, &cpuinfo) {
         scaling
     } else {
         cpuinfo
     }
 }
 
-fn readable(p: &Path) -> bool {
-    std::fs::File::open(p).is_ok()
+fn readable(root: &SysRoot, abs: &str) -> bool {
+    root.open(abs, NodeKind::File).is_ok()
 }
 
 /// Can the current clock of `policy` be read (the test sbc-bench makes before it picks
 /// its clock columns)?
 pub fn cur_freq_readable(root: &SysRoot, policy: u32) -> bool {
-    let mut f = CounterFile::at(cur_freq_file(root, policy));
+    let mut f = CounterFile::new(root, cur_freq_file(root, policy));
     f.read_u64().is_some()
 }
 
@@ -734,7 +734,7 @@ mod tests {
     }
 
     /// A tree with the counters the net and storage consumers ask for.
-    fn counter_tree(d: &Path) {
+    fn counter_tree(d: &std::path::Path) {
         let w = |rel: &str, v: &str| {
             let p = d.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();

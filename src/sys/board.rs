@@ -428,7 +428,8 @@ impl Userland {
         USERLAND_PROBES.iter().find_map(|p| {
             let file = resolve_in_root(root, p)?;
             let mut head = [0u8; 64];
-            let n = std::fs::File::open(root.path(&file))
+            let n = root
+                .open(&file, crate::sys::root::NodeKind::File)
                 .and_then(|mut f| read_up_to(&mut f, &mut head))
                 .ok()?;
             Some(Self {

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::root::SysRoot;
+use crate::sys::deadline;
+use crate::sys::root::{NodeKind, SysRoot};
 use crate::sys::{irq, net};
 
 /// `/proc/stat`: CPU time counters.
@@ -39,6 +40,9 @@ pub const PROC_UPTIME: &str = "/proc/uptime";
 #[derive(Debug)]
 pub struct CounterFile {
     path: PathBuf,
+    /// The root and system path it is opened through (resolved inside the root, never
+    /// blocking, regular files only); `None` for a file named by its real path.
+    through: Option<(SysRoot, PathBuf)>,
     file: Option<File>,
     buf: Vec<u8>,
 }
@@ -50,15 +54,42 @@ const MAX_COUNTER_FILE: usize = 4 * 1024 * 1024;
 impl CounterFile {
     /// The file standing for system path `abs` under `root`; opened on the first read.
     pub fn new(root: &SysRoot, abs: impl AsRef<Path>) -> Self {
-        Self::at(root.path(abs))
+        let abs = abs.as_ref();
+        Self {
+            path: root.path(abs),
+            through: Some((root.clone(), abs.to_path_buf())),
+            file: None,
+            buf: Vec::with_capacity(4096),
+        }
     }
 
     /// A file by its real path (already mapped through a [`SysRoot`]).
     pub fn at(path: PathBuf) -> Self {
         Self {
             path,
+            through: None,
             file: None,
             buf: Vec::with_capacity(4096),
+        }
+    }
+
+    fn open(&self) -> Option<File> {
+        match &self.through {
+            Some((root, abs)) => {
+                if deadline::is_blocked(abs) {
+                    return None;
+                }
+                root.open(abs, NodeKind::File).ok()
+            }
+            None => {
+                use std::os::unix::fs::OpenOptionsExt;
+                let f = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+                    .open(&self.path)
+                    .ok()?;
+                f.metadata().ok()?.is_file().then_some(f)
+            }
         }
     }
 
@@ -70,10 +101,13 @@ impl CounterFile {
     /// The file's current content as text; `None` when unreadable or empty.
     pub fn read(&mut self) -> Option<&str> {
         if self.file.is_none() {
-            self.file = File::open(&self.path).ok();
+            self.file = self.open();
         }
         let file = self.file.as_ref()?;
         self.buf.clear();
+        // A driver that never answers must not stall the monitor: given up after the
+        // deadline, and the file is not opened again.
+        let watch = deadline::Watch::start(deadline::READ_DEADLINE);
         let mut chunk = [0u8; 4096];
         loop {
             match file.read_at(&mut chunk, self.buf.len() as u64) {
@@ -84,7 +118,16 @@ impl CounterFile {
                         break;
                     }
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    if watch.expired() {
+                        let abs = self.through.as_ref().map_or(&self.path, |(_, a)| a);
+                        deadline::block(abs);
+                        self.through = None;
+                        self.path = PathBuf::new();
+                        self.file = None;
+                        return None;
+                    }
+                }
                 Err(_) => {
                     self.file = None;
                     return None;

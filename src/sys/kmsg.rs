@@ -3,7 +3,6 @@
 //! still there.
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 
 use serde::{Deserialize, Serialize};
 
@@ -62,11 +61,8 @@ pub fn parse_all(text: &str) -> Vec<KmsgRecord> {
 /// Read every record currently in the kernel's buffer. `None` when the log is not
 /// readable (not root with `kernel.dmesg_restrict=1`, containers).
 pub fn read(root: &SysRoot) -> Option<Vec<KmsgRecord>> {
-    let path = root.path(KMSG);
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
+    let mut f = root
+        .open(KMSG, crate::sys::root::NodeKind::FileOrCharDevice)
         .ok()?;
     let mut out = Vec::new();
     // The device returns one record per read(2) and EAGAIN at the end; a regular file
