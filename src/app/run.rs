@@ -94,7 +94,7 @@ fn log_path(cfg: &RunConfig, explicit: bool) -> anyhow::Result<PathBuf> {
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<i32> {
-    let cfg = RunConfig::new(args, &|k| std::env::var(k).ok());
+    let cfg = crate::cli::run_config(args, &|k| std::env::var(k).ok());
     // Fail in the first second, not after 30 minutes: output files first.
     let json = cfg.json.as_ref().map(JsonFile::create).transpose()?;
     let log = log_path(&cfg, args.log.is_some())?;

@@ -8,4 +8,5 @@ pub mod json;
 pub mod results_row;
 pub mod run;
 pub mod storage;
+pub mod throttle;
 pub mod topology;

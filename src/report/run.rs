@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
 use crate::output::{Paint, paint};
-use crate::report::{bench_clock, bench_mem, crypto, info, topology};
-use crate::run::plan::StepKind;
-use crate::run::record::{RunReport, RunStatus, StepStatus};
+use crate::record::finding::{Finding, Severity};
+use crate::record::plan::StepKind;
+use crate::record::run::{RunReport, RunStatus, StepStatus, table_every_s};
+use crate::report::{bench_clock, bench_mem, crypto, info, throttle, topology};
 
 const RULE: &str = "##########################################################################";
 
@@ -174,7 +174,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
         };
         // Ten rows or so per table, never denser than the sampling: the interval grows with
         // the phase, as sbc-bench's does.
-        let every = crate::run::validation::table_every_s(step.duration_s, rec.interval_s);
+        let every = table_every_s(step.duration_s, rec.interval_s);
         s.push_str(&rec.health_table(phase, every, &opts, &crate::monitor::render::local_hms));
         s.push('\n');
     }
@@ -305,7 +305,7 @@ pub fn log(r: &RunReport) -> String {
         h.push_str(&health_tables(rec, r));
         section(&mut s, &h);
     }
-    section(&mut s, &crate::diagnose::throttle::render(&r.throttling));
+    section(&mut s, &throttle::residency_table(&r.throttling));
     if let Some(pi) = r
         .pi_throttled_after
         .as_deref()
@@ -315,7 +315,7 @@ pub fn log(r: &RunReport) -> String {
             &mut s,
             &format!(
                 "Querying ThreadX on RPi for thermal or undervoltage issues:\n\n{}",
-                pi.render()
+                throttle::pi_bits(pi)
             ),
         );
     }
