@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod exec;
+pub mod host;
 pub mod plan;
 pub mod preflight;
 pub mod runner;
