@@ -12,3 +12,6 @@ pub mod validation;
 /// The run report moved to the model layer; this old path is kept until every caller
 /// names `crate::record::run`.
 pub use crate::record::run as record;
+
+#[cfg(test)]
+mod sink_tests;
