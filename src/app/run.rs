@@ -76,13 +76,20 @@ fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink
     Ok(sink)
 }
 
-/// The benchmarks and the host they run on: canned with `--fake-benchmarks`, real
+/// The benchmarks, the host they run on and the monitor's sampling interval: canned
+/// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
 /// otherwise. The one place that asks.
-fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>) {
+fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
+    let fast = Duration::from_millis(250);
     if cfg.fake_benchmarks {
-        (Box::new(Fake), Box::new(CannedHost))
+        (Box::new(Fake), Box::new(CannedHost), fast)
     } else {
-        (Box::new(Native), Box::new(RealHost))
+        let every = if cfg.quick {
+            fast
+        } else {
+            Duration::from_secs(1)
+        };
+        (Box::new(Native), Box::new(RealHost), every)
     }
 }
 
@@ -92,7 +99,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     // Fail in the first second, not after 30 minutes: output files first.
     let sink = export_sink(&cfg, args.log.is_some())?;
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
-    let (mut exec, host) = seam(&cfg);
+    let (mut exec, host, monitor_interval) = seam(&cfg);
     let mut ui = Console {
         interactive: !cfg.unattended && std::io::stdin().is_terminal(),
         bar: None,
@@ -103,11 +110,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         cancel: shutdown::token(),
         sink: &sink,
         host: host.as_ref(),
-        monitor_interval: if cfg.quick || cfg.fake_benchmarks {
-            Duration::from_millis(250)
-        } else {
-            Duration::from_secs(1)
-        },
+        monitor_interval,
     };
     let result = runner::execute(&rctx, exec.as_mut(), &mut ui);
     let outcome = runner::outcome(&result, shutdown::signal());
