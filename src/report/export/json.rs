@@ -8,6 +8,10 @@ use crate::record::run::RunReport;
 pub struct Json;
 
 impl Exporter for Json {
+    fn file_kind(&self) -> &'static str {
+        "JSON report"
+    }
+
     fn render(&self, report: &RunReport) -> Vec<u8> {
         // Serialising plain data with string keys cannot fail; an empty document would
         // still be noticed by any reader.

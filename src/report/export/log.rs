@@ -8,6 +8,10 @@ use crate::record::run::RunReport;
 pub struct Log;
 
 impl Exporter for Log {
+    fn file_kind(&self) -> &'static str {
+        "the log file"
+    }
+
     fn render(&self, report: &RunReport) -> Vec<u8> {
         crate::report::run::log(report).into_bytes()
     }

@@ -4,7 +4,7 @@
 //! killed late keeps the log and the JSON of everything that finished.
 //!
 //! Adding a format (a Markdown review, an HTML report) is a new file here with a type
-//! implementing [`Exporter`], and one line in [`Format::exporter`].
+//! implementing [`Exporter`], a [`Format`] variant and its line in [`Format::exporter`].
 
 mod console;
 pub mod file;
@@ -24,6 +24,12 @@ use crate::record::run::RunReport;
 
 /// Renders one run report to bytes.
 pub trait Exporter {
+    /// How a file of this format is named in errors (`JSON report` in
+    /// `cannot write JSON report x.json`).
+    fn file_kind(&self) -> &'static str {
+        "report"
+    }
+
     /// The document for `report` as it stands (a snapshot while the run goes on).
     fn render(&self, report: &RunReport) -> Vec<u8>;
 }
@@ -43,14 +49,6 @@ impl Format {
         match self {
             Format::Log => Box::new(Log),
             Format::Json => Box::new(Json),
-        }
-    }
-
-    /// How an unwritable target is named in the error (`cannot write JSON report x.json`).
-    fn what(self) -> &'static str {
-        match self {
-            Format::Log => "the log file",
-            Format::Json => "JSON report",
         }
     }
 }
@@ -79,11 +77,12 @@ impl ExportSink {
     /// Check that `path` can be written and add it as a target of `format`. Nothing is
     /// written yet: a run that stops before benchmarking leaves an existing file alone.
     pub fn add(&mut self, format: Format, path: &Path) -> anyhow::Result<()> {
+        let exporter = format.exporter();
         let file = AtomicFile::create(path)
-            .with_context(|| format!("cannot write {} {}", format.what(), path.display()))?;
+            .with_context(|| format!("cannot write {} {}", exporter.file_kind(), path.display()))?;
         self.targets.push(Target {
             format,
-            exporter: format.exporter(),
+            exporter,
             file,
             warned: Cell::new(false),
         });
