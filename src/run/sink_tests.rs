@@ -1,15 +1,17 @@
 //! The export sink during a run: a run stopped after step k keeps a log (and JSON) of the
-//! k finished steps, since every target is rewritten after every step.
+//! k finished steps, since every target is rewritten after every step; and the run's
+//! exit status.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::run::RunStatus;
 use crate::report::export::{ExportSink, Format};
 use crate::run::exec::Fake;
 use crate::run::host::CannedHost;
-use crate::run::runner::{RunContext, Ui, execute};
+use crate::run::runner::{RunContext, RunError, Ui, execute, outcome};
 use crate::shutdown::CancellationToken;
 use crate::sys::root::SysRoot;
 
@@ -106,4 +108,24 @@ fn a_run_stopped_after_step_k_keeps_the_log_of_the_finished_steps() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["status"], "interrupted");
+
+    // Its exit status comes from the signal that stopped it.
+    let result = Ok(report);
+    assert_eq!(outcome(&result, Some(15)), Outcome::Interrupted(15));
+    assert_eq!(outcome(&result, None), Outcome::Interrupted(2));
+}
+
+#[test]
+fn the_run_s_exit_status_is_decided_in_one_place() {
+    assert_eq!(
+        outcome(&Err(RunError::Stopped), Some(15)),
+        Outcome::Interrupted(2),
+        "stopped before benchmarking: 130, as sbc-bench"
+    );
+    let busy = RunError::TooBusy {
+        waited_s: 1.0,
+        load1: 2.0,
+        cpu_pct: 50.0,
+    };
+    assert_eq!(outcome(&Err(busy), None), Outcome::Failed);
 }

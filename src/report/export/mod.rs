@@ -109,3 +109,30 @@ impl ExportSink {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_checked_when_added_and_named_in_the_error() {
+        let mut sink = ExportSink::new();
+        let e = sink
+            .add(Format::Json, Path::new("/nonexistent-dir/x.json"))
+            .unwrap_err();
+        assert!(format!("{e:#}").starts_with("cannot write JSON report /nonexistent-dir/x.json: "));
+        let e = sink
+            .add(Format::Log, Path::new("/nonexistent-dir/x.log"))
+            .unwrap_err();
+        assert!(format!("{e:#}").starts_with("cannot write the log file /nonexistent-dir/x.log: "));
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("sbc-bench.log");
+        sink.add(Format::Log, &log).unwrap();
+        assert!(
+            !log.exists(),
+            "nothing written before the run has something to say"
+        );
+        assert_eq!(sink.path(Format::Log), Some(log.as_path()));
+        assert_eq!(sink.path(Format::Json), None);
+    }
+}
