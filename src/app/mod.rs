@@ -116,10 +116,10 @@ pub fn check_root(root: &SysRoot) -> Result<(), String> {
 /// `Outcome::from_code` until they return an `Outcome` themselves.
 fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
-        Some(Command::Info(a)) => info::run(ctx, &a).map(Outcome::from_code),
-        Some(Command::Run(a)) => run::run(ctx, &a).map(Outcome::from_code),
-        None => run::run(ctx, &cli.run).map(Outcome::from_code),
-        Some(Command::Monitor(a)) => monitor::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Info(a)) => info::run(ctx, &a),
+        Some(Command::Run(a)) => run::run(ctx, &a),
+        None => run::run(ctx, &cli.run),
+        Some(Command::Monitor(a)) => monitor::run(ctx, &a),
         Some(Command::Bench(a)) => bench::run(ctx, &a).map(Outcome::from_code),
         Some(Command::Net(a)) => net::run(ctx, &a).map(Outcome::from_code),
         Some(Command::Storage(a)) => storage::run(ctx, &a),

@@ -10,13 +10,14 @@ use crate::app::Ctx;
 use crate::cli::MonitorArgs;
 use crate::monitor::render::{self, Banner, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, SampleSpec, Setup};
-use crate::output;
+use crate::output::{self, Outcome};
 use crate::report;
 use crate::sys::root::SysRoot;
 use crate::sys::{board, discover, soc};
 
-/// Run the command. Ctrl-C ends it with status 0.
-pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
+/// Run the command. Ctrl-C and a closed pipe are its normal end ([`Outcome::Ended`], status
+/// 0); `--count` samples printed is [`Outcome::Ok`].
+pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     let setup = Setup::discover(&ctx.root, args.cores);
     let mut cfg = MonitorConfig::every(Duration::from_secs_f64(args.interval));
     cfg.count = args.count;
@@ -44,11 +45,12 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
             table.header()
         );
         if !output::write_or_closed(&mut out, &head).context("writing to stdout")? {
-            return Ok(0);
+            return Ok(Outcome::Ended);
         }
     }
 
     let mut handle = Monitor::start(&ctx.root, &setup, cfg)?;
+    let mut closed = false;
     if let Some(rx) = handle.take_live() {
         for iv in rx {
             let line = if args.json {
@@ -60,7 +62,10 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
             };
             match output::write_or_closed(&mut out, &line) {
                 Ok(true) => {}
-                Ok(false) => break,
+                Ok(false) => {
+                    closed = true;
+                    break;
+                }
                 Err(e) => {
                     drop(handle.stop());
                     return Err(anyhow::Error::new(e).context("writing to stdout"));
@@ -69,7 +74,11 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<i32> {
         }
     }
     drop(handle.stop());
-    Ok(0)
+    Ok(if closed || crate::shutdown::signal().is_some() {
+        Outcome::Ended
+    } else {
+        Outcome::Ok
+    })
 }
 
 /// The identification line's inputs, the same as `info`'s summary line: the SoC bus

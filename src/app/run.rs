@@ -1,19 +1,16 @@
 //! `sbc-bench` / `sbc-bench run`: the standard run.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
-
-use anyhow::Context;
 
 use crate::app::Ctx;
 use crate::cli::run::RunArgs;
-use crate::diagnose;
-use crate::output;
-use crate::report::json::JsonFile;
-use crate::run::config::{DEFAULT_LOG, RunConfig};
+use crate::output::{self, Outcome};
+use crate::record::config::{DEFAULT_LOG, RunConfig};
+use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
 use crate::run::exec::{Executor, Fake, Native};
-use crate::run::record::RunStatus;
+use crate::run::host::{CannedHost, Host, RealHost};
 use crate::run::runner::{self, RunContext, RunError, Ui};
 use crate::shutdown;
 
@@ -54,66 +51,55 @@ impl Ui for Console {
     }
 }
 
-/// Where the log goes: `--log FILE` must be writable (checked before the run); the default
-/// `/var/log/sbc-bench.log` falls back to the temp directory when we may not write there.
-fn log_path(cfg: &RunConfig, explicit: bool) -> anyhow::Result<PathBuf> {
-    // Checked without creating or truncating anything: a run that stops before
-    // benchmarking (too busy, Ctrl-C) leaves no empty log behind and an old one intact.
-    let try_open = |p: &PathBuf| -> std::io::Result<()> {
-        if p.is_dir() {
-            return Err(std::io::Error::other("is a directory"));
-        }
-        if p.exists() {
-            return std::fs::OpenOptions::new().append(true).open(p).map(|_| ());
-        }
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let probe = dir.join(format!(".sbc-bench-log-probe.{}", std::process::id()));
-        std::fs::File::create(&probe)?;
-        std::fs::remove_file(&probe)
-    };
-    match try_open(&cfg.log) {
-        Ok(()) => Ok(cfg.log.clone()),
-        Err(e) if explicit => {
-            Err(e).with_context(|| format!("cannot write the log file {}", cfg.log.display()))
-        }
+/// The output files, checked before the run: `--json FILE` and `--log FILE` must be
+/// writable; the default log `/var/log/sbc-bench.log` falls back to the temp directory
+/// when we may not write there. Nothing is created or truncated yet: a run that stops
+/// before benchmarking (too busy, Ctrl-C) leaves no empty file behind and old ones intact.
+fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
+    let mut sink = ExportSink::new();
+    if let Some(j) = &cfg.json {
+        sink.add(Format::Json, j)?;
+    }
+    match sink.add(Format::Log, &cfg.log) {
+        Ok(()) => {}
+        Err(e) if explicit_log => return Err(e),
         Err(e) => {
             let alt = std::env::temp_dir().join("sbc-bench.log");
             output::warn(format!(
-                "cannot write {DEFAULT_LOG} ({e}); the log goes to {}",
+                "cannot write {DEFAULT_LOG} ({}); the log goes to {}",
+                e.root_cause(),
                 alt.display()
             ));
-            try_open(&alt)
-                .with_context(|| format!("cannot write the log file {}", alt.display()))?;
-            Ok(alt)
+            sink.add(Format::Log, &alt)?;
         }
+    }
+    Ok(sink)
+}
+
+/// The benchmarks, the host they run on and the monitor's sampling interval: canned
+/// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
+/// otherwise. The one place that asks.
+fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
+    let fast = Duration::from_millis(250);
+    if cfg.fake_benchmarks {
+        (Box::new(Fake), Box::new(CannedHost), fast)
+    } else {
+        let every = if cfg.quick {
+            fast
+        } else {
+            Duration::from_secs(1)
+        };
+        (Box::new(Native), Box::new(RealHost), every)
     }
 }
 
 /// Run the command.
-pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<i32> {
-    let cfg = RunConfig::new(args, &|k| std::env::var(k).ok());
+pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
+    let cfg = crate::cli::run_config(args, &|k| std::env::var(k).ok());
     // Fail in the first second, not after 30 minutes: output files first.
-    let json = cfg.json.as_ref().map(JsonFile::create).transpose()?;
-    let log = log_path(&cfg, args.log.is_some())?;
+    let sink = export_sink(&cfg, args.log.is_some())?;
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
-    // Canned results include a 7-Zip run and no OpenSSL, whatever this host has, so
-    // reports of fake runs are the same everywhere.
-    let tools = if cfg.fake_benchmarks {
-        (true, false)
-    } else {
-        (
-            crate::bench::external::sevenzip::SevenZip::find(shutdown::token()).is_some(),
-            crate::bench::external::openssl::Openssl::find(shutdown::token()).is_some(),
-        )
-    };
-    let mut exec: Box<dyn Executor> = if cfg.fake_benchmarks {
-        Box::new(Fake)
-    } else {
-        Box::new(Native)
-    };
+    let (mut exec, host, monitor_interval) = seam(&cfg);
     let mut ui = Console {
         interactive: !cfg.unattended && std::io::stdin().is_terminal(),
         bar: None,
@@ -122,40 +108,28 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<i32> {
         root: &ctx.root,
         cfg: &cfg,
         cancel: shutdown::token(),
-        json: json.as_ref(),
-        tools,
-        monitor_interval: if cfg.quick || cfg.fake_benchmarks {
-            Duration::from_millis(250)
-        } else {
-            Duration::from_secs(1)
-        },
+        sink: &sink,
+        host: host.as_ref(),
+        monitor_interval,
     };
-    let report = match runner::execute(&rctx, exec.as_mut(), &mut ui) {
+    let result = runner::execute(&rctx, exec.as_mut(), &mut ui);
+    let outcome = runner::outcome(&result, shutdown::signal());
+    let report = match result {
         Ok(r) => r,
         Err(RunError::Stopped) => {
             eprintln!("Stopped before benchmarking; nothing was changed.");
-            return Ok(130);
+            return Ok(outcome);
         }
         Err(e) => return Err(e.into()),
     };
-    let text = crate::report::run::log(&report);
-    if let Err(e) = std::fs::write(&log, &text) {
-        output::warn(format!("cannot write {}: {e}", log.display()));
+    let log = sink.path(Format::Log).map(Path::display);
+    let summary = ConsoleSummary {
+        log: log.map(|l| l.to_string()),
+        color: output::color(),
+    };
+    print!("{}", String::from_utf8_lossy(&summary.render(&report)));
+    if let Some(j) = sink.path(Format::Json) {
+        println!("JSON report in {}", j.display());
     }
-    print!(
-        "{}",
-        crate::report::run::console_summary(
-            &report,
-            Some(&log.display().to_string()),
-            output::color()
-        )
-    );
-    if let Some(j) = &json {
-        println!("JSON report in {}", j.path().display());
-    }
-    Ok(match report.status {
-        RunStatus::Interrupted => 128 + shutdown::signal().unwrap_or(2),
-        _ if diagnose::any_invalid(&report.findings) => output::EXIT_INVALID,
-        _ => output::EXIT_OK,
-    })
+    Ok(outcome)
 }

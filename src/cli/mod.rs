@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::record::config::{DEFAULT_LOG, RunConfig, UNATTENDED_MAX_WAIT};
 use crate::sys::root::SysRoot;
 
 /// Benchmark a single-board computer or small server and explain the numbers.
@@ -169,6 +170,37 @@ pub fn resolve_root(
     }
 }
 
+/// The standard run's settings from its flags and sbc-bench's environment variables
+/// (`env` is passed in so tests do not depend on the process environment).
+pub fn run_config(args: &run::RunArgs, env: &dyn Fn(&str) -> Option<String>) -> RunConfig {
+    let mode = env("MODE").unwrap_or_default().to_ascii_lowercase();
+    let yes = |k: &str| {
+        env(k)
+            .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "1" | "true"))
+    };
+    let khz = |k: &str| env(k).and_then(|v| v.trim().parse::<u64>().ok());
+    let unattended = args.unattended || mode.split(',').any(|m| m.trim() == "unattended");
+    RunConfig {
+        stress: args.stress,
+        quick: args.quick,
+        extensive: args.extensive || mode.split(',').any(|m| m.trim() == "extensive"),
+        unattended,
+        max_wait_s: args
+            .max_wait
+            .or_else(|| unattended.then_some(UNATTENDED_MAX_WAIT.as_secs())),
+        log: args
+            .log
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG)),
+        json: args.json.clone(),
+        fake_benchmarks: args.fake_benchmarks,
+        not_ready_yet: yes("NotReadyYet"),
+        no_tuning: yes("NOTUNING"),
+        max_khz: khz("MaxKHz"),
+        min_khz: khz("MinKHz"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,5 +244,29 @@ mod tests {
             Some(Command::Monitor(m)) => assert_eq!(m.interval, 5.0),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn run_environment_like_sbc_bench() {
+        let env = |k: &str| match k {
+            "MODE" => Some("unattended".to_string()),
+            "NotReadyYet" => Some("yes".to_string()),
+            "MaxKHz" => Some("1800000".to_string()),
+            _ => None,
+        };
+        let c = run_config(&run::RunArgs::default(), &env);
+        assert!(c.unattended && c.not_ready_yet && !c.extensive && !c.no_tuning);
+        assert_eq!(c.max_wait_s, Some(600));
+        assert_eq!(c.max_khz, Some(1_800_000));
+        assert_eq!(c.log, PathBuf::from(DEFAULT_LOG));
+        let c = run_config(
+            &run::RunArgs {
+                max_wait: Some(5),
+                ..Default::default()
+            },
+            &|k| (k == "MODE").then(|| "extensive".to_string()),
+        );
+        assert!(c.extensive && !c.unattended);
+        assert_eq!(c.max_wait_s, Some(5));
     }
 }

@@ -5,31 +5,7 @@ use crate::record::finding::FindingCode;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose::{Finding, Severity};
-
-/// Time spent at each OPP of one policy during the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OppResidency {
-    /// Policy number.
-    pub policy: u32,
-    /// CPUs of the policy.
-    pub cpus: Vec<u32>,
-    /// Core type, for the heading.
-    pub core_type: Option<String>,
-    /// (kHz, seconds) from the highest OPP down.
-    pub seconds_at_khz: Vec<(u64, f64)>,
-}
-
-impl OppResidency {
-    /// Seconds spent below the highest OPP that was used at all; a policy that ran only at
-    /// its maximum (the point of the `performance` governor) has 0.
-    pub fn seconds_below_max(&self, max_khz: u64) -> f64 {
-        self.seconds_at_khz
-            .iter()
-            .filter(|(f, _)| *f < max_khz)
-            .map(|(_, s)| s)
-            .sum()
-    }
-}
+pub use crate::record::throttle::OppResidency;
 
 /// Difference of two `time_in_state` readings (kHz, 10 ms ticks), highest OPP first.
 /// OPPs missing in `before` count from zero; counters going backwards (a reset) give 0.
@@ -46,38 +22,6 @@ pub fn residency_delta(before: &[(u64, u64)], after: &[(u64, u64)]) -> Vec<(u64,
         .collect();
     v.sort_by_key(|e| std::cmp::Reverse(e.0));
     v
-}
-
-/// sbc-bench's table, one block per policy:
-/// `Throttling statistics (time spent on each cpufreq OPP) for CPUs 4-5 (Cortex-A76):`.
-pub fn render(res: &[OppResidency]) -> String {
-    let mut s = String::new();
-    for (i, r) in res.iter().enumerate() {
-        if i > 0 {
-            s.push('\n');
-        }
-        let mut head = String::from("Throttling statistics (time spent on each cpufreq OPP)");
-        if res.len() > 1 {
-            head.push_str(&format!(
-                " for CPUs {}",
-                crate::sys::cpu::list::format_list(&r.cpus)
-            ));
-            if let Some(t) = &r.core_type {
-                head.push_str(&format!(" ({t})"));
-            }
-        }
-        s.push_str(&head);
-        s.push_str(":\n\n");
-        for (khz, sec) in &r.seconds_at_khz {
-            let secs = if *sec == 0.0 {
-                "0".to_string()
-            } else {
-                format!("{sec:.2}")
-            };
-            s.push_str(&format!("{:>4} MHz: {secs:>7} sec\n", khz / 1000));
-        }
-    }
-    s
 }
 
 /// Findings from OPP residency: time spent below the highest OPP while tuned to
@@ -164,14 +108,6 @@ impl PiThrottled {
         )
     }
 
-    /// sbc-bench's bit picture (`0100000000000000000` with the legend).
-    pub fn render(&self) -> String {
-        format!(
-            "{:019b}\n|||             |||_ under-voltage\n|||             ||_ currently throttled\n|||             |_ arm frequency capped\n|||_ under-voltage has occurred since last reboot\n||_ throttling has occurred since last reboot\n|_ arm frequency capped has occurred since last reboot\n",
-            self.0 & 0x7_ffff
-        )
-    }
-
     /// Findings: anything active now, or new since `before`, makes results invalid;
     /// conditions from before the run are reported as information.
     pub fn findings(before: Option<Self>, after: Self) -> Vec<Finding> {
@@ -210,7 +146,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn delta_and_table_like_sbc_bench() {
+    fn delta_like_sbc_bench() {
         let before = [(408000, 100), (1800000, 1000)];
         let after = [(408000, 100), (1416000, 2326), (1800000, 118551)];
         let d = residency_delta(&before, &after);
@@ -221,13 +157,6 @@ mod tests {
             core_type: Some("Cortex-A55".into()),
             seconds_at_khz: d,
         };
-        let t = render(std::slice::from_ref(&r));
-        assert_eq!(
-            t,
-            "Throttling statistics (time spent on each cpufreq OPP):\n\n1800 MHz: 1175.51 sec\n1416 MHz:   23.26 sec\n 408 MHz:       0 sec\n"
-        );
-        let two = render(&[r.clone(), r.clone()]);
-        assert!(two.contains("for CPUs 0-3 (Cortex-A55):"));
         let f = findings(&[r], 1.0);
         assert_eq!(f[0].code, "throttling");
     }
@@ -249,7 +178,6 @@ mod tests {
         let (now, past) = t.describe();
         assert_eq!(now, vec!["under-voltage", "currently throttled"]);
         assert_eq!(past.len(), 2);
-        assert!(t.render().starts_with("1010000000000000101\n"));
         let f = PiThrottled::findings(Some(PiThrottled(0)), t);
         assert!(f.iter().any(|f| f.code == "pi-throttled-during-run"));
         assert!(PiThrottled::parse("nonsense").is_none());

@@ -10,6 +10,7 @@
 
 use std::fmt::Write;
 
+use crate::record::tuning::Governor;
 use crate::report::topology;
 use crate::sys::board::NameSource;
 use crate::sys::cpu::list::format_list;
@@ -337,6 +338,19 @@ pub fn governor_line(
         format!(" / {}", f.join(" "))
     };
     Some(format!("{name}: {governor}{cur} ({avail}{freqs})"))
+}
+
+/// sbc-bench's status line of a governor the run may switch: `dmc: performance / 2112 MHz
+/// (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)`.
+pub fn governor_status_line(g: &Governor) -> String {
+    governor_line(
+        &g.name,
+        g.governor.as_deref().unwrap_or("n/a"),
+        g.cur_mhz,
+        &g.available,
+        &g.frequencies_mhz,
+    )
+    .unwrap_or_else(|| g.name.clone())
 }
 
 /// kHz to MHz as sbc-bench's awk `%0.0f` does (round half to even is irrelevant here: OPPs

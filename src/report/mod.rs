@@ -3,9 +3,10 @@
 pub mod bench_clock;
 pub mod bench_mem;
 pub mod crypto;
+pub mod export;
 pub mod info;
-pub mod json;
 pub mod results_row;
 pub mod run;
 pub mod storage;
+pub mod throttle;
 pub mod topology;

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
 use crate::output::{Paint, paint};
-use crate::report::{bench_clock, bench_mem, crypto, info, topology};
-use crate::run::plan::StepKind;
-use crate::run::record::{RunReport, RunStatus, StepStatus};
+use crate::record::finding::{Finding, Severity};
+use crate::record::plan::StepKind;
+use crate::record::run::{RunReport, RunStatus, StepStatus, table_every_s};
+use crate::report::{bench_clock, bench_mem, crypto, info, throttle, topology};
 
 const RULE: &str = "##########################################################################";
 
@@ -174,7 +174,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
         };
         // Ten rows or so per table, never denser than the sampling: the interval grows with
         // the phase, as sbc-bench's does.
-        let every = crate::run::validation::table_every_s(step.duration_s, rec.interval_s);
+        let every = table_every_s(step.duration_s, rec.interval_s);
         s.push_str(&rec.health_table(phase, every, &opts, &crate::monitor::render::local_hms));
         s.push('\n');
     }
@@ -215,6 +215,22 @@ fn section(s: &mut String, body: &str) {
 
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
+    let mut s = log_head(r);
+    benchmark_sections(&mut s, r);
+    after_sections(&mut s, r);
+    section(&mut s, &phases(r));
+    section(&mut s, &validation_and_tuning(r));
+    if let Some(row) = &r.results_row {
+        s.push_str(&row.render());
+        s.push('\n');
+    } else if r.status == RunStatus::Interrupted {
+        s.push_str("The run was interrupted: no Results.md row for incomplete results.\n");
+    }
+    s
+}
+
+/// The first lines: version, device, mode and date; distro, uptime, summary, memory.
+fn log_head(r: &RunReport) -> String {
     let i = &r.system_before;
     let mut s = String::new();
     // Machines without a device-tree model or DMI (VMs, containers) go by their hostname.
@@ -257,32 +273,34 @@ pub fn log(r: &RunReport) -> String {
         i.virtualization.vm.is_some(),
     ));
     s.push('\n');
+    s
+}
 
+/// The benchmarks' sections, cold clock check to hot clock check.
+fn benchmark_sections(s: &mut String, r: &RunReport) {
+    let i = &r.system_before;
     let cold = bench_clock::render(&r.results.clock_cold, &r.results.skipped_cpus);
-    section(&mut s, &cold);
-    section(&mut s, &info::sensors_block(i));
-    section(&mut s, &bench_mem::render_membw(&r.results.membw, &[]));
-    section(&mut s, &bench_mem::render_memlat(&r.results.memlat, &[]));
+    section(s, &cold);
+    section(s, &info::sensors_block(i));
+    section(s, &bench_mem::render_membw(&r.results.membw, &[]));
+    section(s, &bench_mem::render_memlat(&r.results.memlat, &[]));
     if let Some(a) = &r.results.aes {
         section(
-            &mut s,
+            s,
             &crypto::aes_section("Executing benchmark on each cluster individually", a),
         );
     }
     let all_cpus: Vec<u32> = r.system_before.topology.online();
     if let Some(c) = &r.results.sevenzip {
-        section(&mut s, &crypto::compress_section(c, &all_cpus));
+        section(s, &crypto::compress_section(c, &all_cpus));
     }
-    section(&mut s, &per_core_type(r, StepKind::SevenZip));
+    section(s, &per_core_type(r, StepKind::SevenZip));
     if let Some(c) = &r.results.lzma {
-        section(&mut s, &crypto::compress_section(c, &all_cpus));
+        section(s, &crypto::compress_section(c, &all_cpus));
     }
-    section(&mut s, &per_core_type(r, StepKind::Lzma));
+    section(s, &per_core_type(r, StepKind::Lzma));
     if let Some(sc) = &r.results.scrypt {
-        section(
-            &mut s,
-            &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64),
-        );
+        section(s, &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64));
     }
     if !r.results.clock_hot.is_empty() {
         let mut hot = String::from(
@@ -292,10 +310,15 @@ pub fn log(r: &RunReport) -> String {
             hot.push_str(&now);
         }
         hot.push_str(bench_clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
-        section(&mut s, &hot);
+        section(s, &hot);
     }
+}
+
+/// After the benchmarks: sensors, health tables, throttling, kernel log, environment.
+fn after_sections(s: &mut String, r: &RunReport) {
+    let i = &r.system_before;
     if let Some(after) = &r.system_after {
-        section(&mut s, &info::sensors_block(after));
+        section(s, &info::sensors_block(after));
     }
     if let Some(rec) = &r.monitor {
         let mut h = String::new();
@@ -303,19 +326,19 @@ pub fn log(r: &RunReport) -> String {
             let _ = writeln!(h, "Thermal source: {}\n", src.label());
         }
         h.push_str(&health_tables(rec, r));
-        section(&mut s, &h);
+        section(s, &h);
     }
-    section(&mut s, &crate::diagnose::throttle::render(&r.throttling));
+    section(s, &throttle::residency_table(&r.throttling));
     if let Some(pi) = r
         .pi_throttled_after
         .as_deref()
         .and_then(crate::diagnose::throttle::PiThrottled::parse)
     {
         section(
-            &mut s,
+            s,
             &format!(
                 "Querying ThreadX on RPi for thermal or undervoltage issues:\n\n{}",
-                pi.render()
+                throttle::pi_bits(pi)
             ),
         );
     }
@@ -327,14 +350,18 @@ pub fn log(r: &RunReport) -> String {
         dm.push_str(&k.dmesg_line());
         dm.push('\n');
     }
-    section(&mut s, &dm);
+    section(s, &dm);
     let mut env = topology::render(&i.topology);
     env.push('\n');
     env.push_str(&info::environment_block(i));
-    section(&mut s, &env);
+    section(s, &env);
     if !i.opp_tables.is_empty() {
-        section(&mut s, &crate::sys::opp::render(&i.opp_tables));
+        section(s, &crate::sys::opp::render(&i.opp_tables));
     }
+}
+
+/// `Benchmark phases (local time):`, with the skipped steps.
+fn phases(r: &RunReport) -> String {
     let mut steps = String::from("Benchmark phases (local time):\n\n");
     for st in &r.steps {
         let status = match &st.status {
@@ -354,10 +381,14 @@ pub fn log(r: &RunReport) -> String {
     for (k, why) in &r.plan.skipped {
         let _ = writeln!(steps, "  {:<28} skipped: {why}", skipped_name(*k));
     }
-    section(&mut s, &steps);
+    steps
+}
+
+/// Results validation, governors, and what tuning did.
+fn validation_and_tuning(r: &RunReport) -> String {
     let mut v = validation(r, false);
     v.push('\n');
-    v.push_str(&info::governors_block(i));
+    v.push_str(&info::governors_block(&r.system_before));
     if !r.tuning.is_empty() {
         v.push_str("\nTuned governor settings (restored after the run):\n\n");
         for t in &r.tuning {
@@ -370,14 +401,7 @@ pub fn log(r: &RunReport) -> String {
     } else if r.config.no_tuning {
         v.push_str("\nNOTUNING=yes: governors left as they were.\n");
     }
-    section(&mut s, &v);
-    if let Some(row) = &r.results_row {
-        s.push_str(&row.render());
-        s.push('\n');
-    } else if r.status == RunStatus::Interrupted {
-        s.push_str("The run was interrupted: no Results.md row for incomplete results.\n");
-    }
-    s
+    v
 }
 
 /// Extensive mode's compression runs on each group of cores of one type, as sbc-bench

@@ -4,80 +4,8 @@
 
 use serde::Serialize;
 
-use crate::run::config::RunConfig;
-
-/// One kind of step, in sbc-bench's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepKind {
-    /// Clock measured at every OPP while idle and cold.
-    ClockCold,
-    /// Memory bandwidth per cluster.
-    MemBandwidth,
-    /// Memory latency per cluster.
-    MemLatency,
-    /// AES per cluster (native, and `openssl speed` when installed).
-    Aes,
-    /// 7-Zip's own benchmark (when installed).
-    SevenZip,
-    /// Native LZMA benchmark.
-    Lzma,
-    /// scrypt on all cores for minutes (`-c`).
-    Scrypt,
-    /// Clock measured again at the highest OPP while still hot.
-    ClockHot,
-}
-
-impl StepKind {
-    /// Progress line: `Executing memory bandwidth benchmark`.
-    pub fn progress(self) -> &'static str {
-        match self {
-            StepKind::ClockCold => "Checking cpufreq OPP",
-            StepKind::MemBandwidth => "Executing memory bandwidth benchmark",
-            StepKind::MemLatency => "Executing memory latency benchmark",
-            StepKind::Aes => "Executing AES benchmark",
-            StepKind::SevenZip => "Executing 7-zip benchmark",
-            StepKind::Lzma => "Executing native LZMA benchmark",
-            StepKind::Scrypt => "Executing scrypt stress test",
-            StepKind::ClockHot => "Checking cpufreq OPP again",
-        }
-    }
-
-    /// Monitor phase label (`System health while running <label>:`).
-    pub fn phase(self) -> &'static str {
-        match self {
-            StepKind::ClockCold => "clock check",
-            StepKind::MemBandwidth => "memory bandwidth benchmark",
-            StepKind::MemLatency => "memory latency benchmark",
-            StepKind::Aes => "AES benchmark",
-            StepKind::SevenZip => "7-zip benchmark",
-            StepKind::Lzma => "native LZMA benchmark",
-            StepKind::Scrypt => "scrypt stress test",
-            StepKind::ClockHot => "clock check under load",
-        }
-    }
-
-    /// Is this step skipped with `NotReadyYet=yes`? sbc-bench still runs tinymembench
-    /// and ramlat then, and skips OpenSSL, 7-Zip and cpuminer (our native LZMA goes with
-    /// 7-Zip).
-    pub fn skipped_when_not_ready(self) -> bool {
-        matches!(
-            self,
-            StepKind::Aes | StepKind::SevenZip | StepKind::Lzma | StepKind::Scrypt
-        )
-    }
-}
-
-/// A planned step with its time estimate.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Step {
-    /// What it is.
-    pub kind: StepKind,
-    /// Lowest expected duration, seconds.
-    pub min_s: f64,
-    /// Highest expected duration, seconds.
-    pub max_s: f64,
-}
+use crate::record::config::RunConfig;
+pub use crate::record::plan::{Plan, Step, StepKind, format_duration, format_estimate};
 
 /// What the plan is computed from: facts about the machine.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -95,38 +23,6 @@ pub struct PlanInput {
     pub sevenzip: bool,
     /// `openssl` is installed.
     pub openssl: bool,
-}
-
-/// The ordered steps of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plan {
-    /// Steps in execution order.
-    pub steps: Vec<Step>,
-    /// Steps left out, and why.
-    pub skipped: Vec<(StepKind, String)>,
-}
-
-impl Plan {
-    /// Total estimate in seconds (low, high).
-    pub fn estimate_s(&self) -> (f64, f64) {
-        self.steps
-            .iter()
-            .fold((0.0, 0.0), |(a, b), s| (a + s.min_s, b + s.max_s))
-    }
-
-    /// Estimate of everything after the first step (printed once the cold clock check is
-    /// done, as sbc-bench does).
-    pub fn remaining_after_first_s(&self) -> (f64, f64) {
-        self.steps
-            .iter()
-            .skip(1)
-            .fold((0.0, 0.0), |(a, b), s| (a + s.min_s, b + s.max_s))
-    }
-
-    /// Does the plan contain this step?
-    pub fn has(&self, k: StepKind) -> bool {
-        self.steps.iter().any(|s| s.kind == k)
-    }
 }
 
 /// Seconds one native AES measurement (one algorithm, one buffer size) runs. Throughput
@@ -248,30 +144,6 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     Plan { steps, skipped }
 }
 
-/// `21-32 minutes`, `40-55 seconds`.
-pub fn format_estimate(lo_s: f64, hi_s: f64) -> String {
-    if hi_s < 120.0 {
-        format!(
-            "{:.0}-{:.0} seconds",
-            lo_s.floor(),
-            hi_s.ceil().max(lo_s.floor() + 1.0)
-        )
-    } else {
-        let lo = (lo_s / 60.0).floor().max(1.0);
-        let hi = (hi_s / 60.0).ceil().max(lo + 1.0);
-        format!("{lo:.0}-{hi:.0} minutes")
-    }
-}
-
-/// `23 minutes`, `45 seconds`.
-pub fn format_duration(secs: f64) -> String {
-    if secs < 120.0 {
-        format!("{secs:.0} seconds")
-    } else {
-        format!("{:.0} minutes", secs / 60.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,11 +246,5 @@ mod tests {
             ]
         );
         assert!(p.steps.iter().all(|s| !s.kind.skipped_when_not_ready()));
-    }
-
-    #[test]
-    fn estimates_read_like_sbc_bench() {
-        assert_eq!(format_estimate(1260.0, 1900.0), "21-32 minutes");
-        assert_eq!(format_estimate(40.0, 55.2), "40-56 seconds");
     }
 }

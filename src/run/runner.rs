@@ -1,6 +1,8 @@
-//! The standard run, step by step: preflight, tune, benchmark while the monitor records,
-//! restore, validate. The JSON report is rewritten after every step, so a crash or Ctrl-C
-//! late in a 30-minute run keeps everything measured so far.
+//! The standard run in four phases: preflight (nothing changed yet), tune (governors to
+//! `performance`, the plan, the report opened), steps (each benchmark while the monitor
+//! records) and finish (restore, look again, validate). The export sink (log, JSON) is
+//! rewritten after every step, so a crash or Ctrl-C late in a 30-minute run keeps
+//! everything measured so far.
 
 use crate::record::finding::FindingCode;
 use std::time::{Duration, Instant};
@@ -8,16 +10,18 @@ use std::time::{Duration, Instant};
 use crate::bench::pin::{self, Target};
 use crate::diagnose::throttle::{self, OppResidency};
 use crate::diagnose::{self, Finding, validate};
-use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, SampleSpec, Setup};
-use crate::report::json::JsonFile;
-use crate::run::config::RunConfig;
-use crate::run::exec::{Env, Executor};
-use crate::run::plan::{self, Plan, PlanInput, StepKind};
-use crate::run::preflight::{self, IdleOutcome};
-use crate::run::record::{
+use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
+use crate::output::Outcome;
+use crate::record::config::RunConfig;
+use crate::record::run::{
     ClusterCompress, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
     StepStatus,
 };
+use crate::report::export::ExportSink;
+use crate::run::exec::{Env, Executor};
+use crate::run::host::Host;
+use crate::run::plan::{self, Plan, PlanInput, StepKind};
+use crate::run::preflight::{self, IdleOutcome};
 use crate::run::tuning;
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
@@ -143,25 +147,54 @@ pub struct RunContext<'a> {
     pub cfg: &'a RunConfig,
     /// Stop early when set (the process token in production).
     pub cancel: &'a CancellationToken,
-    /// Rewritten after every step.
-    pub json: Option<&'a JsonFile>,
-    /// External tools found (for the plan): 7-Zip, openssl.
-    pub tools: (bool, bool),
+    /// The output files, rewritten after every step.
+    pub sink: &'a ExportSink,
+    /// The machine: idle wait, usable CPUs, tools installed.
+    pub host: &'a dyn Host,
     /// Monitor sampling interval.
     pub monitor_interval: Duration,
 }
 
-/// Run the standard benchmark.
+/// Run the standard benchmark: preflight, tune, the steps while the monitor records,
+/// then restore and validate. The sink is written once the machine is tuned and after
+/// every step.
 pub fn execute(
     ctx: &RunContext<'_>,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
 ) -> Result<RunReport, RunError> {
-    let root = ctx.root;
-    let cfg = ctx.cfg;
     let started = now_rfc3339();
+    let pre = preflight(ctx, ui)?;
+    let mut run = tune(ctx, started, pre);
+    ctx.sink.write(&run.report);
+    let recording = steps(ctx, &mut run, exec, ui);
+    Ok(finish(ctx, run, recording))
+}
 
-    // 1. Preflight.
+/// How a run ended, as the process sees it: stopped before benchmarking (a prompt
+/// answered no, Ctrl-C while waiting) 130 as sbc-bench; interrupted by `signal` 128 +
+/// signal; finished with results validation does not trust 3; else 0. A machine that never
+/// became idle is an error (1).
+pub fn outcome(result: &Result<RunReport, RunError>, signal: Option<i32>) -> Outcome {
+    match result {
+        Err(RunError::Stopped) => Outcome::Interrupted(2),
+        Err(RunError::TooBusy { .. }) => Outcome::Failed,
+        Ok(r) if r.status == RunStatus::Interrupted => Outcome::Interrupted(signal.unwrap_or(2)),
+        Ok(r) if diagnose::any_invalid(&r.findings) => Outcome::Untrusted,
+        Ok(_) => Outcome::Ok,
+    }
+}
+
+/// What preflight found, and where the kernel log stood before the run.
+struct Checked {
+    preflight: Preflight,
+    /// Sequence number of the last kernel message before the run.
+    last_seq: Option<u64>,
+}
+
+/// Phase 1: root, kernel log, offline cores, idle wait. Stops before anything changes.
+fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, RunError> {
+    let root = ctx.root;
     let mut pre = Preflight {
         root: preflight::is_root(),
         ..Default::default()
@@ -179,8 +212,36 @@ pub fn execute(
     {
         return Err(RunError::Stopped);
     }
-    // sbc-bench warns about offline cores before anything else (and asks, when
-    // interactive): per-cluster results then miss cores.
+    confirm_offline_cores(root, ui)?;
+    let (outcome, waited_s) = ctx
+        .host
+        .wait_for_idle(root, ctx.cfg, ctx.cancel, &mut |l| ui.line(l));
+    pre.idle_wait_s = waited_s;
+    match outcome {
+        IdleOutcome::Idle(_) => {}
+        IdleOutcome::Cancelled => return Err(RunError::Stopped),
+        IdleOutcome::GaveUp {
+            waited,
+            cpu_pct,
+            load1,
+        } => {
+            return Err(RunError::TooBusy {
+                waited_s: waited.as_secs_f64(),
+                load1,
+                cpu_pct,
+            });
+        }
+    }
+    pre.uptime = Some(preflight::uptime_line(root, chrono::Local::now()));
+    Ok(Checked {
+        preflight: pre,
+        last_seq,
+    })
+}
+
+/// sbc-bench warns about offline cores before anything else (and asks, when
+/// interactive): per-cluster results then miss cores.
+fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), RunError> {
     let topo_now = crate::sys::cpu::read(root).1;
     let offline: Vec<u32> = topo_now
         .cpus
@@ -196,45 +257,32 @@ pub fn execute(
     {
         return Err(RunError::Stopped);
     }
-    if !cfg.fake_benchmarks {
-        let t0 = Instant::now();
-        let outcome = preflight::wait_for_idle(
-            root,
-            cfg.max_wait_s.map(Duration::from_secs),
-            if cfg.quick {
-                preflight::QUICK_IDLE_WINDOW
-            } else {
-                preflight::IDLE_WINDOW
-            },
-            ctx.cancel,
-            preflight::IDLE_POLL,
-            |l| ui.line(l),
-        );
-        pre.idle_wait_s = t0.elapsed().as_secs_f64();
-        match outcome {
-            IdleOutcome::Idle(_) => {}
-            IdleOutcome::Cancelled => return Err(RunError::Stopped),
-            IdleOutcome::GaveUp {
-                waited,
-                cpu_pct,
-                load1,
-            } => {
-                return Err(RunError::TooBusy {
-                    waited_s: waited.as_secs_f64(),
-                    load1,
-                    cpu_pct,
-                });
-            }
-        }
-    }
+    Ok(())
+}
 
-    pre.uptime = Some(preflight::uptime_line(root, chrono::Local::now()));
+/// A tuned machine, ready for the steps: the report so far, the facts the steps and
+/// the final comparison need, and the guard that puts governors back.
+struct Running {
+    report: RunReport,
+    /// Clocks as tuned.
+    policies: Vec<Policy>,
+    topo: Topology,
+    targets: Vec<Target>,
+    /// Online CPUs the benchmarks may use (never empty).
+    all_cpus: Vec<u32>,
+    tuning: Tuning,
+    tis_before: Vec<(u32, Vec<(u64, u64)>)>,
+    online_before: Vec<u32>,
+    swap_before: validate::SwapState,
+    last_seq: Option<u64>,
+}
 
-    // 2. Look, then tune.
+/// Phase 2: look at the machine, tune it, plan the steps, open the report.
+fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
+    let (root, cfg) = (ctx.root, ctx.cfg);
     let system_before = SystemInfo::read(root);
-    let policies = system_before.cpufreq.clone();
     let topo = system_before.topology.clone();
-    let governors_before = tuning::read_governors(root, &policies);
+    let governors_before = tuning::read_governors(root, &system_before.cpufreq);
     let tuning_guard = Tuning::new(root);
     let tuned = if cfg.no_tuning {
         Vec::new()
@@ -243,33 +291,22 @@ pub fn execute(
     };
     // Clocks as tuned, for the OPP walk and the report.
     let policies = cpufreq::read_policies(root);
-    let tis_before = time_in_state(root, &policies);
-    let online_before = topo.online();
-    let swap_before = swap_state(root, &system_before);
-
+    let tools = ctx.host.tools(ctx.cancel);
     let plan: Plan = plan::plan(
         cfg,
-        &plan_input(root, &topo, &policies, ctx.tools.0, ctx.tools.1),
+        &plan_input(root, &topo, &policies, tools.sevenzip, tools.openssl),
     );
-    // Real benchmarks run on this machine's CPUs whatever tree is read: CPUs it cannot
-    // run on (a fixture with more cores than the host, an affinity mask) are skipped and
-    // listed, not run into errors. Canned results use the tree's CPUs as they are.
-    let allowed = if root.is_host() || !cfg.fake_benchmarks {
-        pin::allowed_cpus()
-    } else {
-        Vec::new()
-    };
+    let allowed = ctx.host.allowed_cpus(root);
     let (targets, skipped) = pin::targets(&topo, None, &allowed);
-    let all_cpus: Vec<u32> = {
-        let v: Vec<u32> = topo
-            .online()
-            .into_iter()
-            .filter(|c| allowed.is_empty() || allowed.contains(c))
-            .collect();
-        if v.is_empty() { vec![0] } else { v }
-    };
-
-    let mut report = RunReport {
+    let mut all_cpus: Vec<u32> = topo
+        .online()
+        .into_iter()
+        .filter(|c| allowed.is_empty() || allowed.contains(c))
+        .collect();
+    if all_cpus.is_empty() {
+        all_cpus = vec![0];
+    }
+    let report = RunReport {
         schema: SCHEMA,
         schema_version: SCHEMA_VERSION,
         sbc_bench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -277,10 +314,10 @@ pub fn execute(
         started,
         finished: None,
         config: cfg.clone(),
-        plan: plan.clone(),
+        plan,
         system_before,
         system_after: None,
-        preflight: pre,
+        preflight: checked.preflight,
         governors_before,
         tuning: tuned,
         steps: Vec::new(),
@@ -296,21 +333,34 @@ pub fn execute(
         findings: Vec::new(),
         results_row: None,
     };
-    let write_json = |r: &RunReport| {
-        if let Some(j) = ctx.json {
-            if let Err(e) = j.write(r) {
-                crate::output::warn(format!("cannot write {}: {e:#}", j.path().display()));
-            }
-        }
-    };
-    write_json(&report);
+    Running {
+        tis_before: time_in_state(root, &policies),
+        online_before: topo.online(),
+        swap_before: swap_state(root, &report.system_before),
+        last_seq: checked.last_seq,
+        report,
+        policies,
+        topo,
+        targets,
+        all_cpus,
+        tuning: tuning_guard,
+    }
+}
 
-    // 3. Benchmarks while the monitor records.
-    let setup = Setup::discover(root, true);
+/// Phase 3: every planned step while the monitor records; the report and its files are
+/// brought up to date after each. Returns the monitor's recording.
+fn steps(
+    ctx: &RunContext<'_>,
+    run: &mut Running,
+    exec: &mut dyn Executor,
+    ui: &mut dyn Ui,
+) -> Option<Recording> {
+    let setup = Setup::discover(ctx.root, true);
     let mut mcfg = MonitorConfig::every(ctx.monitor_interval);
     mcfg.spec = SampleSpec::full();
-    let monitor: Option<MonitorHandle> = Monitor::start(root, &setup, mcfg).ok();
+    let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
     let run_start = Instant::now();
+    let plan = run.report.plan.clone();
     for (i, step) in plan.steps.iter().enumerate() {
         if ctx.cancel.is_cancelled() {
             break;
@@ -322,15 +372,15 @@ pub fn execute(
         let t0 = Instant::now();
         let step_started = now_rfc3339();
         let env = Env {
-            root,
-            cfg,
-            policies: &policies,
-            topo: &topo,
+            root: ctx.root,
+            cfg: ctx.cfg,
+            policies: &run.policies,
+            topo: &run.topo,
             cancel: ctx.cancel,
             progress: &*progress,
-            all_cpus: &all_cpus,
+            all_cpus: &run.all_cpus,
         };
-        let status = run_step(step.kind, exec, &env, &targets, &mut report.results);
+        let status = run_step(step.kind, exec, &env, &run.targets, &mut run.report.results);
         if let Some(m) = &monitor {
             m.end_phase();
         }
@@ -339,76 +389,78 @@ pub fn execute(
         } else {
             status
         };
-        report.steps.push(StepRecord {
+        let note = step_note(&plan, i, &status, run_start.elapsed().as_secs_f64());
+        run.report.steps.push(StepRecord {
             kind: step.kind,
             started: step_started,
             ended: now_rfc3339(),
             duration_s: t0.elapsed().as_secs_f64(),
-            status: status.clone(),
+            status,
         });
-        let note = match (&status, i) {
-            // The estimate still matters when the first step partly failed.
-            (StepStatus::Failed(e), 0) if plan.steps.len() > 1 => {
-                let (lo, hi) = plan.remaining_after_first_s();
-                format!(
-                    " (results will be available in {}; failed: {e})",
-                    plan::format_estimate(lo, hi)
-                )
-            }
-            (StepStatus::Failed(e), _) => format!(" (failed: {e})"),
-            (StepStatus::Cancelled, _) => " (interrupted)".to_string(),
-            (StepStatus::Ok, 0) if plan.steps.len() > 1 => {
-                let (lo, hi) = plan.remaining_after_first_s();
-                format!(
-                    " (results will be available in {})",
-                    plan::format_estimate(lo, hi)
-                )
-            }
-            (StepStatus::Ok, n) if n + 1 == plan.steps.len() => format!(
-                " ({} elapsed)",
-                plan::format_duration(run_start.elapsed().as_secs_f64())
-            ),
-            _ => String::new(),
-        };
         ui.step_done(step.kind.progress(), &note);
         if let Some(m) = &monitor {
-            report.monitor = Some(m.snapshot());
+            run.report.monitor = Some(m.snapshot());
         }
-        write_json(&report);
+        ctx.sink.write(&run.report);
     }
+    monitor.map(MonitorHandle::stop)
+}
 
-    // 4. Restore, then look again.
-    let recording = monitor.map(MonitorHandle::stop);
-    for e in tuning_guard.restore() {
+/// What follows `Done` on a step's line: the estimate after the first step, the time
+/// taken after the last, or why it failed.
+fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> String {
+    let remaining = || {
+        let (lo, hi) = plan.remaining_after_first_s();
+        plan::format_estimate(lo, hi)
+    };
+    let more = plan.steps.len() > 1;
+    match (status, i) {
+        // The estimate still matters when the first step partly failed.
+        (StepStatus::Failed(e), 0) if more => {
+            format!(
+                " (results will be available in {}; failed: {e})",
+                remaining()
+            )
+        }
+        (StepStatus::Failed(e), _) => format!(" (failed: {e})"),
+        (StepStatus::Cancelled, _) => " (interrupted)".to_string(),
+        (StepStatus::Ok, 0) if more => format!(" (results will be available in {})", remaining()),
+        (StepStatus::Ok, n) if n + 1 == plan.steps.len() => {
+            format!(" ({} elapsed)", plan::format_duration(elapsed_s))
+        }
+        _ => String::new(),
+    }
+}
+
+/// Phase 4: restore, look again, validate, and write the final report.
+fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> RunReport {
+    let root = ctx.root;
+    let Running {
+        mut report,
+        policies,
+        topo,
+        tuning,
+        tis_before,
+        online_before,
+        swap_before,
+        last_seq,
+        ..
+    } = run;
+    for e in tuning.restore() {
         report.findings.push(Finding::new(
             FindingCode::RestoreFailed,
             diagnose::Severity::Warning,
             e.to_string(),
         ));
     }
-    drop(tuning_guard);
+    drop(tuning);
     let system_after = SystemInfo::read(root);
-    let tis_after = time_in_state(root, &policies);
-    report.throttling = tis_after
-        .iter()
-        .map(|(id, after)| {
-            let before = tis_before
-                .iter()
-                .find(|(b, _)| b == id)
-                .map(|(_, v)| v.as_slice())
-                .unwrap_or(&[]);
-            let p = policies.iter().find(|p| p.id == *id);
-            OppResidency {
-                policy: *id,
-                cpus: p.map(|p| p.cpus.clone()).unwrap_or_default(),
-                core_type: p
-                    .and_then(|p| p.cpus.first())
-                    .and_then(|c| topo.cpu(*c))
-                    .and_then(|c| c.core_type.clone()),
-                seconds_at_khz: throttle::residency_delta(before, after),
-            }
-        })
-        .collect();
+    report.throttling = residency(
+        &tis_before,
+        &time_in_state(root, &policies),
+        &policies,
+        &topo,
+    );
     report.kernel_log = kmsg::read(root)
         .unwrap_or_default()
         .into_iter()
@@ -436,8 +488,37 @@ pub fn execute(
     report.results_row = (report.status == RunStatus::Complete)
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
-    write_json(&report);
-    Ok(report)
+    ctx.sink.write(&report);
+    report
+}
+
+/// Time spent at each OPP between two `time_in_state` readings, per policy.
+fn residency(
+    before: &[(u32, Vec<(u64, u64)>)],
+    after: &[(u32, Vec<(u64, u64)>)],
+    policies: &[Policy],
+    topo: &Topology,
+) -> Vec<OppResidency> {
+    after
+        .iter()
+        .map(|(id, after)| {
+            let before = before
+                .iter()
+                .find(|(b, _)| b == id)
+                .map(|(_, v)| v.as_slice())
+                .unwrap_or(&[]);
+            let p = policies.iter().find(|p| p.id == *id);
+            OppResidency {
+                policy: *id,
+                cpus: p.map(|p| p.cpus.clone()).unwrap_or_default(),
+                core_type: p
+                    .and_then(|p| p.cpus.first())
+                    .and_then(|c| topo.cpu(*c))
+                    .and_then(|c| c.core_type.clone()),
+                seconds_at_khz: throttle::residency_delta(before, after),
+            }
+        })
+        .collect()
 }
 
 /// Usable CPUs grouped by core type in CPU order, as sbc-bench's extensive mode forms its
@@ -746,8 +827,8 @@ mod tests {
             root,
             cfg: &cfg,
             cancel: &token,
-            json: None,
-            tools: (false, false),
+            sink: &ExportSink::new(),
+            host: &crate::run::host::CannedHost,
             monitor_interval: Duration::from_millis(50),
         };
         execute(&ctx, exec, &mut Quiet)

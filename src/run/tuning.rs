@@ -2,8 +2,7 @@
 //! to `performance` — through the restoring guard, so the originals come back on exit,
 //! on error, on Ctrl-C and on SIGTERM.
 
-use serde::{Deserialize, Serialize};
-
+pub use crate::record::tuning::{Governor, Tuned};
 use crate::sys::cpufreq::{self, Policy};
 use crate::sys::devfreq;
 use crate::sys::root::SysRoot;
@@ -11,48 +10,6 @@ use crate::tune::Tuning;
 
 /// Directory of the devfreq devices.
 pub const DEVFREQ_DIR: &str = "/sys/class/devfreq";
-
-/// A governor we may switch, and its state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Governor {
-    /// `cpufreq-policy0`, or the devfreq device name (`dmc`, `fb000000.gpu`).
-    pub name: String,
-    /// File holding the governor.
-    pub path: String,
-    /// Governor now.
-    pub governor: Option<String>,
-    /// Governors offered.
-    pub available: Vec<String>,
-    /// Current clock in MHz.
-    pub cur_mhz: Option<u64>,
-    /// Frequencies offered, MHz.
-    pub frequencies_mhz: Vec<u64>,
-    /// For `ondemand`: does it count I/O wait as busy? (sbc-bench's NAS advice).
-    pub io_is_busy: Option<bool>,
-}
-
-impl Governor {
-    /// sbc-bench's status line: `dmc: performance / 2112 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)`.
-    pub fn status_line(&self) -> String {
-        crate::report::info::governor_line(
-            &self.name,
-            self.governor.as_deref().unwrap_or("n/a"),
-            self.cur_mhz,
-            &self.available,
-            &self.frequencies_mhz,
-        )
-        .unwrap_or_else(|| self.name.clone())
-    }
-
-    /// Is this one we tune (cpufreq, or a dmc/gpu/npu devfreq device)?
-    pub fn is_tuned_kind(&self) -> bool {
-        if self.name.starts_with("cpufreq-") {
-            return true;
-        }
-        let n = self.name.to_ascii_lowercase();
-        n.contains("dmc") || n.contains("gpu") || n.contains("npu") || n.contains("dram")
-    }
-}
 
 /// Read every cpufreq policy's and devfreq device's governor.
 pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {
@@ -86,17 +43,6 @@ pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {
         });
     }
     out
-}
-
-/// Result of tuning one governor.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tuned {
-    /// Which governor.
-    pub name: String,
-    /// Governor before.
-    pub from: Option<String>,
-    /// Governor set, or why not.
-    pub outcome: Result<String, String>,
 }
 
 /// Switch every tunable governor that offers `performance` to it.
@@ -174,7 +120,7 @@ mod tests {
         assert_eq!(govs.len(), 2);
         assert_eq!(govs[0].io_is_busy, Some(false));
         assert_eq!(
-            govs[1].status_line(),
+            crate::report::info::governor_status_line(&govs[1]),
             "dmc: dmc_ondemand / 528 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)"
         );
         {

@@ -5,9 +5,10 @@ use crate::diagnose::validate::{self, ClockCheck as AdvertisedCheck, SwapState};
 use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::record::finding::FindingCode;
-use crate::report::results_row::ResultsRow;
-use crate::run::plan::StepKind;
-use crate::run::record::RunReport;
+use crate::record::plan::StepKind;
+use crate::record::results_row::{ResultsRow, clock_dropped};
+use crate::record::run::RunReport;
+pub use crate::record::run::table_every_s;
 
 /// Seconds below the highest OPP that still count as "no throttling" (OPP switches at
 /// the start of a benchmark, the kernel's 10 ms granularity).
@@ -46,12 +47,6 @@ fn sys_check(mem_sys_pct: &[f64], mem_s: f64, in_vm: bool) -> Vec<Finding> {
 /// Below this many seconds of memory benchmarks (the quick run's are under one), the
 /// health rows are dominated by the benchmarks' own page faults; %sys is not judged.
 const MIN_MEMORY_SECONDS_FOR_SYS_CHECK: f64 = 5.0;
-
-/// Row interval of a "System health while running …" table: about ten rows per phase,
-/// never denser than the sampling (sbc-bench scales its interval with the phase length).
-pub fn table_every_s(phase_s: f64, sample_s: f64) -> f64 {
-    (phase_s / 10.0).clamp(sample_s, 60.0)
-}
 
 /// All validation findings of a run.
 pub fn findings(
@@ -186,14 +181,13 @@ fn throttled(findings: &[Finding], start: Option<u64>, end: Option<u64>) -> bool
                 | FindingCode::PiThrottledDuringRun
         )
     });
-    recorded
-        || matches!((start, end), (Some(s), Some(e)) if crate::report::results_row::clock_dropped(s, e))
+    recorded || matches!((start, end), (Some(s), Some(e)) if clock_dropped(s, e))
 }
 
 /// The Results.md row: best cluster's figures, the clock column by sbc-bench's rules.
 /// The runner makes one only for a completed run: a partial row must not look paste-ready.
 pub fn results_row(r: &RunReport, findings: &[Finding]) -> ResultsRow {
-    use crate::report::results_row as row;
+    use crate::record::results_row as row;
     let info = &r.system_before;
     let best = |v: Vec<f64>| {
         v.into_iter()

@@ -9,6 +9,7 @@ mod cli;
 mod common;
 mod cpuid;
 mod info;
+mod layers;
 mod monitor;
 mod net;
 mod run;

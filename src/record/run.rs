@@ -7,13 +7,13 @@ use crate::bench::clock::ClockCheck;
 use crate::bench::membw::MembwRun;
 use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::Skipped;
-use crate::diagnose::Finding;
-use crate::diagnose::throttle::OppResidency;
 use crate::monitor::Recording;
-use crate::report::results_row::ResultsRow;
-use crate::run::config::RunConfig;
-use crate::run::plan::{Plan, StepKind};
-use crate::run::tuning::{Governor, Tuned};
+use crate::record::config::RunConfig;
+use crate::record::finding::Finding;
+use crate::record::plan::{Plan, StepKind};
+use crate::record::results_row::ResultsRow;
+use crate::record::throttle::OppResidency;
+use crate::record::tuning::{Governor, Tuned};
 use crate::sys::discover::SystemInfo;
 use crate::sys::kmsg::KmsgRecord;
 
@@ -59,6 +59,13 @@ pub struct StepRecord {
     pub duration_s: f64,
     /// Outcome.
     pub status: StepStatus,
+}
+
+/// Row interval of a "System health while running …" table: about ten rows per phase,
+/// never denser than the sampling (sbc-bench scales its interval with the phase length).
+/// The log's tables and the validation that reads their rows share this rule.
+pub fn table_every_s(phase_s: f64, sample_s: f64) -> f64 {
+    (phase_s / 10.0).clamp(sample_s, 60.0)
 }
 
 /// What preflight found.

@@ -1,0 +1,42 @@
+//! The standard run's settings, as data: what the user asked for with flags and sbc-bench's
+//! environment variables (`MODE=unattended|extensive`, `NotReadyYet=yes`, `NOTUNING=yes`,
+//! `MaxKHz`, `MinKHz`). Built from the command line by `cli::run_config`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Default log file, as sbc-bench.
+pub const DEFAULT_LOG: &str = "/var/log/sbc-bench.log";
+/// How long an unattended run waits for the machine to become idle before giving up.
+pub const UNATTENDED_MAX_WAIT: Duration = Duration::from_secs(600);
+
+/// Everything a run needs to know about what the user asked for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// Add the scrypt stress test (`-c`).
+    pub stress: bool,
+    /// Shortened benchmarks.
+    pub quick: bool,
+    /// sbc-bench's extensive mode.
+    pub extensive: bool,
+    /// Never prompt; bounded wait for idle.
+    pub unattended: bool,
+    /// Longest wait for idle (None: wait as long as it takes).
+    pub max_wait_s: Option<u64>,
+    /// Full log path.
+    pub log: PathBuf,
+    /// JSON report path.
+    pub json: Option<PathBuf>,
+    /// Canned results (tests).
+    pub fake_benchmarks: bool,
+    /// `NotReadyYet=yes`: skip score-producing benchmarks (only clocks and monitoring).
+    pub not_ready_yet: bool,
+    /// `NOTUNING=yes`: leave governors as they are.
+    pub no_tuning: bool,
+    /// `MaxKHz`: highest OPP the clock walk checks.
+    pub max_khz: Option<u64>,
+    /// `MinKHz`: lowest OPP the clock walk checks.
+    pub min_khz: Option<u64>,
+}

@@ -1,0 +1,138 @@
+//! Exporters: one trait that renders a [`RunReport`] to bytes, one file per format, and a
+//! sink that owns the target files. The sink's targets are checked while the command line
+//! is read (a bad path fails before a long run) and rewritten after every step, so a run
+//! killed late keeps the log and the JSON of everything that finished.
+//!
+//! Adding a format (a Markdown review, an HTML report) is a new file here with a type
+//! implementing [`Exporter`], a [`Format`] variant and its line in [`Format::exporter`].
+
+mod console;
+pub mod file;
+mod json;
+mod log;
+
+use std::cell::Cell;
+use std::path::Path;
+
+use anyhow::Context;
+
+pub use self::console::ConsoleSummary;
+pub use self::file::AtomicFile;
+pub use self::json::Json;
+pub use self::log::Log;
+use crate::record::run::RunReport;
+
+/// Renders one run report to bytes.
+pub trait Exporter {
+    /// How a file of this format is named in errors (`JSON report` in
+    /// `cannot write JSON report x.json`).
+    fn file_kind(&self) -> &'static str {
+        "report"
+    }
+
+    /// The document for `report` as it stands (a snapshot while the run goes on).
+    fn render(&self, report: &RunReport) -> Vec<u8>;
+}
+
+/// The file formats a run can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// sbc-bench's text log; its last line is the Results.md row.
+    Log,
+    /// The versioned JSON document (`--json`).
+    Json,
+}
+
+impl Format {
+    /// The exporter of this format.
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Log => Box::new(Log),
+            Format::Json => Box::new(Json),
+        }
+    }
+}
+
+/// One file and the exporter that fills it.
+struct Target {
+    format: Format,
+    exporter: Box<dyn Exporter>,
+    file: AtomicFile,
+    /// A failed write was reported already (warn once, not after every step).
+    warned: Cell<bool>,
+}
+
+/// Owns the run's output files and rewrites them all from the report.
+#[derive(Default)]
+pub struct ExportSink {
+    targets: Vec<Target>,
+}
+
+impl ExportSink {
+    /// A sink without targets.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Check that `path` can be written and add it as a target of `format`. Nothing is
+    /// written yet: a run that stops before benchmarking leaves an existing file alone.
+    pub fn add(&mut self, format: Format, path: &Path) -> anyhow::Result<()> {
+        let exporter = format.exporter();
+        let file = AtomicFile::create(path)
+            .with_context(|| format!("cannot write {} {}", exporter.file_kind(), path.display()))?;
+        self.targets.push(Target {
+            format,
+            exporter,
+            file,
+            warned: Cell::new(false),
+        });
+        Ok(())
+    }
+
+    /// The path of the first target of `format`.
+    pub fn path(&self, format: Format) -> Option<&Path> {
+        self.targets
+            .iter()
+            .find(|t| t.format == format)
+            .map(|t| t.file.path())
+    }
+
+    /// Rewrite every target from `report`. A target that cannot be written is reported
+    /// once and the run goes on.
+    pub fn write(&self, report: &RunReport) {
+        for t in &self.targets {
+            if let Err(e) = t.file.write(&t.exporter.render(report)) {
+                if !t.warned.replace(true) {
+                    crate::output::warn(format!("cannot write {}: {e:#}", t.file.path().display()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_checked_when_added_and_named_in_the_error() {
+        let mut sink = ExportSink::new();
+        let e = sink
+            .add(Format::Json, Path::new("/nonexistent-dir/x.json"))
+            .unwrap_err();
+        assert!(format!("{e:#}").starts_with("cannot write JSON report /nonexistent-dir/x.json: "));
+        let e = sink
+            .add(Format::Log, Path::new("/nonexistent-dir/x.log"))
+            .unwrap_err();
+        assert!(format!("{e:#}").starts_with("cannot write the log file /nonexistent-dir/x.log: "));
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("sbc-bench.log");
+        sink.add(Format::Log, &log).unwrap();
+        assert!(
+            !log.exists(),
+            "nothing written before the run has something to say"
+        );
+        assert_eq!(sink.path(Format::Log), Some(log.as_path()));
+        assert_eq!(sink.path(Format::Json), None);
+    }
+}
