@@ -125,17 +125,11 @@ pub fn run_partial(
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
     }
-    if !Kernel::available().contains(&opts.kernel) {
-        // The AVX2 kernel on a CPU without AVX2 would crash: refuse it.
-        return Err(BenchError::Failed(format!(
-            "the {} kernel does not run on this CPU (available: {})",
-            opts.kernel.label(),
-            Kernel::available()
-                .iter()
-                .map(|k| k.label())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+    if !opts.kernel.runs_here() {
+        // Refused before any thread starts (each thread's `Miner::new` checks again).
+        return Err(BenchError::Failed(
+            kernel::KernelUnavailable(opts.kernel).to_string(),
+        ));
     }
     let interval = opts.interval.max(Duration::from_millis(100));
     let stop = AtomicBool::new(false);
@@ -150,7 +144,8 @@ pub fn run_partial(
                 let stop = &stop;
                 s.spawn(move || -> Result<(), BenchError> {
                     pin::pin_current_thread(cpu)?;
-                    let mut miner = kernel::Miner::new(kernel, (i as u32) << 24);
+                    let mut miner = kernel::Miner::new(kernel, (i as u32) << 24)
+                        .map_err(|e| BenchError::Failed(e.to_string()))?;
                     let mut done = 0u64;
                     while !stop.load(Ordering::Relaxed) && !cancel.is_cancelled() {
                         done += miner.step() as u64;
@@ -271,11 +266,33 @@ mod tests {
         }
     }
 
+    /// Regression: `Miner::new(Kernel::Avx2x8, …)` was safe and public and ran AVX2 code on
+    /// CPUs without AVX2 (the check lived only in `run_partial`).
+    #[test]
+    fn miner_new_refuses_the_avx2_kernel_on_a_cpu_without_avx2() {
+        #[cfg(target_arch = "x86_64")]
+        let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has_avx2 = false;
+        let m = Miner::new(Kernel::Avx2x8, 0);
+        assert_eq!(m.is_ok(), has_avx2);
+        if let Err(e) = m {
+            assert_eq!(e, KernelUnavailable(Kernel::Avx2x8));
+            assert!(
+                e.to_string()
+                    .starts_with("the avx2-8way kernel does not run")
+            );
+        }
+        for k in [Kernel::Scalar, Kernel::Simd4, Kernel::Avx2x8] {
+            assert_eq!(Miner::new(k, 0).is_ok(), Kernel::available().contains(&k));
+        }
+    }
+
     /// Every kernel available here hashes each nonce like the reference.
     #[test]
     fn every_kernel_agrees_with_the_reference() {
         for k in Kernel::available() {
-            let mut m = Miner::new(k, 1000);
+            let mut m = Miner::new(k, 1000).unwrap();
             let lanes = m.step();
             assert_eq!(lanes, k.lanes());
             let mut expect = [0u8; 32];
