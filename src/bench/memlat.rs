@@ -651,14 +651,14 @@ pub fn run(
 }
 
 /// Memory latency on one target with a buffer plan (see [`run_target`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Memlat<'a> {
     /// Where the system is read.
     pub root: &'a SysRoot,
     /// The CPU to run on.
     pub target: &'a Target,
     /// Buffer size and advice (see [`plan`]).
-    pub plan: &'a MemPlan,
+    pub plan: MemPlan,
 }
 
 impl Benchmark for Memlat<'_> {
@@ -673,12 +673,12 @@ impl Benchmark for Memlat<'_> {
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<MemlatRun, BenchError> {
-        let total = steps(opts, self.plan);
+        let total = steps(opts, &self.plan);
         Ok(run_target(
             self.root,
             self.target,
             opts,
-            self.plan,
+            &self.plan,
             cancel,
             &mut |d, _| progress.count(d, total),
         ))
