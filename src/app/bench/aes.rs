@@ -111,11 +111,7 @@ impl Command for AesCommand {
             all_cpus: &r.all_cpus,
             openssl: self.openssl.as_ref(),
         };
-        vec![Job {
-            label: "AES".to_string(),
-            bench,
-            opts: &self.opts,
-        }]
+        driver::suite("AES", bench, &self.opts)
     }
 
     fn json(&self, r: &Resolved, outs: &[AesResults]) -> serde_json::Result<String> {

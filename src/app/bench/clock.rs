@@ -83,22 +83,15 @@ impl Command for ClockCommand {
 
     fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, CheckInput<'a>>> {
         let only_cluster = r.topo.clusters.len() <= 1 && !r.requested;
-        r.targets
-            .iter()
-            .map(|target| Job {
-                label: format!("Checking clock of {}", target.label()),
-                bench: CheckInput {
-                    root: &r.live,
-                    policies: &r.policies,
-                    target,
-                    cluster_cpus: r.cluster_cpus(target),
-                    only_cluster,
-                    permission: self.permission.clone(),
-                    walk: self.walk.clone(),
-                },
-                opts: &self.opts,
-            })
-            .collect()
+        driver::per_target(r, "Checking clock of", &self.opts, |target| CheckInput {
+            root: &r.live,
+            policies: &r.policies,
+            target,
+            cluster_cpus: r.cluster_cpus(target),
+            only_cluster,
+            permission: self.permission.clone(),
+            walk: self.walk.clone(),
+        })
     }
 
     fn json(&self, r: &Resolved, checks: &[ClockCheck]) -> serde_json::Result<String> {

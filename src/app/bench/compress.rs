@@ -85,11 +85,7 @@ impl Command for CompressCommand {
             all_cpus: &r.all_cpus,
             sevenzip: self.sevenzip.as_ref(),
         };
-        vec![Job {
-            label: "compress".to_string(),
-            bench,
-            opts: &self.opts,
-        }]
+        driver::suite("compress", bench, &self.opts)
     }
 
     fn json(&self, r: &Resolved, outs: &[CompressResults]) -> serde_json::Result<String> {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::cancelled_code;
 use super::pinning::{self, Resolved};
 use crate::app::Ctx;
+use crate::bench::pin::Target;
 use crate::bench::{BenchError, Benchmark, Progress};
 use crate::cli::bench::CommonArgs;
 use crate::output;
@@ -62,6 +63,50 @@ pub(super) trait Command: Sized {
     fn text(&self, r: &Resolved, outs: &[Self::Output]) -> String;
     /// Did a measurement fail (exit status 3)?
     fn failed(&self, outs: &[Self::Output]) -> bool;
+}
+
+/// One job per target, labelled `{what} on {target}` (`Memory latency on cpu4 (Cortex-A76)`).
+pub(super) fn per_target<'a, B: Benchmark>(
+    r: &'a Resolved,
+    what: &str,
+    opts: &'a B::Options,
+    bench: impl Fn(&'a Target) -> B,
+) -> Vec<Job<'a, B>> {
+    r.targets
+        .iter()
+        .map(|t| Job {
+            label: format!("{what} {}", t.label()),
+            bench: bench(t),
+            opts,
+        })
+        .collect()
+}
+
+/// The one job of a suite that runs over every target itself.
+pub(super) fn suite<'a, B: Benchmark>(
+    label: &str,
+    bench: B,
+    opts: &'a B::Options,
+) -> Vec<Job<'a, B>> {
+    vec![Job {
+        label: label.to_string(),
+        bench,
+        opts,
+    }]
+}
+
+/// The `--json` document of a per-target command (`membw`, `memlat`).
+pub(super) fn runs_json(
+    benchmark: &str,
+    r: &Resolved,
+    runs: &impl Serialize,
+) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&serde_json::json!({
+        "benchmark": benchmark,
+        "skipped": r.skipped,
+        "sysroot_note": r.sysroot_note,
+        "runs": runs,
+    }))
 }
 
 /// Run a `bench …` command from start to exit status.

@@ -40,26 +40,14 @@ impl Command for MembwCommand {
     }
 
     fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Membw<'a>>> {
-        r.targets
-            .iter()
-            .map(|target| Job {
-                label: format!("Memory bandwidth on {}", target.label()),
-                bench: Membw {
-                    root: &ctx.root,
-                    target,
-                },
-                opts: &self.opts,
-            })
-            .collect()
+        driver::per_target(r, "Memory bandwidth on", &self.opts, |target| Membw {
+            root: &ctx.root,
+            target,
+        })
     }
 
     fn json(&self, r: &Resolved, runs: &[MembwRun]) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&serde_json::json!({
-            "benchmark": "membw",
-            "skipped": r.skipped,
-            "sysroot_note": r.sysroot_note,
-            "runs": runs,
-        }))
+        driver::runs_json(Self::NAME, r, &runs)
     }
 
     fn text(&self, r: &Resolved, runs: &[MembwRun]) -> String {

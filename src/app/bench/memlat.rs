@@ -50,27 +50,15 @@ impl Command for MemlatCommand {
     }
 
     fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Memlat<'a>>> {
-        r.targets
-            .iter()
-            .map(|target| Job {
-                label: format!("Memory latency on {}", target.label()),
-                bench: Memlat {
-                    root: &ctx.root,
-                    target,
-                    plan: self.plan.clone(),
-                },
-                opts: &self.opts,
-            })
-            .collect()
+        driver::per_target(r, "Memory latency on", &self.opts, |target| Memlat {
+            root: &ctx.root,
+            target,
+            plan: self.plan.clone(),
+        })
     }
 
     fn json(&self, r: &Resolved, runs: &[MemlatRun]) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&serde_json::json!({
-            "benchmark": "memlat",
-            "skipped": r.skipped,
-            "sysroot_note": r.sysroot_note,
-            "runs": runs,
-        }))
+        driver::runs_json(Self::NAME, r, &runs)
     }
 
     fn text(&self, r: &Resolved, runs: &[MemlatRun]) -> String {

@@ -64,11 +64,7 @@ impl Command for ScryptCommand {
     }
 
     fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Scrypt<'a>>> {
-        vec![Job {
-            label: "scrypt".to_string(),
-            bench: Scrypt { cpus: &r.all_cpus },
-            opts: &self.opts,
-        }]
+        driver::suite("scrypt", Scrypt { cpus: &r.all_cpus }, &self.opts)
     }
 
     fn json(&self, r: &Resolved, outs: &[Stress]) -> serde_json::Result<String> {
