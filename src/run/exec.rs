@@ -722,3 +722,64 @@ fn fake_memlat() -> memlat::MemlatResult {
         cancelled: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An executor that only records which benchmarks it was asked to run.
+    struct Names(Vec<&'static str>);
+
+    impl Executor for Names {
+        fn run(&mut self, _env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
+            self.0.push(call.name());
+            Err(BenchError::Unsupported("not here".into()))
+        }
+    }
+
+    #[test]
+    fn the_fake_stands_in_behind_the_same_seam_as_the_native_benchmarks() {
+        let root = SysRoot::new("/nonexistent-fixture");
+        let cfg = RunConfig::default();
+        let topo = Topology::default();
+        let cancel = CancellationToken::new();
+        let env = Env {
+            root: &root,
+            cfg: &cfg,
+            policies: &[],
+            topo: &topo,
+            cancel: &cancel,
+            progress: &|_| {},
+            all_cpus: &[0, 1],
+        };
+        let t = Target {
+            cpu: 0,
+            core_type: Some("Cortex-A76".into()),
+            cluster: Some(0),
+        };
+        let (b, o) = membw(&env, &t);
+        assert!(call(&mut Fake, &env, b, o).unwrap().result.is_some());
+        let (b, o) = scrypt(&env);
+        let s = call(&mut Fake, &env, b, o).unwrap();
+        assert_eq!((s.run.threads.len(), s.cancelled), (2, false));
+        // No cpufreq policy: one measurement, no walk.
+        let (b, o) = clock(&env, &t, false);
+        let c = call(&mut Fake, &env, b, o).unwrap();
+        assert!(c.measured.is_some() && c.walk.is_none());
+        let (b, o) = compress(
+            &env,
+            CompressKind::Native,
+            std::slice::from_ref(&t),
+            &[0, 1],
+        );
+        let r = call(&mut Fake, &env, b, o).unwrap();
+        assert_eq!(r.native_single.len(), 1);
+        assert!(r.native_multi.is_some());
+        // An executor sees only the call's name, and its error is the call's.
+        let mut names = Names(Vec::new());
+        let (b, o) = aes(&env, std::slice::from_ref(&t));
+        let e = call(&mut names, &env, b, o);
+        assert!(matches!(e, Err(BenchError::Unsupported(_))));
+        assert_eq!(names.0, ["aes"]);
+    }
+}
