@@ -25,7 +25,7 @@ use aes::cipher::{
 use ghash::universal_hash::UniversalHash;
 use serde::Serialize;
 
-use crate::bench::{BenchError, Progress, pin};
+use crate::bench::{BenchError, Tick, pin};
 use crate::shutdown::CancellationToken;
 
 /// The buffer sizes `openssl speed` uses, in bytes.
@@ -404,7 +404,7 @@ pub fn measure(
     alg: Algorithm,
     opts: &Options,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Result<AesRun, BenchError> {
     let mut engine = engine(alg)?;
     let mut sizes = Vec::with_capacity(opts.buffer_sizes.len());
@@ -439,7 +439,7 @@ pub fn measure_on(
     alg: Algorithm,
     opts: &Options,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Result<AesRun, BenchError> {
     let mut run = pin::run_on(cpu, || measure(alg, opts, cancel, progress))??;
     run.cpu = Some(cpu);
@@ -454,7 +454,7 @@ pub fn measure_parallel(
     alg: Algorithm,
     opts: &Options,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Vec<(u32, Result<AesRun, BenchError>)> {
     let barrier = std::sync::Barrier::new(cpus.len());
     std::thread::scope(|s| {

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::bench::kernels::clock_loop::{self, LONG_ADDS, SHORT_ADDS};
 use crate::bench::pin::Target;
+use crate::bench::{BenchError, Benchmark, Progress};
 use crate::shutdown::CancellationToken;
 use crate::sys::cpufreq::{Policy, policy_attr};
 use crate::sys::root::SysRoot;
@@ -430,7 +431,8 @@ pub struct ClockCheck {
 }
 
 /// Everything needed to check one target; the measuring function gets the CPU number and
-/// is expected to pin itself there.
+/// is expected to pin itself there. As a [`Benchmark`], it measures with [`measure_on`].
+#[derive(Debug, Clone)]
 pub struct CheckInput<'a> {
     /// System root (reads and, when walking, writes).
     pub root: &'a SysRoot,
@@ -446,6 +448,27 @@ pub struct CheckInput<'a> {
     pub permission: Result<(), String>,
     /// `MaxKHz`/`MinKHz`/only-max.
     pub walk: WalkOptions,
+}
+
+impl Benchmark for CheckInput<'_> {
+    const NAME: &'static str = "clock";
+    type Options = Options;
+    type Output = ClockCheck;
+
+    /// [`check`] with the real measurement; problems are recorded in the check.
+    fn run(
+        &self,
+        opts: &Options,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<ClockCheck, BenchError> {
+        Ok(check(
+            self.clone(),
+            cancel,
+            &mut |cpu| measure_on(cpu, opts, cancel),
+            &mut |done, total| progress.count(done, total),
+        ))
+    }
 }
 
 /// Check one target: walk its policy when cpufreq exists and `permission` allows, otherwise

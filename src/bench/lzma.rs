@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use lzma_rust2::{LzmaOptions, LzmaReader, LzmaWriter, MfType};
 use serde::Serialize;
 
-use crate::bench::{BenchError, Progress, pin};
+use crate::bench::{BenchError, Tick, pin};
 use crate::shutdown::CancellationToken;
 
 /// Dictionary sizes (log2) of 7-Zip's `b` benchmark.
@@ -320,7 +320,7 @@ fn run_thread(
     opts: &Options,
     barrier: Option<&Barrier>,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Result<Vec<ThreadDict>, BenchError> {
     let mut out = Vec::with_capacity(opts.dict_log2.len());
     let mut error: Option<BenchError> = None;
@@ -441,7 +441,7 @@ pub fn run_on(
     cpu: u32,
     opts: &Options,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Result<LzmaRun, BenchError> {
     let start = Instant::now();
     let r = pin::run_on(cpu, || run_thread(opts, None, cancel, progress))??;
@@ -460,7 +460,7 @@ pub fn run_parallel(
     cpus: &[u32],
     opts: &Options,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Result<LzmaRun, BenchError> {
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
@@ -476,7 +476,7 @@ pub fn run_parallel(
             .enumerate()
             .map(|(i, &cpu)| {
                 let (barrier, unpinned) = (&barrier, &unpinned);
-                let progress: Progress<'_> = if i == 0 { progress } else { &quiet };
+                let progress: Tick<'_> = if i == 0 { progress } else { &quiet };
                 s.spawn(move || {
                     let pinned = pin::pin_current_thread(cpu);
                     if pinned.is_err() {

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::bench::kernels::buffer::{Advice, Buffer};
 use crate::bench::kernels::copy::{self, GRANULE, Op};
 use crate::bench::pin::Target;
+use crate::bench::{BenchError, Benchmark, Progress};
 use crate::shutdown::CancellationToken;
 
 const MIB: usize = 1024 * 1024;
@@ -388,6 +389,37 @@ pub fn run(
         duration_s: start.elapsed().as_secs_f64(),
         cancelled: cancel.is_cancelled(),
     })
+}
+
+/// Memory bandwidth on one target (see [`run_target`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Membw<'a> {
+    /// Where caches and `MemAvailable` are read.
+    pub root: &'a crate::sys::root::SysRoot,
+    /// The CPU to run on.
+    pub target: &'a Target,
+}
+
+impl Benchmark for Membw<'_> {
+    const NAME: &'static str = "membw";
+    type Options = Options;
+    type Output = MembwRun;
+
+    /// [`run_target`]; problems and cancellation are recorded in the run.
+    fn run(
+        &self,
+        opts: &Options,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<MembwRun, BenchError> {
+        Ok(run_target(
+            self.root,
+            self.target,
+            opts,
+            cancel,
+            &mut |d, t| progress.count(d, t),
+        ))
+    }
 }
 
 /// Plan the buffers for `target` (its last-level cache, `MemAvailable`), pin a thread there

@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::bench::kernels::buffer::{Advice, Buffer};
 use crate::bench::pin::Target;
+use crate::bench::{BenchError, Benchmark, Progress};
 use crate::shutdown::CancellationToken;
 use crate::sys::membench;
 use crate::sys::root::SysRoot;
@@ -647,6 +648,41 @@ pub fn run(
         duration_s: start.elapsed().as_secs_f64(),
         cancelled: cancel.is_cancelled(),
     })
+}
+
+/// Memory latency on one target with a buffer plan (see [`run_target`]).
+#[derive(Debug, Clone)]
+pub struct Memlat<'a> {
+    /// Where the system is read.
+    pub root: &'a SysRoot,
+    /// The CPU to run on.
+    pub target: &'a Target,
+    /// Buffer size and advice (see [`plan`]).
+    pub plan: MemPlan,
+}
+
+impl Benchmark for Memlat<'_> {
+    const NAME: &'static str = "memlat";
+    type Options = Options;
+    type Output = MemlatRun;
+
+    /// [`run_target`]; problems and cancellation are recorded in the run.
+    fn run(
+        &self,
+        opts: &Options,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<MemlatRun, BenchError> {
+        let total = steps(opts, &self.plan);
+        Ok(run_target(
+            self.root,
+            self.target,
+            opts,
+            &self.plan,
+            cancel,
+            &mut |d, _| progress.count(d, total),
+        ))
+    }
 }
 
 /// Pin a thread to `target` and measure with `plan` (see [`plan`]): what the CLI and the

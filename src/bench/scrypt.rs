@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::bench::{BenchError, pin};
+use crate::bench::{BenchError, Benchmark, Progress, pin};
 use crate::shutdown::CancellationToken;
 
 pub use kernel::Kernel;
@@ -98,6 +98,56 @@ pub struct ScryptRun {
     pub elapsed_s: f64,
 }
 
+/// The stress test on every CPU of `cpus`, one pinned thread each (see [`run_partial`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Scrypt<'a> {
+    /// The CPUs to hash on.
+    pub cpus: &'a [u32],
+}
+
+/// What [`Scrypt`] measured, also when a signal cut it short.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stress {
+    /// The intervals and threads.
+    pub run: ScryptRun,
+    /// Stopped by a signal: the intervals are those finished before it.
+    pub cancelled: bool,
+}
+
+impl Benchmark for Scrypt<'_> {
+    const NAME: &'static str = "scrypt";
+    type Options = Options;
+    type Output = Stress;
+
+    /// [`run_partial`]. Progress follows the clock, not the 5-second intervals, so a bar's
+    /// ETA shrinks steadily; each finished interval labels the step with its kH/s.
+    fn run(
+        &self,
+        opts: &Options,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Stress, BenchError> {
+        let total_s = opts.duration.as_secs_f64().max(1e-9);
+        let done = AtomicBool::new(false);
+        let (run, cancelled) = std::thread::scope(|s| {
+            let start = Instant::now();
+            let done = &done;
+            s.spawn(move || {
+                while !done.load(Ordering::Relaxed) && !cancel.is_cancelled() {
+                    progress.fraction(start.elapsed().as_secs_f64() / total_s);
+                    cancel.sleep(Duration::from_millis(250));
+                }
+            });
+            let r = run_partial(self.cpus, opts, cancel, &|iv| {
+                progress.step(iv.end_s / total_s, &format!("{:.2} kH/s", iv.khash_per_s));
+            });
+            done.store(true, Ordering::Relaxed);
+            r
+        })?;
+        Ok(Stress { run, cancelled })
+    }
+}
+
 /// Hash on one pinned thread per CPU in `cpus` for `opts.duration`. `on_interval` is
 /// called with every finished interval (for progress output). Stops within one batch of
 /// hashes (milliseconds) when `cancel` fires, and then returns [`BenchError::Cancelled`].
@@ -125,17 +175,11 @@ pub fn run_partial(
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
     }
-    if !Kernel::available().contains(&opts.kernel) {
-        // The AVX2 kernel on a CPU without AVX2 would crash: refuse it.
-        return Err(BenchError::Failed(format!(
-            "the {} kernel does not run on this CPU (available: {})",
-            opts.kernel.label(),
-            Kernel::available()
-                .iter()
-                .map(|k| k.label())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+    if !opts.kernel.runs_here() {
+        // Refused before any thread starts (each thread's `Miner::new` checks again).
+        return Err(BenchError::Unsupported(
+            kernel::KernelUnavailable(opts.kernel).to_string(),
+        ));
     }
     let interval = opts.interval.max(Duration::from_millis(100));
     let stop = AtomicBool::new(false);
@@ -150,7 +194,8 @@ pub fn run_partial(
                 let stop = &stop;
                 s.spawn(move || -> Result<(), BenchError> {
                     pin::pin_current_thread(cpu)?;
-                    let mut miner = kernel::Miner::new(kernel, (i as u32) << 24);
+                    let mut miner = kernel::Miner::new(kernel, (i as u32) << 24)
+                        .map_err(|e| BenchError::Unsupported(e.to_string()))?;
                     let mut done = 0u64;
                     while !stop.load(Ordering::Relaxed) && !cancel.is_cancelled() {
                         done += miner.step() as u64;
@@ -271,11 +316,33 @@ mod tests {
         }
     }
 
+    /// Regression: `Miner::new(Kernel::Avx2x8, …)` was safe and public and ran AVX2 code on
+    /// CPUs without AVX2 (the check lived only in `run_partial`).
+    #[test]
+    fn miner_new_refuses_the_avx2_kernel_on_a_cpu_without_avx2() {
+        #[cfg(target_arch = "x86_64")]
+        let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has_avx2 = false;
+        let m = Miner::new(Kernel::Avx2x8, 0);
+        assert_eq!(m.is_ok(), has_avx2);
+        if let Err(e) = m {
+            assert_eq!(e, KernelUnavailable(Kernel::Avx2x8));
+            assert!(
+                e.to_string()
+                    .starts_with("the avx2-8way kernel does not run")
+            );
+        }
+        for k in [Kernel::Scalar, Kernel::Simd4, Kernel::Avx2x8] {
+            assert_eq!(Miner::new(k, 0).is_ok(), Kernel::available().contains(&k));
+        }
+    }
+
     /// Every kernel available here hashes each nonce like the reference.
     #[test]
     fn every_kernel_agrees_with_the_reference() {
         for k in Kernel::available() {
-            let mut m = Miner::new(k, 1000);
+            let mut m = Miner::new(k, 1000).unwrap();
             let lanes = m.step();
             assert_eq!(lanes, k.lanes());
             let mut expect = [0u8; 32];

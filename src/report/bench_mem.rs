@@ -39,6 +39,19 @@ pub fn tagged_summary(label: &str, tagged: bool, sep: &str, text: &str) -> Strin
     }
 }
 
+/// sbc-bench's summary block after the tables: a blank line, `heading`, then `  * line`
+/// per line; nothing when there are no lines.
+pub fn summary_block(heading: &str, lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("\n{heading}\n");
+    for l in lines {
+        s.push_str(&format!("  * {l}\n"));
+    }
+    s
+}
+
 /// The bandwidth block of one core (without the `Executing …` heading).
 pub fn render_membw_result(r: &MembwResult) -> String {
     let mut s = format!(

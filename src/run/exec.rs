@@ -1,21 +1,30 @@
 //! Who runs the benchmarks of a standard run: the real native benchmarks, or canned
-//! results for tests of orchestration and reports (`--fake-benchmarks`).
+//! results for tests of orchestration and reports (`--fake-benchmarks`). Both stand behind
+//! one narrow seam: the runner hands an [`Executor`] a [`Call`] (a [`Benchmark`] with its
+//! options), and the executor either measures it ([`Native`]) or takes the benchmark's
+//! [`Canned`] result ([`Fake`]). Benchmark code never asks which.
 
+use crate::bench::aes::suite::{Aes, SuiteOptions as AesOptions};
 use crate::bench::aes::{self, Algorithm};
 use crate::bench::clock::{self, CheckInput, ClockCheck, ClockMeasurement, WalkOptions};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::external::sevenzip::{self, SevenZip};
+use crate::bench::lzma::suite::{Compress, SuiteOptions as CompressOptions};
 use crate::bench::lzma::{self, suite as lzma_suite};
-use crate::bench::membw::{self, MembwRun};
-use crate::bench::memlat::{self, MemlatRun};
+use crate::bench::membw::{self, Membw, MembwRun};
+use crate::bench::memlat::{self, Memlat, MemlatRun};
 use crate::bench::pin::Target;
-use crate::bench::scrypt::{self, ScryptRun};
+use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
+use crate::bench::{BenchError, Benchmark, Progress};
 use crate::run::config::RunConfig;
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
 use crate::sys::cpufreq::Policy;
 use crate::sys::membench;
 use crate::sys::root::SysRoot;
+
+pub use crate::bench::aes::suite::AesResults;
+pub use crate::bench::lzma::suite::CompressResults;
 
 /// What every benchmark call gets.
 pub struct Env<'a> {
@@ -35,15 +44,6 @@ pub struct Env<'a> {
     pub all_cpus: &'a [u32],
 }
 
-/// What the compression step should run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompressKind {
-    /// 7-Zip's own benchmark (single per cluster, multi on all cores).
-    SevenZip,
-    /// Our native LZMA benchmark.
-    Native,
-}
-
 impl Env<'_> {
     fn cluster_cpus(&self, t: &Target) -> Vec<u32> {
         self.topo
@@ -53,43 +53,188 @@ impl Env<'_> {
     }
 }
 
-/// The benchmarks of a standard run, one method per step.
-pub trait Executor {
-    /// Clock check of one cluster (`only_max`: the hot check at the end).
-    fn clock(&mut self, env: &Env<'_>, target: &Target, only_max: bool) -> ClockCheck;
-    /// Memory bandwidth on one cluster.
-    fn membw(&mut self, env: &Env<'_>, target: &Target) -> MembwRun;
-    /// Memory latency on one cluster.
-    fn memlat(&mut self, env: &Env<'_>, target: &Target) -> MemlatRun;
-    /// AES on every cluster (and fully parallel in extensive mode).
-    fn aes(&mut self, env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String>;
-    /// Compression: single-threaded per target, multi-threaded on `multi_cpus`.
-    fn compress(
+/// What the compression step should run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompressKind {
+    /// 7-Zip's own benchmark (single per cluster, multi on all cores).
+    SevenZip,
+    /// Our native LZMA benchmark.
+    Native,
+}
+
+/// One benchmark call of the standard run, its benchmark's type erased so that the
+/// executor seam is one object-safe method.
+pub trait Call {
+    /// [`Benchmark::NAME`] of the benchmark called.
+    fn name(&self) -> &'static str;
+    /// Measure for real.
+    fn measure(
         &mut self,
-        env: &Env<'_>,
-        kind: CompressKind,
-        targets: &[Target],
-        multi_cpus: &[u32],
-    ) -> Result<CompressResults, String>;
-    /// scrypt on every CPU for the configured time.
-    fn scrypt(&mut self, env: &Env<'_>) -> Result<ScryptRun, String>;
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<(), BenchError>;
+    /// Take the canned result instead, instantly.
+    fn canned(&mut self) -> Result<(), BenchError>;
 }
 
-pub use crate::bench::aes::suite::AesResults;
-pub use crate::bench::lzma::suite::CompressResults;
-
-fn bench_err(e: crate::bench::BenchError) -> String {
-    e.to_string()
+/// Who runs the benchmarks of a standard run.
+pub trait Executor {
+    /// Run one call (see [`call`]).
+    fn run(&mut self, env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError>;
 }
+
+/// A benchmark of the standard run, with the result `--fake-benchmarks` shows for it.
+pub trait Canned: Benchmark {
+    /// Canned results, derived from the benchmark's inputs (the machine's own OPPs, its
+    /// targets) so reports over a fixture look like that board's.
+    fn canned(&self, opts: &Self::Options) -> Result<Self::Output, BenchError>;
+}
+
+/// A [`Call`]: the benchmark, its options and, once run, its output.
+struct Slot<B: Canned> {
+    bench: B,
+    opts: B::Options,
+    out: Option<B::Output>,
+}
+
+impl<B: Canned> Call for Slot<B> {
+    fn name(&self) -> &'static str {
+        B::NAME
+    }
+
+    fn measure(
+        &mut self,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<(), BenchError> {
+        self.out = Some(self.bench.run(&self.opts, progress, cancel)?);
+        Ok(())
+    }
+
+    fn canned(&mut self) -> Result<(), BenchError> {
+        self.out = Some(self.bench.canned(&self.opts)?);
+        Ok(())
+    }
+}
+
+/// Run `bench` with `opts` through `exec`.
+pub fn call<B: Canned>(
+    exec: &mut dyn Executor,
+    env: &Env<'_>,
+    bench: B,
+    opts: B::Options,
+) -> Result<B::Output, BenchError> {
+    let mut slot = Slot {
+        bench,
+        opts,
+        out: None,
+    };
+    exec.run(env, &mut slot)?;
+    slot.out
+        .ok_or_else(|| BenchError::Failed(format!("{} returned no result", B::NAME)))
+}
+
+/// The real, native benchmarks.
+#[derive(Debug, Default)]
+pub struct Native;
+
+impl Executor for Native {
+    fn run(&mut self, env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
+        let sink = |f: f64, _: Option<&str>| (env.progress)(f);
+        call.measure(&Progress::new(&sink), env.cancel)
+    }
+}
+
+/// Canned results, instantly (see [`Canned`]).
+#[derive(Debug, Default)]
+pub struct Fake;
+
+impl Executor for Fake {
+    fn run(&mut self, _env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
+        call.canned()
+    }
+}
+
+// ---- What the standard run measures, from its configuration ----
+
+/// The clock check of `target` (`only_max`: the hot check at the end).
+pub fn clock<'a>(
+    env: &'a Env<'_>,
+    target: &'a Target,
+    only_max: bool,
+) -> (CheckInput<'a>, clock::Options) {
+    let opts = if env.cfg.quick {
+        clock::Options::quick()
+    } else {
+        clock::Options::standard()
+    };
+    let input = CheckInput {
+        root: env.root,
+        policies: env.policies,
+        target,
+        cluster_cpus: env.cluster_cpus(target),
+        only_cluster: env.topo.clusters.len() <= 1,
+        permission: clock::walk_permission(env.root),
+        walk: WalkOptions {
+            max_khz: env.cfg.max_khz,
+            min_khz: env.cfg.min_khz,
+            only_max,
+        },
+    };
+    (input, opts)
+}
+
+/// Memory bandwidth on `target`.
+pub fn membw<'a>(env: &'a Env<'_>, target: &'a Target) -> (Membw<'a>, membw::Options) {
+    let opts = if env.cfg.quick {
+        membw::Options::quick()
+    } else if env.cfg.extensive {
+        // sbc-bench's extensive mode runs tinymembench with its default repeats
+        // (3 to 10) instead of `-b 2 -B 3`.
+        membw::Options {
+            min_reps: 3,
+            max_reps: 10,
+            ..membw::Options::standard()
+        }
+    } else {
+        membw::Options::standard()
+    };
+    let bench = Membw {
+        root: env.root,
+        target,
+    };
+    (bench, opts)
+}
+
+/// Memory latency on `target`.
+pub fn memlat<'a>(env: &'a Env<'_>, target: &'a Target) -> (Memlat<'a>, memlat::Options) {
+    let opts = if env.cfg.quick {
+        memlat::Options::quick()
+    } else if env.cfg.extensive {
+        memlat::Options::extensive()
+    } else {
+        memlat::Options::standard()
+    };
+    let plan = memlat::plan(
+        opts.max_bytes,
+        crate::sys::memory::available_bytes(env.root),
+        membench::thp_mode(env.root),
+    );
+    let bench = Memlat {
+        root: env.root,
+        target,
+        plan,
+    };
+    (bench, opts)
+}
+
+/// Re-measurements of a native AES row with an outlier before it is reported as is.
+const AES_RETRIES: usize = 2;
 
 /// AES as the standard run measures it: CBC with 128/192/256-bit keys per cluster (plus
 /// GCM and the fully parallel rows in extensive mode), natively and with `openssl speed`
 /// when installed, one second per buffer size (the plan's estimate).
-fn aes_config<'a>(
-    env: &'a Env<'_>,
-    targets: &'a [Target],
-    openssl: Option<&'a Openssl>,
-) -> aes::suite::Config<'a> {
+pub fn aes<'a>(env: &'a Env<'_>, targets: &'a [Target]) -> (StandardAes<'a>, AesOptions) {
     let mut algorithms = Algorithm::CBC.to_vec();
     let mut parallel = Vec::new();
     if env.cfg.extensive {
@@ -103,268 +248,159 @@ fn aes_config<'a>(
     };
     opts.per_size =
         std::time::Duration::from_secs_f64(crate::run::plan::aes_seconds_per_size(env.cfg));
-    aes::suite::Config {
+    let bench = StandardAes {
         targets,
         all_cpus: env.all_cpus,
+    };
+    let opts = AesOptions {
         algorithms,
         parallel,
         opts,
-        openssl,
         openssl_seconds: Some(1),
+        outlier_retries: AES_RETRIES,
+    };
+    (bench, opts)
+}
+
+/// The AES suite with the `openssl` found on the host, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct StandardAes<'a> {
+    /// One CPU per cluster.
+    pub targets: &'a [Target],
+    /// Every usable CPU (the fully parallel rows).
+    pub all_cpus: &'a [u32],
+}
+
+impl Benchmark for StandardAes<'_> {
+    const NAME: &'static str = "aes";
+    type Options = AesOptions;
+    type Output = AesResults;
+
+    fn run(
+        &self,
+        opts: &AesOptions,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<AesResults, BenchError> {
+        let openssl = Openssl::find(cancel);
+        let bench = Aes {
+            targets: self.targets,
+            all_cpus: self.all_cpus,
+            openssl: openssl.as_ref(),
+        };
+        bench.run(opts, progress, cancel)
     }
 }
 
-/// The real, native benchmarks.
-#[derive(Debug, Default)]
-pub struct Native;
-
-impl Executor for Native {
-    fn clock(&mut self, env: &Env<'_>, target: &Target, only_max: bool) -> ClockCheck {
-        let opts = if env.cfg.quick {
-            clock::Options::quick()
-        } else {
-            clock::Options::standard()
-        };
-        let cancel = env.cancel;
-        clock::check(
-            CheckInput {
-                root: env.root,
-                policies: env.policies,
-                target,
-                cluster_cpus: env.cluster_cpus(target),
-                only_cluster: env.topo.clusters.len() <= 1,
-                permission: clock::walk_permission(env.root),
-                walk: WalkOptions {
-                    max_khz: env.cfg.max_khz,
-                    min_khz: env.cfg.min_khz,
-                    only_max,
-                },
-            },
-            cancel,
-            &mut |cpu| clock::measure_on(cpu, &opts, cancel),
-            &mut |done, total| (env.progress)(done as f64 / total.max(1) as f64),
-        )
-    }
-
-    fn membw(&mut self, env: &Env<'_>, target: &Target) -> MembwRun {
-        let opts = if env.cfg.quick {
-            membw::Options::quick()
-        } else if env.cfg.extensive {
-            // sbc-bench's extensive mode runs tinymembench with its default repeats
-            // (3 to 10) instead of `-b 2 -B 3`.
-            membw::Options {
-                min_reps: 3,
-                max_reps: 10,
-                ..membw::Options::standard()
+/// Compression as the standard run measures it: 7-Zip's benchmark or the native one
+/// (never both in one call), single-threaded per target, multi-threaded on `multi_cpus`.
+pub fn compress<'a>(
+    env: &Env<'_>,
+    kind: CompressKind,
+    targets: &'a [Target],
+    multi_cpus: &'a [u32],
+) -> (StandardCompress<'a>, CompressOptions) {
+    let native = kind == CompressKind::Native;
+    let mem = lzma_suite::plan_memory(
+        env.cfg.quick,
+        crate::sys::memory::available_bytes(env.root),
+        multi_cpus.len(),
+        !native,
+    );
+    // The standard run keeps each dictionary size for one second of compression and one
+    // of decompression (bench compress: two). The large dictionaries need whole passes
+    // of several seconds anyway; the small ones are stable after one.
+    let shorter = |o: Option<lzma::Options>| {
+        o.filter(|_| native).map(|mut o| {
+            if !env.cfg.quick {
+                o.min_compress = std::time::Duration::from_secs(1);
+                o.min_decompress = std::time::Duration::from_secs(1);
             }
-        } else {
-            membw::Options::standard()
-        };
-        let progress = env.progress;
-        membw::run_target(env.root, target, &opts, env.cancel, &mut |d, t| {
-            progress(d as f64 / t.max(1) as f64)
+            o
         })
-    }
+    };
+    let opts = CompressOptions {
+        native_single: shorter(mem.native_single),
+        native_multi: shorter(mem.native_multi),
+        sevenzip_dict: mem.sevenzip_dict,
+        sevenzip_runs: if env.cfg.quick { 1 } else { 3 },
+    };
+    let bench = StandardCompress {
+        kind,
+        targets,
+        multi_cpus,
+        notes: mem.notes,
+    };
+    (bench, opts)
+}
 
-    fn memlat(&mut self, env: &Env<'_>, target: &Target) -> MemlatRun {
-        let opts = if env.cfg.quick {
-            memlat::Options::quick()
-        } else if env.cfg.extensive {
-            memlat::Options::extensive()
-        } else {
-            memlat::Options::standard()
-        };
-        let plan = memlat::plan(
-            opts.max_bytes,
-            crate::sys::memory::available_bytes(env.root),
-            membench::thp_mode(env.root),
-        );
-        let progress = env.progress;
-        memlat::run_target(env.root, target, &opts, &plan, env.cancel, &mut |d, t| {
-            progress(d as f64 / t.max(1) as f64)
-        })
-    }
+/// The compression suite with the host's 7-Zip (required for [`CompressKind::SevenZip`]).
+#[derive(Debug, Clone)]
+pub struct StandardCompress<'a> {
+    /// 7-Zip or native.
+    pub kind: CompressKind,
+    /// Single-threaded runs, one per target.
+    pub targets: &'a [Target],
+    /// The multi-threaded run's CPUs (fewer than two: none).
+    pub multi_cpus: &'a [u32],
+    /// What had to give for memory: part of the result, as "note:" lines.
+    pub notes: Vec<String>,
+}
 
-    fn aes(&mut self, env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String> {
-        Self::run_aes(env, targets)
-    }
+impl Benchmark for StandardCompress<'_> {
+    const NAME: &'static str = "compress";
+    type Options = CompressOptions;
+    type Output = CompressResults;
 
-    fn compress(
-        &mut self,
-        env: &Env<'_>,
-        kind: CompressKind,
-        targets: &[Target],
-        multi_cpus: &[u32],
-    ) -> Result<CompressResults, String> {
-        let z = match kind {
-            CompressKind::SevenZip => {
-                Some(SevenZip::find(env.cancel).ok_or("7-Zip is not installed (7z, 7za or 7zz)")?)
-            }
+    fn run(
+        &self,
+        opts: &CompressOptions,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<CompressResults, BenchError> {
+        let z = match self.kind {
+            CompressKind::SevenZip => Some(SevenZip::find(cancel).ok_or_else(|| {
+                BenchError::Unsupported("7-Zip is not installed (7z, 7za or 7zz)".into())
+            })?),
             CompressKind::Native => None,
         };
-        let mem = lzma_suite::plan_memory(
-            env.cfg.quick,
-            crate::sys::memory::available_bytes(env.root),
-            multi_cpus.len(),
-            z.is_some(),
-        );
-        let native = kind == CompressKind::Native;
-        // The standard run keeps each dictionary size for one second of compression and one
-        // of decompression (bench compress: two). The large dictionaries need whole passes
-        // of several seconds anyway; the small ones are stable after one.
-        let shorter = |o: Option<lzma::Options>| {
-            o.map(|mut o| {
-                if !env.cfg.quick {
-                    o.min_compress = std::time::Duration::from_secs(1);
-                    o.min_decompress = std::time::Duration::from_secs(1);
-                }
-                o
-            })
-        };
-        let cfg = lzma_suite::Config {
-            targets,
-            all_cpus: multi_cpus,
-            native_single: if native {
-                shorter(mem.native_single)
-            } else {
-                None
-            },
-            native_multi: if native {
-                shorter(mem.native_multi)
-            } else {
-                None
-            },
+        let bench = Compress {
+            targets: self.targets,
+            all_cpus: self.multi_cpus,
             sevenzip: z.as_ref(),
-            sevenzip_dict: mem.sevenzip_dict,
-            sevenzip_runs: if env.cfg.quick { 1 } else { 3 },
         };
-        let steps = cfg.steps().max(1) as f64;
-        let done = std::sync::atomic::AtomicU64::new(0);
-        let progress = env.progress;
-        let mut r = lzma_suite::run(&cfg, env.cancel, &|| {
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(d as f64 / steps);
-        })
-        .map_err(bench_err)?;
-        // What had to give for memory is part of the result.
+        let mut r = bench.run(opts, progress, cancel)?;
         r.errors
-            .extend(mem.notes.into_iter().map(|n| format!("note: {n}")));
-        Ok(r)
-    }
-
-    fn scrypt(&mut self, env: &Env<'_>) -> Result<ScryptRun, String> {
-        let opts = scrypt::Options {
-            duration: std::time::Duration::from_secs_f64(crate::run::plan::scrypt_seconds(env.cfg)),
-            ..Default::default()
-        };
-        let total = opts.duration.as_secs_f64().max(1.0);
-        let progress = env.progress;
-        scrypt::run(env.all_cpus, &opts, env.cancel, &|iv| {
-            progress(iv.end_s / total)
-        })
-        .map_err(bench_err)
-    }
-}
-
-/// Buffer sizes of an AES row whose throughput is far below its smaller neighbour's.
-/// Throughput of a cipher loop only grows with the buffer (less per-call overhead), so a
-/// cell under half of the one before it was cut short by something else running (seen:
-/// 1850k at 256 bytes between 400,000k neighbours on a loaded machine). The first cell
-/// is judged against the second with more room (small buffers are legitimately slow).
-pub fn aes_outliers(row: &aes::suite::Row) -> Vec<usize> {
-    let v: Vec<f64> = row.sizes.iter().map(|t| t.bytes_per_s).collect();
-    let mut out = Vec::new();
-    for i in 0..v.len() {
-        let bad = if i == 0 {
-            v.len() > 1 && v[0] < 0.1 * v[1]
-        } else {
-            v[i] < 0.5 * v[i - 1]
-        };
-        if bad {
-            out.push(row.sizes[i].buffer_bytes);
-        }
-    }
-    out
-}
-
-/// Re-measurements of a native AES row with an outlier before it is reported as is.
-const AES_RETRIES: usize = 2;
-
-impl Native {
-    fn run_aes(env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String> {
-        let openssl = Openssl::find(env.cancel);
-        let cfg = aes_config(env, targets, openssl.as_ref());
-        let steps = cfg.steps().max(1) as f64;
-        let done = std::sync::atomic::AtomicU64::new(0);
-        let progress = env.progress;
-        let mut r = aes::suite::run(&cfg, env.cancel, &|| {
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(d as f64 / steps);
-        })
-        .map_err(bench_err)?;
-        // Re-measure single-core native rows with a cell far below its neighbour; if it
-        // stays, say so (a "note:" does not fail the step).
-        for row in r.native.iter_mut() {
-            let Some(t) = targets.iter().find(|t| t.cpu == row.cpu) else {
-                continue;
-            };
-            if aes_outliers(row).is_empty() || row.tag == "fully parallel" {
-                continue;
-            }
-            let one = std::slice::from_ref(t);
-            let mut again = aes_config(env, one, None);
-            again.algorithms = vec![row.algorithm];
-            again.parallel = Vec::new();
-            for _ in 0..AES_RETRIES {
-                if env.cancel.is_cancelled() {
-                    break;
-                }
-                let Ok(x) = aes::suite::run(&again, env.cancel, &|| {}) else {
-                    break;
-                };
-                if let Some(new) = x.native.into_iter().find(|n| n.algorithm == row.algorithm) {
-                    let fixed = aes_outliers(&new).is_empty();
-                    *row = new;
-                    if fixed {
-                        break;
-                    }
-                }
-            }
-            let left = aes_outliers(row);
-            if !left.is_empty() {
-                r.errors.push(format!(
-                    "note: {} on cpu{}: {} byte result far below its neighbour after {AES_RETRIES} re-measurements (background activity?)",
-                    row.algorithm.name(),
-                    row.cpu,
-                    left.iter()
-                        .map(usize::to_string)
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                ));
-            }
-        }
+            .extend(self.notes.iter().map(|n| format!("note: {n}")));
         Ok(r)
     }
 }
 
-/// Canned results, instantly: derived from the machine's own OPPs so reports over a
-/// fixture look like that board's.
-#[derive(Debug, Default)]
-pub struct Fake;
-
-impl Fake {
-    fn measurement(mhz: f64) -> ClockMeasurement {
-        ClockMeasurement::from_samples(vec![mhz + 0.4, mhz, mhz - 0.3], 1_000_000, 0.5)
-    }
+/// scrypt on every CPU for the configured time.
+pub fn scrypt<'a>(env: &'a Env<'_>) -> (Scrypt<'a>, scrypt::Options) {
+    let opts = scrypt::Options {
+        duration: std::time::Duration::from_secs_f64(crate::run::plan::scrypt_seconds(env.cfg)),
+        ..Default::default()
+    };
+    (Scrypt { cpus: env.all_cpus }, opts)
 }
 
-impl Executor for Fake {
-    fn clock(&mut self, env: &Env<'_>, target: &Target, only_max: bool) -> ClockCheck {
-        let policy = env.policies.iter().find(|p| p.cpus.contains(&target.cpu));
+// ---- Canned results ----
+
+fn fake_measurement(mhz: f64) -> ClockMeasurement {
+    ClockMeasurement::from_samples(vec![mhz + 0.4, mhz, mhz - 0.3], 1_000_000, 0.5)
+}
+
+impl Canned for CheckInput<'_> {
+    fn canned(&self, _opts: &clock::Options) -> Result<ClockCheck, BenchError> {
+        let policy = self
+            .policies
+            .iter()
+            .find(|p| p.cpus.contains(&self.target.cpu));
         let mut c = ClockCheck {
-            target: target.clone(),
-            cluster_cpus: env.cluster_cpus(target),
-            only_cluster: env.topo.clusters.len() <= 1,
+            target: self.target.clone(),
+            cluster_cpus: self.cluster_cpus.clone(),
+            only_cluster: self.only_cluster,
             policy: policy.map(|p| p.id),
             walk: None,
             measured: None,
@@ -373,61 +409,65 @@ impl Executor for Fake {
             error: None,
         };
         match policy {
-            Some(p) => {
-                let w = WalkOptions {
-                    max_khz: env.cfg.max_khz,
-                    min_khz: env.cfg.min_khz,
-                    only_max,
-                };
-                let opps = clock::opps_to_check(p, &w)
-                    .into_iter()
-                    .map(|khz| {
-                        // A board that runs 2 % below its highest OPP, as many do.
-                        let mhz = khz as f64 / 1000.0
-                            * if khz == p.cpuinfo_max_khz.unwrap_or(0) {
-                                0.98
-                            } else {
-                                1.0
-                            };
-                        let m = Self::measurement(mhz);
-                        clock::OppCheck {
-                            opp_khz: khz,
-                            deviation_pct: Some((m.mhz * 1000.0 / khz as f64 - 1.0) * 100.0),
-                            measured: Some(m),
-                            kernel_cur_khz: Some(khz),
-                            error: None,
-                        }
-                    })
-                    .collect();
-                c.walk = Some(clock::PolicyWalk {
-                    policy: p.id,
-                    opps,
-                    restore_errors: Vec::new(),
-                    cancelled: false,
-                });
-            }
-            None => c.measured = Some(Self::measurement(2000.0)),
+            Some(p) => c.walk = Some(fake_walk(p, &self.walk)),
+            None => c.measured = Some(fake_measurement(2000.0)),
         }
-        c
+        Ok(c)
     }
+}
 
-    fn membw(&mut self, _env: &Env<'_>, target: &Target) -> MembwRun {
-        MembwRun {
-            target: target.clone(),
+/// Every OPP the walk would check, measured as a board that runs 2 % below its highest
+/// OPP, as many do.
+fn fake_walk(p: &Policy, w: &WalkOptions) -> clock::PolicyWalk {
+    let opps = clock::opps_to_check(p, w)
+        .into_iter()
+        .map(|khz| {
+            let mhz = khz as f64 / 1000.0
+                * if khz == p.cpuinfo_max_khz.unwrap_or(0) {
+                    0.98
+                } else {
+                    1.0
+                };
+            let m = fake_measurement(mhz);
+            clock::OppCheck {
+                opp_khz: khz,
+                deviation_pct: Some((m.mhz * 1000.0 / khz as f64 - 1.0) * 100.0),
+                measured: Some(m),
+                kernel_cur_khz: Some(khz),
+                error: None,
+            }
+        })
+        .collect();
+    clock::PolicyWalk {
+        policy: p.id,
+        opps,
+        restore_errors: Vec::new(),
+        cancelled: false,
+    }
+}
+
+impl Canned for Membw<'_> {
+    fn canned(&self, _opts: &membw::Options) -> Result<MembwRun, BenchError> {
+        Ok(MembwRun {
+            target: self.target.clone(),
             result: Some(fake_membw()),
             error: None,
-        }
+        })
     }
+}
 
-    fn memlat(&mut self, _env: &Env<'_>, target: &Target) -> MemlatRun {
-        MemlatRun {
-            target: target.clone(),
+impl Canned for Memlat<'_> {
+    fn canned(&self, _opts: &memlat::Options) -> Result<MemlatRun, BenchError> {
+        Ok(MemlatRun {
+            target: self.target.clone(),
             result: Some(fake_memlat()),
             error: None,
-        }
+        })
     }
+}
 
-    fn aes(&mut self, _env: &Env<'_>, targets: &[Target]) -> Result<AesResults, String> {
+impl Canned for StandardAes<'_> {
+    fn canned(&self, _opts: &AesOptions) -> Result<AesResults, BenchError> {
         // AES-128/192/256-CBC of a Cortex-A76 with crypto extensions (corpus log 3XYo.txt).
         let rows = |k: f64| -> Vec<crate::bench::external::openssl::Throughput> {
             [16usize, 64, 256, 1024, 8192, 16384]
@@ -445,7 +485,7 @@ impl Executor for Fake {
             (Algorithm::Aes192Cbc, 1_548_000.0),
             (Algorithm::Aes256Cbc, 1_325_370.0),
         ] {
-            for t in targets {
+            for t in self.targets {
                 native.push(aes::suite::Row {
                     algorithm: alg,
                     cpu: t.cpu,
@@ -466,80 +506,87 @@ impl Executor for Fake {
             errors: Vec::new(),
         })
     }
+}
 
-    fn compress(
-        &mut self,
-        _env: &Env<'_>,
-        kind: CompressKind,
-        targets: &[Target],
-        multi_cpus: &[u32],
-    ) -> Result<CompressResults, String> {
-        let lz = |cpus: Vec<u32>, total: f64| lzma::LzmaRun {
-            cpus,
-            dicts: Vec::new(),
-            compress_rating_mips: total * 0.95,
-            decompress_rating_mips: total * 1.05,
-            total_rating_mips: total,
-            elapsed_s: 0.0,
-        };
-        Ok(match kind {
-            CompressKind::SevenZip => {
-                let table = sevenzip::parse_bench(FAKE_7Z_SINGLE).ok_or("canned 7-Zip output")?;
-                let run = |cpu: Option<u32>, threads: u32, scale: u64| sevenzip::BenchRun {
-                    cpu,
-                    threads,
-                    table: sevenzip::BenchTable {
-                        total_rating_mips: table.total_rating_mips * scale,
-                        ..table.clone()
-                    },
-                    elapsed_s: 0.0,
-                    output: FAKE_7Z_SINGLE.to_string(),
-                };
-                let n = multi_cpus.len() as u64;
-                CompressResults {
-                    sevenzip: Some(lzma_suite::SevenZipResults {
-                        path: "/usr/bin/7za".to_string(),
-                        version: sevenzip::parse_version(FAKE_7Z_SINGLE),
-                        warning: None,
-                        dict: None,
-                        single: targets
-                            .iter()
-                            .map(|t| lzma_suite::OnTarget {
-                                target: t.clone(),
-                                result: run(Some(t.cpu), 1, 1),
-                            })
-                            .collect(),
-                        multi: (0..3).map(|_| run(None, n as u32, n)).collect(),
-                    }),
-                    native_single: Vec::new(),
-                    native_multi: None,
-                    errors: Vec::new(),
-                }
-            }
-            CompressKind::Native => CompressResults {
-                sevenzip: None,
-                native_single: targets
-                    .iter()
-                    .map(|t| lzma_suite::OnTarget {
-                        target: t.clone(),
-                        result: lz(vec![t.cpu], 3600.0),
-                    })
-                    .collect(),
-                native_multi: (multi_cpus.len() > 1)
-                    .then(|| lz(multi_cpus.to_vec(), 3600.0 * multi_cpus.len() as f64 * 0.9)),
-                errors: Vec::new(),
-            },
+impl Canned for StandardCompress<'_> {
+    fn canned(&self, _opts: &CompressOptions) -> Result<CompressResults, BenchError> {
+        Ok(match self.kind {
+            CompressKind::SevenZip => fake_sevenzip(self.targets, self.multi_cpus)?,
+            CompressKind::Native => fake_native_lzma(self.targets, self.multi_cpus),
         })
     }
+}
 
-    fn scrypt(&mut self, env: &Env<'_>) -> Result<ScryptRun, String> {
+/// 7-Zip's single-threaded table per target and three multi-threaded runs.
+fn fake_sevenzip(targets: &[Target], multi_cpus: &[u32]) -> Result<CompressResults, BenchError> {
+    let table = sevenzip::parse_bench(FAKE_7Z_SINGLE)
+        .ok_or_else(|| BenchError::Failed("canned 7-Zip output".into()))?;
+    let run = |cpu: Option<u32>, threads: u32, scale: u64| sevenzip::BenchRun {
+        cpu,
+        threads,
+        table: sevenzip::BenchTable {
+            total_rating_mips: table.total_rating_mips * scale,
+            ..table.clone()
+        },
+        elapsed_s: 0.0,
+        output: FAKE_7Z_SINGLE.to_string(),
+    };
+    let n = multi_cpus.len() as u64;
+    Ok(CompressResults {
+        sevenzip: Some(lzma_suite::SevenZipResults {
+            path: "/usr/bin/7za".to_string(),
+            version: sevenzip::parse_version(FAKE_7Z_SINGLE),
+            warning: None,
+            dict: None,
+            single: targets
+                .iter()
+                .map(|t| lzma_suite::OnTarget {
+                    target: t.clone(),
+                    result: run(Some(t.cpu), 1, 1),
+                })
+                .collect(),
+            multi: (0..3).map(|_| run(None, n as u32, n)).collect(),
+        }),
+        native_single: Vec::new(),
+        native_multi: None,
+        errors: Vec::new(),
+    })
+}
+
+/// Native LZMA: 3600 MIPS per core.
+fn fake_native_lzma(targets: &[Target], multi_cpus: &[u32]) -> CompressResults {
+    let lz = |cpus: Vec<u32>, total: f64| lzma::LzmaRun {
+        cpus,
+        dicts: Vec::new(),
+        compress_rating_mips: total * 0.95,
+        decompress_rating_mips: total * 1.05,
+        total_rating_mips: total,
+        elapsed_s: 0.0,
+    };
+    CompressResults {
+        sevenzip: None,
+        native_single: targets
+            .iter()
+            .map(|t| lzma_suite::OnTarget {
+                target: t.clone(),
+                result: lz(vec![t.cpu], 3600.0),
+            })
+            .collect(),
+        native_multi: (multi_cpus.len() > 1)
+            .then(|| lz(multi_cpus.to_vec(), 3600.0 * multi_cpus.len() as f64 * 0.9)),
+        errors: Vec::new(),
+    }
+}
+
+impl Canned for Scrypt<'_> {
+    fn canned(&self, _opts: &scrypt::Options) -> Result<Stress, BenchError> {
         let per_cpu = 3.98;
-        let total = per_cpu * env.all_cpus.len() as f64;
-        Ok(ScryptRun {
+        let total = per_cpu * self.cpus.len() as f64;
+        let run = ScryptRun {
             n: 1024,
             kernel: "neon-4way",
-            threads: env
-                .all_cpus
+            threads: self
+                .cpus
                 .iter()
                 .map(|&cpu| scrypt::ThreadResult {
                     cpu,
@@ -557,6 +604,10 @@ impl Executor for Fake {
                 .collect(),
             mean_khash_per_s: total,
             elapsed_s: 15.0,
+        };
+        Ok(Stress {
+            run,
+            cancelled: false,
         })
     }
 }
@@ -673,44 +724,62 @@ fn fake_memlat() -> memlat::MemlatResult {
 }
 
 #[cfg(test)]
-mod outlier_tests {
+mod tests {
     use super::*;
-    use crate::bench::external::openssl::Throughput;
 
-    fn row(k: &[f64]) -> aes::suite::Row {
-        aes::suite::Row {
-            algorithm: Algorithm::Aes256Cbc,
-            cpu: 0,
-            tag: "Cortex-A55".into(),
-            sizes: [16usize, 64, 256, 1024, 8192, 16384]
-                .iter()
-                .zip(k)
-                .map(|(&b, &k)| Throughput {
-                    buffer_bytes: b,
-                    bytes_per_s: k * 1000.0,
-                })
-                .collect(),
-            elapsed_s: 0.0,
+    /// An executor that only records which benchmarks it was asked to run.
+    struct Names(Vec<&'static str>);
+
+    impl Executor for Names {
+        fn run(&mut self, _env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
+            self.0.push(call.name());
+            Err(BenchError::Unsupported("not here".into()))
         }
     }
 
     #[test]
-    fn a_cell_far_below_its_neighbour_is_an_outlier() {
-        // The audit's loaded-machine row: 1850.69k at 256 bytes.
-        let bad = row(&[
-            160137.95, 406946.60, 1850.69, 797220.52, 844931.07, 848265.22,
-        ]);
-        assert_eq!(aes_outliers(&bad), vec![256]);
-        // Real rows (corpus 41BH.txt): small buffers slower, never an outlier.
-        let a55 = row(&[
-            160137.95, 406946.60, 671079.68, 797220.52, 844931.07, 848265.22,
-        ]);
-        assert!(aes_outliers(&a55).is_empty());
-        let a76 = row(&[
-            589825.25, 1009897.58, 1234305.54, 1299169.96, 1325410.99, 1328813.40,
-        ]);
-        assert!(aes_outliers(&a76).is_empty());
-        let first = row(&[100.0, 406946.60, 671079.68, 797220.52, 844931.07, 848265.22]);
-        assert_eq!(aes_outliers(&first), vec![16]);
+    fn the_fake_stands_in_behind_the_same_seam_as_the_native_benchmarks() {
+        let root = SysRoot::new("/nonexistent-fixture");
+        let cfg = RunConfig::default();
+        let topo = Topology::default();
+        let cancel = CancellationToken::new();
+        let env = Env {
+            root: &root,
+            cfg: &cfg,
+            policies: &[],
+            topo: &topo,
+            cancel: &cancel,
+            progress: &|_| {},
+            all_cpus: &[0, 1],
+        };
+        let t = Target {
+            cpu: 0,
+            core_type: Some("Cortex-A76".into()),
+            cluster: Some(0),
+        };
+        let (b, o) = membw(&env, &t);
+        assert!(call(&mut Fake, &env, b, o).unwrap().result.is_some());
+        let (b, o) = scrypt(&env);
+        let s = call(&mut Fake, &env, b, o).unwrap();
+        assert_eq!((s.run.threads.len(), s.cancelled), (2, false));
+        // No cpufreq policy: one measurement, no walk.
+        let (b, o) = clock(&env, &t, false);
+        let c = call(&mut Fake, &env, b, o).unwrap();
+        assert!(c.measured.is_some() && c.walk.is_none());
+        let (b, o) = compress(
+            &env,
+            CompressKind::Native,
+            std::slice::from_ref(&t),
+            &[0, 1],
+        );
+        let r = call(&mut Fake, &env, b, o).unwrap();
+        assert_eq!(r.native_single.len(), 1);
+        assert!(r.native_multi.is_some());
+        // An executor sees only the call's name, and its error is the call's.
+        let mut names = Names(Vec::new());
+        let (b, o) = aes(&env, std::slice::from_ref(&t));
+        let e = call(&mut names, &env, b, o);
+        assert!(matches!(e, Err(BenchError::Unsupported(_))));
+        assert_eq!(names.0, ["aes"]);
     }
 }

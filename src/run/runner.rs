@@ -7,6 +7,10 @@
 use crate::record::finding::FindingCode;
 use std::time::{Duration, Instant};
 
+use crate::bench::BenchError;
+use crate::bench::clock::ClockCheck;
+use crate::bench::membw::MembwRun;
+use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::{self, Target};
 use crate::diagnose::throttle::{self, OppResidency};
 use crate::diagnose::{self, Finding, validate};
@@ -18,7 +22,7 @@ use crate::record::run::{
     StepStatus,
 };
 use crate::report::export::ExportSink;
-use crate::run::exec::{Env, Executor};
+use crate::run::exec::{self, CompressKind, Env, Executor};
 use crate::run::host::Host;
 use crate::run::plan::{self, Plan, PlanInput, StepKind};
 use crate::run::preflight::{self, IdleOutcome};
@@ -554,162 +558,49 @@ fn run_step(
     targets: &[Target],
     results: &mut Results,
 ) -> StepStatus {
-    use crate::run::exec::CompressKind;
     let mut errors: Vec<String> = Vec::new();
-    let mut note = |label: String, e: &Option<String>| {
-        if let Some(e) = e {
-            errors.push(format!("{label}: {e}"));
-        }
-    };
+    let e = &mut errors;
     match kind {
         StepKind::ClockCold => {
-            for t in targets {
-                if env.cancel.is_cancelled() {
-                    break;
-                }
-                let c = exec.clock(env, t, false);
-                note(t.label(), &c.error);
-                results.clock_cold.push(c);
-            }
+            let runs = per_target(exec, env, targets, e, |t| exec::clock(env, t, false));
+            results.clock_cold.extend(runs);
         }
-        StepKind::ClockHot => {
-            // Extensive mode measures every core, not one per cluster.
-            let all: Vec<Target>;
-            let hot_targets = if env.cfg.extensive {
-                all = env
-                    .all_cpus
-                    .iter()
-                    .map(|&cpu| Target {
-                        cpu,
-                        core_type: env.topo.cpu(cpu).and_then(|c| c.core_type.clone()),
-                        cluster: env.topo.cpu(cpu).map(|c| c.cluster),
-                    })
-                    .collect();
-                &all[..]
-            } else {
-                targets
-            };
-            for t in hot_targets {
-                if env.cancel.is_cancelled() {
-                    break;
-                }
-                let mut c = exec.clock(env, t, true);
-                if env.cfg.extensive {
-                    // One core at a time: the heading names the core, not its cluster.
-                    c.cluster_cpus = vec![t.cpu];
-                    c.only_cluster = false;
-                }
-                note(t.label(), &c.error);
-                results.clock_hot.push(c);
-            }
-        }
+        StepKind::ClockHot => clock_hot(exec, env, targets, e, results),
         StepKind::MemBandwidth => {
-            for t in targets {
-                if env.cancel.is_cancelled() {
-                    break;
-                }
-                let r = exec.membw(env, t);
-                note(t.label(), &r.error);
-                results.membw.push(r);
-            }
+            results
+                .membw
+                .extend(per_target(exec, env, targets, e, |t| exec::membw(env, t)));
         }
         StepKind::MemLatency => {
-            for t in targets {
-                if env.cancel.is_cancelled() {
-                    break;
+            results
+                .memlat
+                .extend(per_target(exec, env, targets, e, |t| exec::memlat(env, t)));
+        }
+        StepKind::Aes => {
+            let (bench, opts) = exec::aes(env, targets);
+            match exec::call(exec, env, bench, opts) {
+                Ok(r) => {
+                    e.extend(failures(&r.errors));
+                    results.aes = Some(r);
                 }
-                let r = exec.memlat(env, t);
-                note(t.label(), &r.error);
-                results.memlat.push(r);
+                Err(err) => e.push(err.to_string()),
             }
         }
-        StepKind::Aes => match exec.aes(env, targets) {
-            Ok(r) => {
-                errors.extend(
-                    r.errors
-                        .iter()
-                        .filter(|e| !e.starts_with("note: "))
-                        .cloned(),
-                );
-                results.aes = Some(r);
-            }
-            Err(e) => errors.push(e),
-        },
-        StepKind::SevenZip | StepKind::Lzma => {
-            let ck = if kind == StepKind::SevenZip {
-                CompressKind::SevenZip
-            } else {
-                CompressKind::Native
-            };
-            // Outside extensive mode, native LZMA runs single-threaded only once 7-Zip's
-            // multi-threaded runs have measured all cores (about 30 s saved on a 2-core
-            // VM); where 7-Zip is missing or failed, the native all-core score stands in.
-            let sevenzip_measured_all_cores = kind == StepKind::Lzma
-                && !env.cfg.extensive
-                && results
-                    .sevenzip
-                    .as_ref()
-                    .and_then(|c| c.sevenzip.as_ref())
-                    .is_some_and(|z| !z.multi.is_empty());
-            let multi_cpus: &[u32] = if sevenzip_measured_all_cores {
-                &[]
-            } else {
-                env.all_cpus
-            };
-            match exec.compress(env, ck, targets, multi_cpus) {
-                Ok(mut r) => {
-                    if sevenzip_measured_all_cores {
-                        r.errors.push(
-                            "note: native LZMA ran single-threaded only: 7-Zip's multi-threaded \
-                             runs measured all cores (--extensive runs both)"
-                                .to_string(),
-                        );
-                    }
-                    errors.extend(
-                        r.errors
-                            .iter()
-                            .filter(|e| !e.starts_with("note: "))
-                            .cloned(),
-                    );
-                    if kind == StepKind::SevenZip {
-                        results.sevenzip = Some(r);
-                    } else {
-                        results.lzma = Some(r);
-                    }
+        StepKind::SevenZip | StepKind::Lzma => compress(kind, exec, env, targets, e, results),
+        StepKind::Scrypt => {
+            let (bench, opts) = exec::scrypt(env);
+            match exec::call(exec, env, bench, opts) {
+                // A stopped stress test is no result in a standard run.
+                Ok(s) if s.cancelled => e.push(BenchError::Cancelled.to_string()),
+                Ok(s) => {
+                    e.extend(s.run.threads.iter().filter_map(|t| {
+                        t.error.as_ref().map(|err| format!("cpu{}: {err}", t.cpu))
+                    }));
+                    results.scrypt = Some(s.run);
                 }
-                Err(e) => errors.push(e),
-            }
-            // Extensive mode: multi-threaded on each group of cores of one type alone,
-            // with the tool this step is about (sbc-bench's "7-zip cluster benchmarks").
-            if env.cfg.extensive {
-                for (cpus, core_type) in groups_by_core_type(env.topo, env.all_cpus) {
-                    if env.cancel.is_cancelled() {
-                        break;
-                    }
-                    let label = crate::sys::cpu::list::format_list(&cpus);
-                    match exec.compress(env, ck, &[], &cpus) {
-                        Ok(r) => results.compress_per_cluster.push(ClusterCompress {
-                            tool: kind,
-                            cpus,
-                            core_type,
-                            result: r,
-                        }),
-                        Err(e) => errors.push(format!("CPUs {label}: {e}")),
-                    }
-                }
+                Err(err) => e.push(err.to_string()),
             }
         }
-        StepKind::Scrypt => match exec.scrypt(env) {
-            Ok(r) => {
-                errors.extend(
-                    r.threads
-                        .iter()
-                        .filter_map(|t| t.error.as_ref().map(|e| format!("cpu{}: {e}", t.cpu))),
-                );
-                results.scrypt = Some(r);
-            }
-            Err(e) => errors.push(e),
-        },
     }
     if errors.is_empty() {
         StepStatus::Ok
@@ -718,13 +609,176 @@ fn run_step(
     }
 }
 
+/// The errors of a suite that fail its step ("note:" lines do not).
+fn failures(errors: &[String]) -> impl Iterator<Item = String> + '_ {
+    errors.iter().filter(|e| !e.starts_with("note: ")).cloned()
+}
+
+/// A per-target benchmark's own record of what went wrong.
+trait TargetError {
+    fn error(&self) -> Option<&String>;
+}
+
+impl TargetError for ClockCheck {
+    fn error(&self) -> Option<&String> {
+        self.error.as_ref()
+    }
+}
+
+impl TargetError for MembwRun {
+    fn error(&self) -> Option<&String> {
+        self.error.as_ref()
+    }
+}
+
+impl TargetError for MemlatRun {
+    fn error(&self) -> Option<&String> {
+        self.error.as_ref()
+    }
+}
+
+/// Run one benchmark per target, in order, until cancelled; failures go to `errors`
+/// labelled with the target.
+fn per_target<'t, B>(
+    exec: &mut dyn Executor,
+    env: &Env<'_>,
+    targets: &'t [Target],
+    errors: &mut Vec<String>,
+    make: impl Fn(&'t Target) -> (B, B::Options),
+) -> Vec<B::Output>
+where
+    B: exec::Canned,
+    B::Output: TargetError,
+{
+    let mut out = Vec::new();
+    for t in targets {
+        if env.cancel.is_cancelled() {
+            break;
+        }
+        let (bench, opts) = make(t);
+        match exec::call(exec, env, bench, opts) {
+            Ok(r) => {
+                if let Some(e) = r.error() {
+                    errors.push(format!("{}: {e}", t.label()));
+                }
+                out.push(r);
+            }
+            Err(e) => errors.push(format!("{}: {e}", t.label())),
+        }
+    }
+    out
+}
+
+/// The hot clock check; extensive mode measures every core, not one per cluster.
+fn clock_hot(
+    exec: &mut dyn Executor,
+    env: &Env<'_>,
+    targets: &[Target],
+    errors: &mut Vec<String>,
+    results: &mut Results,
+) {
+    let all: Vec<Target>;
+    let hot_targets = if env.cfg.extensive {
+        all = env
+            .all_cpus
+            .iter()
+            .map(|&cpu| Target {
+                cpu,
+                core_type: env.topo.cpu(cpu).and_then(|c| c.core_type.clone()),
+                cluster: env.topo.cpu(cpu).map(|c| c.cluster),
+            })
+            .collect();
+        &all[..]
+    } else {
+        targets
+    };
+    let checks = per_target(exec, env, hot_targets, errors, |t| {
+        exec::clock(env, t, true)
+    });
+    for mut c in checks {
+        if env.cfg.extensive {
+            // One core at a time: the heading names the core, not its cluster.
+            c.cluster_cpus = vec![c.target.cpu];
+            c.only_cluster = false;
+        }
+        results.clock_hot.push(c);
+    }
+}
+
+/// 7-Zip's or the native compression step.
+fn compress(
+    kind: StepKind,
+    exec: &mut dyn Executor,
+    env: &Env<'_>,
+    targets: &[Target],
+    errors: &mut Vec<String>,
+    results: &mut Results,
+) {
+    let ck = if kind == StepKind::SevenZip {
+        CompressKind::SevenZip
+    } else {
+        CompressKind::Native
+    };
+    // Outside extensive mode, native LZMA runs single-threaded only once 7-Zip's
+    // multi-threaded runs have measured all cores (about 30 s saved on a 2-core
+    // VM); where 7-Zip is missing or failed, the native all-core score stands in.
+    let sevenzip_measured_all_cores = kind == StepKind::Lzma
+        && !env.cfg.extensive
+        && results
+            .sevenzip
+            .as_ref()
+            .and_then(|c| c.sevenzip.as_ref())
+            .is_some_and(|z| !z.multi.is_empty());
+    let multi_cpus: &[u32] = if sevenzip_measured_all_cores {
+        &[]
+    } else {
+        env.all_cpus
+    };
+    let (bench, opts) = exec::compress(env, ck, targets, multi_cpus);
+    match exec::call(exec, env, bench, opts) {
+        Ok(mut r) => {
+            if sevenzip_measured_all_cores {
+                r.errors.push(
+                    "note: native LZMA ran single-threaded only: 7-Zip's multi-threaded \
+                     runs measured all cores (--extensive runs both)"
+                        .to_string(),
+                );
+            }
+            errors.extend(failures(&r.errors));
+            if kind == StepKind::SevenZip {
+                results.sevenzip = Some(r);
+            } else {
+                results.lzma = Some(r);
+            }
+        }
+        Err(e) => errors.push(e.to_string()),
+    }
+    // Extensive mode: multi-threaded on each group of cores of one type alone,
+    // with the tool this step is about (sbc-bench's "7-zip cluster benchmarks").
+    if env.cfg.extensive {
+        for (cpus, core_type) in groups_by_core_type(env.topo, env.all_cpus) {
+            if env.cancel.is_cancelled() {
+                break;
+            }
+            let label = crate::sys::cpu::list::format_list(&cpus);
+            let (bench, opts) = exec::compress(env, ck, &[], &cpus);
+            match exec::call(exec, env, bench, opts) {
+                Ok(r) => results.compress_per_cluster.push(ClusterCompress {
+                    tool: kind,
+                    cpus,
+                    core_type,
+                    result: r,
+                }),
+                Err(e) => errors.push(format!("CPUs {label}: {e}")),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::clock::ClockCheck;
-    use crate::bench::membw::MembwRun;
-    use crate::bench::memlat::MemlatRun;
-    use crate::run::exec::{CompressKind, CompressResults, Fake};
+    use crate::run::exec::{Call, Fake};
     use std::fs;
 
     /// Canned results, except that memory bandwidth fails and memory latency may panic.
@@ -733,38 +787,15 @@ mod tests {
     }
 
     impl Executor for Failing {
-        fn clock(&mut self, env: &Env<'_>, t: &Target, only_max: bool) -> ClockCheck {
-            Fake.clock(env, t, only_max)
-        }
-        fn membw(&mut self, _env: &Env<'_>, t: &Target) -> MembwRun {
-            MembwRun {
-                target: t.clone(),
-                result: None,
-                error: Some("cannot allocate 64 MiB".to_string()),
+        fn run(&mut self, env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
+            match call.name() {
+                "membw" => Err(BenchError::Failed("cannot allocate 64 MiB".to_string())),
+                "memlat" => {
+                    assert!(!self.panic_in_memlat, "benchmark crashed");
+                    Fake.run(env, call)
+                }
+                _ => Fake.run(env, call),
             }
-        }
-        fn memlat(&mut self, env: &Env<'_>, t: &Target) -> MemlatRun {
-            assert!(!self.panic_in_memlat, "benchmark crashed");
-            Fake.memlat(env, t)
-        }
-        fn aes(
-            &mut self,
-            env: &Env<'_>,
-            t: &[Target],
-        ) -> Result<crate::run::exec::AesResults, String> {
-            Fake.aes(env, t)
-        }
-        fn compress(
-            &mut self,
-            env: &Env<'_>,
-            k: CompressKind,
-            t: &[Target],
-            m: &[u32],
-        ) -> Result<CompressResults, String> {
-            Fake.compress(env, k, t, m)
-        }
-        fn scrypt(&mut self, env: &Env<'_>) -> Result<crate::bench::scrypt::ScryptRun, String> {
-            Fake.scrypt(env)
         }
     }
 

@@ -2,13 +2,14 @@
 
 use serde::Serialize;
 
-use super::{cancelled_code, pinning, with_bar};
+use super::driver::{self, Command, Job};
+use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::bench::aes::{self, Algorithm, suite};
+use crate::bench::aes::suite::{Aes, AesResults, SuiteOptions};
+use crate::bench::aes::{self, Algorithm};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
-use crate::cli::bench::AesArgs;
-use crate::output;
+use crate::cli::bench::{AesArgs, CommonArgs};
 use crate::report::crypto;
 
 #[derive(Serialize)]
@@ -18,7 +19,7 @@ struct Doc<'a> {
     skipped: &'a [Skipped],
     notes: &'a [String],
     sysroot_note: Option<&'a str>,
-    results: &'a suite::AesResults,
+    results: Option<&'a AesResults>,
 }
 
 /// sbc-bench's heading: `Executing benchmark on each cluster individually` (several
@@ -44,77 +45,99 @@ pub fn heading(targets: &[Target], by_cluster: bool) -> String {
 
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
-    let common = &args.common;
-    let p = match pinning::resolve_or_usage(ctx, common) {
-        Ok(p) => p,
-        Err(code) => return Ok(code),
-    };
-    if let Some(code) = p.refuse_if_empty("aes", common.json) {
-        return Ok(code);
+    driver::drive::<AesCommand>(ctx, args.clone())
+}
+
+struct AesCommand {
+    opts: SuiteOptions,
+    openssl: Option<Openssl>,
+    notes: Vec<String>,
+}
+
+impl Command for AesCommand {
+    const NAME: &'static str = "aes";
+    const LISTS_SKIPPED: bool = false;
+    type Args = AesArgs;
+    type Output = AesResults;
+    type Bench<'a> = Aes<'a>;
+
+    fn common(args: &AesArgs) -> CommonArgs {
+        args.common.clone()
     }
-    let explicit_skip = p.warn_skipped();
-    let cancel = crate::shutdown::token();
-    let mut notes = Vec::new();
-    let openssl = if args.native_only {
-        None
-    } else {
-        let o = Openssl::find(cancel);
-        if o.is_none() {
-            notes.push("openssl is not installed: native results only".to_string());
-        }
-        o
-    };
-    let mut algorithms = Algorithm::CBC.to_vec();
-    let mut parallel = Vec::new();
-    if args.extensive {
-        algorithms.push(Algorithm::Aes256Gcm);
-        parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
-    }
-    if let Some(a) = &args.algorithms {
-        algorithms = a.clone();
-        algorithms.dedup();
-    }
-    let cfg = suite::Config {
-        targets: &p.targets,
-        all_cpus: &p.all_cpus,
-        algorithms,
-        parallel,
-        opts: if common.quick {
-            aes::Options::quick()
+
+    fn prepare(args: AesArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+        let mut notes = Vec::new();
+        let openssl = if args.native_only {
+            None
         } else {
-            aes::Options::default()
-        },
-        openssl: openssl.as_ref(),
-        openssl_seconds: common.quick.then_some(1),
-    };
-    let Some(results) = with_bar(cfg.steps(), "AES", |tick| suite::run(&cfg, cancel, tick))? else {
-        return Ok(cancelled_code());
-    };
-    if common.json {
-        let doc = Doc {
-            benchmark: "aes",
-            targets: &p.targets,
-            skipped: &p.skipped,
-            notes: &notes,
-            sysroot_note: p.sysroot_note.as_deref(),
-            results: &results,
+            let o = Openssl::find(crate::shutdown::token());
+            if o.is_none() {
+                notes.push("openssl is not installed: native results only".to_string());
+            }
+            o
         };
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        p.print_sysroot_note();
-        print!(
-            "{}",
-            crypto::aes_section(&heading(&p.targets, p.by_cluster()), &results)
-        );
-        for n in &notes {
-            println!("Note: {n}");
+        let mut algorithms = Algorithm::CBC.to_vec();
+        let mut parallel = Vec::new();
+        if args.extensive {
+            algorithms.push(Algorithm::Aes256Gcm);
+            parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
         }
+        if let Some(a) = &args.algorithms {
+            algorithms = a.clone();
+            algorithms.dedup();
+        }
+        let quick = args.common.quick;
+        let opts = SuiteOptions {
+            algorithms,
+            parallel,
+            opts: if quick {
+                aes::Options::quick()
+            } else {
+                aes::Options::default()
+            },
+            openssl_seconds: quick.then_some(1),
+            outlier_retries: 0,
+        };
+        Ok(Self {
+            opts,
+            openssl,
+            notes,
+        })
     }
-    Ok(if results.errors.is_empty() && !explicit_skip {
-        output::EXIT_OK
-    } else {
-        output::EXIT_INVALID
-    })
+
+    fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Aes<'a>>> {
+        let bench = Aes {
+            targets: &r.targets,
+            all_cpus: &r.all_cpus,
+            openssl: self.openssl.as_ref(),
+        };
+        driver::suite("AES", bench, &self.opts)
+    }
+
+    fn json(&self, r: &Resolved, outs: &[AesResults]) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&Doc {
+            benchmark: "aes",
+            targets: &r.targets,
+            skipped: &r.skipped,
+            notes: &self.notes,
+            sysroot_note: r.sysroot_note.as_deref(),
+            results: outs.first(),
+        })
+    }
+
+    fn text(&self, r: &Resolved, outs: &[AesResults]) -> String {
+        let heading = heading(&r.targets, r.by_cluster());
+        let mut s: String = outs
+            .iter()
+            .map(|x| crypto::aes_section(&heading, x))
+            .collect();
+        s.extend(self.notes.iter().map(|n| format!("Note: {n}\n")));
+        s
+    }
+
+    fn failed(&self, outs: &[AesResults]) -> bool {
+        outs.iter().any(|x| !x.errors.is_empty())
+    }
 }
 
 #[cfg(test)]

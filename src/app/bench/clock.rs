@@ -1,12 +1,11 @@
 //! `sbc-bench bench clock`: measured clock speeds, walking every cpufreq OPP with root.
 
+use super::driver::{self, Command, Job};
+use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::app::bench::pinning;
 use crate::bench::clock::{self, CheckInput, ClockCheck, Options, WalkOptions};
-use crate::cli::bench::ClockArgs;
-use crate::output;
+use crate::cli::bench::{ClockArgs, CommonArgs};
 use crate::report::bench_clock;
-use crate::shutdown;
 
 /// sbc-bench's `MaxKHz`/`MinKHz`: unset or empty means no limit; anything else must be a
 /// number of kHz.
@@ -26,94 +25,97 @@ fn env_khz(name: &str) -> Result<Option<u64>, String> {
     khz_from_env(name, v.as_deref())
 }
 
-/// Run the clock check on every target and print it.
-pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
-    let r = match pinning::resolve_or_usage(ctx, &a.common) {
-        Ok(r) => r,
-        Err(code) => return Ok(code),
-    };
+/// `--max-khz`/`--min-khz`, else `MaxKHz`/`MinKHz`.
+type Limits = Result<(Option<u64>, Option<u64>), String>;
+
+fn limits(a: &ClockArgs) -> Limits {
     let limit = |flag: Option<u64>, name: &str| match flag {
         Some(v) => Ok(Some(v)),
         None => env_khz(name),
     };
-    let (max_khz, min_khz) = match (limit(a.max_khz, "MaxKHz"), limit(a.min_khz, "MinKHz")) {
-        (Ok(max), Ok(min)) => (max, min),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("Error: {e}");
-            return Ok(output::EXIT_USAGE);
-        }
-    };
-    if let Some(code) = r.refuse_if_empty("clock", a.common.json) {
-        return Ok(code);
+    Ok((limit(a.max_khz, "MaxKHz")?, limit(a.min_khz, "MinKHz")?))
+}
+
+/// Run the clock check on every target and print it.
+pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
+    driver::drive::<ClockCommand>(ctx, (a.clone(), limits(a)))
+}
+
+struct ClockCommand {
+    opts: Options,
+    walk: WalkOptions,
+    permission: Result<(), String>,
+}
+
+impl Command for ClockCommand {
+    const NAME: &'static str = "clock";
+    const LISTS_SKIPPED: bool = true;
+    type Args = (ClockArgs, Limits);
+    type Output = ClockCheck;
+    type Bench<'a> = CheckInput<'a>;
+
+    fn common(args: &Self::Args) -> CommonArgs {
+        args.0.common.clone()
     }
-    let opts = if a.common.quick {
-        Options::quick()
-    } else {
-        Options::standard()
-    };
-    let walk = WalkOptions {
-        max_khz,
-        min_khz,
-        only_max: a.only_max,
-    };
-    // OPPs are walked only when the sysroot is the live system (never on a fixture).
-    let permission = clock::walk_permission(&ctx.root);
-    let only_cluster = r.topo.clusters.len() <= 1 && !r.requested;
-    let cancel = shutdown::token();
-    let mut checks: Vec<ClockCheck> = Vec::new();
-    for t in &r.targets {
-        let bar = output::progress_bar(1, format!("Checking clock of {}", t.label()));
-        let opts = &opts;
-        let c = clock::check(
-            CheckInput {
-                root: &r.live,
-                policies: &r.policies,
-                target: t,
-                cluster_cpus: r.cluster_cpus(t),
-                only_cluster,
-                permission: permission.clone(),
-                walk: walk.clone(),
-            },
-            cancel,
-            &mut |cpu| clock::measure_on(cpu, opts, cancel),
-            &mut |done, total| {
-                bar.set_length(total as u64);
-                bar.set_position(done as u64);
-            },
-        );
-        bar.finish_and_clear();
-        checks.push(c);
-        if cancel.is_cancelled() {
-            break;
-        }
+
+    fn check(args: &Self::Args) -> Result<(), String> {
+        args.1.as_ref().map(|_| ()).map_err(String::clone)
     }
-    if a.common.json {
-        let doc = serde_json::json!({
+
+    fn prepare((a, limits): Self::Args, ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+        let (max_khz, min_khz) = limits.map_err(|_| crate::output::EXIT_USAGE)?;
+        let opts = if a.common.quick {
+            Options::quick()
+        } else {
+            Options::standard()
+        };
+        Ok(Self {
+            opts,
+            walk: WalkOptions {
+                max_khz,
+                min_khz,
+                only_max: a.only_max,
+            },
+            // OPPs are walked only when the sysroot is the live system (never on a fixture).
+            permission: clock::walk_permission(&ctx.root),
+        })
+    }
+
+    fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, CheckInput<'a>>> {
+        let only_cluster = r.topo.clusters.len() <= 1 && !r.requested;
+        driver::per_target(r, "Checking clock of", &self.opts, |target| CheckInput {
+            root: &r.live,
+            policies: &r.policies,
+            target,
+            cluster_cpus: r.cluster_cpus(target),
+            only_cluster,
+            permission: self.permission.clone(),
+            walk: self.walk.clone(),
+        })
+    }
+
+    fn json(&self, r: &Resolved, checks: &[ClockCheck]) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&serde_json::json!({
             "benchmark": "clock",
-            "walk": walk,
+            "walk": self.walk,
             "skipped": r.skipped,
             "sysroot_note": r.sysroot_note,
             "checks": checks,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        r.print_sysroot_note();
-        print!(
-            "{}",
-            bench_clock::render_with(&checks, &r.skipped, r.requested)
-        );
+        }))
     }
-    let failed = checks.iter().any(|c| {
-        c.error.is_some()
-            || c.walk.as_ref().is_some_and(|w| {
-                !w.restore_errors.is_empty() || w.opps.iter().any(|o| o.error.is_some())
-            })
-    });
-    Ok(if failed || r.explicit_skip() || checks.is_empty() {
-        output::EXIT_INVALID
-    } else {
-        output::EXIT_OK
-    })
+
+    fn text(&self, r: &Resolved, checks: &[ClockCheck]) -> String {
+        bench_clock::render_with(checks, &r.skipped, r.requested)
+    }
+
+    fn failed(&self, checks: &[ClockCheck]) -> bool {
+        checks.iter().any(|c| {
+            c.error.is_some()
+                || c.walk.as_ref().is_some_and(|w| {
+                    !w.restore_errors.is_empty() || w.opps.iter().any(|o| o.error.is_some())
+                })
+        })
+    }
 }
 
 #[cfg(test)]

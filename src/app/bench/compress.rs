@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 
-use super::{cancelled_code, pinning, with_bar};
+use super::driver::{self, Command, Job};
+use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::bench::external::sevenzip::SevenZip;
-use crate::bench::lzma::suite;
+use crate::bench::external::sevenzip::{self, SevenZip};
+use crate::bench::lzma::suite::{self, Compress, CompressResults, SuiteOptions};
 use crate::bench::pin::{Skipped, Target};
-use crate::cli::bench::CompressArgs;
-use crate::output;
+use crate::cli::bench::{CommonArgs, CompressArgs};
 use crate::report::crypto;
 use crate::sys::memory;
 
@@ -21,80 +21,96 @@ struct Doc<'a> {
     available_memory_bytes: Option<u64>,
     notes: &'a [String],
     sysroot_note: Option<&'a str>,
-    results: &'a suite::CompressResults,
+    results: Option<&'a CompressResults>,
 }
 
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
-    let common = &args.common;
-    let p = match pinning::resolve_or_usage(ctx, common) {
-        Ok(p) => p,
-        Err(code) => return Ok(code),
-    };
-    if let Some(code) = p.refuse_if_empty("compress", common.json) {
-        return Ok(code);
-    }
-    let explicit_skip = p.warn_skipped();
-    let cancel = crate::shutdown::token();
-    let mut notes = Vec::new();
-    let available = memory::available_bytes(&ctx.root);
+    driver::drive::<CompressCommand>(ctx, args.clone())
+}
 
-    let sevenzip = if args.native_only {
-        None
-    } else {
-        let z = SevenZip::find(cancel);
-        if z.is_none() {
-            notes.push(format!(
-                "7-Zip is not installed (looked for {}): native LZMA score only",
-                crate::bench::external::sevenzip::NAMES.join(", ")
-            ));
-        }
-        z
-    };
-    let planned = suite::plan_memory(
-        common.quick,
-        available,
-        p.all_cpus.len(),
-        sevenzip.is_some(),
-    );
-    notes.extend(planned.notes);
-    let cfg = suite::Config {
-        targets: &p.targets,
-        all_cpus: &p.all_cpus,
-        native_single: planned.native_single,
-        native_multi: planned.native_multi,
-        sevenzip: sevenzip.as_ref(),
-        sevenzip_dict: planned.sevenzip_dict,
-        sevenzip_runs: if common.quick { 1 } else { 3 },
-    };
-    let Some(results) = with_bar(cfg.steps(), "compress", |tick| {
-        suite::run(&cfg, cancel, tick)
-    })?
-    else {
-        return Ok(cancelled_code());
-    };
-    if common.json {
-        let doc = Doc {
-            benchmark: "compress",
-            targets: &p.targets,
-            all_cpus: &p.all_cpus,
-            skipped: &p.skipped,
-            available_memory_bytes: available,
-            notes: &notes,
-            sysroot_note: p.sysroot_note.as_deref(),
-            results: &results,
-        };
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        p.print_sysroot_note();
-        print!("{}", crypto::compress_section(&results, &p.all_cpus));
-        for n in &notes {
-            println!("Note: {n}");
-        }
+struct CompressCommand {
+    opts: SuiteOptions,
+    sevenzip: Option<SevenZip>,
+    available: Option<u64>,
+    notes: Vec<String>,
+}
+
+impl Command for CompressCommand {
+    const NAME: &'static str = "compress";
+    const LISTS_SKIPPED: bool = false;
+    type Args = CompressArgs;
+    type Output = CompressResults;
+    type Bench<'a> = Compress<'a>;
+
+    fn common(args: &CompressArgs) -> CommonArgs {
+        args.common.clone()
     }
-    Ok(if results.errors.is_empty() && !explicit_skip {
-        output::EXIT_OK
-    } else {
-        output::EXIT_INVALID
-    })
+
+    fn prepare(args: CompressArgs, ctx: &Ctx, r: &Resolved) -> Result<Self, i32> {
+        let quick = args.common.quick;
+        let mut notes = Vec::new();
+        let available = memory::available_bytes(&ctx.root);
+        let sevenzip = if args.native_only {
+            None
+        } else {
+            let z = SevenZip::find(crate::shutdown::token());
+            if z.is_none() {
+                notes.push(format!(
+                    "7-Zip is not installed (looked for {}): native LZMA score only",
+                    sevenzip::NAMES.join(", ")
+                ));
+            }
+            z
+        };
+        let planned = suite::plan_memory(quick, available, r.all_cpus.len(), sevenzip.is_some());
+        notes.extend(planned.notes);
+        let opts = SuiteOptions {
+            native_single: planned.native_single,
+            native_multi: planned.native_multi,
+            sevenzip_dict: planned.sevenzip_dict,
+            sevenzip_runs: if quick { 1 } else { 3 },
+        };
+        Ok(Self {
+            opts,
+            sevenzip,
+            available,
+            notes,
+        })
+    }
+
+    fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Compress<'a>>> {
+        let bench = Compress {
+            targets: &r.targets,
+            all_cpus: &r.all_cpus,
+            sevenzip: self.sevenzip.as_ref(),
+        };
+        driver::suite("compress", bench, &self.opts)
+    }
+
+    fn json(&self, r: &Resolved, outs: &[CompressResults]) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&Doc {
+            benchmark: "compress",
+            targets: &r.targets,
+            all_cpus: &r.all_cpus,
+            skipped: &r.skipped,
+            available_memory_bytes: self.available,
+            notes: &self.notes,
+            sysroot_note: r.sysroot_note.as_deref(),
+            results: outs.first(),
+        })
+    }
+
+    fn text(&self, r: &Resolved, outs: &[CompressResults]) -> String {
+        let mut s: String = outs
+            .iter()
+            .map(|x| crypto::compress_section(x, &r.all_cpus))
+            .collect();
+        s.extend(self.notes.iter().map(|n| format!("Note: {n}\n")));
+        s
+    }
+
+    fn failed(&self, outs: &[CompressResults]) -> bool {
+        outs.iter().any(|x| !x.errors.is_empty())
+    }
 }

@@ -1,58 +1,57 @@
 //! `sbc-bench bench membw`: memory bandwidth per cluster (tinymembench semantics).
 
+use super::driver::{self, Command, Job};
+use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::app::bench::pinning;
-use crate::bench::membw::{self, Options};
+use crate::bench::membw::{Membw, MembwRun, Options};
 use crate::cli::bench::CommonArgs;
-use crate::output;
 use crate::report::bench_mem;
-use crate::shutdown;
 
 /// Measure bandwidth on every target and print it.
 pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
-    let r = match pinning::resolve_or_usage(ctx, a) {
-        Ok(r) => r,
-        Err(code) => return Ok(code),
-    };
-    if let Some(code) = r.refuse_if_empty("membw", a.json) {
-        return Ok(code);
+    driver::drive::<MembwCommand>(ctx, a.clone())
+}
+
+struct MembwCommand {
+    opts: Options,
+}
+
+impl Command for MembwCommand {
+    const NAME: &'static str = "membw";
+    const LISTS_SKIPPED: bool = true;
+    type Args = CommonArgs;
+    type Output = MembwRun;
+    type Bench<'a>
+        = Membw<'a>
+    where
+        Self: 'a;
+
+    fn common(a: &CommonArgs) -> CommonArgs {
+        a.clone()
     }
-    let opts = if a.quick {
-        Options::quick()
-    } else {
-        Options::standard()
-    };
-    let cancel = shutdown::token();
-    let mut runs = Vec::new();
-    for t in &r.targets {
-        let bar = output::progress_bar(1, format!("Memory bandwidth on {}", t.label()));
-        let bar2 = bar.clone();
-        runs.push(membw::run_target(
-            &ctx.root,
-            t,
-            &opts,
-            cancel,
-            &mut |done, total| {
-                bar2.set_length(total as u64);
-                bar2.set_position(done as u64);
-            },
-        ));
-        bar.finish_and_clear();
-        if cancel.is_cancelled() {
-            break;
-        }
+
+    fn prepare(a: CommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+        let opts = if a.quick {
+            Options::quick()
+        } else {
+            Options::standard()
+        };
+        Ok(Self { opts })
     }
-    if a.json {
-        let doc = serde_json::json!({
-            "benchmark": "membw",
-            "skipped": r.skipped,
-            "sysroot_note": r.sysroot_note,
-            "runs": runs,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        r.print_sysroot_note();
-        print!("{}", bench_mem::render_membw(&runs, &r.skipped));
+
+    fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Membw<'a>>> {
+        driver::per_target(r, "Memory bandwidth on", &self.opts, |target| Membw {
+            root: &ctx.root,
+            target,
+        })
+    }
+
+    fn json(&self, r: &Resolved, runs: &[MembwRun]) -> serde_json::Result<String> {
+        driver::runs_json(Self::NAME, r, &runs)
+    }
+
+    fn text(&self, r: &Resolved, runs: &[MembwRun]) -> String {
+        let out = bench_mem::render_membw(runs, &r.skipped);
         // sbc-bench tags the lines with the CPU only on machines with several clusters.
         let tagged = r.tag_summaries();
         let summaries: Vec<String> = runs
@@ -68,17 +67,10 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
                 })
             })
             .collect();
-        if !summaries.is_empty() {
-            println!("\nMemory performance:");
-            for s in summaries {
-                println!("  * {s}");
-            }
-        }
+        out + &bench_mem::summary_block("Memory performance:", &summaries)
     }
-    let failed = runs.iter().any(|x| x.error.is_some());
-    Ok(if failed || r.explicit_skip() || runs.is_empty() {
-        output::EXIT_INVALID
-    } else {
-        output::EXIT_OK
-    })
+
+    fn failed(&self, runs: &[MembwRun]) -> bool {
+        runs.iter().any(|x| x.error.is_some())
+    }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::bench::external::sevenzip::{BenchRun, SevenZip, Version};
 use crate::bench::lzma::{self, LzmaRun, Options};
 use crate::bench::pin::Target;
-use crate::bench::{BenchError, Progress};
+use crate::bench::{BenchError, Benchmark, Progress, Steps, Tick};
 use crate::shutdown::CancellationToken;
 
 /// sbc-bench limits 7-Zip's dictionary to 2 MiB below this much available memory.
@@ -184,12 +184,62 @@ pub struct CompressResults {
     pub errors: Vec<String>,
 }
 
+/// The compression suite as a [`Benchmark`]: where it runs and with which 7-Zip.
+/// [`SuiteOptions`] say what it measures.
+#[derive(Debug, Clone, Copy)]
+pub struct Compress<'a> {
+    /// One CPU per cluster (or the CPUs asked for), each benchmarked single-threaded.
+    pub targets: &'a [Target],
+    /// Every CPU, for the multi-threaded runs.
+    pub all_cpus: &'a [u32],
+    /// The 7-Zip to run, if any.
+    pub sevenzip: Option<&'a SevenZip>,
+}
+
+/// What the compression suite measures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteOptions {
+    /// Native single-threaded options (None: skip the native benchmark).
+    pub native_single: Option<Options>,
+    /// Native multi-threaded options (None: skip; also skipped with one CPU).
+    pub native_multi: Option<Options>,
+    /// `-md=` for 7-Zip (sbc-bench passes `2m` when less than 350 MB are available).
+    pub sevenzip_dict: Option<String>,
+    /// Consecutive multi-threaded 7-Zip runs (sbc-bench: 3).
+    pub sevenzip_runs: u32,
+}
+
+impl Benchmark for Compress<'_> {
+    const NAME: &'static str = "compress";
+    type Options = SuiteOptions;
+    type Output = CompressResults;
+
+    fn run(
+        &self,
+        o: &SuiteOptions,
+        progress: &Progress<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<CompressResults, BenchError> {
+        let cfg = Config {
+            targets: self.targets,
+            all_cpus: self.all_cpus,
+            native_single: o.native_single.clone(),
+            native_multi: o.native_multi.clone(),
+            sevenzip: self.sevenzip,
+            sevenzip_dict: o.sevenzip_dict.clone(),
+            sevenzip_runs: o.sevenzip_runs,
+        };
+        let steps = Steps::new(*progress, cfg.steps());
+        run(&cfg, cancel, &|| steps.tick())
+    }
+}
+
 /// Run everything. Cancellation stops at once; other failures are recorded and the run
 /// goes on.
 pub fn run(
     cfg: &Config<'_>,
     cancel: &CancellationToken,
-    progress: Progress<'_>,
+    progress: Tick<'_>,
 ) -> Result<CompressResults, BenchError> {
     let mut errors = Vec::new();
     let mut note = |e: BenchError| -> Result<(), BenchError> {

@@ -392,14 +392,23 @@ impl Kernel {
 
     /// Every kernel this CPU can run, narrowest first.
     pub fn available() -> Vec<Self> {
-        let mut v = vec![Self::Scalar];
-        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
-            v.push(Self::Simd4);
+        [Self::Scalar, Self::Simd4, Self::Avx2x8]
+            .into_iter()
+            .filter(|k| k.runs_here())
+            .collect()
+    }
+
+    /// Does this CPU have the instructions of this kernel? A run-time check: the AVX2
+    /// kernel on a CPU without AVX2 dies of SIGILL (or worse).
+    pub fn runs_here(self) -> bool {
+        match self {
+            Self::Scalar => true,
+            Self::Simd4 => cfg!(any(target_arch = "x86_64", target_arch = "aarch64")),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2x8 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Self::Avx2x8 => false,
         }
-        if Self::detect() == Self::Avx2x8 {
-            v.push(Self::Avx2x8);
-        }
-        v
     }
 
     /// Parse a `--kernel` value: `scalar`, `simd`/`sse2-4way`/`neon-4way`, `avx2`/`avx2-8way`.
@@ -440,6 +449,15 @@ enum AnyScratch {
     Eight(Box<Scratch<8>>),
 }
 
+/// A kernel was asked for on a CPU that lacks its instructions.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {} kernel does not run on this CPU (available: {})",
+    .0.label(),
+    Kernel::available().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+)]
+pub struct KernelUnavailable(pub Kernel);
+
 /// cpuminer-style hashing for one thread: an 80-byte block header whose last four bytes
 /// (the nonce) are incremented for every hash, hashed with itself as salt.
 pub struct Miner {
@@ -452,8 +470,13 @@ pub struct Miner {
 }
 
 impl Miner {
-    /// A miner using `kernel` (see [`Kernel::detect`]), starting at nonce `seed`.
-    pub fn new(kernel: Kernel, seed: u32) -> Self {
+    /// A miner using `kernel` (see [`Kernel::detect`]), starting at nonce `seed`; refused
+    /// when this CPU lacks the kernel's instructions (the only way to an 8-lane scratch,
+    /// which is what makes the AVX2 call in [`Miner::step`] sound).
+    pub fn new(kernel: Kernel, seed: u32) -> Result<Self, KernelUnavailable> {
+        if !kernel.runs_here() {
+            return Err(KernelUnavailable(kernel));
+        }
         let mut header = [0u8; 80];
         // Version 2, then an arbitrary but fixed previous-hash/merkle/time/bits pattern.
         header[0] = 2;
@@ -468,13 +491,13 @@ impl Miner {
             #[cfg(not(target_arch = "x86_64"))]
             Kernel::Avx2x8 => AnyScratch::Four(Box::new(Scratch::new(N))),
         };
-        Self {
+        Ok(Self {
             kernel,
             header,
             nonce: seed,
             scratch,
             digest_xor: [0; 32],
-        }
+        })
     }
 
     /// The kernel in use.
@@ -508,8 +531,8 @@ impl Miner {
             AnyScratch::Four(s) => batch::<4>(header, nonce, s, dx, romix),
             #[cfg(target_arch = "x86_64")]
             AnyScratch::Eight(s) => batch::<8>(header, nonce, s, dx, |x, v| {
-                // SAFETY: an 8-lane scratch exists only for `Kernel::Avx2x8`, which
-                // `Kernel::detect` picks only after a run-time check for AVX2.
+                // SAFETY: an 8-lane scratch exists only for `Kernel::Avx2x8`, and
+                // `Miner::new` builds one only after a run-time check for AVX2.
                 unsafe { avx2::romix8(x, v) }
             }),
             #[cfg(not(target_arch = "x86_64"))]
