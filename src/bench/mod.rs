@@ -16,6 +16,49 @@ pub mod storage;
 
 pub use seam::{Benchmark, Progress, Steps};
 
+/// What a suite says besides its numbers: a failure (that part measured nothing, and the
+/// run's step fails) or a note (worth knowing, nothing failed). In JSON and text a note
+/// reads `note: …`, as it always has; in code the two are different variants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Remark {
+    /// A part of the suite failed.
+    Failed(String),
+    /// Worth knowing; not a failure.
+    Note(String),
+}
+
+impl Remark {
+    /// Is this a failure?
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Remark::Failed(_))
+    }
+}
+
+impl std::fmt::Display for Remark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Remark::Failed(s) => f.write_str(s),
+            Remark::Note(s) => write!(f, "note: {s}"),
+        }
+    }
+}
+
+impl serde::Serialize for Remark {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Remark {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.strip_prefix("note: ") {
+            Some(n) => Remark::Note(n.to_string()),
+            None => Remark::Failed(s),
+        })
+    }
+}
+
 /// Why a benchmark produced no result.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {

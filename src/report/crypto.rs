@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use crate::bench::Remark;
 use crate::bench::aes::suite::{AesResults, Row};
 use crate::bench::aes::{Algorithm, Backend};
 use crate::bench::external::sevenzip::BenchRun;
@@ -237,12 +238,11 @@ fn native_section(r: &CompressResults, all_cpus: &[u32]) -> String {
     s
 }
 
-/// One entry of a result's `errors`: benchmarks mark what is only worth knowing with a
-/// `note: ` prefix (said as `Note: …`); everything else failed.
-fn error_line(e: &str) -> String {
-    match e.strip_prefix("note: ") {
-        Some(n) => format!("Note: {n}"),
-        None => format!("Failed: {e}"),
+/// One entry of a result's `errors`: a note (said as `Note: …`) or a failure.
+fn error_line(e: &Remark) -> String {
+    match e {
+        Remark::Note(n) => format!("Note: {n}"),
+        Remark::Failed(e) => format!("Failed: {e}"),
     }
 }
 
@@ -469,7 +469,7 @@ mod tests {
                 version_line: "OpenSSL 3.0.19, built on 27 Jan 2026".into(),
                 rows: vec![row(Algorithm::Aes256Cbc, [2.0e5; 6], "Cortex-A76")],
             }),
-            errors: vec!["cannot run on cpu9: offline".into()],
+            errors: vec![Remark::Failed("cannot run on cpu9: offline".into())],
         };
         let s = aes_section("Executing benchmark on each cluster individually", &r);
         assert!(s.starts_with("Executing benchmark on each cluster individually\n\n"));
@@ -660,7 +660,7 @@ mod tests {
                 result: run(vec![0], 4323.6),
             }],
             native_multi: Some(run(vec![0, 1], 8000.4)),
-            errors: vec!["7z was killed".into()],
+            errors: vec![Remark::Failed("7z was killed".into())],
         };
         let s = compress_section(&r, &[0, 1]);
         assert!(
@@ -686,7 +686,13 @@ mod tests {
 
     #[test]
     fn notes_are_not_failures() {
-        assert_eq!(error_line("note: left out"), "Note: left out");
-        assert_eq!(error_line("7z exited with 2"), "Failed: 7z exited with 2");
+        assert_eq!(
+            error_line(&Remark::Note("left out".into())),
+            "Note: left out"
+        );
+        assert_eq!(
+            error_line(&Remark::Failed("7z exited with 2".into())),
+            "Failed: 7z exited with 2"
+        );
     }
 }

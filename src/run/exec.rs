@@ -4,6 +4,7 @@
 //! options), and the executor either measures it ([`Native`]) or takes the benchmark's
 //! [`Canned`] result ([`Fake`]). Benchmark code never asks which.
 
+use crate::bench::Remark;
 use crate::bench::aes::suite::{Aes, SuiteOptions as AesOptions};
 use crate::bench::aes::{self, Algorithm};
 use crate::bench::clock::{self, CheckInput, ClockCheck, ClockMeasurement, WalkOptions};
@@ -371,7 +372,7 @@ impl Benchmark for StandardCompress<'_> {
         };
         let mut r = bench.run(opts, progress, cancel)?;
         r.errors
-            .extend(self.notes.iter().map(|n| format!("note: {n}")));
+            .extend(self.notes.iter().cloned().map(Remark::Note));
         Ok(r)
     }
 }

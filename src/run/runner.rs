@@ -7,11 +7,11 @@
 use crate::record::finding::FindingCode;
 use std::time::{Duration, Instant};
 
-use crate::bench::BenchError;
 use crate::bench::clock::ClockCheck;
 use crate::bench::membw::MembwRun;
 use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::{self, Target};
+use crate::bench::{BenchError, Remark};
 use crate::diagnose::throttle::{self, OppResidency};
 use crate::diagnose::{self, Finding, validate};
 use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
@@ -609,9 +609,12 @@ fn run_step(
     }
 }
 
-/// The errors of a suite that fail its step ("note:" lines do not).
-fn failures(errors: &[String]) -> impl Iterator<Item = String> + '_ {
-    errors.iter().filter(|e| !e.starts_with("note: ")).cloned()
+/// The remarks of a suite that fail its step (notes do not).
+fn failures(errors: &[Remark]) -> impl Iterator<Item = String> + '_ {
+    errors
+        .iter()
+        .filter(|e| e.is_failure())
+        .map(Remark::to_string)
 }
 
 /// A per-target benchmark's own record of what went wrong.
@@ -738,11 +741,11 @@ fn compress(
     match exec::call(exec, env, bench, opts) {
         Ok(mut r) => {
             if sevenzip_measured_all_cores {
-                r.errors.push(
-                    "note: native LZMA ran single-threaded only: 7-Zip's multi-threaded \
+                r.errors.push(Remark::Note(
+                    "native LZMA ran single-threaded only: 7-Zip's multi-threaded \
                      runs measured all cores (--extensive runs both)"
                         .to_string(),
-                );
+                ));
             }
             errors.extend(failures(&r.errors));
             if kind == StepKind::SevenZip {

@@ -136,7 +136,8 @@ impl Command for AesCommand {
     }
 
     fn failed(&self, outs: &[AesResults]) -> bool {
-        outs.iter().any(|x| !x.errors.is_empty())
+        outs.iter()
+            .any(|x| x.errors.iter().any(crate::bench::Remark::is_failure))
     }
 }
 

@@ -111,6 +111,7 @@ impl Command for CompressCommand {
     }
 
     fn failed(&self, outs: &[CompressResults]) -> bool {
-        outs.iter().any(|x| !x.errors.is_empty())
+        outs.iter()
+            .any(|x| x.errors.iter().any(crate::bench::Remark::is_failure))
     }
 }

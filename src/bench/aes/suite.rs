@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::bench::aes::{self, Algorithm, Backend, Options};
 use crate::bench::external::openssl::{Openssl, SpeedRun, Throughput};
 use crate::bench::pin::Target;
-use crate::bench::{BenchError, Benchmark, Progress, Steps, Tick};
+use crate::bench::{BenchError, Benchmark, Progress, Remark, Steps, Tick};
 use crate::shutdown::CancellationToken;
 
 /// What to run.
@@ -76,8 +76,8 @@ pub struct AesResults {
     pub native: Vec<Row>,
     /// OpenSSL rows, when it is installed and was asked for.
     pub openssl: Option<OpensslResults>,
-    /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…).
-    pub errors: Vec<String>,
+    /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…), and notes.
+    pub errors: Vec<Remark>,
 }
 
 /// The row tag of a target: its core type (`Cortex-A76`, as sbc-bench tags one row per
@@ -155,14 +155,14 @@ pub fn run(
 ) -> Result<AesResults, BenchError> {
     let mut errors = Vec::new();
     let mut native = Vec::new();
-    let keep = |r: Result<Row, BenchError>, out: &mut Vec<Row>, errors: &mut Vec<String>| match r {
+    let keep = |r: Result<Row, BenchError>, out: &mut Vec<Row>, errors: &mut Vec<Remark>| match r {
         Ok(row) => {
             out.push(row);
             Ok(())
         }
         Err(BenchError::Cancelled) => Err(BenchError::Cancelled),
         Err(e) => {
-            errors.push(e.to_string());
+            errors.push(Remark::Failed(e.to_string()));
             Ok(())
         }
     };
@@ -367,15 +367,15 @@ fn remeasure_outliers(
         }
         let left = outliers(row);
         if !left.is_empty() {
-            r.errors.push(format!(
-                "note: {} on cpu{}: {} byte result far below its neighbour after {retries} re-measurements (background activity?)",
+            r.errors.push(Remark::Note(format!(
+                "{} on cpu{}: {} byte result far below its neighbour after {retries} re-measurements (background activity?)",
                 row.algorithm.name(),
                 row.cpu,
                 left.iter()
                     .map(usize::to_string)
                     .collect::<Vec<_>>()
                     .join("/"),
-            ));
+            )));
         }
     }
 }

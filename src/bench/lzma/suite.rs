@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::bench::external::sevenzip::{BenchRun, SevenZip, Version};
 use crate::bench::lzma::{self, LzmaRun, Options};
 use crate::bench::pin::Target;
-use crate::bench::{BenchError, Benchmark, Progress, Steps, Tick};
+use crate::bench::{BenchError, Benchmark, Progress, Remark, Steps, Tick};
 use crate::shutdown::CancellationToken;
 
 /// sbc-bench limits 7-Zip's dictionary to 2 MiB below this much available memory.
@@ -180,8 +180,8 @@ pub struct CompressResults {
     pub native_single: Vec<OnTarget<LzmaRun>>,
     /// Native multi-threaded run on all CPUs.
     pub native_multi: Option<LzmaRun>,
-    /// Failures (a run killed by the OOM killer, a CPU that cannot be pinned…).
-    pub errors: Vec<String>,
+    /// Failures (a run killed by the OOM killer, a CPU that cannot be pinned…), and notes.
+    pub errors: Vec<Remark>,
 }
 
 /// The compression suite as a [`Benchmark`]: where it runs and with which 7-Zip.
@@ -246,7 +246,7 @@ pub fn run(
         match e {
             BenchError::Cancelled => Err(BenchError::Cancelled),
             e => {
-                errors.push(e.to_string());
+                errors.push(Remark::Failed(e.to_string()));
                 Ok(())
             }
         }
