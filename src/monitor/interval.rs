@@ -1,6 +1,12 @@
 //! What happened between two samples: utilisation (total and per core, with sbc-bench's
 //! semantics from [`crate::monitor::stat`]), the busiest core, clocks, load, temperature,
-//! supply voltage, swap and softirq rates. Pure: [`Interval::new`] only looks at its inputs.
+//! supply voltage, swap and softirq rates, and for what the consumer's mask asked: each IRQ
+//! line's interrupts per CPU, each interface's and disk's throughput and counter growth,
+//! each task's CPU time and core. Pure: [`Interval::new`] only looks at its inputs.
+//!
+//! Counters that are `unsigned long` in the kernel (NIC statistics, block stat, softirqs,
+//! vmstat) are 32 bits wide on armv7 and wrap; [`counter_delta`] takes one wrap and calls
+//! anything else going backwards a reset (`None`).
 
 use std::collections::BTreeMap;
 
