@@ -920,7 +920,10 @@ mod tests {
         assert!(all.nics.iter().any(|n| n == "lo"));
         assert!(all.tasks.contains(&TaskId::this_process()));
         let host = Sampler::new(&SysRoot::host(), &empty_layout(), None, None, all).sample();
-        assert!(!host.irq_lines.unwrap().is_empty());
+        if std::path::Path::new(PROC_INTERRUPTS).exists() {
+            // (Some sandboxes have no /proc/interrupts: then `None`, which is the rule.)
+            assert!(!host.irq_lines.unwrap().is_empty());
+        }
         assert!(host.tasks[0].stat.is_some());
     }
 
