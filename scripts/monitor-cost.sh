@@ -16,6 +16,12 @@
 # and not smeared over the samples. Samples are counted from the output lines (`HH:MM:SS:`
 # rows, or JSON objects).
 #
+# A third pair of runs samples EVERY counter the monitor can read (`--json --all-counters`:
+# every IRQ line of /proc/interrupts, every interface of /sys/class/net, every device of
+# /sys/block, this process and its threads at start-up) — the worst case a consumer of the
+# sampling layer (network diagnosis, storage benchmark) can ask for. Its JSON lines are
+# larger, so this also includes their formatting.
+#
 # Environment: BIN (default target/release/sbc-bench, built if missing), INTERVAL (0.2),
 # COUNT (200), COUNT_SHORT (50), SBC_BENCH_SH (optional), ARGS (extra monitor arguments).
 set -euo pipefail
@@ -85,6 +91,15 @@ short=$(measure "$TMP/json.short" "$BIN" monitor "$INTERVAL" --count "$COUNT_SHO
 long=$(measure "$TMP/json.long" "$BIN" monitor "$INTERVAL" --count "$COUNT" --json)
 report json "sbc-bench (Rust) --json" "$short" "$long"
 
+short=$(measure "$TMP/all.short" "$BIN" monitor "$INTERVAL" --count "$COUNT_SHORT" --json --all-counters)
+long=$(measure "$TMP/all.long" "$BIN" monitor "$INTERVAL" --count "$COUNT" --json --all-counters)
+report all "sbc-bench (Rust) all counters" "$short" "$long"
+ALL_PER=$(cat "$TMP/per.all")
+echo "  (all counters: $(tail -n 1 "$TMP/all.long" | grep -o '"id":' | wc -l) IRQ lines," \
+	"$(tail -n 1 "$TMP/all.long" | grep -o '"iface":' | wc -l) interfaces," \
+	"$(tail -n 1 "$TMP/all.long" | grep -o '"dev":' | wc -l) block devices," \
+	"$(tail -n 1 "$TMP/all.long" | grep -o '"task":' | wc -l) tasks per sample)"
+
 if [ -n "${SBC_BENCH_SH:-}" ] && [ -r "$SBC_BENCH_SH" ]; then
 	# sbc-bench -m has no sample count: run it for as long as ours ran.
 	dur_short=$(awk -v n="$COUNT_SHORT" -v i="$INTERVAL" 'BEGIN {print n * i}')
@@ -100,4 +115,7 @@ else
 	echo "(set SBC_BENCH_SH=/path/to/sbc-bench.sh to measure sbc-bench's bash monitor for the ratio)"
 fi
 echo
-awk -v p="$OURS_PER" 'BEGIN { printf "target <= 1 ms CPU per sample: %s (%.3f ms)\n", (p != "nan" && p + 0 <= 1.0 ? "met" : "NOT met"), p }'
+for pair in "default:$OURS_PER" "all counters:$ALL_PER"; do
+	awk -v l="${pair%%:*}" -v p="${pair#*:}" 'BEGIN {
+		printf "target <= 1 ms CPU per sample, %s: %s (%.3f ms)\n", l, (p != "nan" && p + 0 <= 1.0 ? "met" : "NOT met"), p }'
+done

@@ -27,6 +27,9 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
         // Scripts get everything; the table stays cheap.
         cfg.spec = SampleSpec::full();
     }
+    if args.all_counters {
+        cfg.spec = SampleSpec::all_counters(&ctx.root);
+    }
     let tty = std::io::stdout().is_terminal();
     let online = setup.topology.online();
     let opts = TableOptions {

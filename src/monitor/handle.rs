@@ -398,6 +398,22 @@ mod tests {
     }
 
     #[test]
+    fn tasks_born_after_the_monitor_are_sampled_from_then_on() {
+        let (root, setup) = vm_setup();
+        let h =
+            Monitor::start(&root, &setup, MonitorConfig::every(Duration::from_secs(60))).unwrap();
+        let me = TaskId::this_thread();
+        h.set_tasks(&[me]);
+        h.mark("with a task");
+        let rec = h.stop();
+        let last = rec.samples.last().unwrap();
+        assert_eq!(last.tasks[0].task, me);
+        assert!(last.tasks[0].stat.is_some());
+        assert_eq!(rec.spec.tasks, vec![me]);
+        assert!(rec.intervals.last().unwrap().task(me).is_some());
+    }
+
+    #[test]
     fn dropping_a_handle_stops_its_thread_and_not_the_process() {
         let (root, setup) = vm_setup();
         let h =

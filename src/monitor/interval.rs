@@ -1,6 +1,12 @@
 //! What happened between two samples: utilisation (total and per core, with sbc-bench's
 //! semantics from [`crate::monitor::stat`]), the busiest core, clocks, load, temperature,
-//! supply voltage, swap and softirq rates. Pure: [`Interval::new`] only looks at its inputs.
+//! supply voltage, swap and softirq rates, and for what the consumer's mask asked: each IRQ
+//! line's interrupts per CPU, each interface's and disk's throughput and counter growth,
+//! each task's CPU time and core. Pure: [`Interval::new`] only looks at its inputs.
+//!
+//! Counters that are `unsigned long` in the kernel (NIC statistics, block stat, softirqs,
+//! vmstat) are 32 bits wide on armv7 and wrap; [`counter_delta`] takes one wrap and calls
+//! anything else going backwards a reset (`None`).
 
 use std::collections::BTreeMap;
 
@@ -529,7 +535,7 @@ fn zero_if_stats(s: IfStats) -> IfStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
+    use crate::sys::counters::TaskStat;
 
     fn times(busy: u64, idle: u64, softirq: u64) -> CpuTimes {
         CpuTimes {
@@ -673,6 +679,80 @@ mod tests {
         assert_eq!(i.start_unix_ms, 980_000);
         assert!((i.elapsed_s - 20.0).abs() < 1e-9, "{}", i.elapsed_s);
         assert_eq!(i.usage.unwrap().cpu_pct, 50.0);
+    }
+
+    #[test]
+    fn since_boot_for_the_consumer_counters() {
+        let mut b = sample(100.0, &[(0, times(50, 50, 0))]);
+        b.irq_lines = Some(vec![IrqLineCounts {
+            id: "45".into(),
+            actions: vec!["eth1-0".into()],
+            per_cpu: BTreeMap::from([(0, 300), (1, 500)]),
+        }]);
+        let mut st = IfStats::default();
+        st.set("rx_bytes", Some(1_000_000));
+        b.nics = vec![NicCounters {
+            iface: "eth1".into(),
+            stats: Some(st),
+        }];
+        b.disks = vec![DiskCounters {
+            dev: "mmcblk0".into(),
+            stat: Some(BlockStat {
+                read_sectors: 200,
+                io_ms: 5_000,
+                ..Default::default()
+            }),
+        }];
+        b.tasks = vec![TaskCounters {
+            task: TaskId::process(1),
+            stat: None,
+        }];
+        let i = Interval::since_boot(&b);
+        assert_eq!(i.irq_lines[0].per_cpu, BTreeMap::from([(0, 300), (1, 500)]));
+        assert_eq!(i.irq_lines[0].per_s, Some(8.0));
+        let nic = i.nic("eth1").unwrap();
+        assert_eq!(nic.rx_bytes_per_s, Some(10_000.0));
+        assert_eq!(nic.grown.tx_bytes, None, "not read, not invented");
+        let disk = i.disk("mmcblk0").unwrap();
+        assert_eq!(disk.read_bytes, Some(200 * 512));
+        assert_eq!(disk.busy_pct, Some(5.0));
+        let t = i.task(TaskId::process(1)).unwrap();
+        assert_eq!((t.ticks, t.cpu_pct), (None, None));
+    }
+
+    #[test]
+    fn counters_reset_or_missing_at_one_end() {
+        let mut a = sample(0.0, &[]);
+        let mut b = sample(2.0, &[]);
+        let disk = |reads| DiskCounters {
+            dev: "sda".into(),
+            stat: Some(BlockStat {
+                reads,
+                ..Default::default()
+            }),
+        };
+        a.disks = vec![disk(1 << 40)];
+        b.disks = vec![disk(5), DiskCounters::default()];
+        a.tasks = vec![TaskCounters {
+            task: TaskId::thread(1, 2),
+            stat: Some(TaskStat { ticks: 50, cpu: 1 }),
+        }];
+        b.tasks = vec![TaskCounters {
+            task: TaskId::thread(1, 2),
+            stat: Some(TaskStat { ticks: 10, cpu: 3 }),
+        }];
+        let i = Interval::new(&a, &b);
+        assert_eq!(
+            i.disks.len(),
+            1,
+            "a device not read at both ends has no rates"
+        );
+        assert_eq!(
+            i.disks[0].reads_per_s, None,
+            "64-bit counter went backwards"
+        );
+        let t = i.task(TaskId::thread(1, 2)).unwrap();
+        assert_eq!((t.ticks, t.cpu), (None, Some(3)), "a reused thread id");
     }
 
     fn arb_times() -> impl proptest::strategy::Strategy<Value = CpuTimes> {

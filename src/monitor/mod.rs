@@ -21,8 +21,8 @@
 //! share) and [`Interval::task`] (percent of one core and the CPU it ran on).
 //!
 //! The network client watches its interface, that interface's IRQ lines and its stream
-//! threads; each thread hands over its id before it starts (with
-//! [`crate::bench::start::run_together`], threads that must start together):
+//! threads; each thread hands over its id before it starts (`bench::start::run_together`
+//! starts threads together):
 //! ```no_run
 //! use sbc_bench::monitor::{Interval, IrqSelect, SampleSpec, Sampler, Setup, TaskId};
 //! let root = sbc_bench::sys::root::SysRoot::host();
@@ -111,3 +111,46 @@ pub use sample::{
     DiskCounters, IrqLineCounts, IrqSelect, NicCounters, Sample, SampleSpec, Sampler, TaskCounters,
     TaskId,
 };
+
+#[cfg(test)]
+mod layering {
+    /// Every file of this module but this one (which must name what it forbids).
+    const FILES: [(&str, &str); 8] = [
+        ("handle.rs", include_str!("handle.rs")),
+        ("interval.rs", include_str!("interval.rs")),
+        ("layout.rs", include_str!("layout.rs")),
+        ("recording.rs", include_str!("recording.rs")),
+        ("render.rs", include_str!("render.rs")),
+        ("sample.rs", include_str!("sample.rs")),
+        ("scaling.rs", include_str!("scaling.rs")),
+        ("stat.rs", include_str!("stat.rs")),
+    ];
+
+    #[test]
+    fn monitor_imports_only_sys_shutdown_and_output() {
+        for (name, text) in FILES {
+            for (at, _) in text.match_indices("crate::") {
+                let rest = &text[at + "crate::".len()..];
+                let ok = ["monitor", "sys", "shutdown", "output"]
+                    .iter()
+                    .any(|m| rest.starts_with(m));
+                let line = rest.lines().next().unwrap_or_default();
+                assert!(ok, "{name}: crate::{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn monitor_names_no_system_path() {
+        // Paths live in `sys/` (`sys::counters`); a string literal starting with one of
+        // these is a path named here.
+        for (name, text) in FILES {
+            // Tests may hold labels copied from real output (`Thermal source: /sys/…`).
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for prefix in ["proc/", "sys/", "dev/"] {
+                let literal = format!("\"/{prefix}");
+                assert!(!code.contains(&literal), "{name} names {literal}…");
+            }
+        }
+    }
+}

@@ -51,6 +51,9 @@ pub struct CounterFile {
 /// interrupts is a few tens of KiB; 128-core servers reach ~100 KiB).
 const MAX_COUNTER_FILE: usize = 4 * 1024 * 1024;
 
+/// Buffer for [`CounterFile::read_small`]: a page, the most a sysfs attribute holds.
+const SMALL_FILE: usize = 4096;
+
 impl CounterFile {
     /// The file standing for system path `abs` under `root`; opened on the first read.
     pub fn new(root: &SysRoot, abs: impl AsRef<Path>) -> Self {
@@ -145,9 +148,44 @@ impl CounterFile {
         std::str::from_utf8(&self.buf).ok()
     }
 
+    /// The content of a small file that the kernel hands over in one read: a sysfs
+    /// attribute (at most a page, generated whole) or a one-record procfs file
+    /// (`/proc/<pid>/stat`). One `pread(2)` instead of two: a read shorter than the buffer
+    /// is the whole file; one that fills it falls back to [`read`](Self::read).
+    pub fn read_small(&mut self) -> Option<&str> {
+        if self.file.is_none() {
+            self.file = File::open(&self.path).ok();
+        }
+        let file = self.file.as_ref()?;
+        self.buf.resize(SMALL_FILE, 0);
+        let n = loop {
+            match file.read_at(&mut self.buf, 0) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.buf.clear();
+                    self.file = None;
+                    return None;
+                }
+            }
+        };
+        if n == SMALL_FILE {
+            return self.read();
+        }
+        self.buf.truncate(n);
+        if n == 0 {
+            return None;
+        }
+        if std::str::from_utf8(&self.buf).is_err() {
+            let text = String::from_utf8_lossy(&self.buf).into_owned();
+            self.buf = text.into_bytes();
+        }
+        std::str::from_utf8(&self.buf).ok()
+    }
+
     /// A one-number attribute.
     pub fn read_u64(&mut self) -> Option<u64> {
-        self.read()?
+        self.read_small()?
             .trim_matches(|c: char| c.is_whitespace() || c == '\0')
             .parse()
             .ok()
@@ -300,6 +338,27 @@ mod tests {
         assert_eq!(f.read_u64(), None);
         std::fs::write(&p, [0xff, 0xfe, b'\n']).unwrap();
         assert_eq!(f.read_u64(), None);
+    }
+
+    #[test]
+    fn read_small_is_whole_for_small_and_large_files() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c");
+        let mut f = CounterFile::at(p.clone());
+        assert_eq!(f.read_small(), None, "missing file");
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(f.read_small(), None, "empty");
+        std::fs::write(&p, "1 2 3\n").unwrap();
+        assert_eq!(f.read_small(), Some("1 2 3\n"));
+        // Larger than one read: the whole file all the same.
+        let big = "x".repeat(3 * SMALL_FILE + 5);
+        std::fs::write(&p, &big).unwrap();
+        assert_eq!(f.read_small().map(str::len), Some(big.len()));
+        let page = "y".repeat(SMALL_FILE);
+        std::fs::write(&p, &page).unwrap();
+        assert_eq!(f.read_small().map(str::len), Some(SMALL_FILE));
+        std::fs::write(&p, "7\n").unwrap();
+        assert_eq!(f.read_u64(), Some(7));
     }
 
     #[test]
