@@ -5,7 +5,7 @@ use crate::record::finding::FindingCode;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose::{Finding, Severity};
-pub use crate::record::throttle::OppResidency;
+use crate::record::throttle::OppResidency;
 
 /// Difference of two `time_in_state` readings (kHz, 10 ms ticks), highest OPP first.
 /// OPPs missing in `before` count from zero; counters going backwards (a reset) give 0.

@@ -1,12 +1,7 @@
 //! The last line of the log: a row of sbc-bench's Results.md table, rendered from
 //! [`ResultsRow`] (the model and its column rules live in `record::results_row`).
 
-// The model moved to `record::results_row`; re-exported at this old path until callers
-// name the new one.
-pub use crate::record::results_row::{
-    ResultsRow, clock_column, clock_dropped, cpuminer_score, distro_arch, kernel_arch,
-    kernel_major_minor, round_tens,
-};
+use crate::record::results_row::{ResultsRow, kernel_major_minor, round_tens};
 
 impl ResultsRow {
     /// Render the row as sbc-bench prints it.
@@ -43,6 +38,7 @@ impl ResultsRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::results_row::{clock_column, clock_dropped, cpuminer_score, distro_arch};
 
     #[test]
     fn rock_4d_row_as_published() {

@@ -17,7 +17,7 @@ use crate::bench::memlat::{self, Memlat, MemlatRun};
 use crate::bench::pin::Target;
 use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
 use crate::bench::{BenchError, Benchmark, Progress};
-use crate::run::config::RunConfig;
+use crate::record::config::RunConfig;
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
 use crate::sys::cpufreq::Policy;

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::record::config::RunConfig;
-pub use crate::record::plan::{Plan, Step, StepKind, format_duration, format_estimate};
+use crate::record::plan::{Plan, Step, StepKind};
 
 /// What the plan is computed from: facts about the machine.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

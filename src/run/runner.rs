@@ -12,19 +12,21 @@ use crate::bench::membw::MembwRun;
 use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::{self, Target};
 use crate::bench::{BenchError, Remark};
-use crate::diagnose::throttle::{self, OppResidency};
+use crate::diagnose::throttle;
 use crate::diagnose::{self, Finding, validate};
 use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
+use crate::record::plan::{Plan, StepKind, format_duration, format_estimate};
 use crate::record::run::{
     ClusterCompress, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
     StepStatus,
 };
+use crate::record::throttle::OppResidency;
 use crate::report::export::ExportSink;
 use crate::run::exec::{self, CompressKind, Env, Executor};
 use crate::run::host::Host;
-use crate::run::plan::{self, Plan, PlanInput, StepKind};
+use crate::run::plan::{self, PlanInput};
 use crate::run::preflight::{self, IdleOutcome};
 use crate::run::tuning;
 use crate::shutdown::CancellationToken;
@@ -415,7 +417,7 @@ fn steps(
 fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> String {
     let remaining = || {
         let (lo, hi) = plan.remaining_after_first_s();
-        plan::format_estimate(lo, hi)
+        format_estimate(lo, hi)
     };
     let more = plan.steps.len() > 1;
     match (status, i) {
@@ -430,7 +432,7 @@ fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> Stri
         (StepStatus::Cancelled, _) => " (interrupted)".to_string(),
         (StepStatus::Ok, 0) if more => format!(" (results will be available in {})", remaining()),
         (StepStatus::Ok, n) if n + 1 == plan.steps.len() => {
-            format!(" ({} elapsed)", plan::format_duration(elapsed_s))
+            format!(" ({} elapsed)", format_duration(elapsed_s))
         }
         _ => String::new(),
     }

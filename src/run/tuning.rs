@@ -2,7 +2,7 @@
 //! to `performance` — through the restoring guard, so the originals come back on exit,
 //! on error, on Ctrl-C and on SIGTERM.
 
-pub use crate::record::tuning::{Governor, Tuned};
+use crate::record::tuning::{Governor, Tuned};
 use crate::sys::cpufreq::{self, Policy};
 use crate::sys::devfreq;
 use crate::sys::root::SysRoot;

@@ -8,7 +8,7 @@ use crate::record::finding::FindingCode;
 use crate::record::plan::StepKind;
 use crate::record::results_row::{ResultsRow, clock_dropped};
 use crate::record::run::RunReport;
-pub use crate::record::run::table_every_s;
+use crate::record::run::table_every_s;
 
 /// Seconds below the highest OPP that still count as "no throttling" (OPP switches at
 /// the start of a benchmark, the kernel's 10 ms granularity).
@@ -147,7 +147,7 @@ pub fn findings(
         out.extend(validate::sevenzip_findings(z.version.engine.as_deref()));
     }
     for s in &r.steps {
-        if let crate::run::record::StepStatus::Failed(e) = &s.status {
+        if let crate::record::run::StepStatus::Failed(e) = &s.status {
             out.push(Finding::new(
                 FindingCode::BenchmarkFailed,
                 Severity::Invalid,
