@@ -1,8 +1,9 @@
 //! sbc-bench: benchmark a single-board computer or small server and explain the numbers.
 //!
-//! Layers, top to bottom (data flows down, never back up); see `docs/ARCHITECTURE.md`:
-//! [`cli`] → [`app`] → [`sys`] (discovery) → [`run`] → [`tune`] / [`monitor`] / [`bench`]
-//! → [`diagnose`] → [`report`] → [`output`].
+//! Layers, top to bottom (a module names only its own layer or those below it; the order
+//! is written once, in `tests/it/layers.rs`, which enforces it; see `docs/ARCHITECTURE.md`):
+//! [`app`] → [`cli`] → [`run`] → [`report`] → [`diagnose`] → [`record`] → [`bench`] →
+//! [`monitor`] → [`tune`] → [`sys`] → [`shutdown`] / [`output`].
 
 pub mod app;
 pub mod bench;
