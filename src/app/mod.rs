@@ -4,6 +4,7 @@ pub mod bench;
 pub mod info;
 pub mod monitor;
 pub mod net;
+pub mod restore;
 pub mod run;
 pub mod storage;
 
@@ -123,5 +124,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Bench(a)) => bench::run(ctx, &a).map(Outcome::from_code),
         Some(Command::Net(a)) => net::run(ctx, &a).map(Outcome::from_code),
         Some(Command::Storage(a)) => storage::run(ctx, &a),
+        Some(Command::Restore) => Ok(restore::run(ctx)),
     }
 }

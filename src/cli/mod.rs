@@ -32,11 +32,17 @@ Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
 pub struct Cli {
     /// Read /proc, /sys and /etc from DIR instead of / (a fixture tree captured from a board).
     /// Without it, SBC_BENCH_SYSROOT=DIR does the same; an empty SBC_BENCH_SYSROOT counts as
-    /// unset.
+    /// unset. The tree is only read: nothing is written there (governors stay as they are)
+    /// unless --sysroot-writable is given.
     // Not clap's `env = …`: clap rejects an empty variable ("a value is required for
     // '--sysroot'") although the user never typed the option. See [`Cli::sysroot`].
     #[arg(long, global = true, value_name = "DIR")]
     pub sysroot: Option<PathBuf>,
+
+    /// Let tuning write to the --sysroot tree (tests of the restoring guard on a writable
+    /// copy of a fixture). Without it a --sysroot tree is never written.
+    #[arg(long, global = true)]
+    pub sysroot_writable: bool,
 
     /// Never colour output (NO_COLOR in the environment does the same).
     #[arg(long, global = true)]
@@ -66,6 +72,8 @@ pub enum Command {
     Net(net::NetArgs),
     /// List storage devices and what they sit behind (sbc-bench -S), or benchmark one.
     Storage(storage::StorageArgs),
+    /// Put back settings a killed run left changed (from /run/sbc-bench/tuning.json).
+    Restore,
 }
 
 /// `sbc-bench info`.
@@ -148,11 +156,16 @@ impl Cli {
     /// The root to read the system from: `--sysroot`, else `SBC_BENCH_SYSROOT`, with
     /// `CPUINFOFILE` overriding only `/proc/cpuinfo`. Empty variables count as unset.
     pub fn sysroot(&self) -> SysRoot {
-        resolve_root(
+        let root = resolve_root(
             self.sysroot.as_deref(),
             std::env::var_os("SBC_BENCH_SYSROOT"),
             std::env::var_os("CPUINFOFILE"),
-        )
+        );
+        if root.is_host() || self.sysroot_writable {
+            root
+        } else {
+            root.read_only()
+        }
     }
 }
 

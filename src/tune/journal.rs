@@ -126,6 +126,10 @@ fn remove(path: &Path) -> io::Result<()> {
 pub struct Recovery {
     /// Lines for the user.
     pub lines: Vec<String>,
+    /// A journal was found.
+    pub found: bool,
+    /// Entries left changed (could not be restored, or another live process owns them).
+    pub left: usize,
 }
 
 /// Is `pid` a live process other than us?
@@ -149,6 +153,7 @@ pub fn recover(root: &SysRoot) -> Recovery {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return out;
     };
+    out.found = true;
     let j: Journal = match serde_json::from_str(&text) {
         Ok(j) => j,
         Err(e) => {
@@ -156,6 +161,7 @@ pub fn recover(root: &SysRoot) -> Recovery {
                 "{} is not a tuning journal ({e}); left as it is",
                 path.display()
             ));
+            out.left = 1;
             return out;
         }
     };
@@ -164,6 +170,7 @@ pub fn recover(root: &SysRoot) -> Recovery {
             "process {} (another sbc-bench?) still holds tuned settings; not restoring them",
             j.pid
         ));
+        out.left = j.changes.len();
         return out;
     }
     let mut left = Vec::new();
@@ -201,6 +208,7 @@ pub fn recover(root: &SysRoot) -> Recovery {
             )),
         }
     }
+    out.left = left.len();
     if left.is_empty() {
         let _ = remove(&path);
     } else {

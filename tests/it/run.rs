@@ -78,6 +78,7 @@ fn fake_runs_over_every_board_restore_governors_and_report() {
             .env_remove("CPUINFOFILE")
             .arg("--sysroot")
             .arg(&root)
+            .arg("--sysroot-writable")
             .args(["run", "--fake-benchmarks", "--unattended", "--log"])
             .arg(&log)
             .arg("--json")
@@ -141,9 +142,17 @@ fn missing_json_directory_fails_before_the_run() {
         .stderr(predicates::str::contains("cannot write JSON report"));
 }
 
-/// A real (quick) run on a writable copy of the ROCK 5B tree, interrupted by a signal once
-/// the first steps are in the JSON: governors come back, the JSON parses.
-fn interrupted_run_restores_governors_and_keeps_valid_json(sig: nix::sys::signal::Signal) {
+/// A real (quick) run on a writable copy of the ROCK 5B tree, started and waited for until
+/// its governors are tuned and the first step is in the JSON.
+struct TunedRun {
+    tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    json: std::path::PathBuf,
+    before: BTreeMap<String, String>,
+    child: std::process::Child,
+}
+
+fn start_tuned_run() -> TunedRun {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
     copy_tree(&fixture("rock-5b"), &root);
@@ -158,6 +167,7 @@ fn interrupted_run_restores_governors_and_keeps_valid_json(sig: nix::sys::signal
         .env_remove("CPUINFOFILE")
         .arg("--sysroot")
         .arg(&root)
+        .arg("--sysroot-writable")
         .args(["run", "--quick", "--unattended", "--max-wait", "0", "--log"])
         .arg(tmp.path().join("l.log"))
         .arg("--json")
@@ -184,6 +194,24 @@ fn interrupted_run_restores_governors_and_keeps_valid_json(sig: nix::sys::signal
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_ne!(governors(&root), before, "the run tuned the governors");
+    TunedRun {
+        tmp,
+        root,
+        json,
+        before,
+        child,
+    }
+}
+
+/// A tuned run interrupted by a signal: governors come back, the JSON parses.
+fn interrupted_run_restores_governors_and_keeps_valid_json(sig: nix::sys::signal::Signal) {
+    let TunedRun {
+        tmp,
+        root,
+        json,
+        before,
+        mut child,
+    } = start_tuned_run();
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(128 + sig as i32), "{status:?}");
@@ -219,6 +247,94 @@ fn sigterm_restores_governors_and_keeps_valid_json() {
     interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGTERM);
 }
 
+// Ctrl-\\, USR1, USR2, ALRM and XCPU left all governors at `performance` (issue: "never
+// leave a board changed"): every catchable terminating signal restores.
+#[test]
+fn sigquit_restores_governors() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGQUIT);
+}
+
+#[test]
+fn sigusr1_restores_governors() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGUSR1);
+}
+
+#[test]
+fn sigusr2_restores_governors() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGUSR2);
+}
+
+#[test]
+fn sigalrm_restores_governors() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGALRM);
+}
+
+#[test]
+fn sigxcpu_restores_governors() {
+    interrupted_run_restores_governors_and_keeps_valid_json(nix::sys::signal::Signal::SIGXCPU);
+}
+
+/// SIGKILL cannot be caught: the journal written before the first change lets
+/// `sbc-bench restore` put every governor back, and says so.
+#[test]
+fn sigkill_leaves_a_journal_that_restore_undoes() {
+    let TunedRun {
+        tmp: _tmp,
+        root,
+        before,
+        mut child,
+        ..
+    } = start_tuned_run();
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert_ne!(governors(&root), before, "SIGKILL left them tuned");
+    let journal = root.join("run/sbc-bench/tuning.json");
+    assert!(journal.exists());
+    let out = Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env_remove("SBC_BENCH_SYSROOT")
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["--sysroot-writable", "restore"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("restored "), "{text}");
+    assert_eq!(governors(&root), before);
+    assert!(!journal.exists());
+    // Nothing left: a second restore says so.
+    Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env_remove("SBC_BENCH_SYSROOT")
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["--sysroot-writable", "restore"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Nothing to restore"));
+}
+
+/// `--sysroot` trees are only read: a run over one leaves every governor as it was.
+#[test]
+fn a_sysroot_run_without_sysroot_writable_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    copy_tree(&fixture("rock-5b"), &root);
+    let before = governors(&root);
+    Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env_remove("SBC_BENCH_SYSROOT")
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+        .arg(tmp.path().join("l.log"))
+        .assert();
+    assert_eq!(governors(&root), before);
+    assert!(!root.join("run").exists(), "no journal in a read-only tree");
+}
+
 /// A fake run over a writable copy of `board`, after `prep` changed the tree.
 fn fake_run(
     board: &str,
@@ -243,6 +359,7 @@ fn fake_run(
     let out = cmd
         .arg("--sysroot")
         .arg(&root)
+        .arg("--sysroot-writable")
         .args(["run", "--fake-benchmarks", "--unattended", "--log"])
         .arg(&log)
         .arg("--json")
@@ -379,6 +496,7 @@ fn a_run_that_gives_up_leaves_output_files_alone() {
         .env_remove("SBC_BENCH_SYSROOT")
         .arg("--sysroot")
         .arg(&root)
+        .arg("--sysroot-writable")
         .args(["run", "--unattended", "--max-wait", "1", "--log"])
         .arg(&log)
         .arg("--json")
