@@ -496,26 +496,58 @@ impl Engine {
                 }
             }
         }
-        for s in &mut self.streams {
-            let sock = Arc::clone(&s.sock);
-            let c = Arc::clone(&s.counters);
-            let f = Arc::clone(&self.flags);
-            let cfg = self.cfg;
-            let (id, sender) = (s.info.id, s.info.sender);
-            let name = format!("net-{}-{id}", if sender { "tx" } else { "rx" });
-            let h = std::thread::Builder::new().name(name).spawn(move || {
-                c.tid.store(sockopt::gettid(), Ordering::Relaxed);
-                match (&*sock, sender) {
-                    (DataSocket::Tcp(t), true) => tcp_send(t, &c, &f, id, cfg, now),
-                    (DataSocket::Tcp(t), false) => tcp_recv(t, &c, &f, id, cfg),
-                    (DataSocket::Udp(u), true) => udp_send(u, &c, &f, id, cfg, now),
-                    (DataSocket::Udp(u), false) => udp_recv(u, &c, &f, id, cfg),
+        // Each thread says when it runs (its id recorded for the caller's sampler); the
+        // test starts when all of them do, without polling for it.
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let mut spawned = 0;
+        let mut result = Ok(());
+        for i in 0..self.streams.len() {
+            match self.spawn_stream(i, now, ready_tx.clone()) {
+                Ok(h) => {
+                    self.streams[i].handle = Some(h);
+                    spawned += 1;
                 }
-            })?;
-            s.handle = Some(h);
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        drop(ready_tx);
+        // A thread that died before saying so closes its sender: `recv` fails, no hang.
+        for _ in 0..spawned {
+            if ready_rx.recv().is_err() {
+                break;
+            }
         }
         self.started = true;
-        Ok(())
+        result
+    }
+
+    fn spawn_stream(
+        &self,
+        i: usize,
+        now: Instant,
+        ready: std::sync::mpsc::Sender<()>,
+    ) -> io::Result<std::thread::JoinHandle<()>> {
+        let s = &self.streams[i];
+        let sock = Arc::clone(&s.sock);
+        let c = Arc::clone(&s.counters);
+        let f = Arc::clone(&self.flags);
+        let cfg = self.cfg;
+        let (id, sender) = (s.info.id, s.info.sender);
+        let name = format!("net-{}-{id}", if sender { "tx" } else { "rx" });
+        std::thread::Builder::new().name(name).spawn(move || {
+            c.tid.store(sockopt::gettid(), Ordering::Relaxed);
+            let _ = ready.send(());
+            drop(ready);
+            match (&*sock, sender) {
+                (DataSocket::Tcp(t), true) => tcp_send(t, &c, &f, id, cfg, now),
+                (DataSocket::Tcp(t), false) => tcp_recv(t, &c, &f, id, cfg),
+                (DataSocket::Udp(u), true) => udp_send(u, &c, &f, id, cfg, now),
+                (DataSocket::Udp(u), false) => udp_recv(u, &c, &f, id, cfg),
+            }
+        })
     }
 
     /// Which thread serves which stream.

@@ -9,6 +9,7 @@
 //! - [`sampler`]: what the system does while a test runs, for the diagnosis.
 
 pub mod client;
+pub mod clock;
 pub mod engine;
 pub mod proto;
 pub mod report;
@@ -209,6 +210,47 @@ pub enum NetError {
         /// Why it failed.
         source: std::io::Error,
     },
+}
+
+/// A failed system call while `what` was being done.
+pub(crate) fn io(what: &'static str) -> impl Fn(std::io::Error) -> NetError {
+    move |source| NetError::Io { what, source }
+}
+
+/// What a side keeps from its streams as they start.
+pub(crate) struct Started {
+    /// The streams in order.
+    pub infos: Vec<StreamInfo>,
+    /// Send buffer of the first data connection.
+    pub sndbuf: Option<u32>,
+    /// Receive buffer of the first data connection.
+    pub rcvbuf: Option<u32>,
+}
+
+/// Start the stream threads (they have recorded their ids when this returns), let
+/// `started` tell the peer, then announce [`NetEvent::Started`].
+pub(crate) fn start_streams(
+    engine: &mut engine::Engine,
+    params: &TestParams,
+    started: impl FnOnce() -> Result<(), NetError>,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Started, NetError> {
+    let infos = engine.infos();
+    let (sndbuf, rcvbuf) = engine.first_buffers().unzip();
+    engine
+        .start(params.omit_s > 0)
+        .map_err(io("starting the stream threads"))?;
+    started()?;
+    on(NetEvent::Started {
+        params,
+        streams: &infos,
+        threads: &engine.threads(),
+    });
+    Ok(Started {
+        infos,
+        sndbuf,
+        rcvbuf,
+    })
 }
 
 /// `uname -a` without the OS name suffix, as iperf3's `system_info`.
