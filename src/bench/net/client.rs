@@ -203,18 +203,11 @@ fn reset_before_reply(e: &NetError) -> bool {
 
 /// Read one state byte, waiting at most `timeout`; `Ok(None)` on timeout.
 fn poll_state(ctrl: &mut TcpStream, timeout: Duration) -> Result<Option<State>, NetError> {
-    let ready = super::wait_readable(ctrl.as_raw_fd(), timeout).map_err(|e| NetError::Io {
-        what: "waiting for the server",
-        source: e,
-    })?;
-    if !ready {
+    if !super::control_ready(ctrl, timeout, "waiting for the server")? {
         return Ok(None);
     }
     ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
-        .map_err(|e| NetError::Io {
-            what: "control connection",
-            source: e,
-        })?;
+        .map_err(io("control connection"))?;
     match proto::read_state(ctrl) {
         Ok(s) => Ok(Some(s)),
         Err(proto::ProtoError::Closed) => Err(NetError::ControlClosed("server")),

@@ -277,6 +277,16 @@ pub fn timestamp_now() -> (String, i64) {
     )
 }
 
+/// Is there something (a message or EOF) to read on the control connection within `wait`?
+pub(crate) fn control_ready(
+    ctrl: &std::net::TcpStream,
+    wait: std::time::Duration,
+    what: &'static str,
+) -> Result<bool, NetError> {
+    use std::os::fd::AsRawFd;
+    wait_readable(ctrl.as_raw_fd(), wait).map_err(io(what))
+}
+
 /// Wait until `fd` is readable or `timeout` passes. `Ok(true)` when readable (or at EOF).
 pub(crate) fn wait_readable(
     fd: std::os::fd::RawFd,

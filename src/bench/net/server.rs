@@ -356,11 +356,7 @@ fn udp_listener(bind: Option<IpAddr>, port: u16, v6: bool) -> std::io::Result<Ud
 /// Is there a message (or EOF) on the control connection? Handle what a client may say
 /// while streams are set up or data flows.
 fn check_control(ctrl: &mut TcpStream, wait: Duration) -> Result<Option<State>, NetError> {
-    let ready = super::wait_readable(ctrl.as_raw_fd(), wait).map_err(|e| NetError::Io {
-        what: "control connection",
-        source: e,
-    })?;
-    if !ready {
+    if !super::control_ready(ctrl, wait, "control connection")? {
         return Ok(None);
     }
     match proto::read_state(ctrl) {
