@@ -9,102 +9,214 @@
 //!
 //! Codes are stable (`net-…`); sentences may improve.
 
-use crate::record::finding::FindingCode;
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use super::{Finding, Severity};
-use crate::monitor::stat::Usage;
+use super::{Finding, FindingCode, Severity};
+use crate::bench::net::TestReport;
+use crate::bench::net::report::summarize;
+use crate::bench::net::sampler::{NetRecording, SystemSample};
+use crate::monitor::stat;
+pub use crate::record::net::{CpuObs, NetObservation, PolicyObs, ThreadObs};
 use crate::sys::cpu::list;
 use crate::sys::net::{IfaceKind, Interface};
 
-/// One core over the test.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct CpuObs {
-    /// CPU number.
-    pub cpu: u32,
-    /// Average utilisation over the test.
-    pub usage: Usage,
-    /// Busiest sampling interval: everything but idle, %.
-    pub peak_busy_pct: f64,
-    /// Busiest sampling interval: hard + soft interrupts, %.
-    pub peak_irq_pct: f64,
+/// What the test's readings mean: per-core usage (average and busiest interval), where
+/// each stream thread ran and how much CPU it used, clocks per policy, IRQ and softirq
+/// counts per core, and drop counters that grew. `rx_bps`/`tx_bps`: goodput our receiving
+/// / sending streams saw; `retransmits`: of our sending streams. Pure.
+pub fn observe(
+    rec: &NetRecording,
+    rx_bps: Option<f64>,
+    tx_bps: Option<f64>,
+    retransmits: Option<i64>,
+) -> NetObservation {
+    let loopback = rec
+        .iface
+        .as_ref()
+        .is_some_and(|i| i.kind == IfaceKind::Loopback);
+    let mut o = NetObservation {
+        loopback,
+        peer_local: loopback || rec.peer_local,
+        iface: rec.iface.clone(),
+        rx_bps,
+        tx_bps,
+        retransmits,
+        ..Default::default()
+    };
+    let (Some(first), Some(last)) = (rec.samples.first(), rec.samples.last()) else {
+        return o;
+    };
+    o.duration_s = last.at_s - first.at_s;
+    o.cpus = cpu_obs(&rec.samples);
+    o.nic_irqs_per_cpu = delta_map(&first.nic_irqs, &last.nic_irqs);
+    o.net_rx_per_cpu = delta_map(&first.net_rx, &last.net_rx);
+    o.net_tx_per_cpu = delta_map(&first.net_tx, &last.net_tx);
+    o.threads = thread_obs(&rec.samples, rec.clk_tck);
+    o.policies = policy_obs(rec);
+    o.counter_growth = counter_growth(rec);
+    o
 }
 
-/// Where one stream's thread ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ThreadObs {
-    /// Stream id.
-    pub id: i64,
-    /// Sending thread.
-    pub sender: bool,
-    /// CPU → number of samples it was seen on.
-    pub cpus: BTreeMap<u32, u32>,
-    /// CPU time the thread itself used, % of one core.
-    pub cpu_pct: Option<f64>,
+/// How much each counter grew from `a` to `b`, per CPU.
+fn delta_map(a: &BTreeMap<u32, u64>, b: &BTreeMap<u32, u64>) -> BTreeMap<u32, u64> {
+    b.iter()
+        .map(|(k, v)| (*k, v.saturating_sub(a.get(k).copied().unwrap_or(0))))
+        .collect()
 }
 
-impl ThreadObs {
-    /// The CPU it was seen on most, with the share of samples.
-    pub fn main_cpu(&self) -> Option<(u32, f64)> {
-        let total: u32 = self.cpus.values().sum();
-        let (cpu, n) = self.cpus.iter().max_by_key(|(_, n)| **n)?;
-        (total > 0).then(|| (*cpu, f64::from(*n) / f64::from(total)))
+/// Each core's usage from the first to the last sample, and its busiest interval.
+fn cpu_obs(samples: &[SystemSample]) -> Vec<CpuObs> {
+    let (Some(Some(a)), Some(Some(b))) = (
+        samples.first().map(|s| &s.stat),
+        samples.last().map(|s| &s.stat),
+    ) else {
+        return Vec::new();
+    };
+    let mut cpus = Vec::new();
+    for (cpu, tb) in &b.per_cpu {
+        let Some(u) = a.per_cpu.get(cpu).and_then(|ta| stat::usage(ta, tb)) else {
+            continue;
+        };
+        // Peak over consecutive samples: a one-second burst counts.
+        let (mut peak_busy, mut peak_irq) = (0.0_f64, 0.0_f64);
+        for w in samples.windows(2) {
+            let (Some(x), Some(y)) = (&w[0].stat, &w[1].stat) else {
+                continue;
+            };
+            if let (Some(px), Some(py)) = (x.per_cpu.get(cpu), y.per_cpu.get(cpu)) {
+                if let Some(pu) = stat::usage(px, py) {
+                    peak_busy = peak_busy.max(pu.cpu_pct);
+                    peak_irq = peak_irq.max(pu.irq_pct);
+                }
+            }
+        }
+        cpus.push(CpuObs {
+            cpu: *cpu,
+            usage: u,
+            peak_busy_pct: peak_busy.max(u.cpu_pct),
+            peak_irq_pct: peak_irq.max(u.irq_pct),
+        });
     }
+    cpus
 }
 
-/// One cpufreq policy over the test.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct PolicyObs {
-    /// Policy number.
-    pub id: u32,
-    /// Its CPUs.
-    pub cpus: Vec<u32>,
-    /// Governor.
-    pub governor: Option<String>,
-    /// Lowest clock sampled, kHz.
-    pub min_khz_seen: Option<u64>,
-    /// Highest clock sampled, kHz.
-    pub max_khz_seen: Option<u64>,
-    /// Highest clock possible, kHz.
-    pub max_khz: Option<u64>,
-    /// ondemand's `io_is_busy`, when that governor has it.
-    pub io_is_busy: Option<bool>,
+/// Per thread: CPUs seen (with counts), first and last (time, ticks) reading.
+type ThreadAcc = (BTreeMap<u32, u32>, Option<(f64, u64)>, Option<(f64, u64)>);
+
+/// Where each stream thread ran, and its CPU time as % of one core.
+fn thread_obs(samples: &[SystemSample], clk_tck: f64) -> Vec<ThreadObs> {
+    let mut threads: BTreeMap<(i64, bool), ThreadAcc> = BTreeMap::new();
+    for s in samples {
+        for &(id, sender, cpu, ticks) in &s.threads {
+            let e = threads.entry((id, sender)).or_default();
+            *e.0.entry(cpu).or_default() += 1;
+            if e.1.is_none() {
+                e.1 = Some((s.at_s, ticks));
+            }
+            e.2 = Some((s.at_s, ticks));
+        }
+    }
+    threads
+        .into_iter()
+        .map(|((id, sender), (cpus, a, b))| ThreadObs {
+            id,
+            sender,
+            cpus,
+            cpu_pct: match (a, b) {
+                (Some((t0, k0)), Some((t1, k1))) if t1 > t0 => {
+                    Some(k1.saturating_sub(k0) as f64 / clk_tck / (t1 - t0) * 100.0)
+                }
+                _ => None,
+            },
+        })
+        .collect()
 }
 
-/// Everything the network diagnosis looks at.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct NetObservation {
-    /// The interface the test ran over (as it was before the test).
-    pub iface: Option<Interface>,
-    /// The test ran over loopback.
-    pub loopback: bool,
-    /// The other end of the test runs on this machine (loopback, or an address of this
-    /// machine): its CPU use shows in the per-core numbers but not in our threads.
-    pub peer_local: bool,
-    /// Seconds between the first and last sample.
-    pub duration_s: f64,
-    /// Goodput our receiving streams measured, bit/s.
-    pub rx_bps: Option<f64>,
-    /// Goodput our sending streams achieved (as the peer received it), bit/s.
-    pub tx_bps: Option<f64>,
-    /// TCP retransmits of our sending streams.
-    pub retransmits: Option<i64>,
-    /// Per core.
-    pub cpus: Vec<CpuObs>,
-    /// Interrupts of the interface's IRQ lines during the test, per CPU.
-    pub nic_irqs_per_cpu: BTreeMap<u32, u64>,
-    /// NET_RX softirqs during the test, per CPU.
-    pub net_rx_per_cpu: BTreeMap<u32, u64>,
-    /// NET_TX softirqs during the test, per CPU.
-    pub net_tx_per_cpu: BTreeMap<u32, u64>,
-    /// Stream threads.
-    pub threads: Vec<ThreadObs>,
-    /// cpufreq policies.
-    pub policies: Vec<PolicyObs>,
-    /// Drop/miss counters that grew (`rx_dropped`, `ethtool:rx_mac_missed`…).
-    pub counter_growth: BTreeMap<String, u64>,
+/// The clocks each policy ran at during the test.
+fn policy_obs(rec: &NetRecording) -> Vec<PolicyObs> {
+    rec.policies
+        .iter()
+        .map(|p| {
+            let seen: Vec<u64> = rec
+                .samples
+                .iter()
+                .filter_map(|s| s.cur_khz.get(&p.id).copied())
+                .collect();
+            PolicyObs {
+                id: p.id,
+                cpus: p.cpus.clone(),
+                governor: p.governor.clone(),
+                min_khz_seen: seen.iter().copied().min(),
+                max_khz_seen: seen.iter().copied().max(),
+                max_khz: p.cpuinfo_max_khz.or(p.scaling_max_khz),
+                io_is_busy: rec.io_is_busy.get(&p.id).copied(),
+            }
+        })
+        .collect()
+}
+
+/// Receive error counters of the interface and drop counters of the driver that grew.
+fn counter_growth(rec: &NetRecording) -> BTreeMap<String, u64> {
+    let mut growth: BTreeMap<String, u64> = BTreeMap::new();
+    let first = rec.samples.first().and_then(|s| s.if_stats.as_ref());
+    let last = rec.samples.last().and_then(|s| s.if_stats.as_ref());
+    if let (Some(a), Some(b)) = (first, last) {
+        for (k, v) in b.delta(a) {
+            if k.starts_with("rx_") && k != "rx_bytes" && k != "rx_packets" && v > 0 {
+                growth.insert(k.to_string(), v);
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (&rec.ethtool_before, &rec.ethtool_after) {
+        for (k, v) in b {
+            if is_drop_counter(k) {
+                let d = v.saturating_sub(a.get(k).copied().unwrap_or(0));
+                if d > 0 {
+                    growth.insert(format!("ethtool:{k}"), d);
+                }
+            }
+        }
+    }
+    growth
+}
+
+/// Driver statistics that count lost or refused packets (`rx_missed`, `rx_mac_missed`,
+/// `rdu` of the Realtek r8125/r8169, `rx_dropped`, `*_no_buffer*`, `*fifo*`, `*overrun*`).
+pub fn is_drop_counter(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    (n.starts_with("rx") || n.contains("_rx") || n == "rdu" || n.contains("missed"))
+        && (n.contains("miss")
+            || n.contains("drop")
+            || n.contains("no_buf")
+            || n.contains("nobuf")
+            || n.contains("fifo")
+            || n.contains("overrun")
+            || n == "rdu")
+}
+
+/// Goodput of our receiving and sending streams, and our retransmits, from a test's
+/// report.
+pub fn goodput(r: &TestReport) -> (Option<f64>, Option<f64>, Option<i64>) {
+    let s = summarize(
+        &r.streams,
+        &r.totals,
+        r.peer.as_ref(),
+        r.sender_has_retransmits,
+    );
+    let retr: Option<i64> = r
+        .totals
+        .iter()
+        .filter(|t| t.sender)
+        .map(|t| t.retransmits)
+        .sum::<Option<i64>>()
+        .filter(|_| r.totals.iter().any(|t| t.sender));
+    (s.received_bps(false), s.received_bps(true), retr)
+}
+
+/// The observation of a finished test from the sampler's readings.
+pub fn observe_test(rec: &NetRecording, r: &TestReport) -> NetObservation {
+    let (rx, tx, retr) = goodput(r);
+    observe(rec, rx, tx, retr)
 }
 
 /// A core at or above this busy share is saturated.
@@ -442,6 +554,7 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::monitor::stat::Usage;
     use crate::sys::net::{IfaceIrq, RxQueue};
 
     fn usage(busy: f64, sys: f64, soft: f64) -> Usage {
@@ -767,6 +880,30 @@ mod tests {
         let f = diagnose(&o);
         assert!(f[0].message.ends_with("other load competed"), "{f:#?}");
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn drop_counters() {
+        for k in [
+            "rx_missed",
+            "rx_mac_missed",
+            "rdu",
+            "rx_dropped",
+            "rx_fifo_errors",
+            "rx_no_buffer_count",
+            "rx_queue_0_drops",
+        ] {
+            assert!(is_drop_counter(k), "{k}");
+        }
+        for k in [
+            "tx_packets",
+            "rx_octets",
+            "tx_pause_on",
+            "rx_packets",
+            "tdu",
+        ] {
+            assert!(!is_drop_counter(k), "{k}");
+        }
     }
 
     #[test]

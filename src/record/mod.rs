@@ -3,3 +3,4 @@
 //! It computes nothing from the system and renders nothing.
 
 pub mod finding;
+pub mod net;
