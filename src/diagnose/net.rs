@@ -271,95 +271,152 @@ fn placement(i: &Interface) -> String {
     parts.join("; ")
 }
 
+/// What the rules share: the observation, and the cores already explained by a finding
+/// (one cause per core).
+struct Facts<'a> {
+    o: &'a NetObservation,
+    /// The interface's name, for sentences.
+    name: &'a str,
+    /// The better of our receiving and sending goodput, bit/s.
+    goodput: f64,
+    /// The core that took most of the NIC's interrupts, with its share. Only an interface
+    /// with IRQ lines that counted interrupts during the test has "the NIC's interrupts"
+    /// on a core: NET_RX softirqs alone (veth, loopback, a USB NIC whose IRQ is the
+    /// controller's) are the receive path of any traffic.
+    irq_top: Option<(u32, f64)>,
+    /// Cores a finding already explained.
+    flagged: Vec<u32>,
+}
+
+impl<'a> Facts<'a> {
+    fn of(o: &'a NetObservation) -> Self {
+        Self {
+            o,
+            name: o
+                .iface
+                .as_ref()
+                .map(|i| i.name.as_str())
+                .unwrap_or("the interface"),
+            goodput: o.rx_bps.into_iter().chain(o.tx_bps).fold(0.0_f64, f64::max),
+            irq_top: o
+                .iface
+                .as_ref()
+                .filter(|i| !i.irqs.is_empty())
+                .and_then(|_| top_cpu(&o.nic_irqs_per_cpu)),
+            flagged: Vec::new(),
+        }
+    }
+
+    fn nic_cpu(&self) -> Option<u32> {
+        self.irq_top.map(|(c, _)| c)
+    }
+}
+
+/// One diagnosis rule: looks at the facts, adds its findings.
+type Rule = fn(&mut Facts<'_>, &mut Vec<Finding>);
+
+/// The rules in the order their findings are listed; a rule that explains a core flags it
+/// for the rules after it.
+const RULES: &[Rule] = &[
+    loopback,
+    link,
+    irq_bound_core,
+    thread_shares_irq_core,
+    cpu_bound_thread,
+    background_load,
+    irqs_on_one_core,
+    low_clocks,
+    rx_drops,
+    retransmits,
+];
+
 /// The findings for one test.
 pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
+    let mut facts = Facts::of(o);
     let mut out = Vec::new();
-    let name = o
-        .iface
-        .as_ref()
-        .map(|i| i.name.as_str())
-        .unwrap_or("the interface");
-    if o.loopback {
+    for rule in RULES {
+        rule(&mut facts, &mut out);
+    }
+    out
+}
+
+fn loopback(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    if f.o.loopback {
         out.push(Finding::new(
             FindingCode::NetLoopback,
             Severity::Info,
             "the test ran over loopback: it measures CPU and memory, not a network interface",
         ));
     }
-    let goodput = o.rx_bps.into_iter().chain(o.tx_bps).fold(0.0_f64, f64::max);
+}
 
-    // Link: only a physical port has a line rate; a veth, bridge or tunnel reports a
-    // nominal speed (10000 for veth) that says nothing about a wire.
-    if let Some(i) = o
-        .iface
-        .as_ref()
-        .filter(|i| !o.loopback && i.kind == IfaceKind::Physical)
-    {
-        if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
-            if speed < max {
-                out.push(Finding::new(
-                    FindingCode::NetLinkDowngraded,
-                    Severity::Warning,
-                    format!("link negotiated at {speed} Mb/s, {max} possible (cable, switch port or autonegotiation)"),
-                ));
-            }
-        }
-        if i.duplex.as_deref() == Some("half") {
+/// Link: only a physical port has a line rate; a veth, bridge or tunnel reports a nominal
+/// speed (10000 for veth) that says nothing about a wire.
+fn link(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(i) =
+        f.o.iface
+            .as_ref()
+            .filter(|i| !f.o.loopback && i.kind == IfaceKind::Physical)
+    else {
+        return;
+    };
+    if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
+        if speed < max {
             out.push(Finding::new(
-                FindingCode::NetHalfDuplex,
+                FindingCode::NetLinkDowngraded,
                 Severity::Warning,
-                format!("{name} runs half duplex: collisions cap throughput"),
+                format!("link negotiated at {speed} Mb/s, {max} possible (cable, switch port or autonegotiation)"),
             ));
         }
-        if let Some(speed) = i.speed_mbps.filter(|_| goodput > 0.0) {
-            let pct = goodput / (f64::from(speed) * 1e6) * 100.0;
-            // Above 100 % the traffic did not (only) cross this port, or the driver
-            // reports a wrong speed: no claim about the wire either way.
-            if (90.0..=100.0).contains(&pct) {
-                out.push(Finding::new(
-                    FindingCode::NetAtLineRate,
-                    Severity::Info,
-                    format!(
-                        "goodput {} = {pct:.0} % of line rate: at the wire limit ({speed} Mb/s, TCP over Ethernet tops out near 94 %)",
-                        fmt_rate(goodput)
-                    ),
-                ));
-            }
+    }
+    if i.duplex.as_deref() == Some("half") {
+        out.push(Finding::new(
+            FindingCode::NetHalfDuplex,
+            Severity::Warning,
+            format!("{} runs half duplex: collisions cap throughput", f.name),
+        ));
+    }
+    if let Some(speed) = i.speed_mbps.filter(|_| f.goodput > 0.0) {
+        let pct = f.goodput / (f64::from(speed) * 1e6) * 100.0;
+        // Above 100 % the traffic did not (only) cross this port, or the driver reports a
+        // wrong speed: no claim about the wire either way.
+        if (90.0..=100.0).contains(&pct) {
+            out.push(Finding::new(
+                FindingCode::NetAtLineRate,
+                Severity::Info,
+                format!(
+                    "goodput {} = {pct:.0} % of line rate: at the wire limit ({speed} Mb/s, TCP over Ethernet tops out near 94 %)",
+                    fmt_rate(f.goodput)
+                ),
+            ));
         }
     }
+}
 
-    // Cores. Only an interface with IRQ lines that counted interrupts during the test
-    // has "the NIC's interrupts" on a core: NET_RX softirqs alone (veth, loopback, a
-    // USB NIC whose IRQ is the controller's) are the receive path of any traffic.
-    let irq_top = o
-        .iface
-        .as_ref()
-        .filter(|i| !i.irqs.is_empty())
-        .and_then(|_| top_cpu(&o.nic_irqs_per_cpu));
-    let nic_cpu = irq_top.map(|(c, _)| c);
-    let mut flagged: Vec<u32> = Vec::new();
-    for c in &o.cpus {
+/// A core saturated mostly by interrupts, the one that serves the NIC's.
+fn irq_bound_core(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let nic_cpu = f.nic_cpu();
+    for c in &f.o.cpus {
         let irq = c.usage.irq_pct;
         let busy = c.usage.cpu_pct;
         if busy < SATURATED_PCT || irq < busy * 0.5 {
             continue;
         }
         // On loopback the "receive interrupt" work is the sender's own softirq.
-        if o.loopback || Some(c.cpu) != nic_cpu {
+        if f.o.loopback || Some(c.cpu) != nic_cpu {
             continue;
         }
-        flagged.push(c.cpu);
-        let soft = c.usage.softirq_pct;
-        let what = if soft >= c.usage.hardirq_pct {
+        f.flagged.push(c.cpu);
+        let what = if c.usage.softirq_pct >= c.usage.hardirq_pct {
             "softirq"
         } else {
             "irq"
         };
         let mut msg = format!(
-            "cpu{} saturated ({:.0} % {what}) serving {name} interrupts; receive is CPU-bound on one core",
-            c.cpu, irq
+            "cpu{} saturated ({:.0} % {what}) serving {} interrupts; receive is CPU-bound on one core",
+            c.cpu, irq, f.name
         );
-        if let Some(i) = o.iface.as_ref().filter(|i| !i.irqs.is_empty()) {
+        if let Some(i) = f.o.iface.as_ref().filter(|i| !i.irqs.is_empty()) {
             msg.push_str(&format!(
                 " ({}). Spread the IRQs over other cores (/proc/irq/N/smp_affinity_list) or enable RPS (/sys/class/net/{}/queues/rx-*/rps_cpus)",
                 placement(i),
@@ -372,183 +429,209 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             msg,
         ));
     }
-    // A stream thread on the core that serves the NIC.
-    if let Some(nc) = nic_cpu.filter(|_| !o.loopback) {
-        for t in &o.threads {
-            if let Some((cpu, share)) = t.main_cpu() {
-                if cpu == nc && share >= 0.5 {
-                    out.push(Finding::new(
-                        FindingCode::NetThreadSharesIrqCore,
-                        Severity::Warning,
-                        format!(
-                            "the {} thread shares cpu{cpu} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
-                            if t.sender { "sending" } else { "receiving" }
-                        ),
-                    ));
-                    break;
-                }
-            }
-        }
+}
+
+fn side(sender: bool) -> &'static str {
+    if sender { "sending" } else { "receiving" }
+}
+
+/// A stream thread on the core that serves the NIC.
+fn thread_shares_irq_core(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(nc) = f.nic_cpu().filter(|_| !f.o.loopback) else {
+        return;
+    };
+    let shared = f.o.threads.iter().find(|t| {
+        t.main_cpu()
+            .is_some_and(|(cpu, share)| cpu == nc && share >= 0.5)
+    });
+    if let Some(t) = shared {
+        out.push(Finding::new(
+            FindingCode::NetThreadSharesIrqCore,
+            Severity::Warning,
+            format!(
+                "the {} thread shares cpu{nc} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
+                side(t.sender)
+            ),
+        ));
     }
-    // A stream thread saturating its core by itself.
-    for t in &o.threads {
+}
+
+/// A stream thread saturating its core by itself.
+fn cpu_bound_thread(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    for t in &f.o.threads {
         let (Some((cpu, _)), Some(pct)) = (t.main_cpu(), t.cpu_pct) else {
             continue;
         };
-        if pct < 85.0 || flagged.contains(&cpu) {
+        if pct < 85.0 || f.flagged.contains(&cpu) {
             continue;
         }
-        flagged.push(cpu);
-        let split = o
-            .cpus
-            .iter()
-            .find(|c| c.cpu == cpu)
-            .map(|c| {
-                format!(
-                    "; cpu{cpu} {:.0} % busy: {:.0} % sys, {:.0} % usr, {:.0} % irq",
-                    c.usage.cpu_pct,
-                    c.usage.sys_pct,
-                    c.usage.usr_pct + c.usage.nice_pct,
-                    c.usage.irq_pct
-                )
-            })
-            .unwrap_or_default();
+        f.flagged.push(cpu);
+        let split =
+            f.o.cpus
+                .iter()
+                .find(|c| c.cpu == cpu)
+                .map(|c| {
+                    format!(
+                        "; cpu{cpu} {:.0} % busy: {:.0} % sys, {:.0} % usr, {:.0} % irq",
+                        c.usage.cpu_pct,
+                        c.usage.sys_pct,
+                        c.usage.usr_pct + c.usage.nice_pct,
+                        c.usage.irq_pct
+                    )
+                })
+                .unwrap_or_default();
         out.push(Finding::new(
             FindingCode::NetCpuBoundCore,
             Severity::Warning,
             format!(
                 "the {} thread used {pct:.0} % of a core (mostly cpu{cpu}{split}): the test is CPU-bound on one core",
-                if t.sender { "sending" } else { "receiving" },
+                side(t.sender),
             ),
         ));
     }
-    // A saturated core the test did not saturate: something else competes.
-    for c in &o.cpus {
-        if c.usage.cpu_pct < SATURATED_PCT || flagged.contains(&c.cpu) {
+}
+
+/// A saturated core the test did not saturate: something else competes.
+fn background_load(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    for c in &f.o.cpus {
+        if c.usage.cpu_pct < SATURATED_PCT || f.flagged.contains(&c.cpu) {
             continue;
         }
-        let ours: f64 = o
-            .threads
-            .iter()
-            .filter(|t| t.main_cpu().is_some_and(|(m, _)| m == c.cpu))
-            .filter_map(|t| t.cpu_pct)
-            .fold(0.0, |a, b| a + b);
-        if ours < c.usage.cpu_pct * 0.5 && c.usage.irq_pct < c.usage.cpu_pct * 0.5 {
-            flagged.push(c.cpu);
-            let head = format!(
-                "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it this side's stream threads",
-                c.cpu,
-                c.usage.cpu_pct,
-                c.usage.usr_pct + c.usage.nice_pct,
-                c.usage.sys_pct,
-                ours
-            );
-            // With the peer on this machine its threads are most of that: not "other
-            // load", and not a finding worth a warning.
-            out.push(if o.peer_local {
-                Finding::new(
-                    FindingCode::NetBackgroundLoad,
-                    Severity::Info,
-                    format!(
-                        "{head}; the other end of the test runs on this machine and is not counted as this side, so this is its work and/or other load"
-                    ),
-                )
-            } else {
-                Finding::new(
-                    FindingCode::NetBackgroundLoad,
-                    Severity::Warning,
-                    format!("{head}: other load competed"),
-                )
-            });
+        let ours: f64 =
+            f.o.threads
+                .iter()
+                .filter(|t| t.main_cpu().is_some_and(|(m, _)| m == c.cpu))
+                .filter_map(|t| t.cpu_pct)
+                .fold(0.0, |a, b| a + b);
+        if ours >= c.usage.cpu_pct * 0.5 || c.usage.irq_pct >= c.usage.cpu_pct * 0.5 {
+            continue;
         }
-    }
-    // All NIC interrupts on one core, without saturation (yet).
-    if let (Some((cpu, share)), Some(i)) = (irq_top, o.iface.as_ref()) {
-        let total: u64 = o.nic_irqs_per_cpu.values().sum();
-        if share >= 0.99 && total >= 1000 && !flagged.contains(&cpu) && i.rps_cpus().is_empty() {
-            out.push(Finding::new(
-                FindingCode::NetIrqsOneCore,
+        f.flagged.push(c.cpu);
+        let head = format!(
+            "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it this side's stream threads",
+            c.cpu,
+            c.usage.cpu_pct,
+            c.usage.usr_pct + c.usage.nice_pct,
+            c.usage.sys_pct,
+            ours
+        );
+        // With the peer on this machine its threads are most of that: not "other load",
+        // and not a finding worth a warning.
+        out.push(if f.o.peer_local {
+            Finding::new(
+                FindingCode::NetBackgroundLoad,
                 Severity::Info,
                 format!(
-                    "all {} interrupts ({total}) landed on cpu{cpu} with RPS off ({})",
-                    i.name,
-                    placement(i)
+                    "{head}; the other end of the test runs on this machine and is not counted as this side, so this is its work and/or other load"
                 ),
-            ));
-        }
+            )
+        } else {
+            Finding::new(
+                FindingCode::NetBackgroundLoad,
+                Severity::Warning,
+                format!("{head}: other load competed"),
+            )
+        });
     }
+}
 
-    // Clocks.
-    let busy_cpus: Vec<u32> = o
-        .cpus
-        .iter()
-        .filter(|c| c.usage.cpu_pct >= 30.0)
-        .map(|c| c.cpu)
-        .collect();
-    for p in &o.policies {
+/// All NIC interrupts on one core, without saturation (yet).
+fn irqs_on_one_core(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let (Some((cpu, share)), Some(i)) = (f.irq_top, f.o.iface.as_ref()) else {
+        return;
+    };
+    let total: u64 = f.o.nic_irqs_per_cpu.values().sum();
+    if share >= 0.99 && total >= 1000 && !f.flagged.contains(&cpu) && i.rps_cpus().is_empty() {
+        out.push(Finding::new(
+            FindingCode::NetIrqsOneCore,
+            Severity::Info,
+            format!(
+                "all {} interrupts ({total}) landed on cpu{cpu} with RPS off ({})",
+                i.name,
+                placement(i)
+            ),
+        ));
+    }
+}
+
+/// Clocks of busy cores that stayed well below what they can reach.
+fn low_clocks(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let busy_cpus: Vec<u32> =
+        f.o.cpus
+            .iter()
+            .filter(|c| c.usage.cpu_pct >= 30.0)
+            .map(|c| c.cpu)
+            .collect();
+    for p in &f.o.policies {
         if !p.cpus.iter().any(|c| busy_cpus.contains(c)) {
             continue;
         }
         let (Some(lo), Some(hi), Some(max)) = (p.min_khz_seen, p.max_khz_seen, p.max_khz) else {
             continue;
         };
-        if (hi as f64) < max as f64 * 0.85 {
-            let gov = p.governor.as_deref().unwrap_or("unknown");
-            let io = match (gov, p.io_is_busy) {
-                ("ondemand" | "conservative", Some(false)) => " without io_is_busy",
-                ("ondemand" | "conservative", Some(true)) => " with io_is_busy",
-                _ => "",
-            };
-            let range = if mhz(lo) == mhz(hi) {
-                format!("{} MHz", mhz(hi))
-            } else {
-                format!("{}–{} MHz", mhz(lo), mhz(hi))
-            };
-            out.push(Finding::new(
-                FindingCode::NetLowClocks,
-                Severity::Warning,
-                format!(
-                    "clocks of cpu{} stayed at {range} during the test (governor {gov}{io}); they can reach {} MHz",
-                    list::format_list(&p.cpus),
-                    mhz(max)
-                ),
-            ));
+        if (hi as f64) >= max as f64 * 0.85 {
+            continue;
         }
-    }
-
-    // Drops.
-    let grown: u64 = o.counter_growth.values().sum();
-    if grown > 0 {
-        let detail: Vec<String> = o
-            .counter_growth
-            .iter()
-            .map(|(k, v)| format!("{} +{v}", k.trim_start_matches("ethtool:")))
-            .collect();
+        let gov = p.governor.as_deref().unwrap_or("unknown");
+        let io = match (gov, p.io_is_busy) {
+            ("ondemand" | "conservative", Some(false)) => " without io_is_busy",
+            ("ondemand" | "conservative", Some(true)) => " with io_is_busy",
+            _ => "",
+        };
+        let range = if mhz(lo) == mhz(hi) {
+            format!("{} MHz", mhz(hi))
+        } else {
+            format!("{}–{} MHz", mhz(lo), mhz(hi))
+        };
         out.push(Finding::new(
-            FindingCode::NetRxDrops,
+            FindingCode::NetLowClocks,
             Severity::Warning,
             format!(
-                "rx drops/missed grew by {grown} during the test ({}): packets arrived faster than they were taken from the ring",
-                detail.join(", ")
+                "clocks of cpu{} stayed at {range} during the test (governor {gov}{io}); they can reach {} MHz",
+                list::format_list(&p.cpus),
+                mhz(max)
             ),
         ));
     }
+}
 
-    // Retransmits (sending side).
-    if let (Some(r), Some(tx)) = (o.retransmits, o.tx_bps) {
-        let segments = tx / 8.0 * o.duration_s.max(1.0) / 1448.0;
-        if r > 0 && segments > 0.0 && r as f64 / segments >= 0.001 && !o.loopback {
-            out.push(Finding::new(
-                FindingCode::NetRetransmits,
-                Severity::Info,
-                format!(
-                    "{r} TCP retransmits ({:.2} % of segments): loss on the path or at the receiver",
-                    r as f64 / segments * 100.0
-                ),
-            ));
-        }
+/// Receive drop and miss counters that grew.
+fn rx_drops(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let grown: u64 = f.o.counter_growth.values().sum();
+    if grown == 0 {
+        return;
     }
-    out
+    let detail: Vec<String> =
+        f.o.counter_growth
+            .iter()
+            .map(|(k, v)| format!("{} +{v}", k.trim_start_matches("ethtool:")))
+            .collect();
+    out.push(Finding::new(
+        FindingCode::NetRxDrops,
+        Severity::Warning,
+        format!(
+            "rx drops/missed grew by {grown} during the test ({}): packets arrived faster than they were taken from the ring",
+            detail.join(", ")
+        ),
+    ));
+}
+
+/// TCP retransmits of our sending streams, one in a thousand segments or more.
+fn retransmits(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let (Some(r), Some(tx)) = (f.o.retransmits, f.o.tx_bps) else {
+        return;
+    };
+    let segments = tx / 8.0 * f.o.duration_s.max(1.0) / 1448.0;
+    if r > 0 && segments > 0.0 && r as f64 / segments >= 0.001 && !f.o.loopback {
+        out.push(Finding::new(
+            FindingCode::NetRetransmits,
+            Severity::Info,
+            format!(
+                "{r} TCP retransmits ({:.2} % of segments): loss on the path or at the receiver",
+                r as f64 / segments * 100.0
+            ),
+        ));
+    }
 }
 
 #[cfg(test)]
