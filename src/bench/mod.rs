@@ -10,6 +10,7 @@ pub mod memlat;
 pub mod net;
 pub mod pin;
 pub mod scrypt;
+pub mod start;
 pub mod storage;
 
 /// Why a benchmark produced no result.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::monitor::interval::Interval;
 use crate::monitor::layout::Layout;
 use crate::monitor::recording::Recording;
-use crate::monitor::sample::{SampleSpec, Sampler, cur_freq_readable};
+use crate::monitor::sample::{SampleSpec, Sampler, TaskId, cur_freq_readable};
 use crate::shutdown::{self, CancellationToken, CleanupHandle};
 use crate::sys::cache;
 use crate::sys::cpu::{self, Topology};
@@ -158,12 +158,12 @@ impl Monitor {
             &setup.layout,
             setup.thermal.as_ref(),
             setup.dc_in.clone(),
-            config.spec,
+            config.spec.clone(),
         );
         let mut rec = Recording::new(
             config.interval.as_secs_f64(),
             setup.layout.clone(),
-            config.spec,
+            config.spec.clone(),
         );
         rec.thermal_source = setup.thermal.as_ref().map(ThermalSource::label);
         rec.dc_in = setup.dc_in.as_ref().map(|d| d.label.clone());
@@ -288,6 +288,13 @@ impl MonitorHandle {
     /// End the running phase now (time between benchmarks belongs to no phase).
     pub fn end_phase(&self) {
         self.shared.sample(Some(PhaseOp::End), false);
+    }
+
+    /// Replace the tasks sampled from the next sample on ([`Sampler::set_tasks`]): a
+    /// benchmark's threads are born after the monitor starts.
+    pub fn set_tasks(&self, tasks: &[TaskId]) {
+        lock(&self.shared.sampler).set_tasks(tasks);
+        lock(&self.shared.rec).spec.tasks = tasks.to_vec();
     }
 
     /// A copy of everything recorded so far (for rewriting the JSON report mid-run).

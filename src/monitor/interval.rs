@@ -2,10 +2,17 @@
 //! semantics from [`crate::monitor::stat`]), the busiest core, clocks, load, temperature,
 //! supply voltage, swap and softirq rates. Pure: [`Interval::new`] only looks at its inputs.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-use crate::monitor::sample::{PolicyClock, Sample, SoftirqCounters, SwapCounters};
-use crate::monitor::stat::{CpuTimes, ProcStat, Usage, usage};
+use crate::monitor::sample::{
+    DiskCounters, IrqLineCounts, NicCounters, PolicyClock, Sample, SoftirqCounters, SwapCounters,
+    TaskCounters, TaskId,
+};
+use crate::monitor::stat::{CpuTimes, ProcStat, USER_HZ, Usage, usage};
+use crate::sys::counters::{BlockStat, SECTOR_BYTES};
+use crate::sys::net::IfStats;
 
 /// Utilisation of one CPU over the interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -39,6 +46,95 @@ pub struct SoftirqRates {
     pub net_tx_per_s: Option<f64>,
     /// BLOCK softirqs per second.
     pub block_per_s: Option<f64>,
+}
+
+/// Interrupts of one IRQ line over the interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IrqLineDelta {
+    /// The line's label (`224`).
+    pub id: String,
+    /// Its handler names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// Interrupts per CPU (CPUs with a column at both ends), exact however short the
+    /// interval.
+    pub per_cpu: BTreeMap<u32, u64>,
+    /// Their sum.
+    pub total: u64,
+    /// The sum per second; `None` when no time passed.
+    pub per_s: Option<f64>,
+}
+
+/// What one interface did over the interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NicRates {
+    /// Interface name.
+    pub iface: String,
+    /// Bytes received per second.
+    pub rx_bytes_per_s: Option<f64>,
+    /// Bytes sent per second.
+    pub tx_bytes_per_s: Option<f64>,
+    /// Packets received per second.
+    pub rx_packets_per_s: Option<f64>,
+    /// Packets sent per second.
+    pub tx_packets_per_s: Option<f64>,
+    /// Growth of every counter (drops, errors, missed…) over the interval, a count; `None`
+    /// for counters not read at both ends or reset in between (driver reload).
+    pub grown: IfStats,
+}
+
+impl NicRates {
+    /// Received packets lost on our side (`rx_dropped`, `rx_missed_errors`,
+    /// `rx_fifo_errors`, `rx_over_errors` together); `None` when none was read.
+    pub fn rx_lost(&self) -> Option<u64> {
+        let g = &self.grown;
+        [
+            g.rx_dropped,
+            g.rx_missed_errors,
+            g.rx_fifo_errors,
+            g.rx_over_errors,
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(u64::saturating_add)
+    }
+}
+
+/// What one block device did over the interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiskRates {
+    /// Kernel name (`mmcblk0`).
+    pub dev: String,
+    /// Bytes read (exact however short the interval).
+    pub read_bytes: Option<u64>,
+    /// Bytes written.
+    pub write_bytes: Option<u64>,
+    /// Bytes read per second.
+    pub read_bytes_per_s: Option<f64>,
+    /// Bytes written per second.
+    pub write_bytes_per_s: Option<f64>,
+    /// Read requests completed per second.
+    pub reads_per_s: Option<f64>,
+    /// Write requests completed per second.
+    pub writes_per_s: Option<f64>,
+    /// Share of the interval with requests in flight, percent (`io_ticks`; 100 is a
+    /// device that was never idle, not necessarily one at its limit).
+    pub busy_pct: Option<f64>,
+    /// Requests in flight at the end.
+    pub in_flight: Option<u64>,
+}
+
+/// CPU time of one task over the interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TaskRates {
+    /// Which task.
+    pub task: TaskId,
+    /// User plus system clock ticks it used.
+    pub ticks: Option<u64>,
+    /// The same in percent of one core (a process with several busy threads exceeds 100).
+    pub cpu_pct: Option<f64>,
+    /// The CPU it last ran on, at the end.
+    pub cpu: Option<u32>,
 }
 
 /// Derived values between two samples.
@@ -76,6 +172,18 @@ pub struct Interval {
     pub swap_out_pages_per_s: Option<f64>,
     /// Softirq rates per CPU (empty unless sampled).
     pub softirqs: Vec<SoftirqRates>,
+    /// Interrupts of each sampled IRQ line present at both ends (empty unless sampled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub irq_lines: Vec<IrqLineDelta>,
+    /// Each sampled interface read at both ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nics: Vec<NicRates>,
+    /// Each sampled block device read at both ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disks: Vec<DiskRates>,
+    /// Each sampled task (its rates `None` unless read at both ends).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskRates>,
 }
 
 /// Difference of a counter that may be 32 bits wide (`/proc/softirqs` is `unsigned int`,
@@ -113,6 +221,10 @@ impl Interval {
             (Some(a), Some(b)) => softirq_rates(a, b, &rate),
             _ => Vec::new(),
         };
+        let irq_lines = match (&prev.irq_lines, &cur.irq_lines) {
+            (Some(a), Some(b)) => irq_line_deltas(a, b, elapsed_s),
+            _ => Vec::new(),
+        };
         Self {
             start_unix_ms: prev.unix_ms,
             end_unix_ms: cur.unix_ms,
@@ -130,6 +242,10 @@ impl Interval {
             swap_in_pages_per_s: swap_in,
             swap_out_pages_per_s: swap_out,
             softirqs,
+            irq_lines,
+            nics: nic_rates(&prev.nics, &cur.nics, &rate),
+            disks: disk_rates(&prev.disks, &cur.disks, elapsed_s, &rate),
+            tasks: task_rates(&prev.tasks, &cur.tasks, &rate),
         }
     }
 
@@ -154,6 +270,31 @@ impl Interval {
                 net_tx: s.net_tx.keys().map(|&k| (k, 0)).collect(),
                 block: s.block.keys().map(|&k| (k, 0)).collect(),
             }),
+            irq_lines: cur.irq_lines.as_ref().map(|v| {
+                v.iter()
+                    .map(|l| IrqLineCounts {
+                        per_cpu: l.per_cpu.keys().map(|&k| (k, 0)).collect(),
+                        ..l.clone()
+                    })
+                    .collect()
+            }),
+            nics: cur
+                .nics
+                .iter()
+                .map(|n| NicCounters {
+                    iface: n.iface.clone(),
+                    stats: n.stats.map(zero_if_stats),
+                })
+                .collect(),
+            disks: cur
+                .disks
+                .iter()
+                .map(|d| DiskCounters {
+                    dev: d.dev.clone(),
+                    stat: d.stat.map(|_| BlockStat::default()),
+                })
+                .collect(),
+            // Tasks started after boot: no since-boot figure (their rates stay `None`).
             ..Default::default()
         };
         Self {
@@ -168,6 +309,33 @@ impl Interval {
             .iter()
             .find(|c| c.policy == policy)
             .and_then(|c| c.khz)
+    }
+
+    /// Interrupts per CPU of every sampled IRQ line together (a NIC's or a disk's queues).
+    pub fn irqs_per_cpu(&self) -> BTreeMap<u32, u64> {
+        let mut out = BTreeMap::new();
+        for l in &self.irq_lines {
+            for (&cpu, &n) in &l.per_cpu {
+                let e: &mut u64 = out.entry(cpu).or_default();
+                *e = e.saturating_add(n);
+            }
+        }
+        out
+    }
+
+    /// The interface `iface`, if read at both ends.
+    pub fn nic(&self, iface: &str) -> Option<&NicRates> {
+        self.nics.iter().find(|n| n.iface == iface)
+    }
+
+    /// The block device `dev`, if read at both ends.
+    pub fn disk(&self, dev: &str) -> Option<&DiskRates> {
+        self.disks.iter().find(|d| d.dev == dev)
+    }
+
+    /// The task `task`, if sampled.
+    pub fn task(&self, task: TaskId) -> Option<&TaskRates> {
+        self.tasks.iter().find(|t| t.task == task)
     }
 
     /// Utilisation of `cpu`, if it was online throughout.
@@ -244,6 +412,118 @@ fn softirq_rates(
             block_per_s: d(&a.block, &b.block, cpu),
         })
         .collect()
+}
+
+fn irq_line_deltas(a: &[IrqLineCounts], b: &[IrqLineCounts], elapsed_s: f64) -> Vec<IrqLineDelta> {
+    b.iter()
+        .filter_map(|lb| {
+            let la = a.iter().find(|l| l.id == lb.id)?;
+            let per_cpu: BTreeMap<u32, u64> = lb
+                .per_cpu
+                .iter()
+                .filter_map(|(cpu, &n)| Some((*cpu, counter_delta(*la.per_cpu.get(cpu)?, n)?)))
+                .collect();
+            let total = per_cpu.values().fold(0u64, |s, &n| s.saturating_add(n));
+            Some(IrqLineDelta {
+                id: lb.id.clone(),
+                actions: lb.actions.clone(),
+                per_cpu,
+                total,
+                per_s: (elapsed_s > 0.0).then(|| total as f64 / elapsed_s),
+            })
+        })
+        .collect()
+}
+
+fn nic_rates(
+    a: &[NicCounters],
+    b: &[NicCounters],
+    rate: &dyn Fn(Option<u64>) -> Option<f64>,
+) -> Vec<NicRates> {
+    b.iter()
+        .filter_map(|nb| {
+            let sb = nb.stats?;
+            let sa = a.iter().find(|n| n.iface == nb.iface)?.stats?;
+            let mut grown = IfStats::default();
+            let before: BTreeMap<&str, u64> = sa.pairs().into_iter().collect();
+            for (name, v) in sb.pairs() {
+                grown.set(
+                    name,
+                    before.get(name).and_then(|&old| counter_delta(old, v)),
+                );
+            }
+            Some(NicRates {
+                iface: nb.iface.clone(),
+                rx_bytes_per_s: rate(grown.rx_bytes),
+                tx_bytes_per_s: rate(grown.tx_bytes),
+                rx_packets_per_s: rate(grown.rx_packets),
+                tx_packets_per_s: rate(grown.tx_packets),
+                grown,
+            })
+        })
+        .collect()
+}
+
+fn disk_rates(
+    a: &[DiskCounters],
+    b: &[DiskCounters],
+    elapsed_s: f64,
+    rate: &dyn Fn(Option<u64>) -> Option<f64>,
+) -> Vec<DiskRates> {
+    b.iter()
+        .filter_map(|db| {
+            let sb = db.stat?;
+            let sa = a.iter().find(|d| d.dev == db.dev)?.stat?;
+            let d = |x: fn(&BlockStat) -> u64| counter_delta(x(&sa), x(&sb));
+            let bytes = |s: Option<u64>| s?.checked_mul(SECTOR_BYTES);
+            let read_bytes = bytes(d(|s| s.read_sectors));
+            let write_bytes = bytes(d(|s| s.write_sectors));
+            Some(DiskRates {
+                dev: db.dev.clone(),
+                read_bytes,
+                write_bytes,
+                read_bytes_per_s: rate(read_bytes),
+                write_bytes_per_s: rate(write_bytes),
+                reads_per_s: rate(d(|s| s.reads)),
+                writes_per_s: rate(d(|s| s.writes)),
+                busy_pct: d(|s| s.io_ms)
+                    .filter(|_| elapsed_s > 0.0)
+                    .map(|ms| (ms as f64 / 10.0 / elapsed_s).min(100.0)),
+                in_flight: Some(sb.in_flight),
+            })
+        })
+        .collect()
+}
+
+fn task_rates(
+    a: &[TaskCounters],
+    b: &[TaskCounters],
+    rate: &dyn Fn(Option<u64>) -> Option<f64>,
+) -> Vec<TaskRates> {
+    b.iter()
+        .map(|tb| {
+            let before = a.iter().find(|t| t.task == tb.task).and_then(|t| t.stat);
+            let ticks = match (before, tb.stat) {
+                (Some(x), Some(y)) => y.ticks.checked_sub(x.ticks),
+                _ => None,
+            };
+            TaskRates {
+                task: tb.task,
+                ticks,
+                cpu_pct: rate(ticks).map(|t| t * 100.0 / USER_HZ),
+                cpu: tb.stat.map(|s| s.cpu),
+            }
+        })
+        .collect()
+}
+
+/// Zero for every counter `s` has (the since-boot origin).
+fn zero_if_stats(s: IfStats) -> IfStats {
+    let mut z = IfStats::default();
+    for (name, _) in s.pairs() {
+        z.set(name, Some(0));
+    }
+    z
 }
 
 #[cfg(test)]

@@ -1,8 +1,71 @@
-//! Sampling: a thread reads raw counters into [`Sample`]s; [`Interval`]s are derived from
+//! Sampling: one layer reads raw counters into [`Sample`]s; [`Interval`]s are derived from
 //! two samples (pure). A [`Recording`] of them, with phases, feeds the "System health while
 //! running …" tables and the diagnoses.
 //!
-//! Use from the standard run (or net/storage):
+//! What is read is one mask, [`SampleSpec`] (bottom's `UsedWidgets`): the cheap default
+//! (CPU times, load, clocks, temperature, DC-in) always; on top of it what the consumer
+//! asks for — `swap`, `softirqs`, IRQ lines ([`IrqSelect`]: numbers, line labels, handler
+//! names or `prefix*`), NIC counters (`nics`), disk counters (`disks`) and the CPU time and
+//! last CPU of tasks (`tasks`, [`TaskId`]). [`SampleSpec::full`] is what `monitor --json`
+//! and the standard run sample; [`SampleSpec::all_counters`] is everything (cost checks).
+//! Two ways to take samples with it:
+//! - on demand: a [`Sampler`] ([`Sampler::for_setup`] or [`Sampler::new`]), whose
+//!   [`Sampler::sample`] reads the mask now — at a pass's start and end, or from a
+//!   benchmark's own timer;
+//! - in the background: a [`Monitor`] thread samples at a fixed rate into a [`Recording`];
+//!   [`MonitorHandle::mark`] takes a boundary sample at once.
+//!
+//! [`Interval::new`] turns two samples into rates: [`Interval::irq_lines`] and
+//! [`Interval::irqs_per_cpu`], [`Interval::nic`] (bytes/packets per second and every
+//! counter's growth: drops, missed, errors), [`Interval::disk`] (bytes, requests, busy
+//! share) and [`Interval::task`] (percent of one core and the CPU it ran on).
+//!
+//! The network client watches its interface, that interface's IRQ lines and its stream
+//! threads; each thread hands over its id before it starts (with
+//! [`crate::bench::start::run_together`], threads that must start together):
+//! ```no_run
+//! use sbc_bench::monitor::{Interval, IrqSelect, SampleSpec, Sampler, Setup, TaskId};
+//! let root = sbc_bench::sys::root::SysRoot::host();
+//! let setup = Setup::discover(&root, true);
+//! // `Interface::irq_names` (the interface and its virtio device) and its MSI vectors.
+//! let spec = SampleSpec::full()
+//!     .with_nic("eth0")
+//!     .with_irqs(IrqSelect::handlers(&["eth0"]))
+//!     .with_irqs(IrqSelect::numbers(&[224, 240]));
+//! let mut sampler = Sampler::for_setup(&root, &setup, spec);
+//! let streams: Vec<TaskId> = vec![TaskId::this_thread()]; // each stream's TaskId::this_thread()
+//! sampler.set_tasks(&streams);
+//! let before = sampler.sample();
+//! // … one second of traffic …
+//! let iv = Interval::new(&before, &sampler.sample());
+//! let nic = iv.nic("eth0").map(|n| (n.rx_bytes_per_s, n.rx_lost()));
+//! let irq_cpus = iv.irqs_per_cpu(); // the NIC's interrupts per CPU
+//! let where_streams_ran: Vec<_> = iv.tasks.iter().map(|t| (t.cpu, t.cpu_pct)).collect();
+//! # let _ = (nic, irq_cpus, where_streams_ran);
+//! ```
+//!
+//! The storage benchmark watches its disk, the disk's IRQ lines and its I/O worker (or the
+//! whole process), exactly at each pass's start and end:
+//! ```no_run
+//! use sbc_bench::monitor::{Interval, IrqSelect, SampleSpec, Sampler, Setup, TaskId};
+//! let root = sbc_bench::sys::root::SysRoot::host();
+//! let setup = Setup::discover(&root, true);
+//! let irq_ids: Vec<String> = vec!["31".into()]; // sys::storage::irq_lines(&device, &ints)
+//! let spec = SampleSpec::default()
+//!     .with_disk("mmcblk0")
+//!     .with_irqs(IrqSelect::ids(&irq_ids))
+//!     .with_task(TaskId::this_process());
+//! let mut sampler = Sampler::for_setup(&root, &setup, spec);
+//! let start = sampler.sample();
+//! // … one pass …
+//! let pass = Interval::new(&start, &sampler.sample());
+//! let disk = pass.disk("mmcblk0").map(|d| (d.write_bytes_per_s, d.busy_pct));
+//! let storage_irqs: u64 = pass.irq_lines.iter().map(|l| l.total).sum();
+//! let self_cpu = pass.task(TaskId::this_process()).and_then(|t| t.cpu_pct);
+//! # let _ = (disk, storage_irqs, self_cpu);
+//! ```
+//!
+//! The standard run (or a long test watched in the background):
 //! ```no_run
 //! use std::time::Duration;
 //! use sbc_bench::monitor::{Monitor, MonitorConfig, Setup, SampleSpec, TableOptions};
@@ -24,6 +87,9 @@
 //!     &sbc_bench::monitor::render::local_hms);
 //! # let _ = table; Ok(()) }
 //! ```
+//!
+//! Layering: this module reads through [`crate::sys`] only (every path lives there) and
+//! uses [`crate::shutdown`]; it knows nothing of benchmarks or reports.
 
 pub mod handle;
 pub mod interval;
@@ -35,8 +101,13 @@ pub mod scaling;
 pub mod stat;
 
 pub use handle::{Monitor, MonitorConfig, MonitorHandle, Setup};
-pub use interval::{Busiest, CoreUsage, Interval, SoftirqRates};
+pub use interval::{
+    Busiest, CoreUsage, DiskRates, Interval, IrqLineDelta, NicRates, SoftirqRates, TaskRates,
+};
 pub use layout::{ClockColumn, ClockColumns, Layout};
 pub use recording::{ClockRange, Phase, PhaseSummary, Recording};
 pub use render::{Banner, Table, TableOptions};
-pub use sample::{Sample, SampleSpec, Sampler};
+pub use sample::{
+    DiskCounters, IrqLineCounts, IrqSelect, NicCounters, Sample, SampleSpec, Sampler, TaskCounters,
+    TaskId,
+};

@@ -270,7 +270,8 @@ pub struct Banner {
     pub virt: Option<String>,
     /// Userland architecture (`arm64`, `armhf`); `None` when unknown.
     pub userland: Option<String>,
-    /// The rendered topology table ([`crate::report::topology::render`]).
+    /// The rendered topology table (the caller renders it: the report layer's topology
+    /// table, as `info` prints it).
     pub topology: String,
     /// `Thermal source: …` label of the sensor (`/sys/devices/virtual/thermal/thermal_zone0/
     /// (soc-thermal)`); `None` without one.

@@ -6,6 +6,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// `USER_HZ`: the unit of `/proc/stat` and `/proc/<pid>/stat` times on every Linux (the
+/// one place this is assumed).
+pub const USER_HZ: f64 = 100.0;
+
 /// Cumulative time counters of one CPU (or of all, for the `cpu` line), in clock ticks
 /// (`USER_HZ`, 100 per second on every Linux we know).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 
 pub mod board;
 pub mod cache;
+pub mod counters;
 pub mod cpu;
 pub mod cpufreq;
 pub mod devfreq;

@@ -9,7 +9,7 @@ pub mod ethtool;
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cpu::list;
 use crate::sys::irq::{self, Interrupts};
@@ -31,7 +31,7 @@ pub enum IfaceKind {
 }
 
 /// Counters of `/sys/class/net/IF/statistics/`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IfStats {
     /// Bytes received.
     pub rx_bytes: Option<u64>,
@@ -92,6 +92,13 @@ impl IfStats {
             "rx_crc_errors" => &mut self.rx_crc_errors,
             _ => return None,
         })
+    }
+
+    /// Set counter `name` (one of [`Self::FILES`]); other names are ignored.
+    pub fn set(&mut self, name: &str, v: Option<u64>) {
+        if let Some(slot) = self.slot(name) {
+            *slot = v;
+        }
     }
 
     /// Counters as (name, value) pairs, skipping missing ones.
