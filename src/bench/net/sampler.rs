@@ -2,7 +2,8 @@
 //! usr/sys/irq/softirq (`/proc/stat`, through [`crate::monitor::stat`]), the interface's
 //! IRQ lines (`/proc/interrupts`), NET_RX/NET_TX softirqs per core, the interface's
 //! counters and driver statistics, cpufreq per policy, and which core each stream's thread
-//! ran on (`/proc/self/task/TID/stat`, field 39).
+//! ran on (`/proc/PID/task/TID/stat`, field 39), all read by the monitor's sampler
+//! ([`crate::monitor::Sampler`]) with the mask a test needs.
 //!
 //! Sampling is cheap (a handful of small files once per interval). The sampler keeps raw
 //! readings ([`NetRecording`]); what they mean is derived in [`crate::diagnose::net`].
@@ -13,7 +14,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::engine::StreamThread;
-use crate::monitor::stat::{self, ProcStat};
+use crate::monitor::sample::{IrqSelect, Sample, SampleSpec, TaskId};
+use crate::monitor::stat::{ProcStat, USER_HZ};
+use crate::monitor::{ClockColumn, ClockColumns, Layout};
 use crate::sys::cpufreq::{self, Policy};
 use crate::sys::irq;
 use crate::sys::net::{self, IfStats, Interface};
@@ -41,32 +44,90 @@ pub struct SystemSample {
     pub threads: Vec<(i64, bool, u32, u64)>,
 }
 
-/// The processor a task last ran on (field 39 of `/proc/PID/task/TID/stat`) and the clock
-/// ticks it used (fields 14 and 15, utime + stime). The command name (field 2) may hold
-/// spaces and parentheses, so fields are counted after its last `)`.
-pub fn parse_task_stat(stat: &str) -> Option<(u32, u64)> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let field = |n: usize| f.get(n - 3).copied();
-    let cpu = field(39)?.parse().ok()?;
-    let utime: u64 = field(14)?.parse().ok()?;
-    let stime: u64 = field(15)?.parse().ok()?;
-    Some((cpu, utime + stime))
+impl SystemSample {
+    /// The network's view of one [`Sample`] of the monitor's sampler: the interface's IRQ
+    /// lines summed per CPU, its counters, and each stream thread's CPU and ticks.
+    fn of(sample: Sample, at_s: f64, threads: &[StreamThread]) -> Self {
+        let mut nic_irqs: BTreeMap<u32, u64> = BTreeMap::new();
+        for line in sample.irq_lines.iter().flatten() {
+            for (&cpu, &n) in &line.per_cpu {
+                *nic_irqs.entry(cpu).or_default() += n;
+            }
+        }
+        let tids: BTreeMap<u32, (i64, bool)> = threads
+            .iter()
+            .filter_map(|t| Some((u32::try_from(t.tid?).ok()?, (t.id, t.sender))))
+            .collect();
+        let softirqs = sample.softirqs.unwrap_or_default();
+        Self {
+            at_s,
+            cur_khz: sample
+                .clocks
+                .iter()
+                .filter_map(|c| Some((c.policy, c.khz?)))
+                .collect(),
+            stat: sample.stat,
+            nic_irqs,
+            net_rx: softirqs.net_rx,
+            net_tx: softirqs.net_tx,
+            if_stats: sample.nics.into_iter().next().and_then(|n| n.stats),
+            threads: sample
+                .tasks
+                .iter()
+                .filter_map(|t| {
+                    let (id, sender) = tids.get(&t.task.tid?)?;
+                    let st = t.stat?;
+                    Some((*id, *sender, st.cpu, st.ticks))
+                })
+                .collect(),
+        }
+    }
 }
 
-/// Clock ticks per second of `/proc` times (`USER_HZ`).
-fn clk_tck() -> f64 {
-    // SAFETY: sysconf has no memory effects.
-    let v = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if v > 0 { v as f64 } else { 100.0 }
+/// What the test needs read, as the monitor sampler's mask: CPU times and every policy's
+/// clock always, softirqs, and the interface's IRQ lines and counters when it is known.
+fn spec_for(iface: Option<&Interface>) -> SampleSpec {
+    let mut spec = SampleSpec {
+        softirqs: true,
+        ..SampleSpec::default()
+    };
+    if let Some(i) = iface {
+        let irqs: Vec<u32> = i.irqs.iter().map(|q| q.irq).collect();
+        spec = spec
+            .with_irqs(IrqSelect::numbers(&irqs))
+            .with_irqs(IrqSelect::handlers(&i.irq_names()))
+            .with_nic(&i.name);
+    }
+    spec
 }
 
-/// Samples the system during one test.
+/// A clock layout that reads every policy (the diagnosis looks at each one).
+fn every_policy(policies: &[Policy]) -> Layout {
+    Layout {
+        clocks: ClockColumns::Clusters {
+            columns: policies
+                .iter()
+                .map(|p| ClockColumn {
+                    first_cpu: p.cpus.first().copied().unwrap_or(0),
+                    policy: p.id,
+                })
+                .collect(),
+        },
+        cpu_policy: policies
+            .iter()
+            .flat_map(|p| p.cpus.iter().map(|&c| (c, p.id)))
+            .collect(),
+        all_policies: false,
+    }
+}
+
+/// Samples the system during one test, through the monitor's [`crate::monitor::Sampler`].
 #[derive(Debug)]
 pub struct Sampler {
     root: SysRoot,
     iface: Option<Interface>,
     policies: Vec<Policy>,
+    reader: crate::monitor::Sampler,
     start: Instant,
     samples: Vec<SystemSample>,
     ethtool_before: Option<BTreeMap<String, u64>>,
@@ -86,10 +147,19 @@ impl Sampler {
             }
             _ => None,
         };
+        let policies = cpufreq::read_policies(root);
+        let reader = crate::monitor::Sampler::new(
+            root,
+            &every_policy(&policies),
+            None,
+            None,
+            spec_for(iface.as_ref()),
+        );
         Self {
             root: root.clone(),
             iface,
-            policies: cpufreq::read_policies(root),
+            policies,
+            reader,
             start: Instant::now(),
             samples: Vec::new(),
             ethtool_before,
@@ -107,47 +177,24 @@ impl Sampler {
         self.iface.as_ref()
     }
 
-    /// Take one reading. `threads` are the test's stream threads.
+    /// Take one reading. `threads` are the test's stream threads (ours: only meaningful on
+    /// the live system).
     pub fn sample(&mut self, threads: &[StreamThread]) {
-        let r = &self.root;
-        let mut s = SystemSample {
-            at_s: self.start.elapsed().as_secs_f64(),
-            stat: r.read_opt("/proc/stat").map(|t| stat::parse_proc_stat(&t)),
-            ..Default::default()
+        let tasks: Vec<TaskId> = if self.root.is_host() {
+            let pid = std::process::id();
+            threads
+                .iter()
+                .filter_map(|t| Some(TaskId::thread(pid, u32::try_from(t.tid?).ok()?)))
+                .collect()
+        } else {
+            Vec::new()
         };
-        if let Some(i) = &self.iface {
-            if let Some(ints) = irq::read_interrupts(r) {
-                let irqs: Vec<u32> = i.irqs.iter().map(|q| q.irq).collect();
-                for line in ints.for_names(&i.irq_names(), &irqs) {
-                    for &cpu in &ints.cpus {
-                        *s.nic_irqs.entry(cpu).or_default() += ints.count(line, cpu);
-                    }
-                }
-            }
-            s.if_stats = Some(net::read_stats(r, &i.name));
+        if tasks != self.reader.tasks() {
+            self.reader.set_tasks(&tasks);
         }
-        if let Some(soft) = irq::read_softirqs(r) {
-            s.net_rx = soft.per_cpu("NET_RX");
-            s.net_tx = soft.per_cpu("NET_TX");
-        }
-        for p in &self.policies {
-            if let Some(k) = r.parse::<u64>(cpufreq::policy_attr(p.id, "scaling_cur_freq")) {
-                s.cur_khz.insert(p.id, k);
-            }
-        }
-        // Our own threads: only meaningful on the live system.
-        if r.is_host() {
-            for t in threads {
-                let Some(tid) = t.tid else { continue };
-                if let Some((cpu, ticks)) = r
-                    .read_opt(format!("/proc/self/task/{tid}/stat"))
-                    .and_then(|st| parse_task_stat(&st))
-                {
-                    s.threads.push((t.id, t.sender, cpu, ticks));
-                }
-            }
-        }
-        self.samples.push(s);
+        let at_s = self.start.elapsed().as_secs_f64();
+        let sample = self.reader.sample();
+        self.samples.push(SystemSample::of(sample, at_s, threads));
     }
 
     /// Samples taken so far.
@@ -174,7 +221,7 @@ impl Sampler {
             samples: self.samples,
             ethtool_before: self.ethtool_before,
             ethtool_after,
-            clk_tck: clk_tck(),
+            clk_tck: USER_HZ,
             peer_local: self.peer_local,
         }
     }
@@ -236,22 +283,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn task_cpu_field() {
-        // A thread named with spaces and a parenthesis, running on CPU 6, 3 + 95 ticks.
-        let st = "4242 (net rx) 1) S 1 4242 4242 0 -1 4194368 120 0 0 0 3 95 0 0 20 0 9 0 1000 100000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 -1 6 0 0 0 0 0\n";
-        assert_eq!(parse_task_stat(st), Some((6, 98)));
-        assert_eq!(parse_task_stat("1 (x) S 1"), None);
-        assert_eq!(parse_task_stat("garbage"), None);
-        // Our own thread, live.
-        let me = std::fs::read_to_string(format!(
-            "/proc/self/task/{}/stat",
-            super::super::sockopt::gettid()
-        ))
-        .unwrap();
-        assert!(parse_task_stat(&me).is_some());
-    }
-
-    #[test]
     fn loopback_is_lo() {
         assert_eq!(
             interface_for("127.0.0.1".parse().unwrap()).as_deref(),
@@ -275,5 +306,7 @@ mod tests {
         assert_eq!(r.samples.len(), 2);
         assert!(r.samples[0].stat.is_some());
         assert_eq!(r.samples[0].threads.len(), 1);
+        assert_eq!(r.samples[0].threads[0].0, 1);
+        assert!(r.samples[1].threads.is_empty());
     }
 }
