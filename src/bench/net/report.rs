@@ -389,7 +389,6 @@ fn rate(bytes: u64, secs: f64) -> f64 {
 /// lines per stream and, with several streams, `[SUM]` lines.
 pub fn summary_text(l: &Layout, s: &Summary) -> String {
     let mut out = String::from(SEPARATOR);
-    let role = l.role_col();
     // Does the sending side of a group report retransmits? A server prints its summary
     // before it has the client's results, so only its own counts.
     let shr = |group_sender: bool| {
@@ -401,156 +400,157 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
     };
     let header_retr =
         shr(true) && l.groups().contains(&true) || shr(false) && l.groups().contains(&false);
-    match l.protocol {
-        Protocol::Tcp if header_retr => {
-            let _ = writeln!(
-                out,
-                "[ ID]{role} Interval           Transfer     Bitrate         Retr"
-            );
-        }
-        Protocol::Tcp => {
-            let _ = writeln!(out, "[ ID]{role} Interval           Transfer     Bitrate");
-        }
-        Protocol::Udp => {
-            let _ = writeln!(
-                out,
-                "[ ID]{role} Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams"
-            );
-        }
-    }
-    let server = l.role == Role::Server;
-    let (st, snd_t, rcv_t) = (0.0, s.sender_time_s, s.receiver_time_s);
+    summary_header(&mut out, l, header_retr);
     for group in l.groups() {
         let tag = l.role_tag(group);
-        let mut tot_sent = 0u64;
-        let mut tot_recv = 0u64;
-        let mut tot_retr = 0i64;
-        let mut snd_pk = 0i64;
-        let mut rcv_pk = 0i64;
-        let mut tot_pk = 0i64;
-        let mut tot_lost = 0i64;
-        let mut jitter = 0.0;
         for ss in s.streams.iter().filter(|x| x.info.sender == group) {
-            tot_sent += ss.bytes_sent;
-            tot_recv += ss.bytes_received;
-            tot_retr += ss.retransmits.unwrap_or(0);
-            snd_pk += ss.sender_packets;
-            rcv_pk += ss.receiver_packets;
-            tot_pk += if ss.sender_packets > 0 {
-                ss.sender_packets
-            } else {
-                ss.receiver_packets
-            };
-            tot_lost += ss.lost;
-            jitter += ss.jitter_ms;
-            let sock = ss.info.socket;
-            let sent_b = fmt_bytes(ss.bytes_sent as f64);
-            let sent_r = fmt_bits(rate(ss.bytes_sent, snd_t));
-            let recv_b = fmt_bytes(ss.bytes_received as f64);
-            let recv_r = fmt_bits(rate(ss.bytes_received, rcv_t));
-            let show_sender = !server || ss.info.sender;
-            let show_receiver = !server || !ss.info.sender;
-            match l.protocol {
-                Protocol::Tcp => {
-                    if show_sender {
-                        let p = stream_prefix(sock, &tag, st, snd_t);
-                        if shr(group) {
-                            let _ = writeln!(
-                                out,
-                                "{p}  {sent_b}s  {sent_r}s/sec  {:3}             sender",
-                                ss.retransmits.unwrap_or(0)
-                            );
-                        } else {
-                            let _ = writeln!(
-                                out,
-                                "{p}  {sent_b}s  {sent_r}s/sec                  sender"
-                            );
-                        }
-                    }
-                    if show_receiver {
-                        let p = stream_prefix(sock, &tag, st, rcv_t);
-                        let _ = writeln!(
-                            out,
-                            "{p}  {recv_b}s  {recv_r}s/sec                  receiver"
-                        );
-                    }
-                }
-                Protocol::Udp => {
-                    if show_sender {
-                        let p = stream_prefix(sock, &tag, st, snd_t);
-                        let _ = writeln!(
-                            out,
-                            "{p}  {sent_b}s  {sent_r}s/sec  {:5.3} ms  0/{} (0%)  sender",
-                            0.0, ss.sender_packets
-                        );
-                    }
-                    if show_receiver {
-                        let p = stream_prefix(sock, &tag, st, rcv_t);
-                        let pct = lost_percent(ss.lost, ss.receiver_packets);
-                        let _ = writeln!(
-                            out,
-                            "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {}/{} ({}%)  receiver",
-                            ss.jitter_ms,
-                            ss.lost,
-                            ss.receiver_packets,
-                            fmt_g2(pct)
-                        );
-                    }
-                }
-            }
+            stream_summary(&mut out, l, s, ss, &tag, shr(group));
         }
-        if l.parallel <= 1 {
-            continue;
-        }
-        let sent_b = fmt_bytes(tot_sent as f64);
-        let sent_r = fmt_bits(rate(tot_sent, snd_t));
-        let recv_b = fmt_bytes(tot_recv as f64);
-        let recv_r = fmt_bits(rate(tot_recv, rcv_t));
-        match l.protocol {
-            Protocol::Tcp => {
-                if !server || group {
-                    let p = sum_prefix(&tag, st, snd_t);
-                    if shr(group) {
-                        let _ = writeln!(
-                            out,
-                            "{p}  {sent_b}s  {sent_r}s/sec  {tot_retr:3}             sender"
-                        );
-                    } else {
-                        let _ =
-                            writeln!(out, "{p}  {sent_b}s  {sent_r}s/sec                  sender");
-                    }
-                }
-                if !server || !group {
-                    let p = sum_prefix(&tag, st, rcv_t);
-                    let _ = writeln!(
-                        out,
-                        "{p}  {recv_b}s  {recv_r}s/sec                  receiver"
-                    );
-                }
-            }
-            Protocol::Udp => {
-                if !server || group {
-                    let p = sum_prefix(&tag, st, snd_t);
-                    let _ = writeln!(
-                        out,
-                        "{p}  {sent_b}s  {sent_r}s/sec  {:5.3} ms  0/{snd_pk} (0%)  sender",
-                        0.0
-                    );
-                }
-                if !server || !group {
-                    let p = sum_prefix(&tag, st, rcv_t);
-                    let pct = lost_percent(tot_lost, tot_pk);
-                    let _ = writeln!(
-                        out,
-                        "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {tot_lost}/{rcv_pk} ({}%)  receiver",
-                        mean_jitter(jitter, l.parallel),
-                        fmt_g2(pct)
-                    );
-                }
-            }
+        if l.parallel > 1 {
+            group_summary(&mut out, l, s, group, &tag, shr(group));
         }
     }
     out
+}
+
+/// The column header of the summary.
+fn summary_header(out: &mut String, l: &Layout, retr: bool) {
+    let role = l.role_col();
+    let _ = match l.protocol {
+        Protocol::Tcp if retr => writeln!(
+            out,
+            "[ ID]{role} Interval           Transfer     Bitrate         Retr"
+        ),
+        Protocol::Tcp => writeln!(out, "[ ID]{role} Interval           Transfer     Bitrate"),
+        Protocol::Udp => writeln!(
+            out,
+            "[ ID]{role} Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams"
+        ),
+    };
+}
+
+/// What follows the transfer and bitrate on a summary line.
+enum Tail {
+    /// TCP: the retransmits when the side reports them.
+    Tcp(Option<i64>),
+    /// UDP, sending side: datagrams sent.
+    UdpSent(i64),
+    /// UDP, receiving side: jitter, lost and total datagrams, and the loss in %.
+    UdpReceived {
+        jitter_ms: f64,
+        lost: i64,
+        packets: i64,
+        lost_pct: f64,
+    },
+}
+
+/// One `sender` or `receiver` line after its `[ ID] … sec` prefix `p`.
+fn summary_line(out: &mut String, p: &str, bytes: u64, secs: f64, tail: Tail, sender: bool) {
+    let b = fmt_bytes(bytes as f64);
+    let r = fmt_bits(rate(bytes, secs));
+    let side = if sender { "sender" } else { "receiver" };
+    let _ = match tail {
+        Tail::Tcp(Some(retr)) => writeln!(out, "{p}  {b}s  {r}s/sec  {retr:3}             {side}"),
+        Tail::Tcp(None) => writeln!(out, "{p}  {b}s  {r}s/sec                  {side}"),
+        Tail::UdpSent(pk) => writeln!(
+            out,
+            "{p}  {b}s  {r}s/sec  {:5.3} ms  0/{pk} (0%)  {side}",
+            0.0
+        ),
+        Tail::UdpReceived {
+            jitter_ms,
+            lost,
+            packets,
+            lost_pct,
+        } => writeln!(
+            out,
+            "{p}  {b}s  {r}s/sec  {jitter_ms:5.3} ms  {lost}/{packets} ({}%)  {side}",
+            fmt_g2(lost_pct)
+        ),
+    };
+}
+
+/// A stream's `sender` and `receiver` lines (a server shows only its own side).
+fn stream_summary(
+    out: &mut String,
+    l: &Layout,
+    s: &Summary,
+    ss: &StreamSummary,
+    tag: &str,
+    shr: bool,
+) {
+    let server = l.role == Role::Server;
+    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
+    let sock = ss.info.socket;
+    let (sent, received) = match l.protocol {
+        Protocol::Tcp => (
+            Tail::Tcp(shr.then(|| ss.retransmits.unwrap_or(0))),
+            Tail::Tcp(None),
+        ),
+        Protocol::Udp => (
+            Tail::UdpSent(ss.sender_packets),
+            Tail::UdpReceived {
+                jitter_ms: ss.jitter_ms,
+                lost: ss.lost,
+                packets: ss.receiver_packets,
+                lost_pct: lost_percent(ss.lost, ss.receiver_packets),
+            },
+        ),
+    };
+    if !server || ss.info.sender {
+        let p = stream_prefix(sock, tag, 0.0, snd_t);
+        summary_line(out, &p, ss.bytes_sent, snd_t, sent, true);
+    }
+    if !server || !ss.info.sender {
+        let p = stream_prefix(sock, tag, 0.0, rcv_t);
+        summary_line(out, &p, ss.bytes_received, rcv_t, received, false);
+    }
+}
+
+/// A group's `[SUM]` lines, with `-P` above 1.
+fn group_summary(out: &mut String, l: &Layout, s: &Summary, group: bool, tag: &str, shr: bool) {
+    let server = l.role == Role::Server;
+    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
+    let members: Vec<&StreamSummary> = s
+        .streams
+        .iter()
+        .filter(|x| x.info.sender == group)
+        .collect();
+    let sum = |f: fn(&StreamSummary) -> i64| members.iter().map(|x| f(x)).sum::<i64>();
+    let tot_sent: u64 = members.iter().map(|x| x.bytes_sent).sum();
+    let tot_recv: u64 = members.iter().map(|x| x.bytes_received).sum();
+    let tot_lost = sum(|x| x.lost);
+    let tot_pk = sum(|x| {
+        if x.sender_packets > 0 {
+            x.sender_packets
+        } else {
+            x.receiver_packets
+        }
+    });
+    let jitter: f64 = members.iter().map(|x| x.jitter_ms).sum();
+    let (sent, received) = match l.protocol {
+        Protocol::Tcp => (
+            Tail::Tcp(shr.then(|| sum(|x| x.retransmits.unwrap_or(0)))),
+            Tail::Tcp(None),
+        ),
+        Protocol::Udp => (
+            Tail::UdpSent(sum(|x| x.sender_packets)),
+            Tail::UdpReceived {
+                jitter_ms: mean_jitter(jitter, l.parallel),
+                lost: tot_lost,
+                packets: sum(|x| x.receiver_packets),
+                lost_pct: lost_percent(tot_lost, tot_pk),
+            },
+        ),
+    };
+    if !server || group {
+        let p = sum_prefix(tag, 0.0, snd_t);
+        summary_line(out, &p, tot_sent, snd_t, sent, true);
+    }
+    if !server || !group {
+        let p = sum_prefix(tag, 0.0, rcv_t);
+        summary_line(out, &p, tot_recv, rcv_t, received, false);
+    }
 }
 
 /// `Connecting to host …` and, for `-R`, `Reverse mode, …`.
