@@ -122,7 +122,7 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         None => run::run(ctx, &cli.run),
         Some(Command::Monitor(a)) => monitor::run(ctx, &a),
         Some(Command::Bench(a)) => bench::run(ctx, &a).map(Outcome::from_code),
-        Some(Command::Net(a)) => net::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Net(a)) => net::run(ctx, &a),
         Some(Command::Storage(a)) => storage::run(ctx, &a),
         Some(Command::Restore) => Ok(restore::run(ctx)),
     }

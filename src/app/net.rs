@@ -1,8 +1,8 @@
 //! `sbc-bench net`: wiring of the iperf3-compatible client and server, the sampler and the
-//! diagnosis, and `net info`.
+//! diagnosis, and `net info`. What is printed is made in [`crate::report::net`] and
+//! [`crate::bench::net::report`] (iperf3's own lines).
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::app::Ctx;
@@ -12,17 +12,17 @@ use crate::bench::net::proto::{Protocol, TestParams};
 use crate::bench::net::report::{self, Layout};
 use crate::bench::net::sampler::{self, Sampler};
 use crate::bench::net::server::{self, ServerConfig};
-use crate::bench::net::{NetEvent, Role, TestReport};
+use crate::bench::net::{NetError, NetEvent, Role, TestReport};
 use crate::cli::net::{ClientArgs, CommonArgs, NetArgs, NetCommand, ServerArgs};
-use crate::diagnose::net::{NetObservation, diagnose};
-use crate::diagnose::{Finding, Severity};
-use crate::output::{self, Paint};
+use crate::diagnose::net::{diagnose, observe_test};
+use crate::output::{self, Outcome};
+use crate::report::net::{cpu_line, render_findings, render_info, result_json};
 use crate::sys::cpu::list;
-use crate::sys::net::{self, Interface};
+use crate::sys::net;
 use crate::sys::root::SysRoot;
 
 /// Run the command.
-pub fn run(ctx: &Ctx, args: &NetArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &NetArgs) -> anyhow::Result<Outcome> {
     match &args.which {
         NetCommand::Info { json, ifaces } => info(&ctx.root, *json, ifaces),
         NetCommand::Client(a) => run_client(ctx, a),
@@ -42,12 +42,9 @@ fn error(msg: &str) {
 
 /// Interface names that are not valid or that this system does not have, as the error
 /// `net info` and `--iface` print; `Ok` when all exist.
-fn check_ifaces(root: &SysRoot, names: &[String]) -> Result<(), (String, i32)> {
+fn check_ifaces(root: &SysRoot, names: &[String]) -> Result<(), (String, Outcome)> {
     if let Some(n) = names.iter().find(|n| !net::valid_name(n)) {
-        return Err((
-            format!("'{n}' is not an interface name"),
-            output::EXIT_USAGE,
-        ));
+        return Err((format!("'{n}' is not an interface name"), Outcome::Usage));
     }
     let have = net::list_interfaces(root);
     let missing: Vec<&str> = names
@@ -60,15 +57,15 @@ fn check_ifaces(root: &SysRoot, names: &[String]) -> Result<(), (String, i32)> {
     } else {
         Err((
             format!("no such interface: {}", missing.join(", ")),
-            output::EXIT_ERROR,
+            Outcome::Failed,
         ))
     }
 }
 
-fn info(root: &SysRoot, json: bool, only: &[String]) -> anyhow::Result<i32> {
-    if let Err((e, code)) = check_ifaces(root, only) {
+fn info(root: &SysRoot, json: bool, only: &[String]) -> anyhow::Result<Outcome> {
+    if let Err((e, outcome)) = check_ifaces(root, only) {
         error(&e);
-        return Ok(code);
+        return Ok(outcome);
     }
     let mut all = net::read_all(root);
     if !only.is_empty() {
@@ -79,150 +76,7 @@ fn info(root: &SysRoot, json: bool, only: &[String]) -> anyhow::Result<i32> {
     } else {
         out(&render_info(&all));
     }
-    Ok(output::EXIT_OK)
-}
-
-fn onoff(b: bool) -> &'static str {
-    if b { "on" } else { "off" }
-}
-
-fn cpus_or(v: Option<&Vec<u32>>, none: &str) -> String {
-    match v {
-        Some(c) if !c.is_empty() => list::format_list(c),
-        Some(_) => none.to_string(),
-        None => "n/a".to_string(),
-    }
-}
-
-/// `sbc-bench net info` as text.
-pub fn render_info(ifaces: &[Interface]) -> String {
-    let mut s = String::new();
-    if ifaces.is_empty() {
-        s.push_str("No network interfaces found.\n");
-        return s;
-    }
-    for i in ifaces {
-        let mut head = format!("{}:", i.name);
-        match (&i.driver, &i.device) {
-            (Some(d), Some(dev)) => {
-                let _ = write!(head, " {d} ({dev})");
-            }
-            (Some(d), None) => {
-                let _ = write!(head, " {d}");
-            }
-            (None, _) => head.push_str(match i.kind {
-                net::IfaceKind::Loopback => " loopback",
-                net::IfaceKind::Virtual => " virtual",
-                net::IfaceKind::Physical => " (driver unknown)",
-            }),
-        }
-        if let Some(o) = &i.operstate {
-            let _ = write!(head, ", {o}");
-        }
-        match (i.speed_mbps, &i.duplex) {
-            (Some(sp), Some(d)) => {
-                let _ = write!(head, ", {sp} Mb/s {d} duplex");
-            }
-            (Some(sp), None) => {
-                let _ = write!(head, ", {sp} Mb/s");
-            }
-            _ => {}
-        }
-        if let Some(m) = i.mtu {
-            let _ = write!(head, ", MTU {m}");
-        }
-        let _ = writeln!(s, "{head}");
-        if let Some(e) = &i.ethtool {
-            if let Some(l) = &e.link {
-                let mut parts = Vec::new();
-                if let Some(m) = l.supported_max_mbps {
-                    parts.push(format!("supports up to {m} Mb/s"));
-                }
-                if let Some(m) = l.advertised_max_mbps {
-                    parts.push(format!("advertises up to {m} Mb/s"));
-                }
-                if let Some(m) = l.partner_max_mbps {
-                    parts.push(format!("link partner up to {m} Mb/s"));
-                }
-                parts.push(format!("autoneg {}", onoff(l.autoneg)));
-                let _ = writeln!(s, "  link: {}", parts.join(", "));
-            }
-            let mut d = Vec::new();
-            if let Some(v) = &e.version {
-                d.push(format!("version {v}"));
-            }
-            if let Some(v) = &e.firmware {
-                d.push(format!("firmware {v}"));
-            }
-            if e.n_stats > 0 {
-                d.push(format!("{} driver statistics", e.n_stats));
-            }
-            if !d.is_empty() {
-                let _ = writeln!(s, "  driver: {}", d.join(", "));
-            }
-            if !e.offloads.is_empty() {
-                let o: Vec<String> = e
-                    .offloads
-                    .iter()
-                    .map(|(k, v)| format!("{k} {}", onoff(*v)))
-                    .collect();
-                let _ = writeln!(s, "  offloads: {}", o.join(", "));
-            }
-        }
-        if !i.rx_queues.is_empty() || !i.tx_queues.is_empty() {
-            let rps: Vec<String> = i
-                .rx_queues
-                .iter()
-                .map(|q| format!("{} RPS {}", q.name, cpus_or(q.rps_cpus.as_ref(), "off")))
-                .collect();
-            let xps: Vec<String> = i
-                .tx_queues
-                .iter()
-                .map(|q| format!("{} XPS {}", q.name, cpus_or(q.xps_cpus.as_ref(), "off")))
-                .collect();
-            let _ = writeln!(
-                s,
-                "  queues: {} rx, {} tx; {}",
-                i.rx_queues.len(),
-                i.tx_queues.len(),
-                rps.into_iter().chain(xps).collect::<Vec<_>>().join(", ")
-            );
-        }
-        if let Some(t) = i.napi_threaded {
-            let _ = writeln!(s, "  NAPI: {}", if t { "threaded" } else { "softirq" });
-        }
-        for q in &i.irqs {
-            let counts: Vec<String> = q
-                .per_cpu
-                .iter()
-                .map(|(c, n)| format!("cpu{c} {n}"))
-                .collect();
-            let _ = writeln!(
-                s,
-                "  IRQ {} {}: affinity {}, effective {}{}",
-                q.irq,
-                q.name,
-                cpus_or(q.affinity.as_ref(), "none"),
-                cpus_or(q.effective.as_ref(), "none"),
-                if counts.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {}", counts.join(", "))
-                }
-            );
-        }
-        let c: Vec<String> = i
-            .stats
-            .pairs()
-            .into_iter()
-            .filter(|(k, v)| *v > 0 && !k.ends_with("bytes"))
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        if !c.is_empty() {
-            let _ = writeln!(s, "  counters: {}", c.join(", "));
-        }
-    }
-    s
+    Ok(Outcome::Ok)
 }
 
 /// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
@@ -230,90 +84,6 @@ fn out(text: &str) {
     // A test in progress goes on when nobody reads its output any more (a closed pipe, a
     // full disk): the peer is mid-test, and the exit status still tells the outcome.
     let _ = output::print_or_closed(text);
-}
-
-/// The diagnosis block printed after the iperf3 output.
-pub fn render_findings(cpu_line: Option<&str>, findings: &[Finding]) -> String {
-    let mut s = String::from("\nDiagnosis (sbc-bench):\n");
-    if let Some(c) = cpu_line {
-        let _ = writeln!(s, "  {c}");
-    }
-    if findings.is_empty() {
-        s.push_str("  no bottleneck found on this side of the test\n");
-    }
-    for f in findings {
-        let (label, paint) = match f.severity {
-            Severity::Ok => ("ok", Paint::Green),
-            Severity::Info => ("info", Paint::Bold),
-            Severity::Warning => ("warning", Paint::Yellow),
-            Severity::Invalid => ("invalid", Paint::Red),
-        };
-        let _ = writeln!(
-            s,
-            "  {} [{}] {}",
-            output::paint(paint, &format!("{label:<7}")),
-            f.code,
-            f.message
-        );
-    }
-    s
-}
-
-/// iperf3's verbose CPU line: `CPU Utilization: local/sender 35.0% (0.0%u/35.0%s), …`.
-pub fn cpu_line(r: &TestReport) -> Option<String> {
-    let p = r.peer.as_ref()?;
-    let local_sends = match r.role {
-        Role::Client => !r.params.reverse,
-        Role::Server => r.params.reverse || r.params.bidirectional,
-    };
-    let (l, rr) = if local_sends {
-        ("sender", "receiver")
-    } else {
-        ("receiver", "sender")
-    };
-    Some(format!(
-        "CPU Utilization: local/{l} {:.1}% ({:.1}%u/{:.1}%s), remote/{rr} {:.1}% ({:.1}%u/{:.1}%s)",
-        r.cpu.total_pct,
-        r.cpu.user_pct,
-        r.cpu.system_pct,
-        p.cpu_util_total,
-        p.cpu_util_user,
-        p.cpu_util_system
-    ))
-}
-
-/// Goodput of our receiving and sending streams, and our retransmits.
-fn goodput(r: &TestReport) -> (Option<f64>, Option<f64>, Option<i64>) {
-    let s = report::summarize(
-        &r.streams,
-        &r.totals,
-        r.peer.as_ref(),
-        r.sender_has_retransmits,
-    );
-    let retr: Option<i64> = r
-        .totals
-        .iter()
-        .filter(|t| t.sender)
-        .map(|t| t.retransmits)
-        .sum::<Option<i64>>()
-        .filter(|_| r.totals.iter().any(|t| t.sender));
-    (s.received_bps(false), s.received_bps(true), retr)
-}
-
-fn observation(sampler: Option<Sampler>, r: &TestReport) -> Option<NetObservation> {
-    let (rx, tx, retr) = goodput(r);
-    sampler.map(|s| s.finish(rx, tx, retr))
-}
-
-/// The JSON document of a finished test, with the diagnosis when one was made.
-fn result_json(
-    r: &TestReport,
-    diag: bool,
-    findings: &[Finding],
-    obs: Option<&NetObservation>,
-) -> String {
-    let extra = diag.then(|| serde_json::json!({ "findings": findings, "observation": obs }));
-    report::json_document(r, None, extra)
 }
 
 /// Is the other end of the streams on this machine (a loopback address or one of ours)?
@@ -451,130 +221,175 @@ fn apply_affinity(common: &CommonArgs) -> Result<(), String> {
     })
 }
 
-fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<i32> {
-    let mut cfg = match client_config(a) {
-        Ok(c) => c,
-        Err(e) => {
-            error(&e);
-            return Ok(output::EXIT_USAGE);
+/// What either end prints and samples while its tests run.
+struct Watch<'a> {
+    root: &'a SysRoot,
+    common: &'a CommonArgs,
+    role: Role,
+    json: bool,
+    diag: bool,
+    /// Set when data starts to flow.
+    layout: Option<Layout>,
+    sampler: Option<Sampler>,
+}
+
+impl<'a> Watch<'a> {
+    fn new(root: &'a SysRoot, common: &'a CommonArgs, role: Role) -> Self {
+        Self {
+            root,
+            common,
+            role,
+            json: common.json,
+            diag: !common.no_diagnose,
+            layout: None,
+            sampler: None,
         }
-    };
-    cfg.bind = match a.bind.as_deref().map(resolve_bind).transpose() {
-        Ok(b) => b,
-        Err(e) => {
-            error(&e);
-            return Ok(output::EXIT_ERROR);
-        }
-    };
-    if let Err((e, code)) = check_ifaces(&ctx.root, a.common.iface.as_slice()) {
-        error(&e);
-        return Ok(code);
     }
-    if let Err(e) = apply_affinity(&a.common) {
-        error(&e);
-        return Ok(output::EXIT_ERROR);
-    }
-    let json = a.common.json;
-    let diag = !a.common.no_diagnose;
-    let mut sampler: Option<Sampler> = None;
-    let mut layout = Layout {
-        role: Role::Client,
-        protocol: cfg.params.protocol,
-        direction: cfg.params.direction(),
-        parallel: cfg.params.parallel,
-    };
-    let result = {
-        let mut on = |ev: NetEvent<'_>| match ev {
+
+    /// Progress: iperf3's lines as they come (not with `-J`), a sample per interval.
+    fn on(&mut self, ev: NetEvent<'_>) {
+        let text = !self.json;
+        match ev {
+            NetEvent::Listening { port, test_number } if text => {
+                out(&report::listening_text(port, test_number))
+            }
             NetEvent::Connecting {
                 host,
                 port,
                 reverse,
-            } if !json => {
-                out(&report::connecting_text(host, port, reverse));
-            }
-            NetEvent::StreamConnected(i) if !json => out(&report::connected_text(i)),
+            } if text => out(&report::connecting_text(host, port, reverse)),
+            NetEvent::Accepted { host, port } if text => out(&report::accepted_text(&host, port)),
+            NetEvent::StreamConnected(i) if text => out(&report::connected_text(i)),
             NetEvent::Started {
                 params,
                 streams,
                 threads,
             } => {
-                layout.parallel = params.parallel;
-                if diag {
-                    sampler = Some(start_sampler(&ctx.root, &a.common, streams, threads));
+                self.layout = Some(Layout {
+                    role: self.role,
+                    protocol: params.protocol,
+                    direction: params.direction(),
+                    parallel: params.parallel,
+                });
+                if self.diag {
+                    self.sampler = Some(start_sampler(self.root, self.common, streams, threads));
                 }
             }
-            NetEvent::Ending { threads } => {
-                if let Some(s) = sampler.as_mut() {
-                    s.sample(threads);
-                }
-            }
+            NetEvent::Ending { threads } => self.sample(threads),
             NetEvent::Interval {
                 interval,
                 threads,
                 sender_has_retransmits,
                 first,
             } => {
-                if !json {
+                if let Some(l) = self.layout.as_ref().filter(|_| text) {
                     out(&report::interval_text(
-                        &layout,
+                        l,
                         interval,
                         first,
                         sender_has_retransmits,
                     ));
                 }
-                if let Some(s) = sampler.as_mut() {
-                    s.sample(threads);
-                }
+                self.sample(threads);
             }
-            NetEvent::Warning(w) if !json => output::warn(w),
+            NetEvent::Warning(w) if text => output::warn(w),
             _ => {}
+        }
+    }
+
+    fn sample(&mut self, threads: &[StreamThread]) {
+        if let Some(s) = self.sampler.as_mut() {
+            s.sample(threads);
+        }
+    }
+
+    /// A test ended: its results and diagnosis, or its error. `false` when it failed.
+    fn finished(&mut self, r: Result<&TestReport, &NetError>) -> bool {
+        let sampler = self.sampler.take();
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                if self.json {
+                    out(&format!("{}\n", report::json_error(&e.to_string())));
+                }
+                error(&e.to_string());
+                return false;
+            }
         };
-        client::run_client(&cfg, crate::shutdown::token(), &mut on)
-    };
-    match result {
-        Ok(r) => {
-            let obs = if diag { observation(sampler, &r) } else { None };
-            let findings = obs.as_ref().map(diagnose).unwrap_or_default();
-            if json {
-                out(&format!(
-                    "{}\n",
-                    result_json(&r, diag, &findings, obs.as_ref())
-                ));
-            } else {
-                let s = report::summarize(
-                    &r.streams,
-                    &r.totals,
-                    r.peer.as_ref(),
-                    r.sender_has_retransmits,
-                );
-                out(&report::summary_text(&Layout::of(&r), &s));
-                if let Some(t) = r.peer.as_ref().and_then(|p| p.server_output_text.as_ref()) {
-                    out(&report::server_output_block(t));
-                }
-                out(report::DONE);
-                if diag {
-                    out(&render_findings(cpu_line(&r).as_deref(), &findings));
-                }
-            }
-            Ok(output::EXIT_OK)
+        let obs = sampler
+            .filter(|_| self.diag)
+            .map(|s| observe_test(&s.finish(), r));
+        let findings = obs.as_ref().map(diagnose).unwrap_or_default();
+        if self.json {
+            let doc = result_json(r, self.diag, &findings, obs.as_ref());
+            out(&format!("{doc}\n"));
+            return true;
         }
-        Err(e) => {
-            if json {
-                out(&format!("{}\n", report::json_error(&e.to_string())));
+        // The server prints its summary before it has the client's results, as iperf3
+        // does; the results still feed the diagnosis and the JSON.
+        let peer = r.peer.as_ref().filter(|_| self.role == Role::Client);
+        let s = report::summarize(&r.streams, &r.totals, peer, r.sender_has_retransmits);
+        out(&report::summary_text(&Layout::of(r), &s));
+        if self.role == Role::Client {
+            if let Some(t) = peer.and_then(|p| p.server_output_text.as_ref()) {
+                out(&report::server_output_block(t));
             }
-            error(&e.to_string());
-            Ok(output::EXIT_ERROR)
+            out(report::DONE);
         }
+        if self.diag {
+            out(&render_findings(cpu_line(r).as_deref(), &findings));
+        }
+        true
     }
 }
 
-fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
-    let bind = match a.bind.as_deref().map(resolve_bind).transpose() {
-        Ok(b) => b,
+/// `-B` and `-A` of either end, and `--iface` checked: the bind address, or the outcome
+/// to end with (the error printed).
+fn prepare(
+    ctx: &Ctx,
+    bind: Option<&str>,
+    common: &CommonArgs,
+) -> Result<Option<std::net::IpAddr>, Outcome> {
+    let bind = bind.map(resolve_bind).transpose().map_err(|e| {
+        error(&e);
+        Outcome::Failed
+    })?;
+    if let Err((e, outcome)) = check_ifaces(&ctx.root, common.iface.as_slice()) {
+        error(&e);
+        return Err(outcome);
+    }
+    if let Err(e) = apply_affinity(common) {
+        error(&e);
+        return Err(Outcome::Failed);
+    }
+    Ok(bind)
+}
+
+fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<Outcome> {
+    let mut cfg = match client_config(a) {
+        Ok(c) => c,
         Err(e) => {
             error(&e);
-            return Ok(output::EXIT_ERROR);
+            return Ok(Outcome::Usage);
         }
+    };
+    cfg.bind = match prepare(ctx, a.bind.as_deref(), &a.common) {
+        Ok(b) => b,
+        Err(outcome) => return Ok(outcome),
+    };
+    let mut watch = Watch::new(&ctx.root, &a.common, Role::Client);
+    let result = client::run_client(&cfg, crate::shutdown::token(), &mut |ev| watch.on(ev));
+    Ok(if watch.finished(result.as_ref()) {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<Outcome> {
+    let bind = match prepare(ctx, a.bind.as_deref(), &a.common) {
+        Ok(b) => b,
+        Err(outcome) => return Ok(outcome),
     };
     let cfg = ServerConfig {
         bind,
@@ -583,178 +398,20 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<i32> {
         interval_s: a.common.interval,
         ..ServerConfig::default()
     };
-    if let Err((e, code)) = check_ifaces(&ctx.root, a.common.iface.as_slice()) {
-        error(&e);
-        return Ok(code);
-    }
-    if let Err(e) = apply_affinity(&a.common) {
-        error(&e);
-        return Ok(output::EXIT_ERROR);
-    }
-    let json = a.common.json;
-    let diag = !a.common.no_diagnose;
-    let sampler: RefCell<Option<Sampler>> = RefCell::new(None);
-    let layout: RefCell<Option<Layout>> = RefCell::new(None);
-    let failed = RefCell::new(false);
-    let mut on = |ev: NetEvent<'_>| match ev {
-        NetEvent::Listening { port, test_number } if !json => {
-            out(&report::listening_text(port, test_number))
-        }
-        NetEvent::Accepted { host, port } if !json => out(&report::accepted_text(&host, port)),
-        NetEvent::StreamConnected(i) if !json => out(&report::connected_text(i)),
-        NetEvent::Ending { threads } => {
-            if let Some(s) = sampler.borrow_mut().as_mut() {
-                s.sample(threads);
-            }
-        }
-        NetEvent::Started {
-            params,
-            streams,
-            threads,
-        } => {
-            *layout.borrow_mut() = Some(Layout {
-                role: Role::Server,
-                protocol: params.protocol,
-                direction: params.direction(),
-                parallel: params.parallel,
-            });
-            if diag {
-                *sampler.borrow_mut() = Some(start_sampler(&ctx.root, &a.common, streams, threads));
-            }
-        }
-        NetEvent::Interval {
-            interval,
-            threads,
-            sender_has_retransmits,
-            first,
-        } => {
-            if !json {
-                if let Some(l) = layout.borrow().as_ref() {
-                    out(&report::interval_text(
-                        l,
-                        interval,
-                        first,
-                        sender_has_retransmits,
-                    ));
-                }
-            }
-            if let Some(s) = sampler.borrow_mut().as_mut() {
-                s.sample(threads);
-            }
-        }
-        NetEvent::Warning(w) if !json => output::warn(w),
-        _ => {}
-    };
-    let mut done = |r: Result<&TestReport, &crate::bench::net::NetError>| {
-        let taken = sampler.borrow_mut().take();
-        match r {
-            Ok(r) => {
-                let obs = if diag { observation(taken, r) } else { None };
-                let findings = obs.as_ref().map(diagnose).unwrap_or_default();
-                if json {
-                    out(&format!(
-                        "{}\n",
-                        result_json(r, diag, &findings, obs.as_ref())
-                    ));
-                } else {
-                    // The server prints its summary before it has the client's results, as
-                    // iperf3 does; the results still feed the diagnosis and the JSON.
-                    let s =
-                        report::summarize(&r.streams, &r.totals, None, r.sender_has_retransmits);
-                    out(&report::summary_text(&Layout::of(r), &s));
-                    if diag {
-                        out(&render_findings(cpu_line(r).as_deref(), &findings));
-                    }
-                }
-            }
-            Err(e) => {
-                *failed.borrow_mut() = true;
-                if json {
-                    out(&format!("{}\n", report::json_error(&e.to_string())));
-                }
-                error(&e.to_string());
-            }
-        }
-    };
-    match server::serve(&cfg, crate::shutdown::token(), &mut on, &mut done) {
-        Ok(_) => Ok(if a.one_off && *failed.borrow() {
-            output::EXIT_ERROR
-        } else {
-            output::EXIT_OK
-        }),
+    let watch = RefCell::new(Watch::new(&ctx.root, &a.common, Role::Server));
+    let mut failed = false;
+    let served = server::serve(
+        &cfg,
+        crate::shutdown::token(),
+        &mut |ev| watch.borrow_mut().on(ev),
+        &mut |r| failed |= !watch.borrow_mut().finished(r),
+    );
+    Ok(match served {
+        Ok(_) if a.one_off && failed => Outcome::Failed,
+        Ok(_) => Outcome::Ok,
         Err(e) => {
             error(&e.to_string());
-            Ok(output::EXIT_ERROR)
+            Outcome::Failed
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::finding::FindingCode;
-    use crate::sys::net::{IfaceIrq, IfaceKind, RxQueue, TxQueue};
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn info_text_for_a_nanopi_r5s_port() {
-        let i = Interface {
-            name: "eth1".into(),
-            kind: IfaceKind::Physical,
-            driver: Some("r8125".into()),
-            device: Some("0000:01:00.0".into()),
-            operstate: Some("up".into()),
-            carrier: Some(true),
-            speed_mbps: Some(2500),
-            duplex: Some("full".into()),
-            mtu: Some(1500),
-            mac: None,
-            tx_queue_len: Some(1000),
-            napi_threaded: None,
-            gro_flush_timeout_ns: None,
-            rx_queues: vec![RxQueue {
-                name: "rx-0".into(),
-                rps_cpus: Some(vec![0, 1, 3]),
-                rps_mask: Some("b".into()),
-                rps_flow_cnt: None,
-            }],
-            tx_queues: vec![TxQueue {
-                name: "tx-0".into(),
-                xps_cpus: Some(vec![]),
-                xps_mask: Some("0".into()),
-            }],
-            irqs: vec![IfaceIrq {
-                irq: 87,
-                name: "eth1-0".into(),
-                per_cpu: BTreeMap::from([(2, 412345)]),
-                affinity: Some(vec![2]),
-                effective: Some(vec![2]),
-            }],
-            stats: net::IfStats {
-                rx_packets: Some(9569147),
-                rx_missed_errors: Some(31),
-                rx_bytes: Some(14506385933),
-                ..Default::default()
-            },
-            ethtool: None,
-        };
-        assert_eq!(
-            render_info(&[i]),
-            "eth1: r8125 (0000:01:00.0), up, 2500 Mb/s full duplex, MTU 1500\n  queues: 1 rx, 1 tx; rx-0 RPS 0-1,3, tx-0 XPS off\n  IRQ 87 eth1-0: affinity 2, effective 2; cpu2 412345\n  counters: rx_packets 9569147, rx_missed_errors 31\n"
-        );
-        assert_eq!(render_info(&[]), "No network interfaces found.\n");
-    }
-
-    #[test]
-    fn findings_block() {
-        let f = vec![Finding::new(
-            FindingCode::NetLoopback,
-            Severity::Info,
-            "over loopback",
-        )];
-        let s = render_findings(Some("CPU Utilization: x"), &f);
-        assert!(s.starts_with("\nDiagnosis (sbc-bench):\n  CPU Utilization: x\n"));
-        assert!(s.contains("[net-loopback] over loopback"));
-        assert!(render_findings(None, &[]).contains("no bottleneck found"));
-    }
+    })
 }

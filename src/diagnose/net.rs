@@ -9,102 +9,214 @@
 //!
 //! Codes are stable (`net-…`); sentences may improve.
 
-use crate::record::finding::FindingCode;
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use super::{Finding, Severity};
-use crate::monitor::stat::Usage;
+use super::{Finding, FindingCode, Severity};
+use crate::bench::net::TestReport;
+use crate::bench::net::report::summarize;
+use crate::bench::net::sampler::{NetRecording, SystemSample};
+use crate::monitor::stat;
+pub use crate::record::net::{CpuObs, NetObservation, PolicyObs, ThreadObs};
 use crate::sys::cpu::list;
 use crate::sys::net::{IfaceKind, Interface};
 
-/// One core over the test.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct CpuObs {
-    /// CPU number.
-    pub cpu: u32,
-    /// Average utilisation over the test.
-    pub usage: Usage,
-    /// Busiest sampling interval: everything but idle, %.
-    pub peak_busy_pct: f64,
-    /// Busiest sampling interval: hard + soft interrupts, %.
-    pub peak_irq_pct: f64,
+/// What the test's readings mean: per-core usage (average and busiest interval), where
+/// each stream thread ran and how much CPU it used, clocks per policy, IRQ and softirq
+/// counts per core, and drop counters that grew. `rx_bps`/`tx_bps`: goodput our receiving
+/// / sending streams saw; `retransmits`: of our sending streams. Pure.
+pub fn observe(
+    rec: &NetRecording,
+    rx_bps: Option<f64>,
+    tx_bps: Option<f64>,
+    retransmits: Option<i64>,
+) -> NetObservation {
+    let loopback = rec
+        .iface
+        .as_ref()
+        .is_some_and(|i| i.kind == IfaceKind::Loopback);
+    let mut o = NetObservation {
+        loopback,
+        peer_local: loopback || rec.peer_local,
+        iface: rec.iface.clone(),
+        rx_bps,
+        tx_bps,
+        retransmits,
+        ..Default::default()
+    };
+    let (Some(first), Some(last)) = (rec.samples.first(), rec.samples.last()) else {
+        return o;
+    };
+    o.duration_s = last.at_s - first.at_s;
+    o.cpus = cpu_obs(&rec.samples);
+    o.nic_irqs_per_cpu = delta_map(&first.nic_irqs, &last.nic_irqs);
+    o.net_rx_per_cpu = delta_map(&first.net_rx, &last.net_rx);
+    o.net_tx_per_cpu = delta_map(&first.net_tx, &last.net_tx);
+    o.threads = thread_obs(&rec.samples, rec.clk_tck);
+    o.policies = policy_obs(rec);
+    o.counter_growth = counter_growth(rec);
+    o
 }
 
-/// Where one stream's thread ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ThreadObs {
-    /// Stream id.
-    pub id: i64,
-    /// Sending thread.
-    pub sender: bool,
-    /// CPU → number of samples it was seen on.
-    pub cpus: BTreeMap<u32, u32>,
-    /// CPU time the thread itself used, % of one core.
-    pub cpu_pct: Option<f64>,
+/// How much each counter grew from `a` to `b`, per CPU.
+fn delta_map(a: &BTreeMap<u32, u64>, b: &BTreeMap<u32, u64>) -> BTreeMap<u32, u64> {
+    b.iter()
+        .map(|(k, v)| (*k, v.saturating_sub(a.get(k).copied().unwrap_or(0))))
+        .collect()
 }
 
-impl ThreadObs {
-    /// The CPU it was seen on most, with the share of samples.
-    pub fn main_cpu(&self) -> Option<(u32, f64)> {
-        let total: u32 = self.cpus.values().sum();
-        let (cpu, n) = self.cpus.iter().max_by_key(|(_, n)| **n)?;
-        (total > 0).then(|| (*cpu, f64::from(*n) / f64::from(total)))
+/// Each core's usage from the first to the last sample, and its busiest interval.
+fn cpu_obs(samples: &[SystemSample]) -> Vec<CpuObs> {
+    let (Some(Some(a)), Some(Some(b))) = (
+        samples.first().map(|s| &s.stat),
+        samples.last().map(|s| &s.stat),
+    ) else {
+        return Vec::new();
+    };
+    let mut cpus = Vec::new();
+    for (cpu, tb) in &b.per_cpu {
+        let Some(u) = a.per_cpu.get(cpu).and_then(|ta| stat::usage(ta, tb)) else {
+            continue;
+        };
+        // Peak over consecutive samples: a one-second burst counts.
+        let (mut peak_busy, mut peak_irq) = (0.0_f64, 0.0_f64);
+        for w in samples.windows(2) {
+            let (Some(x), Some(y)) = (&w[0].stat, &w[1].stat) else {
+                continue;
+            };
+            if let (Some(px), Some(py)) = (x.per_cpu.get(cpu), y.per_cpu.get(cpu)) {
+                if let Some(pu) = stat::usage(px, py) {
+                    peak_busy = peak_busy.max(pu.cpu_pct);
+                    peak_irq = peak_irq.max(pu.irq_pct);
+                }
+            }
+        }
+        cpus.push(CpuObs {
+            cpu: *cpu,
+            usage: u,
+            peak_busy_pct: peak_busy.max(u.cpu_pct),
+            peak_irq_pct: peak_irq.max(u.irq_pct),
+        });
     }
+    cpus
 }
 
-/// One cpufreq policy over the test.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct PolicyObs {
-    /// Policy number.
-    pub id: u32,
-    /// Its CPUs.
-    pub cpus: Vec<u32>,
-    /// Governor.
-    pub governor: Option<String>,
-    /// Lowest clock sampled, kHz.
-    pub min_khz_seen: Option<u64>,
-    /// Highest clock sampled, kHz.
-    pub max_khz_seen: Option<u64>,
-    /// Highest clock possible, kHz.
-    pub max_khz: Option<u64>,
-    /// ondemand's `io_is_busy`, when that governor has it.
-    pub io_is_busy: Option<bool>,
+/// Per thread: CPUs seen (with counts), first and last (time, ticks) reading.
+type ThreadAcc = (BTreeMap<u32, u32>, Option<(f64, u64)>, Option<(f64, u64)>);
+
+/// Where each stream thread ran, and its CPU time as % of one core.
+fn thread_obs(samples: &[SystemSample], clk_tck: f64) -> Vec<ThreadObs> {
+    let mut threads: BTreeMap<(i64, bool), ThreadAcc> = BTreeMap::new();
+    for s in samples {
+        for &(id, sender, cpu, ticks) in &s.threads {
+            let e = threads.entry((id, sender)).or_default();
+            *e.0.entry(cpu).or_default() += 1;
+            if e.1.is_none() {
+                e.1 = Some((s.at_s, ticks));
+            }
+            e.2 = Some((s.at_s, ticks));
+        }
+    }
+    threads
+        .into_iter()
+        .map(|((id, sender), (cpus, a, b))| ThreadObs {
+            id,
+            sender,
+            cpus,
+            cpu_pct: match (a, b) {
+                (Some((t0, k0)), Some((t1, k1))) if t1 > t0 => {
+                    Some(k1.saturating_sub(k0) as f64 / clk_tck / (t1 - t0) * 100.0)
+                }
+                _ => None,
+            },
+        })
+        .collect()
 }
 
-/// Everything the network diagnosis looks at.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct NetObservation {
-    /// The interface the test ran over (as it was before the test).
-    pub iface: Option<Interface>,
-    /// The test ran over loopback.
-    pub loopback: bool,
-    /// The other end of the test runs on this machine (loopback, or an address of this
-    /// machine): its CPU use shows in the per-core numbers but not in our threads.
-    pub peer_local: bool,
-    /// Seconds between the first and last sample.
-    pub duration_s: f64,
-    /// Goodput our receiving streams measured, bit/s.
-    pub rx_bps: Option<f64>,
-    /// Goodput our sending streams achieved (as the peer received it), bit/s.
-    pub tx_bps: Option<f64>,
-    /// TCP retransmits of our sending streams.
-    pub retransmits: Option<i64>,
-    /// Per core.
-    pub cpus: Vec<CpuObs>,
-    /// Interrupts of the interface's IRQ lines during the test, per CPU.
-    pub nic_irqs_per_cpu: BTreeMap<u32, u64>,
-    /// NET_RX softirqs during the test, per CPU.
-    pub net_rx_per_cpu: BTreeMap<u32, u64>,
-    /// NET_TX softirqs during the test, per CPU.
-    pub net_tx_per_cpu: BTreeMap<u32, u64>,
-    /// Stream threads.
-    pub threads: Vec<ThreadObs>,
-    /// cpufreq policies.
-    pub policies: Vec<PolicyObs>,
-    /// Drop/miss counters that grew (`rx_dropped`, `ethtool:rx_mac_missed`…).
-    pub counter_growth: BTreeMap<String, u64>,
+/// The clocks each policy ran at during the test.
+fn policy_obs(rec: &NetRecording) -> Vec<PolicyObs> {
+    rec.policies
+        .iter()
+        .map(|p| {
+            let seen: Vec<u64> = rec
+                .samples
+                .iter()
+                .filter_map(|s| s.cur_khz.get(&p.id).copied())
+                .collect();
+            PolicyObs {
+                id: p.id,
+                cpus: p.cpus.clone(),
+                governor: p.governor.clone(),
+                min_khz_seen: seen.iter().copied().min(),
+                max_khz_seen: seen.iter().copied().max(),
+                max_khz: p.cpuinfo_max_khz.or(p.scaling_max_khz),
+                io_is_busy: rec.io_is_busy.get(&p.id).copied(),
+            }
+        })
+        .collect()
+}
+
+/// Receive error counters of the interface and drop counters of the driver that grew.
+fn counter_growth(rec: &NetRecording) -> BTreeMap<String, u64> {
+    let mut growth: BTreeMap<String, u64> = BTreeMap::new();
+    let first = rec.samples.first().and_then(|s| s.if_stats.as_ref());
+    let last = rec.samples.last().and_then(|s| s.if_stats.as_ref());
+    if let (Some(a), Some(b)) = (first, last) {
+        for (k, v) in b.delta(a) {
+            if k.starts_with("rx_") && k != "rx_bytes" && k != "rx_packets" && v > 0 {
+                growth.insert(k.to_string(), v);
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (&rec.ethtool_before, &rec.ethtool_after) {
+        for (k, v) in b {
+            if is_drop_counter(k) {
+                let d = v.saturating_sub(a.get(k).copied().unwrap_or(0));
+                if d > 0 {
+                    growth.insert(format!("ethtool:{k}"), d);
+                }
+            }
+        }
+    }
+    growth
+}
+
+/// Driver statistics that count lost or refused packets (`rx_missed`, `rx_mac_missed`,
+/// `rdu` of the Realtek r8125/r8169, `rx_dropped`, `*_no_buffer*`, `*fifo*`, `*overrun*`).
+pub fn is_drop_counter(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    (n.starts_with("rx") || n.contains("_rx") || n == "rdu" || n.contains("missed"))
+        && (n.contains("miss")
+            || n.contains("drop")
+            || n.contains("no_buf")
+            || n.contains("nobuf")
+            || n.contains("fifo")
+            || n.contains("overrun")
+            || n == "rdu")
+}
+
+/// Goodput of our receiving and sending streams, and our retransmits, from a test's
+/// report.
+pub fn goodput(r: &TestReport) -> (Option<f64>, Option<f64>, Option<i64>) {
+    let s = summarize(
+        &r.streams,
+        &r.totals,
+        r.peer.as_ref(),
+        r.sender_has_retransmits,
+    );
+    let retr: Option<i64> = r
+        .totals
+        .iter()
+        .filter(|t| t.sender)
+        .map(|t| t.retransmits)
+        .sum::<Option<i64>>()
+        .filter(|_| r.totals.iter().any(|t| t.sender));
+    (s.received_bps(false), s.received_bps(true), retr)
+}
+
+/// The observation of a finished test from the sampler's readings.
+pub fn observe_test(rec: &NetRecording, r: &TestReport) -> NetObservation {
+    let (rx, tx, retr) = goodput(r);
+    observe(rec, rx, tx, retr)
 }
 
 /// A core at or above this busy share is saturated.
@@ -159,95 +271,152 @@ fn placement(i: &Interface) -> String {
     parts.join("; ")
 }
 
+/// What the rules share: the observation, and the cores already explained by a finding
+/// (one cause per core).
+struct Facts<'a> {
+    o: &'a NetObservation,
+    /// The interface's name, for sentences.
+    name: &'a str,
+    /// The better of our receiving and sending goodput, bit/s.
+    goodput: f64,
+    /// The core that took most of the NIC's interrupts, with its share. Only an interface
+    /// with IRQ lines that counted interrupts during the test has "the NIC's interrupts"
+    /// on a core: NET_RX softirqs alone (veth, loopback, a USB NIC whose IRQ is the
+    /// controller's) are the receive path of any traffic.
+    irq_top: Option<(u32, f64)>,
+    /// Cores a finding already explained.
+    flagged: Vec<u32>,
+}
+
+impl<'a> Facts<'a> {
+    fn of(o: &'a NetObservation) -> Self {
+        Self {
+            o,
+            name: o
+                .iface
+                .as_ref()
+                .map(|i| i.name.as_str())
+                .unwrap_or("the interface"),
+            goodput: o.rx_bps.into_iter().chain(o.tx_bps).fold(0.0_f64, f64::max),
+            irq_top: o
+                .iface
+                .as_ref()
+                .filter(|i| !i.irqs.is_empty())
+                .and_then(|_| top_cpu(&o.nic_irqs_per_cpu)),
+            flagged: Vec::new(),
+        }
+    }
+
+    fn nic_cpu(&self) -> Option<u32> {
+        self.irq_top.map(|(c, _)| c)
+    }
+}
+
+/// One diagnosis rule: looks at the facts, adds its findings.
+type Rule = fn(&mut Facts<'_>, &mut Vec<Finding>);
+
+/// The rules in the order their findings are listed; a rule that explains a core flags it
+/// for the rules after it.
+const RULES: &[Rule] = &[
+    loopback,
+    link,
+    irq_bound_core,
+    thread_shares_irq_core,
+    cpu_bound_thread,
+    background_load,
+    irqs_on_one_core,
+    low_clocks,
+    rx_drops,
+    retransmits,
+];
+
 /// The findings for one test.
 pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
+    let mut facts = Facts::of(o);
     let mut out = Vec::new();
-    let name = o
-        .iface
-        .as_ref()
-        .map(|i| i.name.as_str())
-        .unwrap_or("the interface");
-    if o.loopback {
+    for rule in RULES {
+        rule(&mut facts, &mut out);
+    }
+    out
+}
+
+fn loopback(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    if f.o.loopback {
         out.push(Finding::new(
             FindingCode::NetLoopback,
             Severity::Info,
             "the test ran over loopback: it measures CPU and memory, not a network interface",
         ));
     }
-    let goodput = o.rx_bps.into_iter().chain(o.tx_bps).fold(0.0_f64, f64::max);
+}
 
-    // Link: only a physical port has a line rate; a veth, bridge or tunnel reports a
-    // nominal speed (10000 for veth) that says nothing about a wire.
-    if let Some(i) = o
-        .iface
-        .as_ref()
-        .filter(|i| !o.loopback && i.kind == IfaceKind::Physical)
-    {
-        if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
-            if speed < max {
-                out.push(Finding::new(
-                    FindingCode::NetLinkDowngraded,
-                    Severity::Warning,
-                    format!("link negotiated at {speed} Mb/s, {max} possible (cable, switch port or autonegotiation)"),
-                ));
-            }
-        }
-        if i.duplex.as_deref() == Some("half") {
+/// Link: only a physical port has a line rate; a veth, bridge or tunnel reports a nominal
+/// speed (10000 for veth) that says nothing about a wire.
+fn link(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(i) =
+        f.o.iface
+            .as_ref()
+            .filter(|i| !f.o.loopback && i.kind == IfaceKind::Physical)
+    else {
+        return;
+    };
+    if let (Some(speed), Some(max)) = (i.speed_mbps, i.max_speed_mbps()) {
+        if speed < max {
             out.push(Finding::new(
-                FindingCode::NetHalfDuplex,
+                FindingCode::NetLinkDowngraded,
                 Severity::Warning,
-                format!("{name} runs half duplex: collisions cap throughput"),
+                format!("link negotiated at {speed} Mb/s, {max} possible (cable, switch port or autonegotiation)"),
             ));
         }
-        if let Some(speed) = i.speed_mbps.filter(|_| goodput > 0.0) {
-            let pct = goodput / (f64::from(speed) * 1e6) * 100.0;
-            // Above 100 % the traffic did not (only) cross this port, or the driver
-            // reports a wrong speed: no claim about the wire either way.
-            if (90.0..=100.0).contains(&pct) {
-                out.push(Finding::new(
-                    FindingCode::NetAtLineRate,
-                    Severity::Info,
-                    format!(
-                        "goodput {} = {pct:.0} % of line rate: at the wire limit ({speed} Mb/s, TCP over Ethernet tops out near 94 %)",
-                        fmt_rate(goodput)
-                    ),
-                ));
-            }
+    }
+    if i.duplex.as_deref() == Some("half") {
+        out.push(Finding::new(
+            FindingCode::NetHalfDuplex,
+            Severity::Warning,
+            format!("{} runs half duplex: collisions cap throughput", f.name),
+        ));
+    }
+    if let Some(speed) = i.speed_mbps.filter(|_| f.goodput > 0.0) {
+        let pct = f.goodput / (f64::from(speed) * 1e6) * 100.0;
+        // Above 100 % the traffic did not (only) cross this port, or the driver reports a
+        // wrong speed: no claim about the wire either way.
+        if (90.0..=100.0).contains(&pct) {
+            out.push(Finding::new(
+                FindingCode::NetAtLineRate,
+                Severity::Info,
+                format!(
+                    "goodput {} = {pct:.0} % of line rate: at the wire limit ({speed} Mb/s, TCP over Ethernet tops out near 94 %)",
+                    fmt_rate(f.goodput)
+                ),
+            ));
         }
     }
+}
 
-    // Cores. Only an interface with IRQ lines that counted interrupts during the test
-    // has "the NIC's interrupts" on a core: NET_RX softirqs alone (veth, loopback, a
-    // USB NIC whose IRQ is the controller's) are the receive path of any traffic.
-    let irq_top = o
-        .iface
-        .as_ref()
-        .filter(|i| !i.irqs.is_empty())
-        .and_then(|_| top_cpu(&o.nic_irqs_per_cpu));
-    let nic_cpu = irq_top.map(|(c, _)| c);
-    let mut flagged: Vec<u32> = Vec::new();
-    for c in &o.cpus {
+/// A core saturated mostly by interrupts, the one that serves the NIC's.
+fn irq_bound_core(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let nic_cpu = f.nic_cpu();
+    for c in &f.o.cpus {
         let irq = c.usage.irq_pct;
         let busy = c.usage.cpu_pct;
         if busy < SATURATED_PCT || irq < busy * 0.5 {
             continue;
         }
         // On loopback the "receive interrupt" work is the sender's own softirq.
-        if o.loopback || Some(c.cpu) != nic_cpu {
+        if f.o.loopback || Some(c.cpu) != nic_cpu {
             continue;
         }
-        flagged.push(c.cpu);
-        let soft = c.usage.softirq_pct;
-        let what = if soft >= c.usage.hardirq_pct {
+        f.flagged.push(c.cpu);
+        let what = if c.usage.softirq_pct >= c.usage.hardirq_pct {
             "softirq"
         } else {
             "irq"
         };
         let mut msg = format!(
-            "cpu{} saturated ({:.0} % {what}) serving {name} interrupts; receive is CPU-bound on one core",
-            c.cpu, irq
+            "cpu{} saturated ({:.0} % {what}) serving {} interrupts; receive is CPU-bound on one core",
+            c.cpu, irq, f.name
         );
-        if let Some(i) = o.iface.as_ref().filter(|i| !i.irqs.is_empty()) {
+        if let Some(i) = f.o.iface.as_ref().filter(|i| !i.irqs.is_empty()) {
             msg.push_str(&format!(
                 " ({}). Spread the IRQs over other cores (/proc/irq/N/smp_affinity_list) or enable RPS (/sys/class/net/{}/queues/rx-*/rps_cpus)",
                 placement(i),
@@ -260,188 +429,215 @@ pub fn diagnose(o: &NetObservation) -> Vec<Finding> {
             msg,
         ));
     }
-    // A stream thread on the core that serves the NIC.
-    if let Some(nc) = nic_cpu.filter(|_| !o.loopback) {
-        for t in &o.threads {
-            if let Some((cpu, share)) = t.main_cpu() {
-                if cpu == nc && share >= 0.5 {
-                    out.push(Finding::new(
-                        FindingCode::NetThreadSharesIrqCore,
-                        Severity::Warning,
-                        format!(
-                            "the {} thread shares cpu{cpu} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
-                            if t.sender { "sending" } else { "receiving" }
-                        ),
-                    ));
-                    break;
-                }
-            }
-        }
+}
+
+fn side(sender: bool) -> &'static str {
+    if sender { "sending" } else { "receiving" }
+}
+
+/// A stream thread on the core that serves the NIC.
+fn thread_shares_irq_core(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(nc) = f.nic_cpu().filter(|_| !f.o.loopback) else {
+        return;
+    };
+    let shared = f.o.threads.iter().find(|t| {
+        t.main_cpu()
+            .is_some_and(|(cpu, share)| cpu == nc && share >= 0.5)
+    });
+    if let Some(t) = shared {
+        out.push(Finding::new(
+            FindingCode::NetThreadSharesIrqCore,
+            Severity::Warning,
+            format!(
+                "the {} thread shares cpu{nc} with the NIC's interrupts; pin it elsewhere (sbc-bench net … -A CPU) or move the IRQs",
+                side(t.sender)
+            ),
+        ));
     }
-    // A stream thread saturating its core by itself.
-    for t in &o.threads {
+}
+
+/// A stream thread saturating its core by itself.
+fn cpu_bound_thread(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    for t in &f.o.threads {
         let (Some((cpu, _)), Some(pct)) = (t.main_cpu(), t.cpu_pct) else {
             continue;
         };
-        if pct < 85.0 || flagged.contains(&cpu) {
+        if pct < 85.0 || f.flagged.contains(&cpu) {
             continue;
         }
-        flagged.push(cpu);
-        let split = o
-            .cpus
-            .iter()
-            .find(|c| c.cpu == cpu)
-            .map(|c| {
-                format!(
-                    "; cpu{cpu} {:.0} % busy: {:.0} % sys, {:.0} % usr, {:.0} % irq",
-                    c.usage.cpu_pct,
-                    c.usage.sys_pct,
-                    c.usage.usr_pct + c.usage.nice_pct,
-                    c.usage.irq_pct
-                )
-            })
-            .unwrap_or_default();
+        f.flagged.push(cpu);
+        let split =
+            f.o.cpus
+                .iter()
+                .find(|c| c.cpu == cpu)
+                .map(|c| {
+                    format!(
+                        "; cpu{cpu} {:.0} % busy: {:.0} % sys, {:.0} % usr, {:.0} % irq",
+                        c.usage.cpu_pct,
+                        c.usage.sys_pct,
+                        c.usage.usr_pct + c.usage.nice_pct,
+                        c.usage.irq_pct
+                    )
+                })
+                .unwrap_or_default();
         out.push(Finding::new(
             FindingCode::NetCpuBoundCore,
             Severity::Warning,
             format!(
                 "the {} thread used {pct:.0} % of a core (mostly cpu{cpu}{split}): the test is CPU-bound on one core",
-                if t.sender { "sending" } else { "receiving" },
+                side(t.sender),
             ),
         ));
     }
-    // A saturated core the test did not saturate: something else competes.
-    for c in &o.cpus {
-        if c.usage.cpu_pct < SATURATED_PCT || flagged.contains(&c.cpu) {
+}
+
+/// A saturated core the test did not saturate: something else competes.
+fn background_load(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    for c in &f.o.cpus {
+        if c.usage.cpu_pct < SATURATED_PCT || f.flagged.contains(&c.cpu) {
             continue;
         }
-        let ours: f64 = o
-            .threads
-            .iter()
-            .filter(|t| t.main_cpu().is_some_and(|(m, _)| m == c.cpu))
-            .filter_map(|t| t.cpu_pct)
-            .fold(0.0, |a, b| a + b);
-        if ours < c.usage.cpu_pct * 0.5 && c.usage.irq_pct < c.usage.cpu_pct * 0.5 {
-            flagged.push(c.cpu);
-            let head = format!(
-                "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it this side's stream threads",
-                c.cpu,
-                c.usage.cpu_pct,
-                c.usage.usr_pct + c.usage.nice_pct,
-                c.usage.sys_pct,
-                ours
-            );
-            // With the peer on this machine its threads are most of that: not "other
-            // load", and not a finding worth a warning.
-            out.push(if o.peer_local {
-                Finding::new(
-                    FindingCode::NetBackgroundLoad,
-                    Severity::Info,
-                    format!(
-                        "{head}; the other end of the test runs on this machine and is not counted as this side, so this is its work and/or other load"
-                    ),
-                )
-            } else {
-                Finding::new(
-                    FindingCode::NetBackgroundLoad,
-                    Severity::Warning,
-                    format!("{head}: other load competed"),
-                )
-            });
+        let ours: f64 =
+            f.o.threads
+                .iter()
+                .filter(|t| t.main_cpu().is_some_and(|(m, _)| m == c.cpu))
+                .filter_map(|t| t.cpu_pct)
+                .fold(0.0, |a, b| a + b);
+        if ours >= c.usage.cpu_pct * 0.5 || c.usage.irq_pct >= c.usage.cpu_pct * 0.5 {
+            continue;
         }
-    }
-    // All NIC interrupts on one core, without saturation (yet).
-    if let (Some((cpu, share)), Some(i)) = (irq_top, o.iface.as_ref()) {
-        let total: u64 = o.nic_irqs_per_cpu.values().sum();
-        if share >= 0.99 && total >= 1000 && !flagged.contains(&cpu) && i.rps_cpus().is_empty() {
-            out.push(Finding::new(
-                FindingCode::NetIrqsOneCore,
+        f.flagged.push(c.cpu);
+        let head = format!(
+            "cpu{} was {:.0} % busy during the test ({:.0} % usr, {:.0} % sys), {:.0} % of it this side's stream threads",
+            c.cpu,
+            c.usage.cpu_pct,
+            c.usage.usr_pct + c.usage.nice_pct,
+            c.usage.sys_pct,
+            ours
+        );
+        // With the peer on this machine its threads are most of that: not "other load",
+        // and not a finding worth a warning.
+        out.push(if f.o.peer_local {
+            Finding::new(
+                FindingCode::NetBackgroundLoad,
                 Severity::Info,
                 format!(
-                    "all {} interrupts ({total}) landed on cpu{cpu} with RPS off ({})",
-                    i.name,
-                    placement(i)
+                    "{head}; the other end of the test runs on this machine and is not counted as this side, so this is its work and/or other load"
                 ),
-            ));
-        }
+            )
+        } else {
+            Finding::new(
+                FindingCode::NetBackgroundLoad,
+                Severity::Warning,
+                format!("{head}: other load competed"),
+            )
+        });
     }
+}
 
-    // Clocks.
-    let busy_cpus: Vec<u32> = o
-        .cpus
-        .iter()
-        .filter(|c| c.usage.cpu_pct >= 30.0)
-        .map(|c| c.cpu)
-        .collect();
-    for p in &o.policies {
+/// All NIC interrupts on one core, without saturation (yet).
+fn irqs_on_one_core(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let (Some((cpu, share)), Some(i)) = (f.irq_top, f.o.iface.as_ref()) else {
+        return;
+    };
+    let total: u64 = f.o.nic_irqs_per_cpu.values().sum();
+    if share >= 0.99 && total >= 1000 && !f.flagged.contains(&cpu) && i.rps_cpus().is_empty() {
+        out.push(Finding::new(
+            FindingCode::NetIrqsOneCore,
+            Severity::Info,
+            format!(
+                "all {} interrupts ({total}) landed on cpu{cpu} with RPS off ({})",
+                i.name,
+                placement(i)
+            ),
+        ));
+    }
+}
+
+/// Clocks of busy cores that stayed well below what they can reach.
+fn low_clocks(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let busy_cpus: Vec<u32> =
+        f.o.cpus
+            .iter()
+            .filter(|c| c.usage.cpu_pct >= 30.0)
+            .map(|c| c.cpu)
+            .collect();
+    for p in &f.o.policies {
         if !p.cpus.iter().any(|c| busy_cpus.contains(c)) {
             continue;
         }
         let (Some(lo), Some(hi), Some(max)) = (p.min_khz_seen, p.max_khz_seen, p.max_khz) else {
             continue;
         };
-        if (hi as f64) < max as f64 * 0.85 {
-            let gov = p.governor.as_deref().unwrap_or("unknown");
-            let io = match (gov, p.io_is_busy) {
-                ("ondemand" | "conservative", Some(false)) => " without io_is_busy",
-                ("ondemand" | "conservative", Some(true)) => " with io_is_busy",
-                _ => "",
-            };
-            let range = if mhz(lo) == mhz(hi) {
-                format!("{} MHz", mhz(hi))
-            } else {
-                format!("{}–{} MHz", mhz(lo), mhz(hi))
-            };
-            out.push(Finding::new(
-                FindingCode::NetLowClocks,
-                Severity::Warning,
-                format!(
-                    "clocks of cpu{} stayed at {range} during the test (governor {gov}{io}); they can reach {} MHz",
-                    list::format_list(&p.cpus),
-                    mhz(max)
-                ),
-            ));
+        if (hi as f64) >= max as f64 * 0.85 {
+            continue;
         }
-    }
-
-    // Drops.
-    let grown: u64 = o.counter_growth.values().sum();
-    if grown > 0 {
-        let detail: Vec<String> = o
-            .counter_growth
-            .iter()
-            .map(|(k, v)| format!("{} +{v}", k.trim_start_matches("ethtool:")))
-            .collect();
+        let gov = p.governor.as_deref().unwrap_or("unknown");
+        let io = match (gov, p.io_is_busy) {
+            ("ondemand" | "conservative", Some(false)) => " without io_is_busy",
+            ("ondemand" | "conservative", Some(true)) => " with io_is_busy",
+            _ => "",
+        };
+        let range = if mhz(lo) == mhz(hi) {
+            format!("{} MHz", mhz(hi))
+        } else {
+            format!("{}–{} MHz", mhz(lo), mhz(hi))
+        };
         out.push(Finding::new(
-            FindingCode::NetRxDrops,
+            FindingCode::NetLowClocks,
             Severity::Warning,
             format!(
-                "rx drops/missed grew by {grown} during the test ({}): packets arrived faster than they were taken from the ring",
-                detail.join(", ")
+                "clocks of cpu{} stayed at {range} during the test (governor {gov}{io}); they can reach {} MHz",
+                list::format_list(&p.cpus),
+                mhz(max)
             ),
         ));
     }
+}
 
-    // Retransmits (sending side).
-    if let (Some(r), Some(tx)) = (o.retransmits, o.tx_bps) {
-        let segments = tx / 8.0 * o.duration_s.max(1.0) / 1448.0;
-        if r > 0 && segments > 0.0 && r as f64 / segments >= 0.001 && !o.loopback {
-            out.push(Finding::new(
-                FindingCode::NetRetransmits,
-                Severity::Info,
-                format!(
-                    "{r} TCP retransmits ({:.2} % of segments): loss on the path or at the receiver",
-                    r as f64 / segments * 100.0
-                ),
-            ));
-        }
+/// Receive drop and miss counters that grew.
+fn rx_drops(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let grown: u64 = f.o.counter_growth.values().sum();
+    if grown == 0 {
+        return;
     }
-    out
+    let detail: Vec<String> =
+        f.o.counter_growth
+            .iter()
+            .map(|(k, v)| format!("{} +{v}", k.trim_start_matches("ethtool:")))
+            .collect();
+    out.push(Finding::new(
+        FindingCode::NetRxDrops,
+        Severity::Warning,
+        format!(
+            "rx drops/missed grew by {grown} during the test ({}): packets arrived faster than they were taken from the ring",
+            detail.join(", ")
+        ),
+    ));
+}
+
+/// TCP retransmits of our sending streams, one in a thousand segments or more.
+fn retransmits(f: &mut Facts<'_>, out: &mut Vec<Finding>) {
+    let (Some(r), Some(tx)) = (f.o.retransmits, f.o.tx_bps) else {
+        return;
+    };
+    let segments = tx / 8.0 * f.o.duration_s.max(1.0) / 1448.0;
+    if r > 0 && segments > 0.0 && r as f64 / segments >= 0.001 && !f.o.loopback {
+        out.push(Finding::new(
+            FindingCode::NetRetransmits,
+            Severity::Info,
+            format!(
+                "{r} TCP retransmits ({:.2} % of segments): loss on the path or at the receiver",
+                r as f64 / segments * 100.0
+            ),
+        ));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::monitor::stat::Usage;
     use crate::sys::net::{IfaceIrq, RxQueue};
 
     fn usage(busy: f64, sys: f64, soft: f64) -> Usage {
@@ -767,6 +963,30 @@ mod tests {
         let f = diagnose(&o);
         assert!(f[0].message.ends_with("other load competed"), "{f:#?}");
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn drop_counters() {
+        for k in [
+            "rx_missed",
+            "rx_mac_missed",
+            "rdu",
+            "rx_dropped",
+            "rx_fifo_errors",
+            "rx_no_buffer_count",
+            "rx_queue_0_drops",
+        ] {
+            assert!(is_drop_counter(k), "{k}");
+        }
+        for k in [
+            "tx_packets",
+            "rx_octets",
+            "tx_pause_on",
+            "rx_packets",
+            "tdu",
+        ] {
+            assert!(!is_drop_counter(k), "{k}");
+        }
     }
 
     #[test]

@@ -1201,7 +1201,7 @@ fn rock5_itx_diagnosis_from_two_samples() {
     }
     std::fs::write(d.path().join("proc/stat"), stat).unwrap();
     s.sample(&[]);
-    let o = s.finish(Some(1.30e9), None, None);
+    let o = sbc_bench::diagnose::net::observe(&s.finish(), Some(1.30e9), None, None);
     assert_eq!(
         o.nic_irqs_per_cpu.get(&6),
         Some(&(85905 - 597 + 51853 - 46))

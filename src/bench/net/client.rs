@@ -8,12 +8,15 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamFailure, StreamSpec};
+use super::clock::{Measurement, Step, TestClock};
+use super::engine::{
+    self, DataSocket, Engine, EngineConfig, Interval, StreamFailure, StreamSpec, StreamTotals,
+};
 use super::proto::{
     self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, TestParams,
 };
 use super::sockopt::{self, CpuMark};
-use super::{NetError, NetEvent, Role, TestReport};
+use super::{NetError, NetEvent, Role, TestReport, io};
 use crate::shutdown::CancellationToken;
 
 /// How long the server may take to answer during setup and teardown.
@@ -200,18 +203,11 @@ fn reset_before_reply(e: &NetError) -> bool {
 
 /// Read one state byte, waiting at most `timeout`; `Ok(None)` on timeout.
 fn poll_state(ctrl: &mut TcpStream, timeout: Duration) -> Result<Option<State>, NetError> {
-    let ready = super::wait_readable(ctrl.as_raw_fd(), timeout).map_err(|e| NetError::Io {
-        what: "waiting for the server",
-        source: e,
-    })?;
-    if !ready {
+    if !super::control_ready(ctrl, timeout, "waiting for the server")? {
         return Ok(None);
     }
     ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
-        .map_err(|e| NetError::Io {
-            what: "control connection",
-            source: e,
-        })?;
+        .map_err(io("control connection"))?;
     match proto::read_state(ctrl) {
         Ok(s) => Ok(Some(s)),
         Err(proto::ProtoError::Closed) => Err(NetError::ControlClosed("server")),
@@ -284,21 +280,30 @@ fn terminate(ctrl: &mut TcpStream) {
     let _ = ctrl.write_all(&[State::ClientTerminate.byte()]);
 }
 
-/// Run one test. `on` sees progress (connect lines, intervals) as it happens.
-pub fn run_client(
+/// The control connection once the server has answered the cookie.
+struct Control {
+    ctrl: TcpStream,
+    /// The server's address (data connections go there too).
+    server: SocketAddr,
+    cookie: Cookie,
+    /// The server's first state byte.
+    first_state: State,
+}
+
+/// Connect: the control connection, our cookie, and the server's first answer.
+///
+/// iperf3 3.12 closes and reopens its listening socket after each test; a client that
+/// connects in that instant is reset before it hears anything. Retry that case (and only
+/// that case) a few times.
+fn connect(
     cfg: &ClientConfig,
+    addrs: &[SocketAddr],
     cancel: &CancellationToken,
-    on: &mut dyn FnMut(NetEvent<'_>),
-) -> Result<TestReport, NetError> {
-    let addrs = resolve(&cfg.host, cfg.port)?;
-    let io = |what: &'static str| move |e: std::io::Error| NetError::Io { what, source: e };
-    // iperf3 3.12 closes and reopens its listening socket after each test; a client that
-    // connects in that instant is reset before it hears anything. Retry that case (and
-    // only that case) a few times.
+) -> Result<Control, NetError> {
     let mut attempt = 0;
-    let (mut ctrl, server, cookie, first_state) = loop {
+    loop {
         attempt += 1;
-        let mut ctrl = connect_control(cfg, &addrs)?;
+        let mut ctrl = connect_control(cfg, addrs)?;
         let server = ctrl.peer_addr().map_err(io("control connection"))?;
         ctrl.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
         ctrl.set_read_timeout(Some(CONTROL_TIMEOUT))
@@ -306,26 +311,48 @@ pub fn run_client(
         ctrl.set_write_timeout(Some(CONTROL_TIMEOUT))
             .map_err(io("control connection"))?;
         let cookie = Cookie::random();
-        let first = proto::write_cookie(&mut ctrl, &cookie)
-            .map_err(NetError::from)
-            .and_then(|_| {
-                wait_state(&mut ctrl, cancel, cfg.connect_timeout).map_err(|e| match e {
-                    NetError::Timeout(_) => NetError::Timeout(format!(
-                        "{server} accepted the connection but sent nothing for {} s: is an iperf3 server listening there?",
-                        cfg.connect_timeout.as_secs_f64()
-                    )),
-                    e => e,
-                })
-            });
-        match first {
-            Ok(s) => break (ctrl, server, cookie, s),
+        match greet(&mut ctrl, &cookie, server, cfg, cancel) {
+            Ok(first_state) => {
+                return Ok(Control {
+                    ctrl,
+                    server,
+                    cookie,
+                    first_state,
+                });
+            }
             Err(e) if attempt < 3 && reset_before_reply(&e) => {
                 std::thread::sleep(Duration::from_millis(200));
             }
             Err(e) => return Err(e),
         }
-    };
-    let mss = SockRef::from(&ctrl).tcp_mss().ok().filter(|&m| m > 0);
+    }
+}
+
+/// Send the cookie and wait for the server's first state byte.
+fn greet(
+    ctrl: &mut TcpStream,
+    cookie: &Cookie,
+    server: SocketAddr,
+    cfg: &ClientConfig,
+    cancel: &CancellationToken,
+) -> Result<State, NetError> {
+    proto::write_cookie(ctrl, cookie)?;
+    wait_state(ctrl, cancel, cfg.connect_timeout).map_err(|e| match e {
+        NetError::Timeout(_) => NetError::Timeout(format!(
+            "{server} accepted the connection but sent nothing for {} s: is an iperf3 server listening there?",
+            cfg.connect_timeout.as_secs_f64()
+        )),
+        e => e,
+    })
+}
+
+/// The parameters sent to the server: ours with iperf3's client defaults filled in (the
+/// UDP block size from the control connection's MSS).
+fn negotiated_params(
+    cfg: &ClientConfig,
+    mss: Option<u32>,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> TestParams {
     let mut params = cfg.params.clone();
     if params.parallel == 0 {
         params.parallel = 1;
@@ -352,36 +379,53 @@ pub fn run_client(
     if params.client_version.is_none() {
         params.client_version = Some("3.12".into());
     }
-    let direction = params.direction();
-    let (timestamp, timesecs) = super::timestamp_now();
-    let mut cpu_mark = CpuMark::now();
+    params
+}
 
+/// Wait for the server's next state while the test is set up.
+fn wait_setup_state(
+    ctrl: &mut TcpStream,
+    cfg: &ClientConfig,
+    cancel: &CancellationToken,
+) -> Result<State, NetError> {
+    wait_state(ctrl, cancel, cfg.control_timeout).map_err(|e| match e {
+        NetError::Timeout(_) => NetError::Timeout(format!(
+            "the server sent nothing for {} s while the test was being set up",
+            cfg.control_timeout.as_secs_f64()
+        )),
+        NetError::Interrupted => {
+            terminate(ctrl);
+            NetError::Interrupted
+        }
+        e => e,
+    })
+}
+
+/// Negotiate: answer the server's states up to `TEST_RUNNING` (parameters, data
+/// connections). Returns the engine over the connected streams and the CPU mark taken at
+/// `TEST_START`.
+fn negotiate(
+    c: &mut Control,
+    cfg: &ClientConfig,
+    params: &TestParams,
+    cancel: &CancellationToken,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<(Engine, CpuMark), NetError> {
     let mut engine: Option<Engine> = None;
-    let mut intervals: Vec<Interval> = Vec::new();
-    // Setup: everything up to TEST_RUNNING.
-    let mut next_state = Some(first_state);
+    let mut cpu_mark = CpuMark::now();
+    let mut next_state = Some(c.first_state);
     loop {
         if cancel.is_cancelled() {
-            terminate(&mut ctrl);
+            terminate(&mut c.ctrl);
             return Err(NetError::Interrupted);
         }
         let state = match next_state.take() {
             Some(s) => s,
-            None => wait_state(&mut ctrl, cancel, cfg.control_timeout).map_err(|e| match e {
-                NetError::Timeout(_) => NetError::Timeout(format!(
-                    "the server sent nothing for {} s while the test was being set up",
-                    cfg.control_timeout.as_secs_f64()
-                )),
-                NetError::Interrupted => {
-                    terminate(&mut ctrl);
-                    NetError::Interrupted
-                }
-                e => e,
-            })?,
+            None => wait_setup_state(&mut c.ctrl, cfg, cancel)?,
         };
         match state {
             State::ParamExchange => {
-                proto::write_json(&mut ctrl, &params.to_json())?;
+                proto::write_json(&mut c.ctrl, &params.to_json())?;
                 on(NetEvent::Connecting {
                     host: &cfg.host,
                     port: cfg.port,
@@ -389,201 +433,192 @@ pub fn run_client(
                 });
             }
             State::CreateStreams => {
-                let n = params.parallel as usize;
-                let roles: Vec<bool> = match direction {
-                    Direction::ClientToServer => vec![true; n],
-                    Direction::ServerToClient => vec![false; n],
-                    Direction::Bidirectional => {
-                        let mut v = vec![true; n];
-                        v.extend(vec![false; n]);
-                        v
-                    }
-                };
-                let mut specs = Vec::with_capacity(roles.len());
-                for (i, sender) in roles.into_iter().enumerate() {
-                    let id = stream_id(i);
-                    let sock = match params.protocol {
-                        Protocol::Tcp => {
-                            let mut s =
-                                tcp_connect(&server, cfg.bind, cfg.connect_timeout, Some(&params))
-                                    .map_err(|e| NetError::StreamSetup {
-                                        id,
-                                        reason: e.to_string(),
-                                    })?;
-                            proto::write_cookie(&mut s, &cookie)?;
-                            DataSocket::Tcp(s)
-                        }
-                        Protocol::Udp => DataSocket::Udp(
-                            udp_connect(&server, cfg.bind, &params, Duration::from_secs(10))
-                                .map_err(|e| NetError::StreamSetup {
-                                    id,
-                                    reason: e.to_string(),
-                                })?,
-                        ),
-                    };
-                    let spec = StreamSpec { id, sender, sock };
-                    on(NetEvent::StreamConnected(&spec.info()));
-                    specs.push(spec);
-                }
-                engine = Some(Engine::new(
-                    EngineConfig {
-                        protocol: params.protocol,
-                        blksize: params.blksize() as usize,
-                        rate_bps: match params.protocol {
-                            Protocol::Udp => Some(params.bandwidth_bps.unwrap_or(0)),
-                            Protocol::Tcp => params.bandwidth_bps,
-                        },
-                        udp64: params.udp_counters_64bit,
-                        send_budget: EngineConfig::budget_of(
-                            params.bytes,
-                            params.blocks,
-                            params.blksize(),
-                        ),
-                    },
-                    specs,
-                ));
+                let specs = connect_streams(c, cfg, params, on)?;
+                engine = Some(Engine::new(engine_config(params), specs));
             }
-            State::TestStart => {
-                cpu_mark = CpuMark::now();
-            }
+            State::TestStart => cpu_mark = CpuMark::now(),
             State::TestRunning => break,
-            other => return Err(server_state_error(&mut ctrl, other)),
+            other => return Err(server_state_error(&mut c.ctrl, other)),
         }
     }
-    let Some(mut engine) = engine else {
-        return Err(NetError::Unexpected(
+    match engine {
+        Some(e) => Ok((e, cpu_mark)),
+        None => Err(NetError::Unexpected(
             "TEST_RUNNING before CREATE_STREAMS".into(),
-        ));
-    };
-    let infos = engine.infos();
-    let (sndbuf, rcvbuf) = match engine.first_buffers() {
-        Some((s, r)) => (Some(s), Some(r)),
-        None => (None, None),
-    };
-    engine
-        .start(params.omit_s > 0)
-        .map_err(io("starting the stream threads"))?;
-    // Give the threads a moment to record their ids for the caller's sampler.
-    std::thread::sleep(Duration::from_millis(2));
-    on(NetEvent::Started {
-        params: &params,
-        streams: &infos,
-        threads: &engine.threads(),
-    });
+        )),
+    }
+}
 
-    // Running.
-    let start = Instant::now();
-    let interval = (cfg.interval_s > 0.0).then(|| Duration::from_secs_f64(cfg.interval_s));
-    let mut omit_end =
-        (params.omit_s > 0).then(|| start + Duration::from_secs(u64::from(params.omit_s)));
-    let mut test_end = (params.time_s > 0)
-        .then(|| start + Duration::from_secs(u64::from(params.time_s) + u64::from(params.omit_s)));
-    let mut next_tick = interval.map(|i| start + i);
-    let mut first = true;
-    let budget = EngineConfig::budget_of(params.bytes, params.blocks, params.blksize());
+/// The data plane for the client's side of `params`.
+fn engine_config(params: &TestParams) -> EngineConfig {
+    EngineConfig {
+        protocol: params.protocol,
+        blksize: params.blksize() as usize,
+        rate_bps: match params.protocol {
+            Protocol::Udp => Some(params.bandwidth_bps.unwrap_or(0)),
+            Protocol::Tcp => params.bandwidth_bps,
+        },
+        udp64: params.udp_counters_64bit,
+        send_budget: EngineConfig::budget_of(params.bytes, params.blocks, params.blksize()),
+    }
+}
+
+/// Connect every data stream, sending streams first (the server counts on that order).
+fn connect_streams(
+    c: &Control,
+    cfg: &ClientConfig,
+    params: &TestParams,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Vec<StreamSpec>, NetError> {
+    let n = params.parallel as usize;
+    let roles: Vec<bool> = match params.direction() {
+        Direction::ClientToServer => vec![true; n],
+        Direction::ServerToClient => vec![false; n],
+        Direction::Bidirectional => [vec![true; n], vec![false; n]].concat(),
+    };
+    let mut specs = Vec::with_capacity(roles.len());
+    for (i, sender) in roles.into_iter().enumerate() {
+        let id = stream_id(i);
+        let setup = |e: std::io::Error| NetError::StreamSetup {
+            id,
+            reason: e.to_string(),
+        };
+        let sock = match params.protocol {
+            Protocol::Tcp => {
+                let mut s = tcp_connect(&c.server, cfg.bind, cfg.connect_timeout, Some(params))
+                    .map_err(setup)?;
+                proto::write_cookie(&mut s, &c.cookie)?;
+                DataSocket::Tcp(s)
+            }
+            Protocol::Udp => DataSocket::Udp(
+                udp_connect(&c.server, cfg.bind, params, Duration::from_secs(10)).map_err(setup)?,
+            ),
+        };
+        let spec = StreamSpec { id, sender, sock };
+        on(NetEvent::StreamConnected(&spec.info()));
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+/// `-n`/`-k`: the sending side stops at the budget (our senders, or in reverse mode the
+/// server's); the test ends when it is sent, or all of it arrived here.
+struct BudgetWatch {
+    budget: Option<u64>,
+    direction: Direction,
+    /// Bytes received so far, and when that last changed.
+    last_rx: (u64, Instant),
+}
+
+/// Reverse `-n`/`-k` over UDP: lost datagrams never arrive, so the received count may
+/// stay below the budget after the server has sent it all. Data that stopped coming for
+/// this long ends the test too.
+const BUDGET_STALL: Duration = Duration::from_secs(2);
+
+impl BudgetWatch {
+    fn new(params: &TestParams) -> Self {
+        Self {
+            budget: EngineConfig::budget_of(params.bytes, params.blocks, params.blksize()),
+            direction: params.direction(),
+            last_rx: (0, Instant::now()),
+        }
+    }
+
+    fn done(&mut self, engine: &Engine) -> bool {
+        let Some(b) = self.budget else {
+            return false;
+        };
+        if self.direction != Direction::ServerToClient {
+            return engine.budget_spent();
+        }
+        let now = Instant::now();
+        let (all, sent) = engine.bytes_so_far();
+        let got = all - sent;
+        if got != self.last_rx.0 {
+            self.last_rx = (got, now);
+        }
+        got >= b || (got > 0 && now.duration_since(self.last_rx.1) >= BUDGET_STALL)
+    }
+}
+
+/// Run: data flows until the test's time, the budget or (`-t 0`) the user ends it, while
+/// the server is watched for a word. Returns the intervals and whether the user stopped
+/// a test that runs until stopped.
+fn run_data(
+    ctrl: &mut TcpStream,
+    cfg: &ClientConfig,
+    params: &TestParams,
+    engine: &mut Engine,
+    cancel: &CancellationToken,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<(Vec<Interval>, bool), NetError> {
+    let mut budget = BudgetWatch::new(params);
     // `-t 0` without `-n`/`-k`: until stopped, and stopping ends the test with results.
-    let until_stopped = params.time_s == 0 && budget.is_none();
+    let until_stopped = params.time_s == 0 && budget.budget.is_none();
+    let run_for = (params.time_s > 0).then(|| Duration::from_secs(u64::from(params.time_s)));
+    let clock = TestClock::new(Instant::now(), cfg.interval_s, params.omit_s, run_for);
+    let step = Duration::from_millis(if budget.budget.is_some() { 5 } else { 50 });
+    let mut m = Measurement::new(clock, step);
     let mut stopped = false;
-    // Reverse `-n`/`-k` over UDP: lost datagrams never arrive, so the received count may
-    // stay below the budget after the server has sent it all. Data that stopped coming for
-    // this long ends the test too.
-    const BUDGET_STALL: Duration = Duration::from_secs(2);
-    let mut last_rx = (0u64, Instant::now());
     loop {
         if cancel.is_cancelled() {
-            if until_stopped {
-                stopped = true;
-            } else {
-                terminate(&mut ctrl);
+            if !until_stopped {
+                terminate(ctrl);
                 engine.stop_all();
                 return Err(NetError::Interrupted);
             }
+            stopped = true;
         }
         if let Some(f) = engine.failure() {
-            terminate(&mut ctrl);
+            terminate(ctrl);
             engine.stop_all();
             return Err(NetError::StreamLost(f));
         }
-        let now = Instant::now();
-        // With `-n`/`-k` the sending side stops at the budget (our senders, or in reverse
-        // mode the server's): the test ends when it is sent, or all of it arrived here.
-        let budget_done = omit_end.is_none()
-            && budget.is_some_and(|b| match direction {
-                Direction::ServerToClient => {
-                    let (all, sent) = engine.bytes_so_far();
-                    let got = all - sent;
-                    if got != last_rx.0 {
-                        last_rx = (got, now);
-                    }
-                    got >= b || (got > 0 && now.duration_since(last_rx.1) >= BUDGET_STALL)
-                }
-                _ => engine.budget_spent(),
-            });
-        let time_done = test_end.is_some_and(|t| now >= t);
-        if time_done || budget_done || stopped {
-            end_of_data(
-                &mut engine,
-                on,
-                interval.is_some().then_some(cfg.interval_s),
-                first,
-                &mut intervals,
-            );
+        if stopped || (!m.clock().omitting() && budget.done(engine)) {
             break;
         }
-        if let Some(t) = next_tick.filter(|&t| now >= t) {
-            let iv = engine.tick();
-            report_interval(&engine, on, iv, first, &mut intervals);
-            first = false;
-            next_tick = interval.map(|i| t + i);
-            continue;
-        }
-        // At the end of the omit period the omitted interval is reported first (above),
-        // then counting restarts at 0, as iperf3 does.
-        if omit_end.is_some_and(|t| now >= t) {
-            engine.end_omit();
-            omit_end = None;
-            // Measure `-t` seconds from here, with intervals aligned to the new start.
-            let restart = Instant::now();
-            next_tick = interval.map(|i| restart + i);
-            test_end = (params.time_s > 0)
-                .then(|| restart + Duration::from_secs(u64::from(params.time_s)));
-            continue;
-        }
-        let step = if budget.is_some() { 5 } else { 50 };
-        let mut until = now + Duration::from_millis(step);
-        for t in [next_tick, omit_end, test_end].into_iter().flatten() {
-            until = until.min(t);
-        }
-        let polled = if until_stopped {
-            // Wake up at once when stopped.
-            let wait = until.saturating_duration_since(now);
-            poll_state(&mut ctrl, wait.min(Duration::from_millis(20)))
-        } else {
-            poll_state(&mut ctrl, until.saturating_duration_since(now))
+        let until = match m.step(engine, on) {
+            Step::End => break,
+            Step::Again => continue,
+            Step::Wait(until) => until,
         };
-        match polled {
+        let mut wait = until.saturating_duration_since(Instant::now());
+        if until_stopped {
+            // Wake up at once when stopped.
+            wait = wait.min(Duration::from_millis(20));
+        }
+        match poll_state(ctrl, wait) {
             Ok(None) => {}
             Ok(Some(s)) => {
-                let e = server_state_error(&mut ctrl, s);
-                return Err(blame(&mut engine, e));
+                let e = server_state_error(ctrl, s);
+                return Err(blame(engine, e));
             }
-            Err(e) => return Err(blame(&mut engine, e)),
+            Err(e) => return Err(blame(engine, e)),
         }
     }
-    let cpu = cpu_mark.util();
-    proto::write_state(&mut ctrl, State::TestEnd)?;
+    Ok((m.finish(engine, on), stopped))
+}
 
-    // Teardown: swap results, display, done. Receivers keep draining meanwhile so a
-    // sending server never blocks on a full pipe.
-    let totals = engine.totals();
-    let has_retr = engine.sender_has_retransmits();
-    let congestion = engine.congestion();
+/// Exchange results: `TEST_END`, then our results for theirs, until `DISPLAY_RESULTS`.
+/// Receivers keep draining meanwhile so a sending server never blocks on a full pipe.
+/// `stopped`: the user's Ctrl-C ended a test run until stopped; it does not interrupt this.
+#[allow(clippy::too_many_arguments)]
+fn exchange_results(
+    ctrl: &mut TcpStream,
+    cfg: &ClientConfig,
+    params: &TestParams,
+    engine: &mut Engine,
+    ours: &PeerResults,
+    totals: &[StreamTotals],
+    stopped: bool,
+    cancel: &CancellationToken,
+) -> Result<Option<PeerResults>, NetError> {
+    proto::write_state(ctrl, State::TestEnd)?;
     let mut peer: Option<PeerResults> = None;
     let deadline = Instant::now() + cfg.control_timeout;
     loop {
-        // A test run until stopped was stopped by this very cancellation: finish it.
         if cancel.is_cancelled() && !stopped {
-            terminate(&mut ctrl);
+            terminate(ctrl);
             return Err(NetError::Interrupted);
         }
         let now = Instant::now();
@@ -592,60 +627,103 @@ pub fn run_client(
                 "the server did not send its results".into(),
             ));
         }
-        let Some(state) = poll_state(&mut ctrl, (deadline - now).min(Duration::from_millis(200)))?
+        let Some(state) = poll_state(ctrl, (deadline - now).min(Duration::from_millis(200)))?
         else {
             continue;
         };
         match state {
             State::ExchangeResults => {
-                let ours = engine::peer_results(
-                    &cpu,
-                    direction != Direction::ServerToClient,
-                    has_retr,
-                    congestion.clone(),
-                    &totals,
-                );
-                proto::write_json(&mut ctrl, &ours.to_json())?;
-                ctrl.set_read_timeout(Some(cfg.control_timeout))
-                    .map_err(io("control connection"))?;
-                let body = proto::read_frame(&mut ctrl, MAX_RESULTS_JSON)?;
-                let mut theirs = proto::parse_results(&body)?;
-                // iperf3 3.12 servers keep sending their output once one client asked.
-                if !params.get_server_output {
-                    theirs.server_output_text = None;
-                }
-                for s in &theirs.streams {
-                    if !totals.iter().any(|t| t.id == s.id) {
-                        return Err(NetError::Server(format!(
-                            "results for unknown stream id {}",
-                            s.id
-                        )));
-                    }
-                }
-                peer = Some(theirs);
+                proto::write_json(ctrl, &ours.to_json())?;
+                peer = Some(read_peer_results(ctrl, cfg, params, totals)?);
             }
             State::DisplayResults => {
                 engine.stop_all();
                 engine.shutdown_sockets();
-                let _ = proto::write_state(&mut ctrl, State::IperfDone);
-                break;
+                let _ = proto::write_state(ctrl, State::IperfDone);
+                return Ok(peer);
             }
             other => {
                 engine.stop_all();
-                return Err(server_state_error(&mut ctrl, other));
+                return Err(server_state_error(ctrl, other));
             }
         }
     }
+}
+
+/// The server's results, checked against our streams.
+fn read_peer_results(
+    ctrl: &mut TcpStream,
+    cfg: &ClientConfig,
+    params: &TestParams,
+    totals: &[StreamTotals],
+) -> Result<PeerResults, NetError> {
+    ctrl.set_read_timeout(Some(cfg.control_timeout))
+        .map_err(io("control connection"))?;
+    let body = proto::read_frame(ctrl, MAX_RESULTS_JSON)?;
+    let mut theirs = proto::parse_results(&body)?;
+    // iperf3 3.12 servers keep sending their output once one client asked.
+    if !params.get_server_output {
+        theirs.server_output_text = None;
+    }
+    if let Some(s) = theirs
+        .streams
+        .iter()
+        .find(|s| !totals.iter().any(|t| t.id == s.id))
+    {
+        return Err(NetError::Server(format!(
+            "results for unknown stream id {}",
+            s.id
+        )));
+    }
+    Ok(theirs)
+}
+
+/// Run one test: connect, negotiate, run, exchange results. `on` sees progress (connect
+/// lines, intervals) as it happens.
+pub fn run_client(
+    cfg: &ClientConfig,
+    cancel: &CancellationToken,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<TestReport, NetError> {
+    let addrs = resolve(&cfg.host, cfg.port)?;
+    let mut c = connect(cfg, &addrs, cancel)?;
+    let mss = SockRef::from(&c.ctrl).tcp_mss().ok().filter(|&m| m > 0);
+    let params = negotiated_params(cfg, mss, on);
+    let (timestamp, timesecs) = super::timestamp_now();
+    let (mut engine, cpu_mark) = negotiate(&mut c, cfg, &params, cancel, on)?;
+    let start = super::start_streams(&mut engine, &params, || Ok(()), on)?;
+    let (intervals, stopped) = run_data(&mut c.ctrl, cfg, &params, &mut engine, cancel, on)?;
+    let cpu = cpu_mark.util();
+    let totals = engine.totals();
+    let has_retr = engine.sender_has_retransmits();
+    let congestion = engine.congestion();
+    let ours = engine::peer_results(
+        &cpu,
+        params.direction() != Direction::ServerToClient,
+        has_retr,
+        congestion.clone(),
+        &totals,
+    );
+    let peer = exchange_results(
+        &mut c.ctrl,
+        cfg,
+        &params,
+        &mut engine,
+        &ours,
+        &totals,
+        stopped,
+        cancel,
+    )?;
     Ok(TestReport {
         role: Role::Client,
         params,
-        cookie: cookie.as_string(),
+        cookie: c.cookie.as_string(),
         peer_host: cfg.host.clone(),
         peer_port: cfg.port,
         tcp_mss_default: mss,
-        sndbuf_actual: sndbuf,
-        rcvbuf_actual: rcvbuf,
-        streams: infos,
+        sndbuf_actual: start.sndbuf,
+        rcvbuf_actual: start.rcvbuf,
+        streams: start.infos,
         intervals,
         totals,
         peer,
@@ -656,51 +734,6 @@ pub fn run_client(
         timesecs,
         system_info: super::system_info(),
     })
-}
-
-/// iperf3 drops a final interval shorter than 10 % of the reporting interval that moved
-/// no data (control messages queued behind data make such slivers).
-pub fn keep_interval(iv: &Interval, interval_s: f64) -> bool {
-    iv.streams
-        .iter()
-        .any(|s| s.bytes > 0 || s.seconds >= interval_s * 0.1)
-}
-
-/// Report one interval to `on` (an [`NetEvent::Interval`]) and keep it.
-pub(super) fn report_interval(
-    engine: &Engine,
-    on: &mut dyn FnMut(NetEvent<'_>),
-    iv: Interval,
-    first: bool,
-    intervals: &mut Vec<Interval>,
-) {
-    on(NetEvent::Interval {
-        interval: &iv,
-        threads: &engine.threads(),
-        sender_has_retransmits: engine.sender_has_retransmits(),
-        first,
-    });
-    intervals.push(iv);
-}
-
-/// The end of the data phase, the same on both sides: [`NetEvent::Ending`] (while the
-/// stream threads still run), the last, partial interval, counting stopped. That interval
-/// is reported when intervals are (`interval_s`) and [`keep_interval`] keeps it.
-pub(super) fn end_of_data(
-    engine: &mut Engine,
-    on: &mut dyn FnMut(NetEvent<'_>),
-    interval_s: Option<f64>,
-    first: bool,
-    intervals: &mut Vec<Interval>,
-) {
-    on(NetEvent::Ending {
-        threads: &engine.threads(),
-    });
-    let iv = engine.finish_sending();
-    engine.stop_counting();
-    if interval_s.is_some_and(|s| keep_interval(&iv, s)) {
-        report_interval(engine, on, iv, first, intervals);
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -289,6 +289,10 @@ struct Flags {
     claimed: AtomicU64,
     /// Sending threads that have not yet stopped because the budget is spent.
     senders_left: AtomicUsize,
+    /// Senders whose budget ran out in the omit period sleep here until it ends or they
+    /// are stopped ([`Flags::wake_senders`]).
+    wake_lock: Mutex<()>,
+    wake: Condvar,
 }
 
 /// What a sending thread may do next under the send budget.
@@ -322,10 +326,25 @@ impl Flags {
         }
     }
 
-    /// Wait (at most a few ms) after a spent budget in the omit period; `false` to stop.
+    /// Wait after a spent budget in the omit period until the period ends (the budget
+    /// is reset) or sending stops; `false` to stop. The flags are set before the wake-up
+    /// is sent under the same lock, so none is lost; the timeout only bounds the wait.
     fn wait_for_budget(&self) -> bool {
-        std::thread::sleep(Duration::from_millis(2));
-        !self.stop_send.load(Ordering::Relaxed)
+        let held = self.wake_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _held = self
+            .wake
+            .wait_timeout_while(held, Duration::from_secs(1), |_| {
+                self.omitting.load(Ordering::SeqCst) && !self.stop_send.load(Ordering::SeqCst)
+            })
+            .unwrap_or_else(|p| p.into_inner());
+        !self.stop_send.load(Ordering::SeqCst)
+    }
+
+    /// Wake senders waiting in [`Flags::wait_for_budget`] (after a flag they wait on
+    /// changed).
+    fn wake_senders(&self) {
+        let _held = self.wake_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.wake.notify_all();
     }
 
     fn fail(&self, id: i64, sender: bool, what: &str, e: Option<&io::Error>) {
@@ -496,26 +515,58 @@ impl Engine {
                 }
             }
         }
-        for s in &mut self.streams {
-            let sock = Arc::clone(&s.sock);
-            let c = Arc::clone(&s.counters);
-            let f = Arc::clone(&self.flags);
-            let cfg = self.cfg;
-            let (id, sender) = (s.info.id, s.info.sender);
-            let name = format!("net-{}-{id}", if sender { "tx" } else { "rx" });
-            let h = std::thread::Builder::new().name(name).spawn(move || {
-                c.tid.store(sockopt::gettid(), Ordering::Relaxed);
-                match (&*sock, sender) {
-                    (DataSocket::Tcp(t), true) => tcp_send(t, &c, &f, id, cfg, now),
-                    (DataSocket::Tcp(t), false) => tcp_recv(t, &c, &f, id, cfg),
-                    (DataSocket::Udp(u), true) => udp_send(u, &c, &f, id, cfg, now),
-                    (DataSocket::Udp(u), false) => udp_recv(u, &c, &f, id, cfg),
+        // Each thread says when it runs (its id recorded for the caller's sampler); the
+        // test starts when all of them do, without polling for it.
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let mut spawned = 0;
+        let mut result = Ok(());
+        for i in 0..self.streams.len() {
+            match self.spawn_stream(i, now, ready_tx.clone()) {
+                Ok(h) => {
+                    self.streams[i].handle = Some(h);
+                    spawned += 1;
                 }
-            })?;
-            s.handle = Some(h);
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        drop(ready_tx);
+        // A thread that died before saying so closes its sender: `recv` fails, no hang.
+        for _ in 0..spawned {
+            if ready_rx.recv().is_err() {
+                break;
+            }
         }
         self.started = true;
-        Ok(())
+        result
+    }
+
+    fn spawn_stream(
+        &self,
+        i: usize,
+        now: Instant,
+        ready: std::sync::mpsc::Sender<()>,
+    ) -> io::Result<std::thread::JoinHandle<()>> {
+        let s = &self.streams[i];
+        let sock = Arc::clone(&s.sock);
+        let c = Arc::clone(&s.counters);
+        let f = Arc::clone(&self.flags);
+        let cfg = self.cfg;
+        let (id, sender) = (s.info.id, s.info.sender);
+        let name = format!("net-{}-{id}", if sender { "tx" } else { "rx" });
+        std::thread::Builder::new().name(name).spawn(move || {
+            c.tid.store(sockopt::gettid(), Ordering::Relaxed);
+            let _ = ready.send(());
+            drop(ready);
+            match (&*sock, sender) {
+                (DataSocket::Tcp(t), true) => tcp_send(t, &c, &f, id, cfg, now),
+                (DataSocket::Tcp(t), false) => tcp_recv(t, &c, &f, id, cfg),
+                (DataSocket::Udp(u), true) => udp_send(u, &c, &f, id, cfg, now),
+                (DataSocket::Udp(u), false) => udp_recv(u, &c, &f, id, cfg),
+            }
+        })
     }
 
     /// Which thread serves which stream.
@@ -683,6 +734,7 @@ impl Engine {
         // period); senders waiting on a budget spent while omitting go on.
         self.flags.claimed.store(0, Ordering::SeqCst);
         self.flags.omitting.store(false, Ordering::SeqCst);
+        self.flags.wake_senders();
         for s in &mut self.streams {
             let c = &s.counters;
             s.base.bytes = c.bytes.load(Ordering::Relaxed);
@@ -710,6 +762,7 @@ impl Engine {
     /// Stop sending and wait for the sending threads.
     pub fn stop_senders(&mut self) {
         self.flags.stop_send.store(true, Ordering::SeqCst);
+        self.flags.wake_senders();
         for s in &mut self.streams {
             if s.info.sender {
                 if let Some(h) = s.handle.take() {
@@ -730,6 +783,7 @@ impl Engine {
         self.flags.counting.store(false, Ordering::SeqCst);
         self.flags.stop_send.store(true, Ordering::SeqCst);
         self.flags.stop_all.store(true, Ordering::SeqCst);
+        self.flags.wake_senders();
         for s in &mut self.streams {
             if let Some(h) = s.handle.take() {
                 let _ = h.join();

@@ -9,6 +9,7 @@
 //! - [`sampler`]: what the system does while a test runs, for the diagnosis.
 
 pub mod client;
+pub mod clock;
 pub mod engine;
 pub mod proto;
 pub mod report;
@@ -211,6 +212,47 @@ pub enum NetError {
     },
 }
 
+/// A failed system call while `what` was being done.
+pub(crate) fn io(what: &'static str) -> impl Fn(std::io::Error) -> NetError {
+    move |source| NetError::Io { what, source }
+}
+
+/// What a side keeps from its streams as they start.
+pub(crate) struct Started {
+    /// The streams in order.
+    pub infos: Vec<StreamInfo>,
+    /// Send buffer of the first data connection.
+    pub sndbuf: Option<u32>,
+    /// Receive buffer of the first data connection.
+    pub rcvbuf: Option<u32>,
+}
+
+/// Start the stream threads (they have recorded their ids when this returns), let
+/// `started` tell the peer, then announce [`NetEvent::Started`].
+pub(crate) fn start_streams(
+    engine: &mut engine::Engine,
+    params: &TestParams,
+    started: impl FnOnce() -> Result<(), NetError>,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Started, NetError> {
+    let infos = engine.infos();
+    let (sndbuf, rcvbuf) = engine.first_buffers().unzip();
+    engine
+        .start(params.omit_s > 0)
+        .map_err(io("starting the stream threads"))?;
+    started()?;
+    on(NetEvent::Started {
+        params,
+        streams: &infos,
+        threads: &engine.threads(),
+    });
+    Ok(Started {
+        infos,
+        sndbuf,
+        rcvbuf,
+    })
+}
+
 /// `uname -a` without the OS name suffix, as iperf3's `system_info`.
 pub fn system_info() -> String {
     match nix::sys::utsname::uname() {
@@ -233,6 +275,16 @@ pub fn timestamp_now() -> (String, i64) {
         now.format("%a, %d %b %Y %H:%M:%S GMT").to_string(),
         now.timestamp(),
     )
+}
+
+/// Is there something (a message or EOF) to read on the control connection within `wait`?
+pub(crate) fn control_ready(
+    ctrl: &std::net::TcpStream,
+    wait: std::time::Duration,
+    what: &'static str,
+) -> Result<bool, NetError> {
+    use std::os::fd::AsRawFd;
+    wait_readable(ctrl.as_raw_fd(), wait).map_err(io(what))
 }
 
 /// Wait until `fd` is readable or `timeout` passes. `Ok(true)` when readable (or at EOF).

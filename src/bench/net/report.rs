@@ -389,7 +389,6 @@ fn rate(bytes: u64, secs: f64) -> f64 {
 /// lines per stream and, with several streams, `[SUM]` lines.
 pub fn summary_text(l: &Layout, s: &Summary) -> String {
     let mut out = String::from(SEPARATOR);
-    let role = l.role_col();
     // Does the sending side of a group report retransmits? A server prints its summary
     // before it has the client's results, so only its own counts.
     let shr = |group_sender: bool| {
@@ -401,156 +400,157 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
     };
     let header_retr =
         shr(true) && l.groups().contains(&true) || shr(false) && l.groups().contains(&false);
-    match l.protocol {
-        Protocol::Tcp if header_retr => {
-            let _ = writeln!(
-                out,
-                "[ ID]{role} Interval           Transfer     Bitrate         Retr"
-            );
-        }
-        Protocol::Tcp => {
-            let _ = writeln!(out, "[ ID]{role} Interval           Transfer     Bitrate");
-        }
-        Protocol::Udp => {
-            let _ = writeln!(
-                out,
-                "[ ID]{role} Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams"
-            );
-        }
-    }
-    let server = l.role == Role::Server;
-    let (st, snd_t, rcv_t) = (0.0, s.sender_time_s, s.receiver_time_s);
+    summary_header(&mut out, l, header_retr);
     for group in l.groups() {
         let tag = l.role_tag(group);
-        let mut tot_sent = 0u64;
-        let mut tot_recv = 0u64;
-        let mut tot_retr = 0i64;
-        let mut snd_pk = 0i64;
-        let mut rcv_pk = 0i64;
-        let mut tot_pk = 0i64;
-        let mut tot_lost = 0i64;
-        let mut jitter = 0.0;
         for ss in s.streams.iter().filter(|x| x.info.sender == group) {
-            tot_sent += ss.bytes_sent;
-            tot_recv += ss.bytes_received;
-            tot_retr += ss.retransmits.unwrap_or(0);
-            snd_pk += ss.sender_packets;
-            rcv_pk += ss.receiver_packets;
-            tot_pk += if ss.sender_packets > 0 {
-                ss.sender_packets
-            } else {
-                ss.receiver_packets
-            };
-            tot_lost += ss.lost;
-            jitter += ss.jitter_ms;
-            let sock = ss.info.socket;
-            let sent_b = fmt_bytes(ss.bytes_sent as f64);
-            let sent_r = fmt_bits(rate(ss.bytes_sent, snd_t));
-            let recv_b = fmt_bytes(ss.bytes_received as f64);
-            let recv_r = fmt_bits(rate(ss.bytes_received, rcv_t));
-            let show_sender = !server || ss.info.sender;
-            let show_receiver = !server || !ss.info.sender;
-            match l.protocol {
-                Protocol::Tcp => {
-                    if show_sender {
-                        let p = stream_prefix(sock, &tag, st, snd_t);
-                        if shr(group) {
-                            let _ = writeln!(
-                                out,
-                                "{p}  {sent_b}s  {sent_r}s/sec  {:3}             sender",
-                                ss.retransmits.unwrap_or(0)
-                            );
-                        } else {
-                            let _ = writeln!(
-                                out,
-                                "{p}  {sent_b}s  {sent_r}s/sec                  sender"
-                            );
-                        }
-                    }
-                    if show_receiver {
-                        let p = stream_prefix(sock, &tag, st, rcv_t);
-                        let _ = writeln!(
-                            out,
-                            "{p}  {recv_b}s  {recv_r}s/sec                  receiver"
-                        );
-                    }
-                }
-                Protocol::Udp => {
-                    if show_sender {
-                        let p = stream_prefix(sock, &tag, st, snd_t);
-                        let _ = writeln!(
-                            out,
-                            "{p}  {sent_b}s  {sent_r}s/sec  {:5.3} ms  0/{} (0%)  sender",
-                            0.0, ss.sender_packets
-                        );
-                    }
-                    if show_receiver {
-                        let p = stream_prefix(sock, &tag, st, rcv_t);
-                        let pct = lost_percent(ss.lost, ss.receiver_packets);
-                        let _ = writeln!(
-                            out,
-                            "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {}/{} ({}%)  receiver",
-                            ss.jitter_ms,
-                            ss.lost,
-                            ss.receiver_packets,
-                            fmt_g2(pct)
-                        );
-                    }
-                }
-            }
+            stream_summary(&mut out, l, s, ss, &tag, shr(group));
         }
-        if l.parallel <= 1 {
-            continue;
-        }
-        let sent_b = fmt_bytes(tot_sent as f64);
-        let sent_r = fmt_bits(rate(tot_sent, snd_t));
-        let recv_b = fmt_bytes(tot_recv as f64);
-        let recv_r = fmt_bits(rate(tot_recv, rcv_t));
-        match l.protocol {
-            Protocol::Tcp => {
-                if !server || group {
-                    let p = sum_prefix(&tag, st, snd_t);
-                    if shr(group) {
-                        let _ = writeln!(
-                            out,
-                            "{p}  {sent_b}s  {sent_r}s/sec  {tot_retr:3}             sender"
-                        );
-                    } else {
-                        let _ =
-                            writeln!(out, "{p}  {sent_b}s  {sent_r}s/sec                  sender");
-                    }
-                }
-                if !server || !group {
-                    let p = sum_prefix(&tag, st, rcv_t);
-                    let _ = writeln!(
-                        out,
-                        "{p}  {recv_b}s  {recv_r}s/sec                  receiver"
-                    );
-                }
-            }
-            Protocol::Udp => {
-                if !server || group {
-                    let p = sum_prefix(&tag, st, snd_t);
-                    let _ = writeln!(
-                        out,
-                        "{p}  {sent_b}s  {sent_r}s/sec  {:5.3} ms  0/{snd_pk} (0%)  sender",
-                        0.0
-                    );
-                }
-                if !server || !group {
-                    let p = sum_prefix(&tag, st, rcv_t);
-                    let pct = lost_percent(tot_lost, tot_pk);
-                    let _ = writeln!(
-                        out,
-                        "{p}  {recv_b}s  {recv_r}s/sec  {:5.3} ms  {tot_lost}/{rcv_pk} ({}%)  receiver",
-                        mean_jitter(jitter, l.parallel),
-                        fmt_g2(pct)
-                    );
-                }
-            }
+        if l.parallel > 1 {
+            group_summary(&mut out, l, s, group, &tag, shr(group));
         }
     }
     out
+}
+
+/// The column header of the summary.
+fn summary_header(out: &mut String, l: &Layout, retr: bool) {
+    let role = l.role_col();
+    let _ = match l.protocol {
+        Protocol::Tcp if retr => writeln!(
+            out,
+            "[ ID]{role} Interval           Transfer     Bitrate         Retr"
+        ),
+        Protocol::Tcp => writeln!(out, "[ ID]{role} Interval           Transfer     Bitrate"),
+        Protocol::Udp => writeln!(
+            out,
+            "[ ID]{role} Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams"
+        ),
+    };
+}
+
+/// What follows the transfer and bitrate on a summary line.
+enum Tail {
+    /// TCP: the retransmits when the side reports them.
+    Tcp(Option<i64>),
+    /// UDP, sending side: datagrams sent.
+    UdpSent(i64),
+    /// UDP, receiving side: jitter, lost and total datagrams, and the loss in %.
+    UdpReceived {
+        jitter_ms: f64,
+        lost: i64,
+        packets: i64,
+        lost_pct: f64,
+    },
+}
+
+/// One `sender` or `receiver` line after its `[ ID] … sec` prefix `p`.
+fn summary_line(out: &mut String, p: &str, bytes: u64, secs: f64, tail: Tail, sender: bool) {
+    let b = fmt_bytes(bytes as f64);
+    let r = fmt_bits(rate(bytes, secs));
+    let side = if sender { "sender" } else { "receiver" };
+    let _ = match tail {
+        Tail::Tcp(Some(retr)) => writeln!(out, "{p}  {b}s  {r}s/sec  {retr:3}             {side}"),
+        Tail::Tcp(None) => writeln!(out, "{p}  {b}s  {r}s/sec                  {side}"),
+        Tail::UdpSent(pk) => writeln!(
+            out,
+            "{p}  {b}s  {r}s/sec  {:5.3} ms  0/{pk} (0%)  {side}",
+            0.0
+        ),
+        Tail::UdpReceived {
+            jitter_ms,
+            lost,
+            packets,
+            lost_pct,
+        } => writeln!(
+            out,
+            "{p}  {b}s  {r}s/sec  {jitter_ms:5.3} ms  {lost}/{packets} ({}%)  {side}",
+            fmt_g2(lost_pct)
+        ),
+    };
+}
+
+/// A stream's `sender` and `receiver` lines (a server shows only its own side).
+fn stream_summary(
+    out: &mut String,
+    l: &Layout,
+    s: &Summary,
+    ss: &StreamSummary,
+    tag: &str,
+    shr: bool,
+) {
+    let server = l.role == Role::Server;
+    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
+    let sock = ss.info.socket;
+    let (sent, received) = match l.protocol {
+        Protocol::Tcp => (
+            Tail::Tcp(shr.then(|| ss.retransmits.unwrap_or(0))),
+            Tail::Tcp(None),
+        ),
+        Protocol::Udp => (
+            Tail::UdpSent(ss.sender_packets),
+            Tail::UdpReceived {
+                jitter_ms: ss.jitter_ms,
+                lost: ss.lost,
+                packets: ss.receiver_packets,
+                lost_pct: lost_percent(ss.lost, ss.receiver_packets),
+            },
+        ),
+    };
+    if !server || ss.info.sender {
+        let p = stream_prefix(sock, tag, 0.0, snd_t);
+        summary_line(out, &p, ss.bytes_sent, snd_t, sent, true);
+    }
+    if !server || !ss.info.sender {
+        let p = stream_prefix(sock, tag, 0.0, rcv_t);
+        summary_line(out, &p, ss.bytes_received, rcv_t, received, false);
+    }
+}
+
+/// A group's `[SUM]` lines, with `-P` above 1.
+fn group_summary(out: &mut String, l: &Layout, s: &Summary, group: bool, tag: &str, shr: bool) {
+    let server = l.role == Role::Server;
+    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
+    let members: Vec<&StreamSummary> = s
+        .streams
+        .iter()
+        .filter(|x| x.info.sender == group)
+        .collect();
+    let sum = |f: fn(&StreamSummary) -> i64| members.iter().map(|x| f(x)).sum::<i64>();
+    let tot_sent: u64 = members.iter().map(|x| x.bytes_sent).sum();
+    let tot_recv: u64 = members.iter().map(|x| x.bytes_received).sum();
+    let tot_lost = sum(|x| x.lost);
+    let tot_pk = sum(|x| {
+        if x.sender_packets > 0 {
+            x.sender_packets
+        } else {
+            x.receiver_packets
+        }
+    });
+    let jitter: f64 = members.iter().map(|x| x.jitter_ms).sum();
+    let (sent, received) = match l.protocol {
+        Protocol::Tcp => (
+            Tail::Tcp(shr.then(|| sum(|x| x.retransmits.unwrap_or(0)))),
+            Tail::Tcp(None),
+        ),
+        Protocol::Udp => (
+            Tail::UdpSent(sum(|x| x.sender_packets)),
+            Tail::UdpReceived {
+                jitter_ms: mean_jitter(jitter, l.parallel),
+                lost: tot_lost,
+                packets: sum(|x| x.receiver_packets),
+                lost_pct: lost_percent(tot_lost, tot_pk),
+            },
+        ),
+    };
+    if !server || group {
+        let p = sum_prefix(tag, 0.0, snd_t);
+        summary_line(out, &p, tot_sent, snd_t, sent, true);
+    }
+    if !server || !group {
+        let p = sum_prefix(tag, 0.0, rcv_t);
+        summary_line(out, &p, tot_recv, rcv_t, received, false);
+    }
 }
 
 /// `Connecting to host …` and, for `-R`, `Reverse mode, …`.
@@ -795,6 +795,16 @@ fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSu
     })
 }
 
+/// Whether a group's sums carry retransmits: our sending group when our sender reports
+/// them, the peer's when the peer's does.
+fn group_retransmits(s: &Summary, group: bool) -> bool {
+    if group {
+        s.local_retransmits
+    } else {
+        s.peer_retransmits
+    }
+}
+
 /// iperf3's `-J` document for a finished test; `extra` goes under an `sbc_bench` key.
 pub fn json_document(
     r: &TestReport,
@@ -808,235 +818,10 @@ pub fn json_document(
         r.peer.as_ref(),
         r.sender_has_retransmits,
     );
-    let udp = r.params.protocol == Protocol::Udp;
-    let shr = |group: bool| {
-        if group {
-            s.local_retransmits
-        } else {
-            s.peer_retransmits
-        }
-    };
-    let groups = l.groups();
-    let intervals = r
-        .intervals
-        .iter()
-        .map(|iv| {
-            let g0 = groups[0];
-            JInterval {
-                streams: &iv.streams,
-                sum: interval_sum(&l, iv, g0, shr(g0)).unwrap_or(JSum {
-                    omitted: Some(false),
-                    sender: g0,
-                    ..JSum::default()
-                }),
-                sum_bidir_reverse: groups.get(1).and_then(|&g| interval_sum(&l, iv, g, shr(g))),
-            }
-        })
-        .collect();
-    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
-    let streams = s
-        .streams
-        .iter()
-        .map(|ss| {
-            let group = ss.info.sender;
-            if udp {
-                let pk = if ss.sender_packets > 0 {
-                    ss.sender_packets
-                } else {
-                    ss.receiver_packets
-                };
-                JEndStream::Udp {
-                    udp: JUdp {
-                        socket: ss.info.socket,
-                        start: 0.0,
-                        end: snd_t,
-                        seconds: snd_t,
-                        bytes: ss.bytes_sent,
-                        bits_per_second: rate(ss.bytes_sent, snd_t) * 8.0,
-                        jitter_ms: ss.jitter_ms,
-                        lost_packets: ss.lost,
-                        packets: pk,
-                        lost_percent: lost_percent(ss.lost, pk),
-                        out_of_order: ss.out_of_order,
-                        sender: group,
-                    },
-                }
-            } else {
-                let with_retr = shr(group);
-                let local_tx = group;
-                JEndStream::Tcp {
-                    sender: JSide {
-                        socket: ss.info.socket,
-                        start: 0.0,
-                        end: snd_t,
-                        seconds: snd_t,
-                        bytes: ss.bytes_sent,
-                        bits_per_second: rate(ss.bytes_sent, snd_t) * 8.0,
-                        retransmits: with_retr.then(|| ss.retransmits.unwrap_or(0)),
-                        max_snd_cwnd: with_retr.then_some(if local_tx {
-                            ss.max_snd_cwnd
-                        } else {
-                            0
-                        }),
-                        max_snd_wnd: with_retr.then_some(if local_tx { ss.max_snd_wnd } else { 0 }),
-                        max_rtt: with_retr.then_some(if local_tx { ss.max_rtt } else { 0 }),
-                        min_rtt: with_retr.then_some(if local_tx { ss.min_rtt } else { 0 }),
-                        mean_rtt: with_retr.then_some(if local_tx { ss.mean_rtt } else { 0 }),
-                        sender: group,
-                    },
-                    receiver: JSide {
-                        socket: ss.info.socket,
-                        start: 0.0,
-                        end: rcv_t,
-                        seconds: snd_t,
-                        bytes: ss.bytes_received,
-                        bits_per_second: rate(ss.bytes_received, rcv_t) * 8.0,
-                        retransmits: None,
-                        max_snd_cwnd: None,
-                        max_snd_wnd: None,
-                        max_rtt: None,
-                        min_rtt: None,
-                        mean_rtt: None,
-                        sender: group,
-                    },
-                }
-            }
-        })
-        .collect();
-    let group_sums = |group: bool| -> Option<(JSum, JSum, Option<JSum>)> {
-        let members: Vec<&StreamSummary> = s
-            .streams
-            .iter()
-            .filter(|x| x.info.sender == group)
-            .collect();
-        if members.is_empty() {
-            return None;
-        }
-        let sent: u64 = members.iter().map(|x| x.bytes_sent).sum();
-        let recv: u64 = members.iter().map(|x| x.bytes_received).sum();
-        let retr: i64 = members.iter().map(|x| x.retransmits.unwrap_or(0)).sum();
-        let snd_pk: i64 = members.iter().map(|x| x.sender_packets).sum();
-        let rcv_pk: i64 = members.iter().map(|x| x.receiver_packets).sum();
-        let lost: i64 = members.iter().map(|x| x.lost).sum();
-        let jitter = mean_jitter(members.iter().map(|x| x.jitter_ms).sum::<f64>(), l.parallel);
-        let tot_pk = if snd_pk > 0 { snd_pk } else { rcv_pk };
-        let pct = lost_percent(lost, tot_pk);
-        let mk =
-            |start: f64, t: f64, bytes: u64, retr: Option<i64>, u: Option<(f64, i64, i64, f64)>| {
-                JSum {
-                    start,
-                    end: t,
-                    seconds: t,
-                    bytes,
-                    bits_per_second: rate(bytes, t) * 8.0,
-                    retransmits: retr,
-                    jitter_ms: u.map(|x| x.0),
-                    lost_packets: u.map(|x| x.1),
-                    packets: u.map(|x| x.2),
-                    lost_percent: u.map(|x| x.3),
-                    omitted: None,
-                    sender: group,
-                }
-            };
-        if udp {
-            let mut sum_sent = mk(0.0, snd_t, sent, None, Some((0.0, 0, snd_pk, 0.0)));
-            sum_sent.sender = true;
-            let mut sum_recv = mk(0.0, rcv_t, recv, None, Some((jitter, lost, rcv_pk, pct)));
-            sum_recv.sender = false;
-            let sum = mk(0.0, rcv_t, sent, None, Some((jitter, lost, tot_pk, pct)));
-            Some((sum_sent, sum_recv, Some(sum)))
-        } else {
-            Some((
-                mk(0.0, snd_t, sent, shr(group).then_some(retr), None),
-                mk(0.0, rcv_t, recv, None, None),
-                None,
-            ))
-        }
-    };
-    let (sum_sent, sum_received, sum) =
-        group_sums(groups[0]).unwrap_or_else(|| (JSum::default(), JSum::default(), None));
-    let rev = groups.get(1).and_then(|&g| group_sums(g));
-    let peer_cpu = r.peer.as_ref();
-    let local_sends_first = groups[0];
-    let peer_cc = r.peer.as_ref().and_then(|p| p.congestion_used.clone());
-    let (snd_cc, rcv_cc) = if udp {
-        (None, None)
-    } else if local_sends_first {
-        (r.congestion.clone(), peer_cc)
-    } else {
-        (peer_cc, r.congestion.clone())
-    };
     let doc = JDoc {
-        start: JStart {
-            connected: r
-                .streams
-                .iter()
-                .map(|i| JConnected {
-                    socket: i.socket,
-                    local_host: &i.local_host,
-                    local_port: i.local_port,
-                    remote_host: &i.remote_host,
-                    remote_port: i.remote_port,
-                })
-                .collect(),
-            version: format!(
-                "sbc-bench {} (iperf 3.12 protocol)",
-                env!("CARGO_PKG_VERSION")
-            ),
-            system_info: &r.system_info,
-            timestamp: JTimestamp {
-                time: &r.timestamp,
-                timesecs: r.timesecs,
-            },
-            connecting_to: (r.role == Role::Client).then_some(JHostPort {
-                host: &r.peer_host,
-                port: r.peer_port,
-            }),
-            accepted_connection: (r.role == Role::Server).then_some(JHostPort {
-                host: &r.peer_host,
-                port: r.peer_port,
-            }),
-            cookie: &r.cookie,
-            tcp_mss_default: if udp { None } else { r.tcp_mss_default },
-            target_bitrate: r.params.bandwidth_bps.unwrap_or(0),
-            sock_bufsize: r.params.window.unwrap_or(0),
-            sndbuf_actual: r.sndbuf_actual.unwrap_or(0),
-            rcvbuf_actual: r.rcvbuf_actual.unwrap_or(0),
-            test_start: JTestStart {
-                protocol: r.params.protocol.name(),
-                num_streams: r.params.parallel,
-                blksize: r.params.blksize(),
-                omit: r.params.omit_s,
-                duration: r.params.time_s,
-                bytes: r.params.bytes,
-                blocks: r.params.blocks,
-                reverse: u8::from(r.params.reverse),
-                tos: r.params.tos.unwrap_or(0),
-                target_bitrate: r.params.bandwidth_bps.unwrap_or(0),
-                bidir: u8::from(r.params.bidirectional),
-                fqrate: r.params.fqrate_bps.unwrap_or(0),
-                interval: 1.0,
-            },
-        },
-        intervals,
-        end: JEnd {
-            streams,
-            sum,
-            sum_sent,
-            sum_received,
-            sum_sent_bidir_reverse: rev.as_ref().map(|x| x.0.clone()),
-            sum_received_bidir_reverse: rev.as_ref().map(|x| x.1.clone()),
-            cpu_utilization_percent: JCpu {
-                host_total: r.cpu.total_pct,
-                host_user: r.cpu.user_pct,
-                host_system: r.cpu.system_pct,
-                remote_total: peer_cpu.map(|p| p.cpu_util_total).unwrap_or(0.0),
-                remote_user: peer_cpu.map(|p| p.cpu_util_user).unwrap_or(0.0),
-                remote_system: peer_cpu.map(|p| p.cpu_util_system).unwrap_or(0.0),
-            },
-            sender_tcp_congestion: snd_cc,
-            receiver_tcp_congestion: rcv_cc,
-        },
+        start: json_start(r),
+        intervals: json_intervals(r, &l, &s),
+        end: json_end(r, &l, &s),
         server_output_text: r
             .peer
             .as_ref()
@@ -1044,6 +829,11 @@ pub fn json_document(
         error,
         sbc_bench: extra,
     };
+    tab_indented(&doc)
+}
+
+/// Pretty JSON indented with tabs, as iperf3 writes it.
+fn tab_indented(doc: &impl Serialize) -> String {
     let mut out = Vec::new();
     let fmt = serde_json::ser::PrettyFormatter::with_indent(b"\t");
     let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
@@ -1051,6 +841,246 @@ pub fn json_document(
         return "{}".into();
     }
     String::from_utf8(out).unwrap_or_else(|_| "{}".into())
+}
+
+/// `intervals`: each with its streams and the sum of the first group (and of the
+/// reverse group in a bidirectional test).
+fn json_intervals<'a>(r: &'a TestReport, l: &Layout, s: &Summary) -> Vec<JInterval<'a>> {
+    let groups = l.groups();
+    r.intervals
+        .iter()
+        .map(|iv| {
+            let g0 = groups[0];
+            JInterval {
+                streams: &iv.streams,
+                sum: interval_sum(l, iv, g0, group_retransmits(s, g0)).unwrap_or(JSum {
+                    omitted: Some(false),
+                    sender: g0,
+                    ..JSum::default()
+                }),
+                sum_bidir_reverse: groups
+                    .get(1)
+                    .and_then(|&g| interval_sum(l, iv, g, group_retransmits(s, g))),
+            }
+        })
+        .collect()
+}
+
+/// `start`: connections, versions, the test's parameters.
+fn json_start(r: &TestReport) -> JStart<'_> {
+    let udp = r.params.protocol == Protocol::Udp;
+    JStart {
+        connected: r
+            .streams
+            .iter()
+            .map(|i| JConnected {
+                socket: i.socket,
+                local_host: &i.local_host,
+                local_port: i.local_port,
+                remote_host: &i.remote_host,
+                remote_port: i.remote_port,
+            })
+            .collect(),
+        version: format!(
+            "sbc-bench {} (iperf 3.12 protocol)",
+            env!("CARGO_PKG_VERSION")
+        ),
+        system_info: &r.system_info,
+        timestamp: JTimestamp {
+            time: &r.timestamp,
+            timesecs: r.timesecs,
+        },
+        connecting_to: (r.role == Role::Client).then_some(JHostPort {
+            host: &r.peer_host,
+            port: r.peer_port,
+        }),
+        accepted_connection: (r.role == Role::Server).then_some(JHostPort {
+            host: &r.peer_host,
+            port: r.peer_port,
+        }),
+        cookie: &r.cookie,
+        tcp_mss_default: if udp { None } else { r.tcp_mss_default },
+        target_bitrate: r.params.bandwidth_bps.unwrap_or(0),
+        sock_bufsize: r.params.window.unwrap_or(0),
+        sndbuf_actual: r.sndbuf_actual.unwrap_or(0),
+        rcvbuf_actual: r.rcvbuf_actual.unwrap_or(0),
+        test_start: JTestStart {
+            protocol: r.params.protocol.name(),
+            num_streams: r.params.parallel,
+            blksize: r.params.blksize(),
+            omit: r.params.omit_s,
+            duration: r.params.time_s,
+            bytes: r.params.bytes,
+            blocks: r.params.blocks,
+            reverse: u8::from(r.params.reverse),
+            tos: r.params.tos.unwrap_or(0),
+            target_bitrate: r.params.bandwidth_bps.unwrap_or(0),
+            bidir: u8::from(r.params.bidirectional),
+            fqrate: r.params.fqrate_bps.unwrap_or(0),
+            interval: 1.0,
+        },
+    }
+}
+
+/// One stream's totals under `end.streams`.
+fn json_end_stream(ss: &StreamSummary, s: &Summary, udp: bool) -> JEndStream {
+    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
+    let group = ss.info.sender;
+    if udp {
+        let pk = if ss.sender_packets > 0 {
+            ss.sender_packets
+        } else {
+            ss.receiver_packets
+        };
+        return JEndStream::Udp {
+            udp: JUdp {
+                socket: ss.info.socket,
+                start: 0.0,
+                end: snd_t,
+                seconds: snd_t,
+                bytes: ss.bytes_sent,
+                bits_per_second: rate(ss.bytes_sent, snd_t) * 8.0,
+                jitter_ms: ss.jitter_ms,
+                lost_packets: ss.lost,
+                packets: pk,
+                lost_percent: lost_percent(ss.lost, pk),
+                out_of_order: ss.out_of_order,
+                sender: group,
+            },
+        };
+    }
+    let with_retr = group_retransmits(s, group);
+    // TCP_INFO numbers are ours only for our own sending streams.
+    let ours = |v: u64| with_retr.then_some(if group { v } else { 0 });
+    JEndStream::Tcp {
+        sender: JSide {
+            socket: ss.info.socket,
+            start: 0.0,
+            end: snd_t,
+            seconds: snd_t,
+            bytes: ss.bytes_sent,
+            bits_per_second: rate(ss.bytes_sent, snd_t) * 8.0,
+            retransmits: with_retr.then(|| ss.retransmits.unwrap_or(0)),
+            max_snd_cwnd: ours(ss.max_snd_cwnd),
+            max_snd_wnd: ours(ss.max_snd_wnd),
+            max_rtt: ours(ss.max_rtt),
+            min_rtt: ours(ss.min_rtt),
+            mean_rtt: ours(ss.mean_rtt),
+            sender: group,
+        },
+        receiver: JSide {
+            socket: ss.info.socket,
+            start: 0.0,
+            end: rcv_t,
+            seconds: snd_t,
+            bytes: ss.bytes_received,
+            bits_per_second: rate(ss.bytes_received, rcv_t) * 8.0,
+            retransmits: None,
+            max_snd_cwnd: None,
+            max_snd_wnd: None,
+            max_rtt: None,
+            min_rtt: None,
+            mean_rtt: None,
+            sender: group,
+        },
+    }
+}
+
+/// The sums of one group of streams (those we send, or those we receive): sent,
+/// received and, for UDP, the combined sum. `None` when the group is empty.
+fn group_sums(
+    s: &Summary,
+    l: &Layout,
+    group: bool,
+    udp: bool,
+) -> Option<(JSum, JSum, Option<JSum>)> {
+    let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
+    let members: Vec<&StreamSummary> = s
+        .streams
+        .iter()
+        .filter(|x| x.info.sender == group)
+        .collect();
+    if members.is_empty() {
+        return None;
+    }
+    let sent: u64 = members.iter().map(|x| x.bytes_sent).sum();
+    let recv: u64 = members.iter().map(|x| x.bytes_received).sum();
+    let retr: i64 = members.iter().map(|x| x.retransmits.unwrap_or(0)).sum();
+    let snd_pk: i64 = members.iter().map(|x| x.sender_packets).sum();
+    let rcv_pk: i64 = members.iter().map(|x| x.receiver_packets).sum();
+    let lost: i64 = members.iter().map(|x| x.lost).sum();
+    let jitter = mean_jitter(members.iter().map(|x| x.jitter_ms).sum::<f64>(), l.parallel);
+    let tot_pk = if snd_pk > 0 { snd_pk } else { rcv_pk };
+    let pct = lost_percent(lost, tot_pk);
+    let mk = |t: f64, bytes: u64, retr: Option<i64>, u: Option<(f64, i64, i64, f64)>| JSum {
+        start: 0.0,
+        end: t,
+        seconds: t,
+        bytes,
+        bits_per_second: rate(bytes, t) * 8.0,
+        retransmits: retr,
+        jitter_ms: u.map(|x| x.0),
+        lost_packets: u.map(|x| x.1),
+        packets: u.map(|x| x.2),
+        lost_percent: u.map(|x| x.3),
+        omitted: None,
+        sender: group,
+    };
+    if udp {
+        let mut sum_sent = mk(snd_t, sent, None, Some((0.0, 0, snd_pk, 0.0)));
+        sum_sent.sender = true;
+        let mut sum_recv = mk(rcv_t, recv, None, Some((jitter, lost, rcv_pk, pct)));
+        sum_recv.sender = false;
+        let sum = mk(rcv_t, sent, None, Some((jitter, lost, tot_pk, pct)));
+        Some((sum_sent, sum_recv, Some(sum)))
+    } else {
+        let retr = group_retransmits(s, group).then_some(retr);
+        Some((
+            mk(snd_t, sent, retr, None),
+            mk(rcv_t, recv, None, None),
+            None,
+        ))
+    }
+}
+
+/// `end`: per-stream totals, the groups' sums, CPU use and congestion control.
+fn json_end(r: &TestReport, l: &Layout, s: &Summary) -> JEnd {
+    let udp = r.params.protocol == Protocol::Udp;
+    let groups = l.groups();
+    let (sum_sent, sum_received, sum) = group_sums(s, l, groups[0], udp)
+        .unwrap_or_else(|| (JSum::default(), JSum::default(), None));
+    let rev = groups.get(1).and_then(|&g| group_sums(s, l, g, udp));
+    let peer_cpu = r.peer.as_ref();
+    let peer_cc = r.peer.as_ref().and_then(|p| p.congestion_used.clone());
+    let (snd_cc, rcv_cc) = if udp {
+        (None, None)
+    } else if groups[0] {
+        (r.congestion.clone(), peer_cc)
+    } else {
+        (peer_cc, r.congestion.clone())
+    };
+    JEnd {
+        streams: s
+            .streams
+            .iter()
+            .map(|ss| json_end_stream(ss, s, udp))
+            .collect(),
+        sum,
+        sum_sent,
+        sum_received,
+        sum_sent_bidir_reverse: rev.as_ref().map(|x| x.0.clone()),
+        sum_received_bidir_reverse: rev.as_ref().map(|x| x.1.clone()),
+        cpu_utilization_percent: JCpu {
+            host_total: r.cpu.total_pct,
+            host_user: r.cpu.user_pct,
+            host_system: r.cpu.system_pct,
+            remote_total: peer_cpu.map(|p| p.cpu_util_total).unwrap_or(0.0),
+            remote_user: peer_cpu.map(|p| p.cpu_util_user).unwrap_or(0.0),
+            remote_system: peer_cpu.map(|p| p.cpu_util_system).unwrap_or(0.0),
+        },
+        sender_tcp_congestion: snd_cc,
+        receiver_tcp_congestion: rcv_cc,
+    }
 }
 
 /// A `-J` document for a test that failed before it produced results.

@@ -17,15 +17,16 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::client::{end_of_data, report_interval, stream_id};
+use super::client::stream_id;
+use super::clock::{Measurement, Step, TestClock};
 use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
 use super::proto::{
-    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, ProtoError, Protocol, State,
-    TestParams, ierr,
+    self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, PeerResults, ProtoError, Protocol,
+    State, TestParams, ierr,
 };
 use super::report;
 use super::sockopt::CpuMark;
-use super::{NetError, NetEvent, Role, TestReport};
+use super::{NetError, NetEvent, Role, TestReport, io};
 use crate::shutdown::CancellationToken;
 
 /// How the server behaves.
@@ -355,11 +356,7 @@ fn udp_listener(bind: Option<IpAddr>, port: u16, v6: bool) -> std::io::Result<Ud
 /// Is there a message (or EOF) on the control connection? Handle what a client may say
 /// while streams are set up or data flows.
 fn check_control(ctrl: &mut TcpStream, wait: Duration) -> Result<Option<State>, NetError> {
-    let ready = super::wait_readable(ctrl.as_raw_fd(), wait).map_err(|e| NetError::Io {
-        what: "control connection",
-        source: e,
-    })?;
-    if !ready {
+    if !super::control_ready(ctrl, wait, "control connection")? {
         return Ok(None);
     }
     match proto::read_state(ctrl) {
@@ -415,18 +412,18 @@ pub fn server_output_text(
     s
 }
 
-fn run_test(
+/// Negotiate: the cookie, then the client's parameters. A request that does not parse
+/// or validate gets iperf3's `SERVER_ERROR`.
+fn negotiate(
     ctx: &Ctx<'_>,
     ctrl: &mut TcpStream,
     peer: SocketAddr,
     on: &mut dyn FnMut(NetEvent<'_>),
-) -> Result<TestReport, NetError> {
-    let cfg = ctx.cfg;
-    let io = |what: &'static str| move |e: std::io::Error| NetError::Io { what, source: e };
+) -> Result<(Cookie, TestParams), NetError> {
+    let t = Some(ctx.cfg.setup_timeout);
     ctrl.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
-    ctrl.set_read_timeout(Some(cfg.setup_timeout))
-        .map_err(io("control connection"))?;
-    ctrl.set_write_timeout(Some(cfg.setup_timeout))
+    ctrl.set_read_timeout(t).map_err(io("control connection"))?;
+    ctrl.set_write_timeout(t)
         .map_err(io("control connection"))?;
     let cookie = proto::read_cookie(ctrl)?;
     proto::write_state(ctrl, State::ParamExchange)?;
@@ -439,172 +436,213 @@ fn run_test(
         host: host_string(&peer),
         port: peer.port(),
     });
-    let mss = SockRef::from(&ctrl).tcp_mss().ok().filter(|&m| m > 0);
-    let direction = params.direction();
-    let n = params.parallel as usize;
-    let n_rx = if direction == Direction::ServerToClient {
-        0
-    } else {
-        n
-    };
-    let n_tx = if direction == Direction::ClientToServer {
-        0
-    } else {
-        n
-    };
-    let (timestamp, timesecs) = super::timestamp_now();
+    Ok((cookie, params))
+}
 
-    // Streams: receivers first (the client connects its sending streams first).
-    let mut specs: Vec<StreamSpec> = Vec::with_capacity(n_rx + n_tx);
-    let deadline = Instant::now() + cfg.setup_timeout;
-    match params.protocol {
-        Protocol::Tcp => {
-            let _opts = ListenerOpts::apply(ctx.listener, &params);
-            *lock(ctx.phase) = Phase::Streams(cookie);
-            proto::write_state(ctrl, State::CreateStreams)?;
-            while specs.len() < n_rx + n_tx {
-                if ctx.cancel.is_cancelled() {
-                    let _ = proto::write_state(ctrl, State::ServerTerminate);
-                    return Err(NetError::Interrupted);
-                }
-                if Instant::now() >= deadline {
-                    let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
-                    return Err(NetError::Timeout(format!(
-                        "{} of {} data connections arrived",
-                        specs.len(),
-                        n_rx + n_tx
-                    )));
-                }
-                if let Some(s) = check_control(ctrl, Duration::ZERO)? {
-                    return Err(NetError::Unexpected(format!(
-                        "{} while connecting streams",
-                        s.wire_name()
-                    )));
-                }
-                match ctx.rx.recv_timeout(Duration::from_millis(50)) {
-                    Ok(Incoming::Data(s, c)) if c == cookie => {
-                        let i = specs.len();
-                        let spec = StreamSpec {
-                            id: stream_id(i),
-                            sender: i >= n_rx,
-                            sock: DataSocket::Tcp(s),
-                        };
-                        on(NetEvent::StreamConnected(&spec.info()));
-                        specs.push(spec);
-                    }
-                    Ok(Incoming::Data(s, _)) | Ok(Incoming::Control(s, _)) => deny(s),
-                    Err(_) => {}
-                }
-            }
-            *lock(ctx.phase) = Phase::Busy;
-        }
-        Protocol::Udp => {
-            let v6 = matches!(ctrl.local_addr(), Ok(SocketAddr::V6(_)));
-            let bind = cfg.bind;
-            let mut pending = match udp_listener(bind, ctx.port, v6) {
-                Ok(u) => u,
-                Err(e) => {
-                    let _ = proto::write_server_error(
-                        ctrl,
-                        ierr::IELISTEN,
-                        e.raw_os_error().unwrap_or(0),
-                    );
-                    return Err(NetError::Listen {
-                        addr: format!("udp port {}", ctx.port),
-                        source: e,
-                    });
-                }
-            };
-            proto::write_state(ctrl, State::CreateStreams)?;
-            let mut buf = [0u8; 64];
-            while specs.len() < n_rx + n_tx {
-                if ctx.cancel.is_cancelled() {
-                    let _ = proto::write_state(ctrl, State::ServerTerminate);
-                    return Err(NetError::Interrupted);
-                }
-                if Instant::now() >= deadline {
-                    let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
-                    return Err(NetError::Timeout("UDP streams did not connect".into()));
-                }
-                if let Some(s) = check_control(ctrl, Duration::ZERO)? {
-                    return Err(NetError::Unexpected(format!(
-                        "{} while connecting streams",
-                        s.wire_name()
-                    )));
-                }
-                pending
-                    .set_read_timeout(Some(Duration::from_millis(50)))
-                    .map_err(io("UDP socket"))?;
-                let Ok((_, from)) = pending.recv_from(&mut buf) else {
-                    continue;
-                };
-                // Only the client of this test may connect streams.
-                if from.ip() != peer.ip() && host_string(&from) != host_string(&peer) {
-                    continue;
-                }
-                pending.connect(from).map_err(io("UDP connect"))?;
-                let next = udp_listener(bind, ctx.port, v6).map_err(io("UDP listener"))?;
-                let stream = std::mem::replace(&mut pending, next);
-                stream
-                    .send(&proto::UDP_CONNECT_REPLY)
-                    .map_err(io("UDP connect reply"))?;
-                let i = specs.len();
-                let spec = StreamSpec {
-                    id: stream_id(i),
-                    sender: i >= n_rx,
-                    sock: DataSocket::Udp(stream),
-                };
-                on(NetEvent::StreamConnected(&spec.info()));
-                specs.push(spec);
-            }
+/// How many data streams a test has, and which are ours to send: receivers come first
+/// (the client connects its sending streams first).
+#[derive(Debug, Clone, Copy)]
+struct Streams {
+    receivers: usize,
+    total: usize,
+}
+
+impl Streams {
+    fn of(params: &TestParams) -> Self {
+        let n = params.parallel as usize;
+        let receivers = if params.direction() == Direction::ServerToClient {
+            0
+        } else {
+            n
+        };
+        let senders = if params.direction() == Direction::ClientToServer {
+            0
+        } else {
+            n
+        };
+        Self {
+            receivers,
+            total: receivers + senders,
         }
     }
 
-    let mut engine = Engine::new(
-        EngineConfig {
-            protocol: params.protocol,
-            blksize: params.blksize() as usize,
-            rate_bps: params.bandwidth_bps,
-            udp64: params.udp_counters_64bit,
-            send_budget: EngineConfig::budget_of(params.bytes, params.blocks, params.blksize()),
-        },
-        specs,
-    );
-    let infos = engine.infos();
-    let (sndbuf, rcvbuf) = match engine.first_buffers() {
-        Some((s, r)) => (Some(s), Some(r)),
-        None => (None, None),
-    };
-    let cpu_mark = CpuMark::now();
-    proto::write_state(ctrl, State::TestStart)?;
-    engine
-        .start(params.omit_s > 0)
-        .map_err(io("starting the stream threads"))?;
-    proto::write_state(ctrl, State::TestRunning)?;
-    // Give the threads a moment to record their ids for the caller's sampler.
-    std::thread::sleep(Duration::from_millis(2));
-    on(NetEvent::Started {
-        params: &params,
-        streams: &infos,
-        threads: &engine.threads(),
-    });
+    /// Add the next stream to arrive, announced to `on`.
+    fn push(
+        &self,
+        specs: &mut Vec<StreamSpec>,
+        sock: DataSocket,
+        on: &mut dyn FnMut(NetEvent<'_>),
+    ) {
+        let i = specs.len();
+        let spec = StreamSpec {
+            id: stream_id(i),
+            sender: i >= self.receivers,
+            sock,
+        };
+        on(NetEvent::StreamConnected(&spec.info()));
+        specs.push(spec);
+    }
+}
 
-    let start = Instant::now();
-    let interval = (cfg.interval_s > 0.0).then(|| Duration::from_secs_f64(cfg.interval_s));
-    let mut next_tick = interval.map(|i| start + i);
-    let mut omit_end =
-        (params.omit_s > 0).then(|| start + Duration::from_secs(u64::from(params.omit_s)));
-    let give_up = (params.time_s > 0).then(|| {
-        start + Duration::from_secs(u64::from(params.time_s) + u64::from(params.omit_s)) + cfg.grace
-    });
-    let mut intervals: Vec<Interval> = Vec::new();
-    let mut first = true;
-    let mut last_rx_bytes = 0u64;
-    let mut last_rx_at = Instant::now();
-    let fail = |ctrl: &mut TcpStream, engine: &mut Engine, i_errno: i32, errno: i32| {
-        let _ = proto::write_server_error(ctrl, i_errno, errno);
-        engine.stop_all();
+/// One look at the clock and the control connection while streams connect: stopped,
+/// out of time (`late` says how far it got), or a client that speaks out of turn.
+fn setup_check(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    deadline: Instant,
+    late: impl FnOnce() -> String,
+) -> Result<(), NetError> {
+    if ctx.cancel.is_cancelled() {
+        let _ = proto::write_state(ctrl, State::ServerTerminate);
+        return Err(NetError::Interrupted);
+    }
+    if Instant::now() >= deadline {
+        let _ = proto::write_server_error(ctrl, ierr::IESTREAMACCEPT, libc::ETIMEDOUT);
+        return Err(NetError::Timeout(late()));
+    }
+    match check_control(ctrl, Duration::ZERO)? {
+        Some(s) => Err(NetError::Unexpected(format!(
+            "{} while connecting streams",
+            s.wire_name()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Accept the test's data connections.
+fn accept_streams(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    peer: SocketAddr,
+    (cookie, params): (Cookie, &TestParams),
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Vec<StreamSpec>, NetError> {
+    let n = Streams::of(params);
+    let deadline = Instant::now() + ctx.cfg.setup_timeout;
+    match params.protocol {
+        Protocol::Tcp => accept_tcp(ctx, ctrl, (cookie, params), n, deadline, on),
+        Protocol::Udp => accept_udp(ctx, ctrl, peer, n, deadline, on),
+    }
+}
+
+/// TCP streams come through the acceptor thread, which reads their cookie.
+fn accept_tcp(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    (cookie, params): (Cookie, &TestParams),
+    n: Streams,
+    deadline: Instant,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Vec<StreamSpec>, NetError> {
+    let mut specs: Vec<StreamSpec> = Vec::with_capacity(n.total);
+    let _opts = ListenerOpts::apply(ctx.listener, params);
+    *lock(ctx.phase) = Phase::Streams(cookie);
+    proto::write_state(ctrl, State::CreateStreams)?;
+    while specs.len() < n.total {
+        setup_check(ctx, ctrl, deadline, || {
+            format!("{} of {} data connections arrived", specs.len(), n.total)
+        })?;
+        match ctx.rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(Incoming::Data(s, c)) if c == cookie => n.push(&mut specs, DataSocket::Tcp(s), on),
+            Ok(Incoming::Data(s, _)) | Ok(Incoming::Control(s, _)) => deny(s),
+            Err(_) => {}
+        }
+    }
+    *lock(ctx.phase) = Phase::Busy;
+    Ok(specs)
+}
+
+/// UDP streams: each one's first datagram on the listening UDP socket connects that
+/// socket to the client; a fresh one listens for the next.
+fn accept_udp(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    peer: SocketAddr,
+    n: Streams,
+    deadline: Instant,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Vec<StreamSpec>, NetError> {
+    let mut specs: Vec<StreamSpec> = Vec::with_capacity(n.total);
+    let v6 = matches!(ctrl.local_addr(), Ok(SocketAddr::V6(_)));
+    let bind = ctx.cfg.bind;
+    let mut pending = match udp_listener(bind, ctx.port, v6) {
+        Ok(u) => u,
+        Err(e) => {
+            let _ = proto::write_server_error(ctrl, ierr::IELISTEN, e.raw_os_error().unwrap_or(0));
+            return Err(NetError::Listen {
+                addr: format!("udp port {}", ctx.port),
+                source: e,
+            });
+        }
     };
+    proto::write_state(ctrl, State::CreateStreams)?;
+    let mut buf = [0u8; 64];
+    while specs.len() < n.total {
+        setup_check(ctx, ctrl, deadline, || "UDP streams did not connect".into())?;
+        pending
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .map_err(io("UDP socket"))?;
+        let Ok((_, from)) = pending.recv_from(&mut buf) else {
+            continue;
+        };
+        // Only the client of this test may connect streams.
+        if from.ip() != peer.ip() && host_string(&from) != host_string(&peer) {
+            continue;
+        }
+        pending.connect(from).map_err(io("UDP connect"))?;
+        let next = udp_listener(bind, ctx.port, v6).map_err(io("UDP listener"))?;
+        let stream = std::mem::replace(&mut pending, next);
+        stream
+            .send(&proto::UDP_CONNECT_REPLY)
+            .map_err(io("UDP connect reply"))?;
+        n.push(&mut specs, DataSocket::Udp(stream), on);
+    }
+    Ok(specs)
+}
+
+/// Send `SERVER_ERROR` (best effort) and stop every stream.
+fn fail(ctrl: &mut TcpStream, engine: &mut Engine, i_errno: i32, errno: i32) {
+    let _ = proto::write_server_error(ctrl, i_errno, errno);
+    engine.stop_all();
+}
+
+/// Receiving streams that got nothing for `limit` end the test.
+struct IdleWatch {
+    limit: Duration,
+    last: (u64, Instant),
+}
+
+impl IdleWatch {
+    fn idle(&mut self, engine: &Engine) -> bool {
+        let now = Instant::now();
+        let (all, sent) = engine.bytes_so_far();
+        let got = all - sent;
+        if got != self.last.0 {
+            self.last = (got, now);
+            return false;
+        }
+        now.duration_since(self.last.1) >= self.limit
+    }
+}
+
+/// Run: data flows until the client says `TEST_END`; a client that stays silent past the
+/// announced time (plus grace), or sends no data for `data_idle_timeout`, is given up.
+fn run_data(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    engine: &mut Engine,
+    params: &TestParams,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<Vec<Interval>, NetError> {
+    let cfg = ctx.cfg;
+    let give_up =
+        (params.time_s > 0).then(|| Duration::from_secs(u64::from(params.time_s)) + cfg.grace);
+    let clock = TestClock::new(Instant::now(), cfg.interval_s, params.omit_s, give_up);
+    let mut m = Measurement::new(clock, Duration::from_millis(50));
+    let mut idle = (Streams::of(params).receivers > 0).then(|| IdleWatch {
+        limit: cfg.data_idle_timeout,
+        last: (0, Instant::now()),
+    });
     loop {
         if ctx.cancel.is_cancelled() {
             let _ = proto::write_state(ctrl, State::ServerTerminate);
@@ -617,48 +655,26 @@ fn run_test(
             } else {
                 ierr::IESTREAMREAD
             };
-            fail(ctrl, &mut engine, code, f.errno);
+            fail(ctrl, engine, code, f.errno);
             return Err(NetError::StreamLost(f));
         }
-        let now = Instant::now();
-        if give_up.is_some_and(|t| now >= t) {
-            fail(ctrl, &mut engine, ierr::IENOMSG, 0);
+        if m.clock().ended(Instant::now()) {
+            fail(ctrl, engine, ierr::IENOMSG, 0);
             return Err(NetError::Timeout("the client did not end the test".into()));
         }
-        if n_rx > 0 {
-            let (all, sent) = engine.bytes_so_far();
-            let got = all - sent;
-            if got != last_rx_bytes {
-                last_rx_bytes = got;
-                last_rx_at = now;
-            } else if now.duration_since(last_rx_at) >= cfg.data_idle_timeout {
-                fail(ctrl, &mut engine, ierr::IENOMSG, 0);
-                return Err(NetError::Timeout(format!(
-                    "no data received for {} s",
-                    cfg.data_idle_timeout.as_secs()
-                )));
-            }
+        if idle.as_mut().is_some_and(|w| w.idle(engine)) {
+            fail(ctrl, engine, ierr::IENOMSG, 0);
+            return Err(NetError::Timeout(format!(
+                "no data received for {} s",
+                cfg.data_idle_timeout.as_secs()
+            )));
         }
-        if let Some(t) = next_tick.filter(|&t| now >= t) {
-            let iv = engine.tick();
-            report_interval(&engine, on, iv, first, &mut intervals);
-            first = false;
-            next_tick = interval.map(|i| t + i);
-            continue;
-        }
-        // At the end of the omit period the omitted interval is reported first (above),
-        // then counting restarts at 0, as iperf3 does.
-        if omit_end.is_some_and(|t| now >= t) {
-            engine.end_omit();
-            omit_end = None;
-            next_tick = interval.map(|i| Instant::now() + i);
-            continue;
-        }
-        let mut until = now + Duration::from_millis(50);
-        for t in [next_tick, omit_end].into_iter().flatten() {
-            until = until.min(t);
-        }
-        match check_control(ctrl, until.saturating_duration_since(now)) {
+        let until = match m.step(engine, on) {
+            // Checked above; the clock may have run out since.
+            Step::End | Step::Again => continue,
+            Step::Wait(until) => until,
+        };
+        match check_control(ctrl, until.saturating_duration_since(Instant::now())) {
             Ok(None) | Ok(Some(State::TestStart)) => {}
             Ok(Some(State::TestEnd)) => break,
             Ok(Some(State::IperfDone)) => {
@@ -667,7 +683,7 @@ fn run_test(
                 return Err(NetError::PeerEndedEarly("client"));
             }
             Ok(Some(other)) => {
-                fail(ctrl, &mut engine, ierr::IEMESSAGE, 0);
+                fail(ctrl, engine, ierr::IEMESSAGE, 0);
                 return Err(NetError::Unexpected(format!(
                     "{} during the test",
                     other.wire_name()
@@ -679,23 +695,19 @@ fn run_test(
             }
         }
     }
+    // TEST_END: the last interval, then results.
+    Ok(m.finish(engine, on))
+}
 
-    // TEST_END: last interval, then results.
-    end_of_data(
-        &mut engine,
-        on,
-        interval.is_some().then_some(cfg.interval_s),
-        first,
-        &mut intervals,
-    );
-    let cpu = cpu_mark.util();
-    let totals = engine.totals();
-    let has_retr = engine.sender_has_retransmits();
-    let congestion = engine.congestion();
-    engine.stop_all();
-    engine.shutdown_sockets();
-
-    ctrl.set_read_timeout(Some(cfg.setup_timeout))
+/// Exchange results: ask for the client's, check them against our streams, send ours
+/// (with the server's output when asked), and let the client display them.
+fn exchange_results(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    totals: &[engine::StreamTotals],
+    ours: PeerResults,
+) -> Result<PeerResults, NetError> {
+    ctrl.set_read_timeout(Some(ctx.cfg.setup_timeout))
         .map_err(io("control connection"))?;
     proto::write_state(ctrl, State::ExchangeResults)?;
     let theirs =
@@ -714,9 +726,53 @@ fn run_test(
             bad.id
         )));
     }
+    proto::write_json(ctrl, &ours.to_json())?;
+    proto::write_state(ctrl, State::DisplayResults)?;
+    // IPERF_DONE, or the client just closing, both end the test.
+    let _ = check_control(ctrl, ctx.cfg.setup_timeout.min(Duration::from_secs(5)));
+    Ok(theirs)
+}
+
+/// Serve one test on control connection `ctrl`: negotiate, accept the streams, run,
+/// exchange results.
+fn run_test(
+    ctx: &Ctx<'_>,
+    ctrl: &mut TcpStream,
+    peer: SocketAddr,
+    on: &mut dyn FnMut(NetEvent<'_>),
+) -> Result<TestReport, NetError> {
+    let (cookie, params) = negotiate(ctx, ctrl, peer, on)?;
+    let mss = SockRef::from(&ctrl).tcp_mss().ok().filter(|&m| m > 0);
+    let (timestamp, timesecs) = super::timestamp_now();
+    let specs = accept_streams(ctx, ctrl, peer, (cookie, &params), on)?;
+    let mut engine = Engine::new(
+        EngineConfig {
+            protocol: params.protocol,
+            blksize: params.blksize() as usize,
+            rate_bps: params.bandwidth_bps,
+            udp64: params.udp_counters_64bit,
+            send_budget: EngineConfig::budget_of(params.bytes, params.blocks, params.blksize()),
+        },
+        specs,
+    );
+    let cpu_mark = CpuMark::now();
+    proto::write_state(ctrl, State::TestStart)?;
+    let start = super::start_streams(
+        &mut engine,
+        &params,
+        || Ok(proto::write_state(ctrl, State::TestRunning)?),
+        on,
+    )?;
+    let intervals = run_data(ctx, ctrl, &mut engine, &params, on)?;
+    let cpu = cpu_mark.util();
+    let totals = engine.totals();
+    let has_retr = engine.sender_has_retransmits();
+    let congestion = engine.congestion();
+    engine.stop_all();
+    engine.shutdown_sockets();
     let mut ours = engine::peer_results(
         &cpu,
-        direction != Direction::ClientToServer,
+        params.direction() != Direction::ClientToServer,
         has_retr,
         congestion.clone(),
         &totals,
@@ -727,17 +783,13 @@ fn run_test(
             (ctx.port, ctx.test_number),
             &peer,
             &params,
-            &infos,
+            &start.infos,
             &intervals,
             &totals,
             has_retr,
         ));
     }
-    proto::write_json(ctrl, &ours.to_json())?;
-    proto::write_state(ctrl, State::DisplayResults)?;
-    // IPERF_DONE, or the client just closing, both end the test.
-    let _ = check_control(ctrl, cfg.setup_timeout.min(Duration::from_secs(5)));
-
+    let theirs = exchange_results(ctx, ctrl, &totals, ours)?;
     Ok(TestReport {
         role: Role::Server,
         params,
@@ -745,9 +797,9 @@ fn run_test(
         peer_host: host_string(&peer),
         peer_port: peer.port(),
         tcp_mss_default: mss,
-        sndbuf_actual: sndbuf,
-        rcvbuf_actual: rcvbuf,
-        streams: infos,
+        sndbuf_actual: start.sndbuf,
+        rcvbuf_actual: start.rcvbuf,
+        streams: start.infos,
         intervals,
         totals,
         peer: Some(theirs),
