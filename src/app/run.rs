@@ -128,7 +128,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         color: output::color(),
     };
     print!("{}", String::from_utf8_lossy(&summary.render(&report)));
-    if let Some(j) = sink.path(Format::Json) {
+    if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
     Ok(outcome)

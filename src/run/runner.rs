@@ -494,7 +494,7 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
     report.results_row = (report.status == RunStatus::Complete)
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
-    ctx.sink.write(&report);
+    ctx.sink.finish(&report);
     report
 }
 

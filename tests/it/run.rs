@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{BOARDS, copy_tree, sysroot as fixture};
 use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
 use serde_json::Value;
 
 /// Every governor file of a tree (cpufreq policies and devfreq devices), trimmed.
@@ -522,4 +523,66 @@ fn a_run_that_gives_up_leaves_output_files_alone() {
         "{\"schema\": \"sbc-bench-run\", \"previous\": true}\n"
     );
     assert!(!log.exists(), "no empty log left behind");
+}
+
+/// `run --json /dev/null` replaced the device with a regular file (and `/dev/full` on one
+/// machine): a device is written in place, a symlink's target replaced, the link kept.
+#[test]
+fn run_json_to_a_device_or_symlink_never_replaces_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real.json");
+    fs::write(&real, "old").unwrap();
+    let link = tmp.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    for target in [Path::new("/dev/null"), link.as_path()] {
+        Command::cargo_bin("sbc-bench")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .env_remove("SBC_BENCH_SYSROOT")
+            .arg("--sysroot")
+            .arg(fixture("x86-vm"))
+            .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+            .arg(tmp.path().join("l.log"))
+            .arg("--json")
+            .arg(target)
+            .assert()
+            .code(predicates::ord::eq(0).or(predicates::ord::eq(3)));
+    }
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "sbc-bench-run");
+}
+
+/// `--log` naming a FIFO hung the run: nobody reads it, so it is refused before the run.
+#[test]
+fn run_log_to_a_fifo_nobody_reads_is_refused_not_hung_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("log.fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env_remove("SBC_BENCH_SYSROOT")
+        .arg("--sysroot")
+        .arg(fixture("x86-vm"))
+        .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+        .arg(&fifo)
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("nobody reads"));
 }

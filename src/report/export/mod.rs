@@ -97,10 +97,20 @@ impl ExportSink {
             .map(|t| t.file.path())
     }
 
-    /// Rewrite every target from `report`. A target that cannot be written is reported
-    /// once and the run goes on.
+    /// Rewrite every file target from `report` (devices, pipes and stdout wait for
+    /// [`finish`](Self::finish)). A target that cannot be written is reported once and the
+    /// run goes on.
     pub fn write(&self, report: &RunReport) {
-        for t in &self.targets {
+        self.write_targets(report, false);
+    }
+
+    /// The last write: every target, devices, pipes and stdout included.
+    pub fn finish(&self, report: &RunReport) {
+        self.write_targets(report, true);
+    }
+
+    fn write_targets(&self, report: &RunReport, last: bool) {
+        for t in self.targets.iter().filter(|t| last || t.file.rewritable()) {
             if let Err(e) = t.file.write(&t.exporter.render(report)) {
                 if !t.warned.replace(true) {
                     crate::output::warn(format!("cannot write {}: {e:#}", t.file.path().display()));
