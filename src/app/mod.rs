@@ -113,15 +113,14 @@ pub fn check_root(root: &SysRoot) -> Result<(), String> {
     Ok(())
 }
 
-/// Run the chosen command. Commands still returning a numeric status are wrapped with
-/// `Outcome::from_code` until they return an `Outcome` themselves.
+/// Run the chosen command; each says how it ended as an `Outcome`.
 fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Some(Command::Info(a)) => info::run(ctx, &a),
         Some(Command::Run(a)) => run::run(ctx, &a),
         None => run::run(ctx, &cli.run),
         Some(Command::Monitor(a)) => monitor::run(ctx, &a),
-        Some(Command::Bench(a)) => bench::run(ctx, &a).map(Outcome::from_code),
+        Some(Command::Bench(a)) => bench::run(ctx, &a),
         Some(Command::Net(a)) => net::run(ctx, &a),
         Some(Command::Storage(a)) => storage::run(ctx, &a),
         Some(Command::Restore) => Ok(restore::run(ctx)),

@@ -11,7 +11,6 @@ pub mod net;
 pub mod pin;
 pub mod scrypt;
 pub mod seam;
-pub mod start;
 pub mod storage;
 
 pub use seam::{Benchmark, Progress, Steps};

@@ -148,7 +148,7 @@ impl Cli {
             Ok(argv) => Self::parse_from(argv),
             Err(msg) => {
                 eprintln!("error: {msg}");
-                std::process::exit(crate::output::EXIT_USAGE);
+                std::process::exit(crate::output::Outcome::Usage.code());
             }
         }
     }

@@ -21,8 +21,7 @@
 //! share) and [`Interval::task`] (percent of one core and the CPU it ran on).
 //!
 //! The network client watches its interface, that interface's IRQ lines and its stream
-//! threads; each thread hands over its id before it starts (`bench::start::run_together`
-//! starts threads together):
+//! threads; each thread hands over its id over a channel before the test starts:
 //! ```no_run
 //! use sbc_bench::monitor::{Interval, IrqSelect, SampleSpec, Sampler, Setup, TaskId};
 //! let root = sbc_bench::sys::root::SysRoot::host();

@@ -34,20 +34,6 @@ impl Outcome {
             Outcome::BrokenPipe => 141,
         }
     }
-
-    /// Back from a status a command still computes as a number (transitional: commands
-    /// are moved to return `Outcome` themselves).
-    pub fn from_code(code: i32) -> Self {
-        match code {
-            0 => Outcome::Ok,
-            1 => Outcome::Failed,
-            2 => Outcome::Usage,
-            3 => Outcome::Untrusted,
-            141 => Outcome::BrokenPipe,
-            c if c > 128 => Outcome::Interrupted(c - 128),
-            _ => Outcome::Failed,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -64,8 +50,5 @@ mod tests {
         assert_eq!(Outcome::Interrupted(15).code(), 143);
         assert_eq!(Outcome::Ended.code(), 0);
         assert_eq!(Outcome::BrokenPipe.code(), 141);
-        for c in [0, 1, 2, 3, 130, 143, 141] {
-            assert_eq!(Outcome::from_code(c).code(), c);
-        }
     }
 }

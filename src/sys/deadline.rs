@@ -23,8 +23,15 @@ const TICK: Duration = Duration::from_millis(100);
 /// The signal that interrupts a stuck read: ignored by default, so a stray one is harmless.
 const WAKE_SIGNAL: libc::c_int = libc::SIGURG;
 
+/// A thread to interrupt. `pthread_t` is an integer on glibc and a pointer on musl.
+struct Thread(libc::pthread_t);
+
+// SAFETY: the handle is only passed to pthread_kill, under INFLIGHT's lock, while the
+// thread is alive (a `Watch` deregisters before its thread can end).
+unsafe impl Send for Thread {}
+
 struct Inflight {
-    thread: libc::pthread_t,
+    thread: Thread,
     started: Instant,
     deadline: Duration,
     interrupted: bool,
@@ -63,7 +70,7 @@ fn start_watchdog() {
                             // SAFETY: the thread is alive: a `Watch` deregisters (under this
                             // lock) before its thread can go away.
                             unsafe {
-                                libc::pthread_kill(r.thread, WAKE_SIGNAL);
+                                libc::pthread_kill(r.thread.0, WAKE_SIGNAL);
                             }
                         }
                     }
@@ -84,7 +91,7 @@ impl Watch {
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let entry = Inflight {
             // SAFETY: pthread_self has no preconditions.
-            thread: unsafe { libc::pthread_self() },
+            thread: Thread(unsafe { libc::pthread_self() }),
             started: Instant::now(),
             deadline,
             interrupted: false,

@@ -1,5 +1,6 @@
 //! `sbc-bench bench aes`: AES-CBC (and GCM) throughput natively and with `openssl speed`.
 
+use crate::output::Outcome;
 use serde::Serialize;
 
 use super::driver::{self, Command, Job};
@@ -44,7 +45,7 @@ pub fn heading(targets: &[Target], by_cluster: bool) -> String {
 }
 
 /// Run the benchmark and print it.
-pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<Outcome> {
     driver::drive::<AesCommand>(ctx, args.clone())
 }
 
@@ -65,7 +66,7 @@ impl Command for AesCommand {
         args.common.clone()
     }
 
-    fn prepare(args: AesArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+    fn prepare(args: AesArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let mut notes = Vec::new();
         let openssl = if args.native_only {
             None

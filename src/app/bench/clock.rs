@@ -5,6 +5,7 @@ use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::clock::{self, CheckInput, ClockCheck, Options, WalkOptions};
 use crate::cli::bench::{ClockArgs, CommonArgs};
+use crate::output::Outcome;
 use crate::report::bench_clock;
 
 /// sbc-bench's `MaxKHz`/`MinKHz`: unset or empty means no limit; anything else must be a
@@ -37,7 +38,7 @@ fn limits(a: &ClockArgs) -> Limits {
 }
 
 /// Run the clock check on every target and print it.
-pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<Outcome> {
     driver::drive::<ClockCommand>(ctx, (a.clone(), limits(a)))
 }
 
@@ -62,8 +63,8 @@ impl Command for ClockCommand {
         args.1.as_ref().map(|_| ()).map_err(String::clone)
     }
 
-    fn prepare((a, limits): Self::Args, ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
-        let (max_khz, min_khz) = limits.map_err(|_| crate::output::EXIT_USAGE)?;
+    fn prepare((a, limits): Self::Args, ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
+        let (max_khz, min_khz) = limits.map_err(|_| Outcome::Usage)?;
         let opts = if a.common.quick {
             Options::quick()
         } else {

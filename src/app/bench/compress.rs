@@ -1,5 +1,6 @@
 //! `sbc-bench bench compress`: 7-Zip's benchmark when installed, and the native LZMA score.
 
+use crate::output::Outcome;
 use serde::Serialize;
 
 use super::driver::{self, Command, Job};
@@ -25,7 +26,7 @@ struct Doc<'a> {
 }
 
 /// Run the benchmark and print it.
-pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<Outcome> {
     driver::drive::<CompressCommand>(ctx, args.clone())
 }
 
@@ -47,7 +48,7 @@ impl Command for CompressCommand {
         args.common.clone()
     }
 
-    fn prepare(args: CompressArgs, ctx: &Ctx, r: &Resolved) -> Result<Self, i32> {
+    fn prepare(args: CompressArgs, ctx: &Ctx, r: &Resolved) -> Result<Self, Outcome> {
         let quick = args.common.quick;
         let mut notes = Vec::new();
         let available = memory::available_bytes(&ctx.root);

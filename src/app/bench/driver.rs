@@ -3,6 +3,7 @@
 //! stderr is no terminal), print JSON or text, and pick the exit status. A [`Command`] adds
 //! only what is its own: options, the benchmarks to run, and the rendering call.
 
+use crate::output::Outcome;
 use serde::Serialize;
 
 use super::cancelled_code;
@@ -54,7 +55,7 @@ pub(super) trait Command: Sized {
         Ok(())
     }
     /// Options and tools, once there are CPUs to run on; `Err(exit status)` after saying why.
-    fn prepare(args: Self::Args, ctx: &Ctx, r: &Resolved) -> Result<Self, i32>;
+    fn prepare(args: Self::Args, ctx: &Ctx, r: &Resolved) -> Result<Self, Outcome>;
     /// The benchmarks to run, in order.
     fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Self::Bench<'a>>>;
     /// The `--json` document.
@@ -110,7 +111,7 @@ pub(super) fn runs_json(
 }
 
 /// Run a `bench …` command from start to exit status.
-pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<i32> {
+pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outcome> {
     let common = C::common(&args);
     let r = match pinning::resolve_or_usage(ctx, &common) {
         Ok(r) => r,
@@ -118,7 +119,7 @@ pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<i32>
     };
     if let Err(e) = C::check(&args) {
         eprintln!("Error: {e}");
-        return Ok(output::EXIT_USAGE);
+        return Ok(Outcome::Usage);
     }
     if let Some(code) = r.refuse_if_empty(C::NAME, common.json) {
         return Ok(code);
@@ -147,9 +148,9 @@ pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<i32>
     }
     Ok(
         if cmd.failed(&outs) || r.explicit_skip() || outs.is_empty() {
-            output::EXIT_INVALID
+            Outcome::Untrusted
         } else {
-            output::EXIT_OK
+            Outcome::Ok
         },
     )
 }

@@ -5,10 +5,11 @@ use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::membw::{Membw, MembwRun, Options};
 use crate::cli::bench::CommonArgs;
+use crate::output::Outcome;
 use crate::report::bench_mem;
 
 /// Measure bandwidth on every target and print it.
-pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<Outcome> {
     driver::drive::<MembwCommand>(ctx, a.clone())
 }
 
@@ -30,7 +31,7 @@ impl Command for MembwCommand {
         a.clone()
     }
 
-    fn prepare(a: CommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+    fn prepare(a: CommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let opts = if a.quick {
             Options::quick()
         } else {

@@ -6,11 +6,12 @@ use crate::app::Ctx;
 use crate::bench::kernels::buffer::Advice;
 use crate::bench::memlat::{self, MemPlan, Memlat, MemlatRun, Options};
 use crate::cli::bench::{CommonArgs, MemlatArgs};
+use crate::output::Outcome;
 use crate::report::bench_mem;
 use crate::sys::{membench, memory};
 
 /// Measure latency on every target and print it.
-pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<Outcome> {
     driver::drive::<MemlatCommand>(ctx, args.clone())
 }
 
@@ -30,7 +31,7 @@ impl Command for MemlatCommand {
         args.common.clone()
     }
 
-    fn prepare(args: MemlatArgs, ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+    fn prepare(args: MemlatArgs, ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let opts = if args.common.quick {
             Options::quick()
         } else if args.extensive {

@@ -11,9 +11,10 @@ pub mod scrypt;
 
 use crate::app::Ctx;
 use crate::cli::bench::{BenchArgs, BenchCommand};
+use crate::output::Outcome;
 
 /// Run the chosen benchmark.
-pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<Outcome> {
     match &args.which {
         BenchCommand::Clock(a) => clock::run(ctx, a),
         BenchCommand::Membw(a) => membw::run(ctx, a),
@@ -24,7 +25,7 @@ pub fn run(ctx: &Ctx, args: &BenchArgs) -> anyhow::Result<i32> {
     }
 }
 
-/// Exit status for a run cancelled by a signal: 128 + its number, as a shell reports it.
-fn cancelled_code() -> i32 {
-    128 + crate::shutdown::signal().unwrap_or(libc::SIGINT)
+/// How a run cancelled by a signal ends: 128 + its number, as a shell reports it.
+fn cancelled_code() -> Outcome {
+    Outcome::Interrupted(crate::shutdown::signal().unwrap_or(libc::SIGINT))
 }

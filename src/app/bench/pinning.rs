@@ -5,6 +5,7 @@ use crate::app::Ctx;
 use crate::bench::pin::{self, Skipped, Target};
 use crate::cli::bench::CommonArgs;
 use crate::output;
+use crate::output::Outcome;
 use crate::sys::cpu::{self, Topology};
 use crate::sys::cpufreq::Policy;
 use crate::sys::root::SysRoot;
@@ -62,7 +63,7 @@ impl Resolved {
     /// The one behaviour of every bench command when no CPU is left to run on: the skipped
     /// CPUs and an error on stderr (and with `--json` a document with the error on stdout);
     /// `Some(1)`. `None` when there is something to run.
-    pub fn refuse_if_empty(&self, benchmark: &str, json: bool) -> Option<i32> {
+    pub fn refuse_if_empty(&self, benchmark: &str, json: bool) -> Option<Outcome> {
         if !self.targets.is_empty() {
             return None;
         }
@@ -73,7 +74,7 @@ impl Resolved {
         if json {
             println!("{}", no_cpu_json(benchmark, &self.skipped));
         }
-        Some(output::EXIT_ERROR)
+        Some(Outcome::Failed)
     }
 
     /// Print [`Resolved::sysroot_note`] (text mode) on stdout.
@@ -141,10 +142,10 @@ pub fn no_cpu_json(benchmark: &str, skipped: &[Skipped]) -> String {
 
 /// [`resolve`] for a command: a bad `--cpus` is printed as a usage error and becomes
 /// `Err(exit status)`.
-pub fn resolve_or_usage(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, i32> {
+pub fn resolve_or_usage(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, Outcome> {
     resolve(ctx, common).map_err(|msg| {
         eprintln!("Error: {msg}");
-        output::EXIT_USAGE
+        Outcome::Usage
     })
 }
 

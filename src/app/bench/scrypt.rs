@@ -1,5 +1,6 @@
 //! `sbc-bench bench scrypt`: cpuminer's scrypt stress test, natively, on all cores.
 
+use crate::output::Outcome;
 use serde::Serialize;
 
 use super::driver::{self, Command, Job};
@@ -8,7 +9,6 @@ use crate::app::Ctx;
 use crate::bench::pin::Skipped;
 use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
 use crate::cli::bench::{CommonArgs, ScryptArgs};
-use crate::output;
 use crate::report::crypto;
 
 #[derive(Serialize)]
@@ -24,7 +24,7 @@ struct Doc<'a> {
 }
 
 /// Run the benchmark and print it.
-pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<i32> {
+pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<Outcome> {
     driver::drive::<ScryptCommand>(ctx, args.clone())
 }
 
@@ -44,7 +44,7 @@ impl Command for ScryptCommand {
         args.common()
     }
 
-    fn prepare(args: ScryptArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, i32> {
+    fn prepare(args: ScryptArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let mut opts = if args.common().quick {
             scrypt::Options::quick()
         } else {
@@ -56,7 +56,7 @@ impl Command for ScryptCommand {
         if let Some(k) = args.kernel {
             if !k.runs_here() {
                 eprintln!("Error: {}", scrypt::kernel::KernelUnavailable(k));
-                return Err(output::EXIT_USAGE);
+                return Err(Outcome::Usage);
             }
             opts.kernel = k;
         }
