@@ -698,50 +698,14 @@ fn compat_entry(c: &str) -> Option<(String, u8)> {
                 .then(|| (format!("Canaan Kendryte {}", m.to_ascii_uppercase()), CHIP))
         }
         "nvidia" => tegra(model),
-        "qcom" => {
-            if let Some(name) = qualcomm_codename(model) {
-                return chip(name.into());
-            }
-            let prefixes = [
-                "apq", "msm", "mdm", "sdm", "sm", "sc", "qcs", "qcm", "qrb", "x1e", "x1p", "sa",
-                "ipq",
-            ];
-            (prefixes.iter().any(|p| model.starts_with(p)) && looks_like_part(model))
-                .then(|| (qualcomm_name(model), CHIP))
-        }
+        "qcom" => qcom_compat(model),
         "mediatek" if model.starts_with("mt") && looks_like_part(model) => {
             chip(format!("MediaTek {}", model.to_ascii_uppercase()))
         }
-        "samsung" => {
-            let n = model.strip_prefix("exynos")?;
-            if n.len() < 4 || !n.chars().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            // ODROID-XU3/XU4 and HC1 describe their Exynos 5422 as exynos5800.
-            let n = if n == "5800" { "5422/5800" } else { n };
-            chip(format!("Samsung Exynos {n}"))
-        }
+        "samsung" => samsung_compat(model),
         "fsl" | "nxp" => nxp(model),
-        "ti" => {
-            let known = ["am", "omap", "dra", "j7", "j721", "j784", "k2"];
-            if model == "am33xx" || model == "am335x" {
-                return chip("TI AM335x".into());
-            }
-            if model == "j721e" {
-                return chip("TI J721E (TDA4VM)".into());
-            }
-            (known.iter().any(|p| model.starts_with(p)) && looks_like_part(model))
-                .then(|| (format!("TI {}", model.to_ascii_uppercase()), CHIP))
-        }
-        "marvell" => {
-            if let Some(n) = model.strip_prefix("armada") {
-                let n = n.trim_start_matches('-');
-                return (!n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
-                    .then(|| (format!("Marvell Armada {}", n.to_ascii_uppercase()), CHIP));
-            }
-            looks_like_part(model)
-                .then(|| (format!("Marvell {}", model.to_ascii_uppercase()), CHIP))
-        }
+        "ti" => ti_compat(model),
+        "marvell" => marvell_compat(model),
         "nexell" if looks_like_part(model) => {
             chip(format!("Nexell {}", model.to_ascii_uppercase()))
         }
@@ -750,43 +714,103 @@ fn compat_entry(c: &str) -> Option<(String, u8)> {
         "xlnx" if model == "zynqmp" => chip("Xilinx Zynq UltraScale+ MPSoC".into()),
         "xlnx" if model == "zynq-7000" => chip("Xilinx Zynq-7000".into()),
         "cix" if model == "sky1" => chip("Cix P1 (CD8180)".into()),
-        "hisilicon" => {
-            let name = match model {
-                "hi3660" => "HiSilicon Kirin 960 (Hi3660)".to_string(),
-                "hi3670" => "HiSilicon Kirin 970 (Hi3670)".to_string(),
-                "hi6220" => "HiSilicon Kirin 620 (Hi6220)".to_string(),
-                m if looks_like_part(m) => format!("HiSilicon {}", m.to_ascii_uppercase()),
-                _ => return None,
-            };
-            chip(name)
-        }
-        "apple" => {
-            let name = match model {
-                "t8103" => "Apple M1",
-                "t6000" => "Apple M1 Pro",
-                "t6001" => "Apple M1 Max",
-                "t6002" => "Apple M1 Ultra",
-                "t8112" => "Apple M2",
-                "t6020" => "Apple M2 Pro",
-                "t6021" => "Apple M2 Max",
-                "t6022" => "Apple M2 Ultra",
-                _ => return None,
-            };
-            chip(name.into())
-        }
+        "hisilicon" => hisilicon_compat(model),
+        "apple" => apple_compat(model),
         "renesas" if model.starts_with('r') && looks_like_part(model) => {
             chip(format!("Renesas {}", model.to_ascii_uppercase()))
         }
         "realtek" if model.starts_with("rtd") && looks_like_part(model) => {
             chip(format!("Realtek {}", model.to_ascii_uppercase()))
         }
-        "loongson" => {
-            let m = model.trim_start_matches("ls");
-            looks_like_part(&format!("x{m}"))
-                .then(|| (format!("Loongson {}", m.to_ascii_uppercase()), CHIP))
-        }
+        "loongson" => loongson_compat(model),
         _ => None,
     }
+}
+
+/// `qcom,<model>`.
+fn qcom_compat(model: &str) -> Option<(String, u8)> {
+    let chip = |s: String| Some((s, CHIP));
+    if let Some(name) = qualcomm_codename(model) {
+        return chip(name.into());
+    }
+    let prefixes = [
+        "apq", "msm", "mdm", "sdm", "sm", "sc", "qcs", "qcm", "qrb", "x1e", "x1p", "sa", "ipq",
+    ];
+    (prefixes.iter().any(|p| model.starts_with(p)) && looks_like_part(model))
+        .then(|| (qualcomm_name(model), CHIP))
+}
+
+/// `samsung,<model>`.
+fn samsung_compat(model: &str) -> Option<(String, u8)> {
+    let chip = |s: String| Some((s, CHIP));
+    let n = model.strip_prefix("exynos")?;
+    if n.len() < 4 || !n.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // ODROID-XU3/XU4 and HC1 describe their Exynos 5422 as exynos5800.
+    let n = if n == "5800" { "5422/5800" } else { n };
+    chip(format!("Samsung Exynos {n}"))
+}
+
+/// `ti,<model>`.
+fn ti_compat(model: &str) -> Option<(String, u8)> {
+    let chip = |s: String| Some((s, CHIP));
+    let known = ["am", "omap", "dra", "j7", "j721", "j784", "k2"];
+    if model == "am33xx" || model == "am335x" {
+        return chip("TI AM335x".into());
+    }
+    if model == "j721e" {
+        return chip("TI J721E (TDA4VM)".into());
+    }
+    (known.iter().any(|p| model.starts_with(p)) && looks_like_part(model))
+        .then(|| (format!("TI {}", model.to_ascii_uppercase()), CHIP))
+}
+
+/// `marvell,<model>`.
+fn marvell_compat(model: &str) -> Option<(String, u8)> {
+    if let Some(n) = model.strip_prefix("armada") {
+        let n = n.trim_start_matches('-');
+        return (!n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
+            .then(|| (format!("Marvell Armada {}", n.to_ascii_uppercase()), CHIP));
+    }
+    looks_like_part(model).then(|| (format!("Marvell {}", model.to_ascii_uppercase()), CHIP))
+}
+
+/// `hisilicon,<model>`.
+fn hisilicon_compat(model: &str) -> Option<(String, u8)> {
+    let chip = |s: String| Some((s, CHIP));
+    let name = match model {
+        "hi3660" => "HiSilicon Kirin 960 (Hi3660)".to_string(),
+        "hi3670" => "HiSilicon Kirin 970 (Hi3670)".to_string(),
+        "hi6220" => "HiSilicon Kirin 620 (Hi6220)".to_string(),
+        m if looks_like_part(m) => format!("HiSilicon {}", m.to_ascii_uppercase()),
+        _ => return None,
+    };
+    chip(name)
+}
+
+/// `apple,<model>`.
+fn apple_compat(model: &str) -> Option<(String, u8)> {
+    let chip = |s: String| Some((s, CHIP));
+    let name = match model {
+        "t8103" => "Apple M1",
+        "t6000" => "Apple M1 Pro",
+        "t6001" => "Apple M1 Max",
+        "t6002" => "Apple M1 Ultra",
+        "t8112" => "Apple M2",
+        "t6020" => "Apple M2 Pro",
+        "t6021" => "Apple M2 Max",
+        "t6022" => "Apple M2 Ultra",
+        _ => return None,
+    };
+    chip(name.into())
+}
+
+/// `loongson,<model>`.
+fn loongson_compat(model: &str) -> Option<(String, u8)> {
+    let m = model.trim_start_matches("ls");
+    looks_like_part(&format!("x{m}"))
+        .then(|| (format!("Loongson {}", m.to_ascii_uppercase()), CHIP))
 }
 
 fn allwinner(vendor: &str, model: &str) -> Option<(String, u8)> {
@@ -1099,14 +1123,44 @@ fn part_token<'a>(s: &'a str, prefixes: &[&str]) -> Option<&'a str> {
         })
 }
 
+/// What a rule of [`from_hardware`] reads: cpuinfo's `Hardware` line as written and
+/// lower-cased, the basis sentence, and the core groups.
+struct Hardware<'a> {
+    hw: &'a str,
+    lower: String,
+    basis: String,
+    cores: &'a [CoreGroup],
+}
+
+/// A rule of [`from_hardware`]: `None` when the line is not this vendor's, `Some(guess)`
+/// when it is (the guess itself `None` when the line names the vendor but not the chip).
+type HardwareRule = fn(&SocInputs, &Hardware<'_>) -> Option<Option<SocGuess>>;
+
+/// The rules, in the order they are tried.
+const HARDWARE_RULES: &[HardwareRule] = &[
+    hardware_raspberry_pi,
+    hardware_amlogic,
+    hardware_allwinner,
+    hardware_qualcomm,
+    hardware_others,
+];
+
 fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
     let hw = i.cpuinfo_hardware.as_deref()?.trim();
-    let basis = format!("cpuinfo Hardware \"{hw}\"");
-    let lower = hw.to_ascii_lowercase();
-    let n = total(cores);
-    let has = |t: &str| count_of(cores, |c| c == t);
-    // Raspberry Pi kernels print BCM2835 (or BCM2709/2710/2711) for every model; the
-    // revision code tells the real chip.
+    let h = Hardware {
+        hw,
+        lower: hw.to_ascii_lowercase(),
+        basis: format!("cpuinfo Hardware \"{hw}\""),
+        cores,
+    };
+    HARDWARE_RULES.iter().find_map(|rule| rule(i, &h)).flatten()
+}
+
+/// Raspberry Pi kernels print BCM2835 (or BCM2709/2710/2711) for every model; the
+/// revision code tells the real chip.
+fn hardware_raspberry_pi(i: &SocInputs, h: &Hardware<'_>) -> Option<Option<SocGuess>> {
+    let hw = h.hw;
+    let basis = h.basis.clone();
     if hw.starts_with("BCM27") || hw.starts_with("BCM28") {
         if let Some((soc, kind)) = i.cpuinfo_revision.as_deref().and_then(rpi_revision) {
             let name = if kind == 0x12 {
@@ -1116,16 +1170,26 @@ fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
             };
             let mut g = found(name, basis);
             g.basis.push("Raspberry Pi revision code".into());
-            return Some(g);
+            return Some(Some(g));
         }
-        return None;
+        return Some(None);
     }
+    None
+}
+
+/// Amlogic and Khadas vendor kernels: the serial, else the family and core types.
+fn hardware_amlogic(i: &SocInputs, h: &Hardware<'_>) -> Option<Option<SocGuess>> {
+    let lower = h.lower.as_str();
+    let basis = h.basis.clone();
+    let cores = h.cores;
+    let n = total(cores);
+    let has = |t: &str| count_of(cores, |c| c == t);
     if lower.contains("amlogic") || lower.contains("khadas") {
         if let Some(g) = i.cpuinfo_serial.as_deref().and_then(amlogic_serial) {
-            return Some(g);
+            return Some(Some(g));
         }
         if lower.contains("meson8b") {
-            return Some(found("Amlogic S805", basis));
+            return Some(Some(found("Amlogic S805", basis)));
         }
         if lower.contains("meson platform") || lower == "amlogic" {
             let name = if has("Cortex-A5") == n && n > 0 {
@@ -1133,15 +1197,26 @@ fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
             } else if has("Cortex-A9") == n && n > 0 {
                 "Amlogic S802/S812 (Meson8/Meson8m2)"
             } else {
-                return None;
+                return Some(None);
             };
             let mut g = found(name, basis);
             g.basis
                 .push(format!("core composition {}", composition(cores)));
-            return Some(g);
+            return Some(Some(g));
         }
-        return None;
+        return Some(None);
     }
+    None
+}
+
+/// Allwinner `sunXiwY` families.
+fn hardware_allwinner(_: &SocInputs, h: &Hardware<'_>) -> Option<Option<SocGuess>> {
+    let hw = h.hw;
+    let lower = h.lower.as_str();
+    let basis = h.basis.clone();
+    let cores = h.cores;
+    let n = total(cores);
+    let has = |t: &str| count_of(cores, |c| c == t);
     if let Some(fam) = lower
         .strip_prefix("sun")
         .filter(|r| r.contains('w'))
@@ -1152,7 +1227,7 @@ fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
             g.basis
                 .push("Armbian kernels report sun50iw1p1 for H5/H6/H616 too".into());
         }
-        return Some(g);
+        return Some(Some(g));
     }
     if lower.contains("sun8i") {
         // sun8i is H3, H2+, R40, A33, A23, A83T, V3s: only the core count narrows it.
@@ -1161,52 +1236,74 @@ fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
             (4, 4) => "Allwinner H3/H2+/R40/A33",
             (2, 2) => "Allwinner A23",
             (1, 1) => "Allwinner V3s/V3/S3",
-            _ => return None,
+            _ => return Some(None),
         };
         let mut g = found(name, basis);
         g.basis
             .push(format!("core composition {}", composition(cores)));
-        return Some(g);
+        return Some(Some(g));
     }
     if lower.contains("sun4i") || lower.contains("sun5i") {
-        return Some(found("Allwinner A10/A10s/A13/R8", basis));
+        return Some(Some(found("Allwinner A10/A10s/A13/R8", basis)));
     }
     if lower.contains("sun6i") {
-        return Some(found("Allwinner A31/A31s", basis));
+        return Some(Some(found("Allwinner A31/A31s", basis)));
     }
     if lower.contains("sun7i") {
-        return Some(found("Allwinner A20", basis));
+        return Some(Some(found("Allwinner A20", basis)));
     }
     if lower.contains("a83t") {
-        return Some(found("Allwinner A83T", basis));
+        return Some(Some(found("Allwinner A83T", basis)));
     }
+    None
+}
+
+/// Qualcomm part numbers and codenames.
+fn hardware_qualcomm(_: &SocInputs, h: &Hardware<'_>) -> Option<Option<SocGuess>> {
+    let hw = h.hw;
+    let lower = h.lower.as_str();
+    let basis = h.basis.clone();
     if let Some(t) = part_token(hw, &["MSM", "APQ", "SDM", "SM", "QCS", "QCM", "MDM"]) {
         let up = t.to_ascii_uppercase();
         // `SDM439Processor` (a missing newline in one vendor kernel's cpuinfo).
         let up = up.trim_end_matches("PROCESSOR");
-        return Some(found(qualcomm_name(&up.to_ascii_lowercase()), basis));
+        return Some(Some(found(qualcomm_name(&up.to_ascii_lowercase()), basis)));
     }
     if lower.contains("qualcomm") || lower.starts_with("qct") {
         // `Qualcomm MSM 8610`, `Qualcomm Technologies, Inc KONA`.
         let words: Vec<&str> = hw.split_whitespace().collect();
         for w in words.windows(2) {
             if ["MSM", "APQ"].contains(&w[0]) && w[1].starts_with(|c: char| c.is_ascii_digit()) {
-                return Some(found(format!("Qualcomm {}{}", w[0], w[1]), basis));
+                return Some(Some(found(format!("Qualcomm {}{}", w[0], w[1]), basis)));
             }
         }
         if let Some(name) = words
             .last()
             .and_then(|w| qualcomm_codename(&w.to_ascii_lowercase()))
         {
-            return Some(found(name, basis));
+            return Some(Some(found(name, basis)));
         }
-        return None;
+        return Some(None);
     }
+    None
+}
+
+/// MediaTek, HiSilicon, Samsung, boards that name their SoC, and the RK3288.
+fn hardware_others(_: &SocInputs, h: &Hardware<'_>) -> Option<Option<SocGuess>> {
+    let hw = h.hw;
+    let lower = h.lower.as_str();
+    let basis = h.basis.clone();
+    let cores = h.cores;
+    let n = total(cores);
+    let has = |t: &str| count_of(cores, |c| c == t);
     if let Some(t) = part_token(hw, &["MT"]) {
-        return Some(found(format!("MediaTek {}", t.to_ascii_uppercase()), basis));
+        return Some(Some(found(
+            format!("MediaTek {}", t.to_ascii_uppercase()),
+            basis,
+        )));
     }
     if let Some(n) = lower.strip_prefix("kirin") {
-        return Some(found(format!("HiSilicon Kirin {}", n.trim()), basis));
+        return Some(Some(found(format!("HiSilicon Kirin {}", n.trim()), basis)));
     }
     let hisilicon = [
         ("hi6210", "HiSilicon Kirin 620 (Hi6210)"),
@@ -1215,12 +1312,12 @@ fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
         ("hi6620", "HiSilicon Hi6620"),
     ];
     if let Some((_, name)) = hisilicon.iter().find(|(k, _)| lower.starts_with(k)) {
-        return Some(found(*name, basis));
+        return Some(Some(found(*name, basis)));
     }
     if let Some(t) = part_token(hw, &["EXYNOS"]) {
         let n = &t[6..];
         if n.len() >= 4 {
-            return Some(found(format!("Samsung Exynos {n}"), basis));
+            return Some(Some(found(format!("Samsung Exynos {n}"), basis)));
         }
     }
     let boards = [
@@ -1247,13 +1344,13 @@ fn from_hardware(i: &SocInputs, cores: &[CoreGroup]) -> Option<SocGuess> {
         ("sc8830", "Spreadtrum SC8830"),
     ];
     if let Some((_, name)) = boards.iter().find(|(k, _)| lower.contains(k)) {
-        return Some(found(*name, basis));
+        return Some(Some(found(*name, basis)));
     }
     if lower.starts_with("rockchip") && has("Cortex-A17") == 4 && n == 4 {
         let mut g = found("Rockchip RK3288", basis);
         g.basis
             .push("4×Cortex-A17 (the only quad Cortex-A17 Rockchip)".into());
-        return Some(g);
+        return Some(Some(g));
     }
     None
 }
