@@ -6,7 +6,6 @@
 //! the root is `/`, and from `<sysroot>/host.json` in a fixture tree (see [`HostFacts`]).
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -426,10 +425,10 @@ impl Userland {
     /// Read the ELF header of the first probe that has one.
     pub fn read(root: &SysRoot) -> Option<Self> {
         USERLAND_PROBES.iter().find_map(|p| {
-            let file = resolve_in_root(root, p)?;
             let mut head = [0u8; 64];
+            // `open` follows `/bin/sh → dash` inside the root, as the system would.
             let n = root
-                .open(&file, crate::sys::root::NodeKind::File)
+                .open(p, crate::sys::root::NodeKind::File)
                 .and_then(|mut f| read_up_to(&mut f, &mut head))
                 .ok()?;
             Some(Self {
@@ -449,20 +448,6 @@ fn read_up_to(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(n)
-}
-
-/// Follow symlinks of an absolute system path inside `root` (absolute link targets are
-/// taken relative to the root, as the system itself would see them), at most 16 hops.
-pub fn resolve_in_root(root: &SysRoot, abs: &str) -> Option<PathBuf> {
-    let mut p = PathBuf::from(abs);
-    for _ in 0..16 {
-        match root.link_target(&p) {
-            Some(t) if t.is_absolute() => p = t,
-            Some(t) => p = p.parent().unwrap_or(Path::new("/")).join(t),
-            None => return Some(p),
-        }
-    }
-    None
 }
 
 /// ELF `e_machine` values we name.
