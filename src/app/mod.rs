@@ -39,6 +39,9 @@ pub fn main() -> i32 {
     // quietly with the status a shell reports for SIGPIPE, as C tools do.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(&ctx, cli)));
     crate::shutdown::run_cleanups();
+    if let Some(note) = crate::sys::deadline::note() {
+        eprintln!("Note: {note}");
+    }
     match result {
         Ok(Ok(outcome)) => outcome.code(),
         Ok(Err(e)) if is_broken_pipe(&e) => Outcome::BrokenPipe.code(),

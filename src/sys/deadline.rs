@@ -182,6 +182,50 @@ pub fn blocked() -> Vec<PathBuf> {
     lock(&BLOCKED).clone()
 }
 
+static REFUSED: Mutex<Vec<(PathBuf, &'static str)>> = Mutex::new(Vec::new());
+
+/// Remember `path` as a node refused because it is `what` (a FIFO, a socket, a block
+/// device) where a regular file was expected: read, it could have hung the tool.
+pub fn refuse(path: &Path, what: &'static str) {
+    let mut r = lock(&REFUSED);
+    if !r.iter().any(|(p, _)| p == path) {
+        r.push((path.to_path_buf(), what));
+    }
+}
+
+/// The note a command prints at its end when it gave up on system files: each path once,
+/// with why, so an `n/a` in the output can be traced to the node that caused it.
+pub fn note() -> Option<String> {
+    note_for(&blocked(), &lock(&REFUSED))
+}
+
+fn note_for(blocked: &[PathBuf], refused: &[(PathBuf, &'static str)]) -> Option<String> {
+    let mut why: Vec<String> = blocked
+        .iter()
+        .map(|p| {
+            format!(
+                "{} (no answer within {} s)",
+                p.display(),
+                READ_DEADLINE.as_secs()
+            )
+        })
+        .collect();
+    why.extend(
+        refused
+            .iter()
+            .map(|(p, what)| format!("{} ({what}, not a regular file)", p.display())),
+    );
+    if why.is_empty() {
+        return None;
+    }
+    let n = why.len();
+    Some(format!(
+        "gave up on {n} system file{}, shown as n/a: {}",
+        if n == 1 { "" } else { "s" },
+        why.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +251,21 @@ mod tests {
         assert!(t0.elapsed() < Duration::from_secs(10));
         assert!(is_blocked(path));
         assert!(blocked().iter().any(|p| p == path));
+    }
+
+    #[test]
+    fn blocked_and_refused_nodes_are_named_in_one_note() {
+        assert_eq!(note_for(&[], &[]), None);
+        let note = note_for(
+            &[PathBuf::from("/sys/class/hwmon/hwmon0/temp1_input")],
+            &[(PathBuf::from("/proc/stat"), "a FIFO")],
+        )
+        .unwrap();
+        assert_eq!(
+            note,
+            "gave up on 2 system files, shown as n/a: /sys/class/hwmon/hwmon0/temp1_input \
+             (no answer within 2 s), /proc/stat (a FIFO, not a regular file)"
+        );
     }
 
     #[test]

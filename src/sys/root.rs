@@ -138,6 +138,18 @@ impl SysRoot {
             NodeKind::FileOrCharDevice => ft.is_file() || ft.is_char_device(),
         };
         if !ok {
+            let what = if ft.is_fifo() {
+                Some("a FIFO")
+            } else if ft.is_socket() {
+                Some("a socket")
+            } else if ft.is_block_device() {
+                Some("a block device")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                deadline::refuse(abs, what);
+            }
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("{}: not a regular file", abs.display()),
