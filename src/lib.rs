@@ -13,6 +13,7 @@ pub mod monitor;
 pub mod output;
 pub mod record;
 pub mod report;
+pub mod results;
 pub mod run;
 pub mod shutdown;
 pub mod sys;

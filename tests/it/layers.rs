@@ -18,6 +18,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["record"],
     &["diagnose"],
     &["report"],
+    &["results"],
     &["run"],
     &["cli"],
     &["app"],

@@ -12,6 +12,7 @@ mod info;
 mod layers;
 mod monitor;
 mod net;
+mod results_import;
 mod run;
 mod storage;
 mod sysread;

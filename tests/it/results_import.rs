@@ -1,0 +1,140 @@
+//! Importing the bash sbc-bench's result logs: every figure a log's own Results.md row
+//! states must come out of the log's body equal, after sbc-bench's rounding.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sbc_bench::record::results_row::{kernel_major_minor, round_tens};
+use sbc_bench::results::sbclog::{self, ParsedLog};
+
+/// Logs whose row disagrees with their own body, and why.
+const ROW_DISAGREES: &[(&str, usize, &str)] = &[(
+    "4fea.txt",
+    6,
+    "v0.9.9 on a Kryo/Falkor phone: the row shows the slower cluster's AES-256 (883330), \
+     its log's best cluster is 1342242",
+)];
+
+fn tens(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| round_tens(v).to_string())
+}
+
+/// Compare each stated cell with what the body gave; the mismatches as `file col: row
+/// says X, log gives Y`.
+fn mismatches(name: &str, p: &ParsedLog) -> Vec<String> {
+    let Some(cells) = &p.stated_row else {
+        return Vec::new();
+    };
+    let r = &p.results_row;
+    let cell = |i: usize| cells.get(i).map_or("-", String::as_str).to_string();
+    // The header and the row squeeze a device name's blanks differently.
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let col6 = if p.row_has_aes128 {
+        tens(p.aes128_16b)
+    } else {
+        r.sevenzip_single.map_or("-".into(), |v| v.to_string())
+    };
+    let want = [
+        (0, squeeze(&r.device)),
+        (2, kernel_major_minor(&r.kernel)),
+        (4, tens(r.sevenzip_multi.map(|v| v as f64))),
+        (5, col6),
+        (6, tens(r.aes256_16k)),
+        (7, tens(r.memcpy_mb_s)),
+        (8, tens(r.memset_mb_s)),
+        (9, r.scrypt_khs.map_or("-".into(), |v| format!("{v:.2}"))),
+    ];
+    let mut bad = Vec::new();
+    for (i, got) in want {
+        let mut stated = cell(i);
+        if i == 0 {
+            stated = squeeze(&stated);
+        }
+        if stated.is_empty() || (i == 6 && stated == "0") {
+            // A cut-short row, or sbc-bench's `0` for an openssl without a 16 KiB column.
+            stated = "-".into();
+        }
+        if stated != got && !ROW_DISAGREES.iter().any(|(f, c, _)| *f == name && *c == i) {
+            bad.push(format!(
+                "{name} col {i}: row says {stated:?}, log gives {got:?}"
+            ));
+        }
+    }
+    bad
+}
+
+fn check_dir(dir: &Path) -> (usize, Vec<String>) {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut rows = 0;
+    let mut bad = Vec::new();
+    for f in files {
+        let text = String::from_utf8_lossy(&fs::read(&f).unwrap()).into_owned();
+        let p = sbclog::parse(&text);
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if p.stated_row.is_some() && p.version.is_some() {
+            rows += 1;
+            bad.extend(mismatches(&name, &p));
+        }
+    }
+    (rows, bad)
+}
+
+#[test]
+fn fixture_logs_of_every_rule_change_reproduce_their_rows() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs");
+    let (rows, bad) = check_dir(&dir);
+    assert_eq!(rows, 12, "every fixture log has a row");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn every_corpus_log_with_a_row_reproduces_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/sbc-bench/logs");
+    if !dir.is_dir() {
+        eprintln!(
+            "skipped: {} is not here (the fixture test still runs)",
+            dir.display()
+        );
+        return;
+    }
+    let (rows, bad) = check_dir(&dir);
+    assert!(rows >= 140, "{rows} logs with a row");
+    assert!(
+        bad.is_empty(),
+        "{} of {rows}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn a_pasted_crlf_coloured_prefixed_log_reads_like_the_original() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs");
+    let text = fs::read_to_string(dir.join("Kojb.txt")).unwrap();
+    let pasted: String = text.lines().map(|l| format!("> \x1b[0m{l}\r\n")).collect();
+    let a = sbclog::parse(&text);
+    let b = sbclog::parse(&pasted);
+    assert_eq!(a, b);
+    assert!(a.results_row.sevenzip_multi.is_some());
+}
+
+#[test]
+fn a_log_cut_in_the_middle_yields_what_it_holds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs");
+    let text = fs::read_to_string(dir.join("Kojb.txt")).unwrap();
+    let cut = &text[..text.find("aes-256-cbc").unwrap()];
+    let p = sbclog::parse(cut);
+    assert!(p.results_row.memcpy_mb_s.is_some());
+    assert_eq!(p.results_row.aes256_16k, None);
+    assert_eq!(p.stated_row, None);
+    assert!(
+        p.unread.iter().any(|u| u.contains("OpenSSL")),
+        "{:?}",
+        p.unread
+    );
+}
