@@ -1,4 +1,7 @@
-//! RESULTS that last: reading published sbc-bench logs back into our model (and, to come,
-//! the local results database and `compare`). Pure parsing here: text in, model out.
+//! RESULTS that last: reading published sbc-bench logs back into our model, the published
+//! Results.md table shipped as a reference set, and `compare` (the local results database
+//! is to come). Pure: text in, model and text out.
 
+pub mod compare;
+pub mod reference;
 pub mod sbclog;

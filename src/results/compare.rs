@@ -1,0 +1,464 @@
+//! `sbc-bench compare`: one run set beside published rows of the same SoC (or device),
+//! sorted by a metric, each figure with its difference to this run, and the reasons the
+//! rows give for the difference (clock, throttling, kernel, distro, userland).
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use super::reference::Reference;
+use crate::record::results_row::{ResultsRow, kernel_major_minor, round_tens};
+
+/// A Results.md column to sort by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    SevenzipMulti,
+    SevenzipSingle,
+    Aes,
+    Memcpy,
+    Memset,
+    Khs,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 6] = [
+        Metric::SevenzipMulti,
+        Metric::SevenzipSingle,
+        Metric::Aes,
+        Metric::Memcpy,
+        Metric::Memset,
+        Metric::Khs,
+    ];
+
+    /// The name `--metric` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::SevenzipMulti => "7zip-multi",
+            Metric::SevenzipSingle => "7zip-single",
+            Metric::Aes => "aes",
+            Metric::Memcpy => "memcpy",
+            Metric::Memset => "memset",
+            Metric::Khs => "khs",
+        }
+    }
+
+    /// This metric's value in a row.
+    pub fn of(self, r: &ResultsRow) -> Option<f64> {
+        match self {
+            Metric::SevenzipMulti => r.sevenzip_multi.map(|v| v as f64),
+            Metric::SevenzipSingle => r.sevenzip_single.map(|v| v as f64),
+            Metric::Aes => r.aes256_16k,
+            Metric::Memcpy => r.memcpy_mb_s,
+            Metric::Memset => r.memset_mb_s,
+            Metric::Khs => r.scrypt_khs,
+        }
+    }
+}
+
+impl FromStr for Metric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Metric::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+                format!("not a metric (one of: {})", names.join(", "))
+            })
+    }
+}
+
+/// Which published rows to set beside the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "by", content = "value")]
+pub enum Selection {
+    /// Rows whose device cell names this SoC (`RK3588`; case does not matter).
+    Soc(String),
+    /// Rows whose device cell contains this text (`ROCK 5`).
+    Device(String),
+}
+
+impl Selection {
+    fn matches(&self, r: &Reference) -> bool {
+        let (needle, hay) = match self {
+            Selection::Soc(s) => (s, r.soc.as_deref().unwrap_or(&r.row.device)),
+            Selection::Device(d) => (d, r.row.device.as_str()),
+        };
+        hay.to_ascii_lowercase()
+            .contains(&needle.trim().to_ascii_lowercase())
+    }
+
+    /// The selection a SoC guess implies: its model number (`Rockchip RK3588/RK3588s`
+    /// → `RK3588`), the first word that has both letters and digits.
+    pub fn from_soc_guess(guess: &str) -> Option<Self> {
+        guess
+            .split(|c: char| c.is_whitespace() || c == '/' || c == ',' || c == '(' || c == ')')
+            .find(|w| {
+                w.len() >= 4
+                    && w.chars().any(|c| c.is_ascii_digit())
+                    && w.chars().any(|c| c.is_ascii_alphabetic())
+            })
+            .map(|w| Selection::Soc(w.to_string()))
+    }
+}
+
+/// One row of the comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Compared {
+    /// This run (true) or a published row.
+    pub this_run: bool,
+    pub row: ResultsRow,
+    /// The published log the row links to.
+    pub log: Option<String>,
+    /// Per metric (in [`Metric::ALL`] order): how much higher (+) or lower (−) than this
+    /// run, in percent; `None` where either side has no figure.
+    pub delta_pct: Vec<Option<f64>>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub selection: Selection,
+    pub metric: Metric,
+    /// Sorted by the metric, highest first; rows without it last.
+    pub rows: Vec<Compared>,
+    /// Why the published rows differ from this run, from what the rows state.
+    pub why: Vec<String>,
+}
+
+/// Set `mine` beside the published rows `selection` picks.
+pub fn compare(
+    mine: &ResultsRow,
+    refs: &[Reference],
+    selection: Selection,
+    metric: Metric,
+) -> Comparison {
+    let delta = |r: &ResultsRow| -> Vec<Option<f64>> {
+        Metric::ALL
+            .iter()
+            .map(|m| match (m.of(r), m.of(mine)) {
+                (Some(a), Some(b)) if b > 0.0 => Some((a - b) / b * 100.0),
+                _ => None,
+            })
+            .collect()
+    };
+    let picked: Vec<&Reference> = refs.iter().filter(|r| selection.matches(r)).collect();
+    let mut rows: Vec<Compared> = picked
+        .iter()
+        .map(|r| Compared {
+            this_run: false,
+            row: r.row.clone(),
+            log: r.log.clone(),
+            delta_pct: delta(&r.row),
+        })
+        .collect();
+    rows.push(Compared {
+        this_run: true,
+        row: mine.clone(),
+        log: None,
+        delta_pct: vec![Some(0.0); Metric::ALL.len()],
+    });
+    rows.sort_by(|a, b| {
+        let (x, y) = (metric.of(&a.row), metric.of(&b.row));
+        match (x, y) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+    });
+    let why = reasons(mine, &picked, metric);
+    Comparison {
+        selection,
+        metric,
+        rows,
+        why,
+    }
+}
+
+/// The first number of a clock cell (`2400/1800 MHz` → 2400, `~2310` → 2310).
+fn clock_mhz(cell: &str) -> Option<f64> {
+    let digits: String = cell
+        .trim_start_matches('~')
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+fn arch(distro_arch: &str) -> &str {
+    distro_arch.rsplit(' ').next().unwrap_or("")
+}
+
+/// The reasons, judged against the published rows that beat this run by more than 5 %
+/// in the metric (or that it beats by as much).
+fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<String> {
+    let mut why = Vec::new();
+    let Some(my) = metric.of(mine) else {
+        why.push(format!(
+            "this run has no {} figure to compare",
+            metric.name()
+        ));
+        return why;
+    };
+    if picked.is_empty() {
+        why.push("no published row matches the selection".to_string());
+        return why;
+    }
+    let faster: Vec<&&Reference> = picked
+        .iter()
+        .filter(|r| metric.of(&r.row).is_some_and(|v| v > my * 1.05))
+        .collect();
+    let slower = picked
+        .iter()
+        .filter(|r| metric.of(&r.row).is_some_and(|v| v < my * 0.95))
+        .count();
+    let with = picked
+        .iter()
+        .filter(|r| metric.of(&r.row).is_some())
+        .count();
+    why.push(format!(
+        "{} of {with} published rows are more than 5 % faster in {}, {slower} more than 5 % slower",
+        faster.len(),
+        metric.name()
+    ));
+    if mine.throttled {
+        why.push("this run was throttled: its figures are below what the board can do".into());
+    }
+    let my_clock = clock_mhz(&mine.clock);
+    let my_kernel = kernel_major_minor(&mine.kernel);
+    let mut higher_clock = 0;
+    let mut other_kernel = Vec::<String>::new();
+    let mut other_arch = 0;
+    let mut throttled = 0;
+    for r in &faster {
+        if let (Some(a), Some(b)) = (clock_mhz(&r.row.clock), my_clock) {
+            if a > b * 1.03 {
+                higher_clock += 1;
+            }
+        }
+        if r.row.kernel != my_kernel && !other_kernel.contains(&r.row.kernel) {
+            other_kernel.push(r.row.kernel.clone());
+        }
+        if arch(&r.row.distro_arch) != arch(&mine.distro_arch) {
+            other_arch += 1;
+        }
+        if r.row.throttled {
+            throttled += 1;
+        }
+    }
+    if higher_clock > 0 {
+        why.push(format!(
+            "{higher_clock} of the faster rows ran at a higher clock than this run's {}",
+            mine.clock
+        ));
+    }
+    if !other_kernel.is_empty() {
+        other_kernel.sort();
+        why.push(format!(
+            "the faster rows ran kernel {} (this run: {my_kernel}): kernel branch and BSP \
+             settings (DRAM clock, governors) change these figures",
+            other_kernel.join(", ")
+        ));
+    }
+    if other_arch > 0 {
+        why.push(format!(
+            "{other_arch} of the faster rows ran another userland ({}): compiler and \
+             32/64-bit code change 7-Zip, AES and memset figures",
+            faster
+                .iter()
+                .map(|r| arch(&r.row.distro_arch))
+                .filter(|a| *a != arch(&mine.distro_arch))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if throttled > 0 {
+        why.push(format!(
+            "{throttled} of the faster rows were throttled themselves"
+        ));
+    }
+    why
+}
+
+/// The comparison as text: a Results.md-style table (this run in bold), each figure of a
+/// published row followed by its difference to this run, then the reasons.
+pub fn render(c: &Comparison) -> String {
+    let mut out = String::new();
+    let sel = match &c.selection {
+        Selection::Soc(s) => format!("SoC {s}"),
+        Selection::Device(d) => format!("device \"{d}\""),
+    };
+    let _ = writeln!(
+        out,
+        "Published sbc-bench results for {sel}, sorted by {}:\n",
+        c.metric.name()
+    );
+    out.push_str(
+        "| Device / details | Clockspeed | Kernel | Distro | 7-zip multi | 7-zip single | AES | memcpy | memset | kH/s |\n",
+    );
+    out.push_str("| ----- | :--------: | :----: | :----: | ----: | ------: | ------: | -----: | -----: | ---: |\n");
+    for r in &c.rows {
+        let cell = |i: usize, v: Option<String>| -> String {
+            match (v, r.this_run, r.delta_pct.get(i).copied().flatten()) {
+                (None, _, _) => "-".into(),
+                (Some(v), true, _) => format!("**{v}**"),
+                (Some(v), false, Some(d)) => format!("{v} ({d:+.0} %)"),
+                (Some(v), false, None) => v,
+            }
+        };
+        let tens = |v: Option<f64>| v.map(|v| round_tens(v).to_string());
+        let row = &r.row;
+        let device = if r.this_run {
+            format!("**this run: {}**", row.device)
+        } else {
+            row.device.clone()
+        };
+        let throttled = if row.throttled { " (throttled)" } else { "" };
+        let kernel = if r.this_run {
+            kernel_major_minor(&row.kernel)
+        } else {
+            row.kernel.clone()
+        };
+        let _ = writeln!(
+            out,
+            "| {device} | {}{throttled} | {kernel} | {} | {} | {} | {} | {} | {} | {} |",
+            row.clock,
+            row.distro_arch,
+            cell(0, tens(row.sevenzip_multi.map(|v| v as f64))),
+            cell(1, row.sevenzip_single.map(|v| v.to_string())),
+            cell(2, tens(row.aes256_16k.map(f64::trunc))),
+            cell(3, tens(row.memcpy_mb_s)),
+            cell(4, tens(row.memset_mb_s)),
+            cell(5, row.scrypt_khs.map(|v| format!("{v:.2}"))),
+        );
+    }
+    if !c.why.is_empty() {
+        out.push_str("\nWhy the numbers differ:\n");
+        for w in &c.why {
+            let _ = writeln!(out, "  * {w}");
+        }
+    }
+    out.push_str(
+        "\nPublished rows: sbc-bench's Results.md (github.com/ThomasKaiser/sbc-bench, BSD-3).\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::reference::published;
+
+    fn rock5b_run() -> ResultsRow {
+        ResultsRow {
+            device: "Radxa ROCK 5B".into(),
+            clock: "2400/1800 MHz".into(),
+            throttled: false,
+            kernel: "6.1.43-rockchip".into(),
+            distro_arch: "Debian GNU/Linux 12 (bookworm) arm64".into(),
+            sevenzip_multi: Some(14000),
+            sevenzip_single: Some(3300),
+            aes256_16k: Some(1_300_000.0),
+            memcpy_mb_s: Some(10_000.0),
+            memset_mb_s: Some(28_000.0),
+            scrypt_khs: None,
+        }
+    }
+
+    #[test]
+    fn soc_model_is_taken_from_the_guess() {
+        assert_eq!(
+            Selection::from_soc_guess("Rockchip RK3588/RK3588s (35880000)"),
+            Some(Selection::Soc("RK3588".into()))
+        );
+        assert_eq!(Selection::from_soc_guess("unknown"), None);
+    }
+
+    #[test]
+    fn rk3588_rows_are_sorted_by_the_metric_with_this_run_among_them() {
+        let c = compare(
+            &rock5b_run(),
+            &published(),
+            Selection::Soc("RK3588".into()),
+            Metric::SevenzipMulti,
+        );
+        assert!(c.rows.len() > 5, "{}", c.rows.len());
+        assert_eq!(c.rows.iter().filter(|r| r.this_run).count(), 1);
+        let vals: Vec<f64> = c
+            .rows
+            .iter()
+            .filter_map(|r| Metric::SevenzipMulti.of(&r.row))
+            .collect();
+        assert!(vals.windows(2).all(|w| w[0] >= w[1]), "{vals:?}");
+        for r in c.rows.iter().filter(|r| !r.this_run) {
+            assert!(
+                r.row.device.to_lowercase().contains("rk3588"),
+                "{}",
+                r.row.device
+            );
+            let want = (r.row.sevenzip_multi.unwrap() as f64 - 14000.0) / 14000.0 * 100.0;
+            assert!((r.delta_pct[0].unwrap() - want).abs() < 1e-9);
+        }
+        assert!(
+            c.why[0].contains("published rows are more than 5 % faster"),
+            "{:?}",
+            c.why
+        );
+        let text = render(&c);
+        assert!(
+            text.contains("| **this run: Radxa ROCK 5B** | 2400/1800 MHz | 6.1 |"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_throttled_slow_run_is_told_why() {
+        let mut mine = rock5b_run();
+        mine.throttled = true;
+        mine.clock = "~1800".into();
+        mine.sevenzip_multi = Some(9000);
+        let c = compare(
+            &mine,
+            &published(),
+            Selection::Soc("rk3588".into()),
+            Metric::SevenzipMulti,
+        );
+        assert!(
+            c.why.iter().any(|w| w.contains("this run was throttled")),
+            "{:?}",
+            c.why
+        );
+        assert!(
+            c.why.iter().any(|w| w.contains("higher clock")),
+            "{:?}",
+            c.why
+        );
+    }
+
+    #[test]
+    fn a_selection_nothing_matches_says_so() {
+        let c = compare(
+            &rock5b_run(),
+            &published(),
+            Selection::Device("no such board".into()),
+            Metric::Aes,
+        );
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.why, ["no published row matches the selection"]);
+    }
+
+    #[test]
+    fn metric_names_parse_and_a_wrong_one_lists_them() {
+        assert_eq!("AES".parse::<Metric>(), Ok(Metric::Aes));
+        let e = "speed".parse::<Metric>().unwrap_err();
+        assert!(
+            e.contains("7zip-multi, 7zip-single, aes, memcpy, memset, khs"),
+            "{e}"
+        );
+    }
+}

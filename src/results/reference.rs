@@ -1,0 +1,121 @@
+//! The published results: the rows of sbc-bench's Results.md, shipped in the binary
+//! (`data/sbc-bench-results.md`), and a reader for any table in that format (a user's own
+//! copy, a fork's).
+
+use serde::Serialize;
+
+use crate::record::results_row::ResultsRow;
+
+/// The Results.md table as published (see the file's first line for its origin).
+pub const PUBLISHED: &str = include_str!("../../data/sbc-bench-results.md");
+
+/// One published row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reference {
+    /// The row's values. `kernel` holds the column as printed (`5.10`), `distro_arch` the
+    /// distro column without sbc-bench's bold marks.
+    pub row: ResultsRow,
+    /// The SoC or CPU the device cell names in parentheses (`RK3588`, `Amlogic S905`).
+    pub soc: Option<String>,
+    /// The log the row links to (`results/87lq.txt`).
+    pub log: Option<String>,
+}
+
+/// Every published row.
+pub fn published() -> Vec<Reference> {
+    parse_table(PUBLISHED)
+}
+
+/// Read the rows of a Results.md table; header, alignment and malformed lines are skipped.
+pub fn parse_table(md: &str) -> Vec<Reference> {
+    md.lines().filter_map(parse_line).collect()
+}
+
+fn parse_line(line: &str) -> Option<Reference> {
+    let line = line.trim();
+    let inner = line.strip_prefix('|')?;
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let cells: Vec<String> = inner.split('|').map(|c| unbold(c.trim())).collect();
+    if cells.len() < 10 || cells[0].starts_with("Device") || cells[0].starts_with("---") {
+        return None;
+    }
+    let (label, log) = link(&cells[0]);
+    let soc = label
+        .rfind(" (")
+        .filter(|_| label.ends_with(')'))
+        .map(|i| label[i + 2..label.len() - 1].to_string());
+    let (clock, throttled) = match cells[1].strip_suffix("(throttled)") {
+        Some(c) => (c.trim_end().to_string(), true),
+        None => (cells[1].clone(), false),
+    };
+    let num = |s: &str| -> Option<f64> { s.trim_start_matches('~').parse().ok() };
+    Some(Reference {
+        row: ResultsRow {
+            device: label,
+            clock,
+            throttled,
+            kernel: cells[2].clone(),
+            distro_arch: cells[3].clone(),
+            sevenzip_multi: num(&cells[4]).map(|v| v as u64),
+            sevenzip_single: num(&cells[5]).map(|v| v as u64),
+            aes256_16k: num(&cells[6]),
+            memcpy_mb_s: num(&cells[7]),
+            memset_mb_s: num(&cells[8]),
+            scrypt_khs: num(&cells[9]),
+        },
+        soc,
+        log,
+    })
+}
+
+/// `**Xenial** arm64` → `Xenial arm64`.
+fn unbold(s: &str) -> String {
+    s.replace("**", "")
+}
+
+/// `[Name (SoC)](results/ID.txt)` → (`Name (SoC)`, `results/ID.txt`).
+fn link(cell: &str) -> (String, Option<String>) {
+    if let Some(rest) = cell.strip_prefix('[') {
+        if let Some((label, url)) = rest.split_once("](") {
+            return (
+                label.to_string(),
+                Some(url.trim_end_matches(')').to_string()).filter(|u| !u.is_empty()),
+            );
+        }
+    }
+    (cell.to_string(), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_published_table_has_all_its_rows() {
+        let rows = published();
+        assert_eq!(rows.len(), 258);
+        let orin = &rows[0];
+        assert_eq!(orin.row.device, "AAEON BOXER-8654AI (Orin NX)");
+        assert_eq!(orin.soc.as_deref(), Some("Orin NX"));
+        assert_eq!(orin.log.as_deref(), Some("results/87lq.txt"));
+        assert_eq!(orin.row.clock, "1730 MHz");
+        assert_eq!(orin.row.sevenzip_multi, Some(14820));
+        assert_eq!(orin.row.sevenzip_single, Some(2379));
+        assert_eq!(orin.row.aes256_16k, Some(973830.0));
+        assert_eq!(orin.row.scrypt_khs, None);
+        assert!(rows.iter().all(|r| !r.row.device.is_empty()));
+    }
+
+    #[test]
+    fn bold_marks_and_missing_cells_are_read() {
+        let r = parse_line(
+            "| [ODROID-XU4 (Exynos 5422)](results/1ixL.txt) | 1900/1400 MHz | 3.10 | **Jessie** armhf | 6750 | - | 68200 | 2200 | 4800 | - |",
+        )
+        .unwrap();
+        assert_eq!(r.row.distro_arch, "Jessie armhf");
+        assert_eq!(r.row.sevenzip_single, None);
+        assert_eq!(r.soc.as_deref(), Some("Exynos 5422"));
+        assert_eq!(parse_line("| Device / details | Clockspeed |"), None);
+        assert_eq!(parse_line("garbage"), None);
+    }
+}
