@@ -112,8 +112,11 @@ pub fn parse(text: &str) -> ParsedLog {
             .unread
             .push("no sbc-bench header line (`sbc-bench vX ...`)".to_string()),
     }
-    // Unknown version: read it as the newest rules do.
-    let v = version.unwrap_or(Version(99, 0, 0));
+    // Unknown version, or one of ours (the bash sbc-bench began at v0.4; our logs, whose
+    // layout follows its newest one, are v0.1–v0.3 so far): the newest rules.
+    let v = version
+        .filter(|v| *v >= Version(0, 4, 0))
+        .unwrap_or(Version(99, 0, 0));
 
     out.kernel_release = kernel_release(&lines);
     if let Some(k) = &out.kernel_release {
@@ -183,12 +186,26 @@ fn header_fields(h: &str, out: &mut ParsedLog) {
     };
     out.date = date;
     let mut device = device.trim().to_string();
-    for mode in ["extensive", "review", "graph", "pts", "gb"] {
-        if let Some(d) = device.strip_suffix(mode).filter(|d| d.ends_with(' ')) {
-            out.mode = Some(mode.to_string());
-            device = d.trim_end().to_string();
-            break;
-        }
+    // sbc-bench puts its MODE after the device; our logs add `quick` after that.
+    let mut modes = Vec::new();
+    while let Some(mode) = [
+        "quick",
+        "extensive",
+        "unattended",
+        "review",
+        "graph",
+        "pts",
+        "gb",
+    ]
+    .into_iter()
+    .find(|m| device.strip_suffix(m).is_some_and(|d| d.ends_with(' ')))
+    {
+        device.truncate(device.len() - mode.len());
+        device.truncate(device.trim_end().len());
+        modes.insert(0, mode);
+    }
+    if !modes.is_empty() {
+        out.mode = Some(modes.join(" "));
     }
     out.results_row.device = device;
 }
@@ -267,8 +284,17 @@ fn memory(lines: &[String], v: Version, out: &mut ParsedLog) {
 fn sevenzip(lines: &[String], v: Version, out: &mut ParsedLog) {
     let mut single: Vec<u64> = Vec::new();
     let mut in_single = false;
+    let mut native = false;
     for l in lines {
-        if l.starts_with("Executing benchmark single-threaded on") {
+        // Our own logs add a native LZMA block in 7-Zip's layout: not 7-Zip's score.
+        if l.starts_with("Native LZMA benchmark") {
+            native = true;
+        } else if l.starts_with("####") {
+            native = false;
+        }
+        if native {
+            in_single = false;
+        } else if l.starts_with("Executing benchmark single-threaded on") {
             in_single = true;
         } else if l.starts_with("Executing benchmark") || l.starts_with("####") {
             in_single = false;
@@ -396,6 +422,11 @@ mod tests {
         assert_eq!(p.mode.as_deref(), Some("extensive"));
         assert_eq!(p.date.as_deref(), Some("Mon, 11 Jul 2022 10:00:00 +0200"));
         assert!(p.row_has_aes128);
+        let quick = parse(
+            "sbc-bench v0.1.0 Radxa ROCK 5B unattended quick (Mon, 11 Jul 2022 10:00:00 +0200)\n",
+        );
+        assert_eq!(quick.results_row.device, "Radxa ROCK 5B");
+        assert_eq!(quick.mode.as_deref(), Some("unattended quick"));
         let old = parse("sbc-bench v0.4 -- Sun, 29 Jul 2018 12:00:00 +0200\n");
         assert_eq!(old.date.as_deref(), Some("Sun, 29 Jul 2018 12:00:00 +0200"));
         assert_eq!(old.results_row.device, "");
@@ -412,6 +443,28 @@ mod tests {
         assert_eq!(p.stated_row, None);
         let none = parse("garbage\n\u{0}\u{1}");
         assert!(none.unread[0].contains("no sbc-bench header"));
+    }
+
+    #[test]
+    fn our_own_log_reads_by_the_newest_rules_and_reproduces_its_row() {
+        let snap = include_str!("../../tests/it/snapshots/it__run__run_log_rock-5b.snap");
+        let log = snap.splitn(3, "---\n").nth(2).unwrap();
+        let log = log.replace("sbc-bench vX.Y.Z", "sbc-bench v0.1.0");
+        let p = parse(&log);
+        let r = &p.results_row;
+        assert_eq!(r.device, "Radxa ROCK 5B");
+        assert_eq!(p.mode.as_deref(), Some("unattended"));
+        assert_eq!(r.sevenzip_multi, Some(31192));
+        assert_eq!(
+            r.sevenzip_single,
+            Some(3899),
+            "the native LZMA block is not 7-Zip's"
+        );
+        assert_eq!(r.aes256_16k, Some(1325370.0));
+        assert_eq!(r.memcpy_mb_s, Some(10743.6));
+        assert!(!p.row_has_aes128);
+        let row = p.stated_row.unwrap();
+        assert_eq!(row[4], "31190");
     }
 
     #[test]
