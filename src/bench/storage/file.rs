@@ -314,6 +314,56 @@ mod tests {
     use crate::bench::storage::{Config, run_on};
     use crate::shutdown::CancellationToken;
 
+    /// Someone renames their own file over our test file: it is not opened, and not
+    /// removed when our run ends (removing by path would delete their file).
+    #[test]
+    fn a_file_swapped_in_is_neither_opened_nor_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        assert!(tmp.is_intact());
+        let theirs = d.path().join("theirs");
+        std::fs::write(&theirs, b"theirs").unwrap();
+        std::fs::rename(&theirs, tmp.path()).unwrap();
+        assert!(!tmp.is_intact());
+        let e = FileTarget::open(&tmp).unwrap_err();
+        assert_eq!(replaced(&e).map(|r| r.path.as_path()), Some(tmp.path()));
+        let path = tmp.path().to_path_buf();
+        drop(tmp);
+        assert_eq!(std::fs::read(&path).unwrap(), b"theirs");
+    }
+
+    /// A FIFO swapped in is refused before the open, which would block forever.
+    #[test]
+    fn a_fifo_swapped_in_is_not_opened() {
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        let mut t = FileTarget::open(&tmp).unwrap();
+        std::fs::remove_file(tmp.path()).unwrap();
+        nix::unistd::mkfifo(tmp.path(), nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .unwrap();
+        let e = t.reopen().unwrap_err();
+        assert!(replaced(&e).is_some(), "{e}");
+        // Still our file's descriptor, never the FIFO's.
+        assert!(t.file.metadata().unwrap().is_file());
+        let path = tmp.path().to_path_buf();
+        drop(tmp);
+        assert!(path.exists(), "not ours: left alone");
+    }
+
+    /// Our own file, reopened: accepted.
+    #[test]
+    fn reopening_our_file_is_accepted() {
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        let mut t = FileTarget::open(&tmp).unwrap();
+        t.reopen().unwrap();
+        assert_eq!(FileId::of(&t.file.metadata().unwrap()), tmp.id());
+        let path = tmp.path().to_path_buf();
+        drop(t);
+        drop(tmp);
+        assert!(!path.exists());
+    }
+
     #[test]
     fn buffered_fallback_is_flagged() {
         // What FileTarget::open does when a filesystem answers O_DIRECT with EINVAL.

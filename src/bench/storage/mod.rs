@@ -597,6 +597,42 @@ mod tests {
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 
+    /// EFBIG (a write past `ulimit -f`, SIGXFSZ ignored) says which limit stopped the run
+    /// and where, not "File too large" at an offset.
+    #[test]
+    fn efbig_is_the_file_size_limit() {
+        let d = tempfile::tempdir().unwrap();
+        let mut c = Config::new(d.path());
+        c.size_bytes = 1 << 20;
+        c.records = vec![64 << 10];
+        let err = {
+            let tmp = TempFile::create(d.path()).unwrap();
+            let mut t = Faulty {
+                inner: FileTarget::open(&tmp).unwrap(),
+                ok_writes: 8,
+                errno: libc::EFBIG,
+            };
+            run_on(&c, &mut t, &CancellationToken::new(), &mut |_| {}).unwrap_err()
+        };
+        assert!(
+            matches!(
+                err,
+                StorageError::FileSizeLimit {
+                    at_bytes: 524_288,
+                    file_bytes: 1_048_576
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "file size limit (ulimit -f) reached at 512 KiB: the test needs a 1 MiB file; raise \
+             the limit (ulimit -f unlimited) or give a smaller --size (test file removed)"
+        );
+        assert!(!err.is_usage());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
     #[test]
     fn cancellation_stops_between_records() {
         let d = tempfile::tempdir().unwrap();

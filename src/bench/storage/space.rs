@@ -233,8 +233,9 @@ mod tests {
             total_bytes: 8 << 20,
         };
         let e = check_space(&c, full).unwrap_err().to_string();
+        // An 8 MiB filesystem keeps a 1 MiB margin, not 32.
         assert!(
-            e.contains("needs 48 MiB") && e.contains("8 MiB are available"),
+            e.contains("needs 17 MiB (file plus 1 MiB margin)") && e.contains("8 MiB are available"),
             "{e}"
         );
         let roomy = FsSpace {
@@ -258,6 +259,58 @@ mod tests {
             e.contains("without a size limit") && e.contains("20 MiB"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn margin_scales_with_the_filesystem() {
+        const MIB: u64 = 1 << 20;
+        assert_eq!(margin_bytes(0), MIB);
+        assert_eq!(margin_bytes(8 * MIB), MIB);
+        assert_eq!(margin_bytes(64 * MIB), 2 * MIB);
+        assert_eq!(margin_bytes(100 * MIB), 4 * MIB, "3.1 MiB rounded up");
+        assert_eq!(margin_bytes(512 * MIB), 16 * MIB);
+        assert_eq!(margin_bytes(1 << 30), 32 * MIB);
+        assert_eq!(margin_bytes(64 << 30), 32 * MIB);
+    }
+
+    /// A 64 MiB tmpfs (or a small SD card) with 62 MiB free: a 56 MiB test used to be
+    /// refused for wanting 88 MiB; it fits with the 2 MiB margin, 61 MiB does not.
+    #[test]
+    fn small_filesystem_with_a_small_margin() {
+        let mut c = Config::new("/x");
+        let tmpfs = FsSpace {
+            avail_bytes: 62 << 20,
+            total_bytes: 64 << 20,
+        };
+        c.size_bytes = 56 << 20;
+        assert_eq!(check_space(&c, tmpfs).unwrap(), Vec::<String>::new());
+        c.size_bytes = 61 << 20;
+        let e = check_space(&c, tmpfs).unwrap_err().to_string();
+        assert!(e.contains("needs 63 MiB (file plus 2 MiB margin)"), "{e}");
+    }
+
+    #[test]
+    fn virtual_filesystems_by_name_or_magic() {
+        assert_eq!(pseudo_filesystem(Some("proc"), None), Some("proc"));
+        assert_eq!(pseudo_filesystem(None, Some(0x9fa0)), Some("proc"));
+        assert_eq!(pseudo_filesystem(None, Some(0x6265_6572)), Some("sysfs"));
+        assert_eq!(pseudo_filesystem(Some("cgroup2"), None), Some("cgroup2"));
+        assert_eq!(pseudo_filesystem(None, Some(0x0027_e0eb)), Some("cgroup"));
+        // efivarfs's magic has the top bit set: `f_type` is negative on 32-bit ABIs.
+        assert_eq!(
+            pseudo_filesystem(None, Some(0xde5e_81e4_u32 as i32 as u32)),
+            Some("efivarfs")
+        );
+        // devtmpfs reports tmpfs's magic: only the mount table's name tells it apart.
+        const TMPFS: u32 = 0x0102_1994;
+        assert_eq!(pseudo_filesystem(Some("devtmpfs"), Some(TMPFS)), Some("devtmpfs"));
+        assert_eq!(pseudo_filesystem(Some("tmpfs"), Some(TMPFS)), None);
+        assert_eq!(pseudo_filesystem(None, Some(TMPFS)), None);
+        // Storage, and what we cannot tell.
+        assert_eq!(pseudo_filesystem(Some("ext4"), Some(0xef53)), None);
+        assert_eq!(pseudo_filesystem(Some("fuse.sshfs"), Some(0x6573_5546)), None);
+        assert_eq!(pseudo_filesystem(None, Some(0)), None);
+        assert_eq!(pseudo_filesystem(None, None), None);
     }
 
     #[test]
