@@ -192,7 +192,9 @@ fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Conf
         // Like iozone -a: default record sizes larger than the file are skipped.
         cfg.records.retain(|&r| r <= cfg.size_bytes);
         if cfg.records.is_empty() {
-            return Err(StorageError::BadConfig("the file size must be at least 4 KiB".into()).into());
+            return Err(
+                StorageError::BadConfig("the file size must be at least 4 KiB".into()).into(),
+            );
         }
     } else {
         cfg.records = dedup_records(&args.record);

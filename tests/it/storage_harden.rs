@@ -153,7 +153,9 @@ struct SmallTmpfs {
 impl SmallTmpfs {
     fn new(size: &str) -> Option<Self> {
         if !nix::unistd::geteuid().is_root() {
-            eprintln!("skipped: mounting a tmpfs needs root (margin unit-tested in bench::storage)");
+            eprintln!(
+                "skipped: mounting a tmpfs needs root (margin unit-tested in bench::storage)"
+            );
             return None;
         }
         let dir = tempfile::tempdir().ok()?;

@@ -74,7 +74,8 @@ impl Replaced {
 
 /// The [`Replaced`] inside this I/O error, if that is what it is.
 pub fn replaced(e: &io::Error) -> Option<&Replaced> {
-    e.get_ref().and_then(|inner| inner.downcast_ref::<Replaced>())
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Replaced>())
 }
 
 /// The test file opened with O_DIRECT when the filesystem allows it.
@@ -339,8 +340,7 @@ mod tests {
         let tmp = TempFile::create(d.path()).unwrap();
         let mut t = FileTarget::open(&tmp).unwrap();
         std::fs::remove_file(tmp.path()).unwrap();
-        nix::unistd::mkfifo(tmp.path(), nix::sys::stat::Mode::from_bits_truncate(0o600))
-            .unwrap();
+        nix::unistd::mkfifo(tmp.path(), nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let e = t.reopen().unwrap_err();
         assert!(replaced(&e).is_some(), "{e}");
         // Still our file's descriptor, never the FIFO's.

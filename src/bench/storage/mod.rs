@@ -373,7 +373,18 @@ impl Pass<'_> {
         buf: &mut AlignedBuf,
     ) -> Result<PhaseResult, StorageError> {
         let file_bytes = self.file_bytes;
-        let io_err = |offset: u64, cause: io::Error| io_error(phase, rec, file_bytes, offset, cause);
+        let io_err = |offset: u64, cause: io::Error| {
+            let at = if cause.raw_os_error() == Some(libc::EFBIG) {
+                // The limit itself, when it lies in the record that failed (a short
+                // write filled the record up to it); the record's offset otherwise.
+                file_size_limit()
+                    .filter(|l| (offset..=offset + rec).contains(l))
+                    .unwrap_or(offset)
+            } else {
+                offset
+            };
+            io_error(phase, rec, file_bytes, at, cause)
+        };
         if phase == Phase::Write {
             self.target.truncate().map_err(|e| io_err(0, e))?;
         }
@@ -423,6 +434,19 @@ impl Pass<'_> {
         });
         Ok(result)
     }
+}
+
+/// The soft file size limit (`ulimit -f`, RLIMIT_FSIZE) in bytes; `None` when unlimited.
+// `rlim_t` is 32 bits on some 32-bit targets: the cast is needed there.
+#[allow(clippy::unnecessary_cast)]
+fn file_size_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given, which lives on our stack.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
 }
 
 /// What an I/O error during a pass means: the file size limit (EFBIG: `ulimit -f`, with

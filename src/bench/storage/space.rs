@@ -235,7 +235,8 @@ mod tests {
         let e = check_space(&c, full).unwrap_err().to_string();
         // An 8 MiB filesystem keeps a 1 MiB margin, not 32.
         assert!(
-            e.contains("needs 17 MiB (file plus 1 MiB margin)") && e.contains("8 MiB are available"),
+            e.contains("needs 17 MiB (file plus 1 MiB margin)")
+                && e.contains("8 MiB are available"),
             "{e}"
         );
         let roomy = FsSpace {
@@ -303,12 +304,18 @@ mod tests {
         );
         // devtmpfs reports tmpfs's magic: only the mount table's name tells it apart.
         const TMPFS: u32 = 0x0102_1994;
-        assert_eq!(pseudo_filesystem(Some("devtmpfs"), Some(TMPFS)), Some("devtmpfs"));
+        assert_eq!(
+            pseudo_filesystem(Some("devtmpfs"), Some(TMPFS)),
+            Some("devtmpfs")
+        );
         assert_eq!(pseudo_filesystem(Some("tmpfs"), Some(TMPFS)), None);
         assert_eq!(pseudo_filesystem(None, Some(TMPFS)), None);
         // Storage, and what we cannot tell.
         assert_eq!(pseudo_filesystem(Some("ext4"), Some(0xef53)), None);
-        assert_eq!(pseudo_filesystem(Some("fuse.sshfs"), Some(0x6573_5546)), None);
+        assert_eq!(
+            pseudo_filesystem(Some("fuse.sshfs"), Some(0x6573_5546)),
+            None
+        );
         assert_eq!(pseudo_filesystem(None, Some(0)), None);
         assert_eq!(pseudo_filesystem(None, None), None);
     }
