@@ -177,6 +177,13 @@ fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Conf
     };
     let dir = match std::fs::canonicalize(&dir) {
         Ok(d) => d,
+        // A path that is not there is bad input; other reasons (EACCES on a parent) are not.
+        Err(cause)
+            if cause.kind() == std::io::ErrorKind::NotFound
+                || cause.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            return Err(StorageError::NoSuchDirectory { path: dir, cause }.into());
+        }
         Err(e) => anyhow::bail!("cannot use {}: {e}", dir.display()),
     };
     let mut cfg = engine::Config::new(&dir);
@@ -185,13 +192,17 @@ fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Conf
         // Like iozone -a: default record sizes larger than the file are skipped.
         cfg.records.retain(|&r| r <= cfg.size_bytes);
         if cfg.records.is_empty() {
-            anyhow::bail!("the file size must be at least 4 KiB");
+            return Err(
+                StorageError::BadConfig("the file size must be at least 4 KiB".into()).into(),
+            );
         }
     } else {
         cfg.records = dedup_records(&args.record);
     }
     if ctx.root.is_host() {
         cfg.mem_available_bytes = crate::sys::memory::available_bytes(&ctx.root);
+        // The mount table's name tells devtmpfs from tmpfs (statfs cannot).
+        cfg.fstype = inventory::landing(&ctx.root, &dir).fstype;
     }
     // Validate the arguments and the directory before touching anything in it.
     engine::preflight(&engine::Config {
@@ -324,7 +335,10 @@ impl Watch {
 }
 
 fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outcome> {
-    let (mut cfg, notes) = configure(ctx, args)?;
+    let (mut cfg, notes) = match configure(ctx, args) {
+        Ok(c) => c,
+        Err(e) => return usage_or(e),
+    };
     let around = surroundings(&ctx.root, &cfg);
     // Pass start times count from here, when monitoring begins.
     cfg.epoch = Some(Instant::now());
@@ -384,6 +398,19 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// A run refused before it started: bad input (a path that is no directory or on a
+/// virtual filesystem, sizes that cannot work) is a usage error, printed like the CLI's
+/// others (exit status 2); anything else an error.
+fn usage_or(e: anyhow::Error) -> anyhow::Result<Outcome> {
+    match e.downcast_ref::<StorageError>() {
+        Some(se) if se.is_usage() => {
+            eprintln!("Error: {se}");
+            Ok(Outcome::Usage)
+        }
+        _ => Err(e),
+    }
 }
 
 /// A run that did not finish: Ctrl-C/SIGTERM is an outcome, anything else an error.

@@ -15,4 +15,5 @@ mod net;
 mod results_import;
 mod run;
 mod storage;
+mod storage_harden;
 mod sysread;

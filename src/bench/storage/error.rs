@@ -3,6 +3,8 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::size_words;
+
 /// Why a run did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -67,4 +69,61 @@ pub enum StorageError {
     /// Ctrl-C or SIGTERM.
     #[error("interrupted (test file removed)")]
     Interrupted,
+    /// The directory is on a filesystem the kernel makes up (proc, sysfs, devtmpfs,
+    /// cgroup…): nothing there is storage.
+    #[error(
+        "{dir} is on {fstype}, a virtual filesystem of the kernel, not storage: give a directory \
+         on the disk, card or USB drive to test"
+    )]
+    PseudoFilesystem {
+        /// Directory.
+        dir: PathBuf,
+        /// Filesystem type, as the mount table names it.
+        fstype: String,
+    },
+    /// The directory given does not exist (or a part of its path is not a directory).
+    #[error("cannot use {}: {cause}", path.display())]
+    NoSuchDirectory {
+        /// As given.
+        path: PathBuf,
+        /// Cause.
+        cause: io::Error,
+    },
+    /// A write went past the process's file size limit (`ulimit -f`, RLIMIT_FSIZE):
+    /// EFBIG, as SIGXFSZ is ignored. The test file has been removed.
+    #[error(
+        "file size limit (ulimit -f) reached at {}: the test needs a {} file; raise the limit \
+         (ulimit -f unlimited) or give a smaller --size (test file removed)",
+        size_words(*at_bytes), size_words(*file_bytes)
+    )]
+    FileSizeLimit {
+        /// Where the write that failed started (the limit lies between it and its end).
+        at_bytes: u64,
+        /// Size of the test file.
+        file_bytes: u64,
+    },
+    /// The test file was swapped for another file (a hard link, a rename) while the run
+    /// went on: the file now at its path is not written to, not even removed.
+    #[error(
+        "the test file {} was replaced by another file during the run (its device and inode \
+         changed): stopped without writing to it; the file now at that path was left alone",
+        path.display()
+    )]
+    Replaced {
+        /// Where our test file was.
+        path: PathBuf,
+    },
+}
+
+impl StorageError {
+    /// Bad input from the command line (exit status 2) rather than a failed run.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            StorageError::BadConfig(_)
+                | StorageError::NotADirectory(_)
+                | StorageError::PseudoFilesystem { .. }
+                | StorageError::NoSuchDirectory { .. }
+        )
+    }
 }

@@ -1,9 +1,15 @@
 //! The test file: created exclusively, opened with O_DIRECT where allowed, removed on
 //! drop and on a signal; and the aligned buffer the passes move.
+//!
+//! The file is reopened by path before every pass (as iozone closes and opens it between
+//! tests), and a path can be swapped under us: `O_NOFOLLOW` stops a symlink but not a hard
+//! link to someone else's file renamed over ours. So the file is known by its device and
+//! inode from the moment it is created ([`FileId`]): every reopen is checked against them
+//! before a byte is written, and the file is only removed while it is still ours.
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::ALIGN;
@@ -25,32 +31,99 @@ pub trait Target {
     fn direct(&self) -> bool;
 }
 
+/// Which file: device and inode, as `stat` gives them. Two paths name the same file
+/// exactly when these agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId {
+    /// `st_dev`.
+    pub dev: u64,
+    /// `st_ino`.
+    pub ino: u64,
+}
+
+impl FileId {
+    fn of(md: &std::fs::Metadata) -> Self {
+        Self {
+            dev: md.dev(),
+            ino: md.ino(),
+        }
+    }
+
+    /// Is `path` (not following a symlink) still this file?
+    pub fn is_at(self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|md| md.is_file() && FileId::of(&md) == self)
+    }
+}
+
+/// The error an open gives when the path no longer names our file: carried inside an
+/// `io::Error` so [`Target::reopen`] keeps its signature; [`replaced`] finds it.
+#[derive(Debug, thiserror::Error)]
+#[error("the test file {} was replaced by another file", path.display())]
+pub struct Replaced {
+    /// Where our test file was.
+    pub path: PathBuf,
+}
+
+impl Replaced {
+    fn at(path: &Path) -> io::Error {
+        io::Error::other(Replaced {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// The [`Replaced`] inside this I/O error, if that is what it is.
+pub fn replaced(e: &io::Error) -> Option<&Replaced> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Replaced>())
+}
+
 /// The test file opened with O_DIRECT when the filesystem allows it.
 #[derive(Debug)]
 pub struct FileTarget {
     path: PathBuf,
+    id: FileId,
     file: File,
     direct: bool,
 }
 
 impl FileTarget {
     /// Open our (already created) test file; falls back to buffered I/O when the
-    /// filesystem refuses O_DIRECT.
-    pub fn open(path: &Path) -> io::Result<Self> {
-        match open_rw(path, true) {
+    /// filesystem refuses O_DIRECT. Refused with [`Replaced`] when the path no longer
+    /// names the file `tmp` created.
+    pub fn open(tmp: &TempFile) -> io::Result<Self> {
+        let (path, id) = (tmp.path(), tmp.id());
+        match open_ours(path, id, true) {
             Ok(file) => Ok(Self {
                 path: path.to_path_buf(),
+                id,
                 file,
                 direct: true,
             }),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(Self {
                 path: path.to_path_buf(),
-                file: open_rw(path, false)?,
+                id,
+                file: open_ours(path, id, false)?,
                 direct: false,
             }),
             Err(e) => Err(e),
         }
     }
+}
+
+/// Open `path` for reading and writing, only if it is still the file `id`: looked at
+/// before the open (so a FIFO or device swapped in is never opened, which could block or
+/// reach hardware) and checked again on the descriptor after it (closing the race between
+/// the two). A descriptor of the wrong file is closed unused.
+fn open_ours(path: &Path, id: FileId, direct: bool) -> io::Result<File> {
+    if !id.is_at(path) {
+        return Err(Replaced::at(path));
+    }
+    let file = open_rw(path, direct)?;
+    if FileId::of(&file.metadata()?) != id {
+        return Err(Replaced::at(path));
+    }
+    Ok(file)
 }
 
 fn open_rw(path: &Path, direct: bool) -> io::Result<File> {
@@ -109,7 +182,7 @@ impl Target for FileTarget {
         self.file.set_len(0)
     }
     fn reopen(&mut self) -> io::Result<()> {
-        self.file = open_rw(&self.path, self.direct)?;
+        self.file = open_ours(&self.path, self.id, self.direct)?;
         Ok(())
     }
     fn direct(&self) -> bool {
@@ -118,10 +191,12 @@ impl Target for FileTarget {
 }
 
 /// Our test file: created exclusively, removed when dropped and — through a registered
-/// shutdown cleanup — when the process is stopped by a signal.
+/// shutdown cleanup — when the process is stopped by a signal; in both cases only while
+/// its path still names the file created.
 #[derive(Debug)]
 pub struct TempFile {
     path: PathBuf,
+    id: FileId,
     _cleanup: crate::shutdown::CleanupHandle,
 }
 
@@ -142,13 +217,20 @@ impl TempFile {
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(&path)
             {
-                Ok(_) => {
+                Ok(f) => {
+                    let id = match f.metadata() {
+                        Ok(md) => FileId::of(&md),
+                        Err(e) => {
+                            // Just created by us and still open: nothing else can be there.
+                            let _ = std::fs::remove_file(&path);
+                            return Err(e);
+                        }
+                    };
                     let p = path.clone();
-                    let cleanup = crate::shutdown::register(move || {
-                        let _ = std::fs::remove_file(&p);
-                    });
+                    let cleanup = crate::shutdown::register(move || remove_if_ours(&p, id));
                     return Ok(Self {
                         path,
+                        id,
                         _cleanup: cleanup,
                     });
                 }
@@ -163,11 +245,29 @@ impl TempFile {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Which file it is.
+    pub fn id(&self) -> FileId {
+        self.id
+    }
+
+    /// Does its path still name the file created?
+    pub fn is_intact(&self) -> bool {
+        self.id.is_at(&self.path)
+    }
 }
 
 impl Drop for TempFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        remove_if_ours(&self.path, self.id);
+    }
+}
+
+/// Remove `path` if it is still the file `id`: a file swapped in for ours is someone
+/// else's and stays.
+fn remove_if_ours(path: &Path, id: FileId) {
+    if id.is_at(path) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -215,6 +315,55 @@ mod tests {
     use crate::bench::storage::{Config, run_on};
     use crate::shutdown::CancellationToken;
 
+    /// Someone renames their own file over our test file: it is not opened, and not
+    /// removed when our run ends (removing by path would delete their file).
+    #[test]
+    fn a_file_swapped_in_is_neither_opened_nor_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        assert!(tmp.is_intact());
+        let theirs = d.path().join("theirs");
+        std::fs::write(&theirs, b"theirs").unwrap();
+        std::fs::rename(&theirs, tmp.path()).unwrap();
+        assert!(!tmp.is_intact());
+        let e = FileTarget::open(&tmp).unwrap_err();
+        assert_eq!(replaced(&e).map(|r| r.path.as_path()), Some(tmp.path()));
+        let path = tmp.path().to_path_buf();
+        drop(tmp);
+        assert_eq!(std::fs::read(&path).unwrap(), b"theirs");
+    }
+
+    /// A FIFO swapped in is refused before the open, which would block forever.
+    #[test]
+    fn a_fifo_swapped_in_is_not_opened() {
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        let mut t = FileTarget::open(&tmp).unwrap();
+        std::fs::remove_file(tmp.path()).unwrap();
+        nix::unistd::mkfifo(tmp.path(), nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let e = t.reopen().unwrap_err();
+        assert!(replaced(&e).is_some(), "{e}");
+        // Still our file's descriptor, never the FIFO's.
+        assert!(t.file.metadata().unwrap().is_file());
+        let path = tmp.path().to_path_buf();
+        drop(tmp);
+        assert!(path.exists(), "not ours: left alone");
+    }
+
+    /// Our own file, reopened: accepted.
+    #[test]
+    fn reopening_our_file_is_accepted() {
+        let d = tempfile::tempdir().unwrap();
+        let tmp = TempFile::create(d.path()).unwrap();
+        let mut t = FileTarget::open(&tmp).unwrap();
+        t.reopen().unwrap();
+        assert_eq!(FileId::of(&t.file.metadata().unwrap()), tmp.id());
+        let path = tmp.path().to_path_buf();
+        drop(t);
+        drop(tmp);
+        assert!(!path.exists());
+    }
+
     #[test]
     fn buffered_fallback_is_flagged() {
         // What FileTarget::open does when a filesystem answers O_DIRECT with EINVAL.
@@ -222,6 +371,7 @@ mod tests {
         let tmp = TempFile::create(d.path()).unwrap();
         let mut t = FileTarget {
             path: tmp.path().to_path_buf(),
+            id: tmp.id(),
             file: open_rw(tmp.path(), false).unwrap(),
             direct: false,
         };

@@ -6,9 +6,12 @@
 //! Safety first, since users run this as root on the only disk of a board: we only
 //! ever write to a new file we create ourselves (`O_CREAT|O_EXCL`, mode 0600) in the
 //! directory given, after checking there is room for it plus a margin; the file is
-//! removed at the end, on any error (`ENOSPC`, `EIO` mid-run) and — through a
-//! [`crate::shutdown`] cleanup — on Ctrl-C/SIGTERM. Block devices and existing files are
-//! never opened for writing.
+//! removed at the end, on any error (`ENOSPC`, `EIO`, the file size limit mid-run) and —
+//! through a [`crate::shutdown`] cleanup — on Ctrl-C/SIGTERM. Block devices and existing
+//! files are never opened for writing: every reopen checks the device and inode of the
+//! file created, so a hard link swapped in for it is refused and the run stops.
+//! Directories on the kernel's virtual filesystems (proc, sysfs, devtmpfs, cgroup…) are
+//! refused up front.
 //!
 //! Where `O_DIRECT` is refused (`EINVAL`: tmpfs on old kernels, some FUSE filesystems),
 //! the run continues buffered and says that the page cache was measured.
@@ -27,8 +30,11 @@ use serde::Serialize;
 use crate::shutdown::CancellationToken;
 
 pub use error::StorageError;
-pub use file::{FileTarget, Target, TempFile};
-pub use space::{FsSpace, available_bytes, check_space, coverage_notes, fs_space, preflight};
+pub use file::{FileId, FileTarget, Replaced, Target, TempFile, replaced};
+pub use space::{
+    FsSpace, available_bytes, check_space, coverage_notes, fs_space, margin_bytes, preflight,
+    pseudo_filesystem,
+};
 pub use stale::{StaleFile, TEMP_PREFIX, clean_stale, test_file_pid};
 
 use file::AlignedBuf;
@@ -37,8 +43,12 @@ use file::AlignedBuf;
 pub const DEFAULT_SIZE: u64 = 100 << 20;
 /// iozone's `-r 4k -r 16384k`.
 pub const DEFAULT_RECORDS: [u64; 2] = [4 << 10, 16 << 20];
-/// Free space we leave on the filesystem on top of the test file.
+/// The most free space we leave on the filesystem on top of the test file (filesystems of
+/// 1 GiB and more; smaller ones keep 1/32 of their size, see [`margin_bytes`]), and the
+/// RAM left free on filesystems without a size (ramfs).
 pub const MARGIN: u64 = 32 << 20;
+/// The least free space left on top of the test file.
+pub const MIN_MARGIN: u64 = 1 << 20;
 /// Alignment of buffers, offsets and sizes for `O_DIRECT` (covers 4Kn drives).
 pub const ALIGN: u64 = 4096;
 
@@ -61,6 +71,10 @@ pub struct Config {
     /// RAM available (`/proc/meminfo`), checked instead of free space on filesystems
     /// that report no size at all (ramfs), whose files live in RAM without a limit.
     pub mem_available_bytes: Option<u64>,
+    /// The directory's filesystem type as the mount table names it (`devtmpfs`, which
+    /// `statfs` cannot tell from tmpfs), when known.
+    #[serde(skip)]
+    pub fstype: Option<String>,
 }
 
 impl Config {
@@ -73,6 +87,7 @@ impl Config {
             check_space: true,
             epoch: None,
             mem_available_bytes: None,
+            fstype: None,
         }
     }
 
@@ -266,9 +281,14 @@ pub fn run(
         dir: cfg.dir.clone(),
         cause,
     })?;
-    let mut target = FileTarget::open(tmp.path()).map_err(|cause| StorageError::Create {
-        dir: cfg.dir.clone(),
-        cause,
+    let mut target = FileTarget::open(&tmp).map_err(|cause| match replaced(&cause) {
+        Some(r) => StorageError::Replaced {
+            path: r.path.clone(),
+        },
+        None => StorageError::Create {
+            dir: cfg.dir.clone(),
+            cause,
+        },
     })?;
     let r = run_on(cfg, &mut target, cancel, events);
     drop(target);
@@ -290,6 +310,7 @@ pub fn run_on(
     let mut pass = Pass {
         t0: cfg.epoch.unwrap_or_else(Instant::now),
         done: 0,
+        file_bytes: cfg.size_bytes,
         target,
         cancel,
         events,
@@ -335,6 +356,8 @@ struct Pass<'a> {
     t0: Instant,
     /// Bytes moved by the passes before.
     done: u64,
+    /// Size of the test file.
+    file_bytes: u64,
     target: &'a mut dyn Target,
     cancel: &'a CancellationToken,
     events: &'a mut dyn FnMut(Event<'_>),
@@ -349,11 +372,18 @@ impl Pass<'_> {
         n: u64,
         buf: &mut AlignedBuf,
     ) -> Result<PhaseResult, StorageError> {
-        let io_err = |offset: u64, cause: io::Error| StorageError::Io {
-            phase: phase.label(),
-            record: rec / 1024,
-            offset,
-            cause,
+        let file_bytes = self.file_bytes;
+        let io_err = |offset: u64, cause: io::Error| {
+            let at = if cause.raw_os_error() == Some(libc::EFBIG) {
+                // The limit itself, when it lies in the record that failed (a short
+                // write filled the record up to it); the record's offset otherwise.
+                file_size_limit()
+                    .filter(|l| (offset..=offset + rec).contains(l))
+                    .unwrap_or(offset)
+            } else {
+                offset
+            };
+            io_error(phase, rec, file_bytes, at, cause)
         };
         if phase == Phase::Write {
             self.target.truncate().map_err(|e| io_err(0, e))?;
@@ -403,6 +433,47 @@ impl Pass<'_> {
             result: &result,
         });
         Ok(result)
+    }
+}
+
+/// The soft file size limit (`ulimit -f`, RLIMIT_FSIZE) in bytes; `None` when unlimited.
+// `rlim_t` is 32 bits on some 32-bit targets: the cast is needed there.
+#[allow(clippy::unnecessary_cast)]
+fn file_size_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given, which lives on our stack.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
+}
+
+/// What an I/O error during a pass means: the file size limit (EFBIG: `ulimit -f`, with
+/// SIGXFSZ ignored), the test file swapped for another, or a plain I/O error.
+fn io_error(
+    phase: Phase,
+    rec: u64,
+    file_bytes: u64,
+    offset: u64,
+    cause: io::Error,
+) -> StorageError {
+    if let Some(r) = replaced(&cause) {
+        return StorageError::Replaced {
+            path: r.path.clone(),
+        };
+    }
+    if cause.raw_os_error() == Some(libc::EFBIG) {
+        return StorageError::FileSizeLimit {
+            at_bytes: offset,
+            file_bytes,
+        };
+    }
+    StorageError::Io {
+        phase: phase.label(),
+        record: rec / 1024,
+        offset,
+        cause,
     }
 }
 
@@ -527,7 +598,7 @@ mod tests {
         let err = {
             let tmp = TempFile::create(d.path()).unwrap();
             let mut t = Faulty {
-                inner: FileTarget::open(tmp.path()).unwrap(),
+                inner: FileTarget::open(&tmp).unwrap(),
                 ok_writes: 20,
                 errno: libc::EIO,
             };
@@ -547,6 +618,42 @@ mod tests {
             matches!(&err, StorageError::Io { cause, .. } if cause.raw_os_error() == Some(libc::EIO)),
             "{msg}"
         );
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    /// EFBIG (a write past `ulimit -f`, SIGXFSZ ignored) says which limit stopped the run
+    /// and where, not "File too large" at an offset.
+    #[test]
+    fn efbig_is_the_file_size_limit() {
+        let d = tempfile::tempdir().unwrap();
+        let mut c = Config::new(d.path());
+        c.size_bytes = 1 << 20;
+        c.records = vec![64 << 10];
+        let err = {
+            let tmp = TempFile::create(d.path()).unwrap();
+            let mut t = Faulty {
+                inner: FileTarget::open(&tmp).unwrap(),
+                ok_writes: 8,
+                errno: libc::EFBIG,
+            };
+            run_on(&c, &mut t, &CancellationToken::new(), &mut |_| {}).unwrap_err()
+        };
+        assert!(
+            matches!(
+                err,
+                StorageError::FileSizeLimit {
+                    at_bytes: 524_288,
+                    file_bytes: 1_048_576
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "file size limit (ulimit -f) reached at 512 KiB: the test needs a 1 MiB file; raise \
+             the limit (ulimit -f unlimited) or give a smaller --size (test file removed)"
+        );
+        assert!(!err.is_usage());
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 
