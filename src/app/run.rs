@@ -53,25 +53,27 @@ impl Ui for Console {
 
 /// The output files, checked before the run: `--json FILE` and `--log FILE` must be
 /// writable; the default log `/var/log/sbc-bench.log` falls back to the temp directory
-/// when we may not write there. Nothing is created or truncated yet: a run that stops
-/// before benchmarking (too busy, Ctrl-C) leaves no empty file behind and old ones intact.
+/// when we may not write there. `--log FILE` holds this run alone; the default log keeps
+/// the earlier runs, this one appended after sbc-bench's separator, as sbc-bench's does.
+/// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
+/// Ctrl-C) leaves no empty file behind and old ones intact.
 fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
         sink.add(Format::Json, j)?;
     }
-    match sink.add(Format::Log, &cfg.log) {
-        Ok(()) => {}
-        Err(e) if explicit_log => return Err(e),
-        Err(e) => {
-            let alt = std::env::temp_dir().join("sbc-bench.log");
-            output::warn(format!(
-                "cannot write {DEFAULT_LOG} ({}); the log goes to {}",
-                e.root_cause(),
-                alt.display()
-            ));
-            sink.add(Format::Log, &alt)?;
-        }
+    if explicit_log {
+        sink.add(Format::Log, &cfg.log)?;
+        return Ok(sink);
+    }
+    if let Err(e) = sink.add_appending(Format::Log, &cfg.log) {
+        let alt = std::env::temp_dir().join("sbc-bench.log");
+        output::warn(format!(
+            "cannot write {DEFAULT_LOG} ({}); the log goes to {}",
+            e.root_cause(),
+            alt.display()
+        ));
+        sink.add_appending(Format::Log, &alt)?;
     }
     Ok(sink)
 }

@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::monitor::Recording;
+use crate::monitor::{Phase, Recording};
 use crate::monitor::render::TableOptions;
 use crate::output::{Paint, paint};
-use crate::record::finding::{Finding, Severity};
+use crate::record::finding::{Finding, FindingCode, Severity};
 use crate::record::plan::StepKind;
 use crate::record::run::{RunReport, RunStatus, StepStatus, table_every_s};
 use crate::report::{bench_clock, bench_mem, crypto, info, throttle, topology};
@@ -164,19 +164,129 @@ pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String 
     s
 }
 
+/// The "System health while running …:" heading of a step's table: sbc-bench's own
+/// where it has that phase (the tools that parse its logs key on them, and so does
+/// sbc-bench's own background-activity check, `tinymembench` … ` 7-zip multi `), ours for
+/// the steps it has no counterpart of. The AES step is sbc-bench's OpenSSL phase, native
+/// or not: it fills the row's AES column either way; our scrypt stress is its cpuminer.
+/// The 7-Zip step is split, see [`sevenzip_parts`].
+pub fn health_heading(kind: StepKind) -> &'static str {
+    match kind {
+        StepKind::MemBandwidth => "tinymembench",
+        StepKind::MemLatency => "ramlat",
+        StepKind::Aes => "OpenSSL benchmark",
+        StepKind::Scrypt => "cpuminer",
+        StepKind::ClockCold | StepKind::SevenZip | StepKind::Lzma | StepKind::ClockHot => {
+            kind.phase()
+        }
+    }
+}
+
+/// sbc-bench's three 7-Zip phases with how long each took by 7-Zip's own timing: the
+/// single-threaded runs, the multi-threaded ones and (extensive mode) the runs on each
+/// group of cores, in the order the step runs them. Empty when 7-Zip gave no results.
+fn sevenzip_parts(r: &RunReport) -> Vec<(&'static str, f64)> {
+    let Some(z) = r.results.sevenzip.as_ref().and_then(|c| c.sevenzip.as_ref()) else {
+        return Vec::new();
+    };
+    let cluster_s: f64 = r
+        .results
+        .compress_per_cluster
+        .iter()
+        .filter(|g| g.tool == StepKind::SevenZip)
+        .filter_map(|g| g.result.sevenzip.as_ref())
+        .flat_map(|z| z.multi.iter().map(|m| m.elapsed_s))
+        .sum();
+    let parts = [
+        (
+            "7-zip single core benchmark",
+            z.single.iter().map(|o| o.result.elapsed_s).sum::<f64>(),
+            !z.single.is_empty(),
+        ),
+        (
+            "7-zip multi core benchmark",
+            z.multi.iter().map(|m| m.elapsed_s).sum::<f64>(),
+            !z.multi.is_empty(),
+        ),
+        (
+            "7-zip cluster benchmarks",
+            cluster_s,
+            r.results
+                .compress_per_cluster
+                .iter()
+                .any(|g| g.tool == StepKind::SevenZip),
+        ),
+    ];
+    parts
+        .into_iter()
+        .filter(|p| p.2)
+        .map(|(label, secs, _)| (label, secs))
+        .collect()
+}
+
+/// Cut `phase` into consecutive parts of the given lengths, each named for its table:
+/// a part ends at the first sample at least its length (less half a sampling interval)
+/// after it began, the last at the phase's end. A part that begins at the phase's end
+/// (the timings add up to more than the recording saw) has no rows.
+fn split_phase(rec: &Recording, phase: &Phase, parts: &[(&str, f64)]) -> Vec<Phase> {
+    let last = rec.samples.len().saturating_sub(1);
+    let end = phase.end.unwrap_or(last).min(last);
+    let Some(t0) = rec.samples.get(phase.start).map(|s| s.mono_s) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let (mut start, mut elapsed) = (phase.start.min(end), 0.0);
+    for (i, (label, secs)) in parts.iter().enumerate() {
+        elapsed += secs;
+        let stop = if i + 1 == parts.len() {
+            end
+        } else {
+            (start..=end)
+                .find(|&j| rec.samples[j].mono_s - t0 >= elapsed - rec.interval_s / 2.0)
+                .unwrap_or(end)
+        };
+        out.push(Phase {
+            label: (*label).to_string(),
+            start,
+            end: Some(stop),
+            start_unix_ms: rec.samples[start].unix_ms,
+            end_unix_ms: Some(rec.samples[stop].unix_ms),
+        });
+        start = stop;
+    }
+    out
+}
+
 fn health_tables(rec: &Recording, r: &RunReport) -> String {
     let mut s = String::new();
     let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
     let opts = TableOptions::sbc_bench(dc);
+    let sevenzip = sevenzip_parts(r);
     for step in &r.steps {
         let Some(phase) = rec.phase(step.kind.phase()) else {
             continue;
         };
-        // Ten rows or so per table, never denser than the sampling: the interval grows with
-        // the phase, as sbc-bench's does.
-        let every = table_every_s(step.duration_s, rec.interval_s);
-        s.push_str(&rec.health_table(phase, every, &opts, &crate::monitor::render::local_hms));
-        s.push('\n');
+        let parts: Vec<(Phase, f64)> = if step.kind == StepKind::SevenZip && !sevenzip.is_empty()
+        {
+            split_phase(rec, phase, &sevenzip)
+                .into_iter()
+                .map(|p| {
+                    let secs = p.duration_s(rec).unwrap_or(0.0);
+                    (p, secs)
+                })
+                .collect()
+        } else {
+            let mut p = phase.clone();
+            p.label = health_heading(step.kind).to_string();
+            vec![(p, step.duration_s)]
+        };
+        for (p, secs) in parts {
+            // Ten rows or so per table, never denser than the sampling: the interval
+            // grows with the phase, as sbc-bench's does.
+            let every = table_every_s(secs, rec.interval_s);
+            s.push_str(&rec.health_table(&p, every, &opts, &crate::monitor::render::local_hms));
+            s.push('\n');
+        }
     }
     s
 }
@@ -243,7 +353,9 @@ fn log_head(r: &RunReport) -> String {
     let date = chrono::DateTime::parse_from_rfc3339(&r.started)
         .map(|d| d.to_rfc2822())
         .unwrap_or_else(|_| r.started.clone());
-    // sbc-bench names the mode in the first line: `… Radxa ROCK 5B extensive (…)`.
+    // sbc-bench names the mode in the first line: `… Radxa ROCK 5B extensive (…)`. A
+    // shortened run says so there too (`… unattended quick (…)`), as sbc-bench's
+    // `NOTUNING review` adds a word: its figures compare with no full run.
     let mode = if r.config.extensive {
         " extensive"
     } else if r.config.unattended {
@@ -251,9 +363,10 @@ fn log_head(r: &RunReport) -> String {
     } else {
         ""
     };
+    let quick = if r.config.quick { " quick" } else { "" };
     let _ = writeln!(
         s,
-        "sbc-bench v{} {device}{mode} ({date})\n",
+        "sbc-bench v{} {device}{mode}{quick} ({date})\n",
         r.sbc_bench_version
     );
     s.push_str(&info::distro_lines(i));
@@ -292,7 +405,21 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
     }
     let all_cpus: Vec<u32> = r.system_before.topology.online();
     if let Some(c) = &r.results.sevenzip {
-        section(s, &crypto::compress_section(c, &all_cpus));
+        // Once validation says what a 7-Zip other than 16.02 does to the row, the 7-Zip
+        // section does not say it again (console and log say it once).
+        let said = r
+            .findings
+            .iter()
+            .any(|f| f.code == FindingCode::SevenZipVersion);
+        if said {
+            let mut c = c.clone();
+            if let Some(z) = c.sevenzip.as_mut() {
+                z.warning = None;
+            }
+            section(s, &crypto::compress_section(&c, &all_cpus));
+        } else {
+            section(s, &crypto::compress_section(c, &all_cpus));
+        }
     }
     section(s, &per_core_type(r, StepKind::SevenZip));
     if let Some(c) = &r.results.lzma {

@@ -1,7 +1,8 @@
 //! Exporters: one trait that renders a [`RunReport`] to bytes, one file per format, and a
 //! sink that owns the target files. The sink's targets are checked while the command line
 //! is read (a bad path fails before a long run) and rewritten after every step, so a run
-//! killed late keeps the log and the JSON of everything that finished.
+//! killed late keeps the log and the JSON of everything that finished. The default log
+//! keeps earlier runs, as sbc-bench's does ([`ExportSink::add_appending`]).
 //!
 //! Adding a format (a Markdown review, an HTML report) is a new file here with a type
 //! implementing [`Exporter`], a [`Format`] variant and its line in [`Format::exporter`].
@@ -53,11 +54,20 @@ impl Format {
     }
 }
 
+/// What sbc-bench writes between two runs appended to its log (`echo -e "\n\n\n"` onto a
+/// non-empty `/var/log/sbc-bench.log`): four newlines, so the new run's first line
+/// `sbc-bench v…` follows the earlier run's last line after four empty lines.
+pub const RUN_SEPARATOR: &str = "\n\n\n\n";
+
 /// One file and the exporter that fills it.
 struct Target {
     format: Format,
     exporter: Box<dyn Exporter>,
     file: AtomicFile,
+    /// What the file held before this run, with [`RUN_SEPARATOR`] after it, for a target
+    /// this run is appended to; empty for one it replaces. Read once, when the target is
+    /// added, and written back unchanged before this run's document every time.
+    earlier: Vec<u8>,
     /// A failed write was reported already (warn once, not after every step).
     warned: Cell<bool>,
 }
@@ -77,13 +87,35 @@ impl ExportSink {
     /// Check that `path` can be written and add it as a target of `format`. Nothing is
     /// written yet: a run that stops before benchmarking leaves an existing file alone.
     pub fn add(&mut self, format: Format, path: &Path) -> anyhow::Result<()> {
+        self.add_target(format, path, false)
+    }
+
+    /// [`add`](Self::add) for a file that keeps every run, as sbc-bench's
+    /// `/var/log/sbc-bench.log`: what it holds now is read once, here, and this run
+    /// follows it after [`RUN_SEPARATOR`]. Each rewrite puts the earlier runs back
+    /// byte for byte, so a run killed at any moment loses none of them. A file that
+    /// exists but cannot be read is refused (rewriting it would lose them).
+    pub fn add_appending(&mut self, format: Format, path: &Path) -> anyhow::Result<()> {
+        self.add_target(format, path, true)
+    }
+
+    fn add_target(&mut self, format: Format, path: &Path, append: bool) -> anyhow::Result<()> {
         let exporter = format.exporter();
-        let file = AtomicFile::create(path)
-            .with_context(|| format!("cannot write {} {}", exporter.file_kind(), path.display()))?;
+        let what = || format!("cannot write {} {}", exporter.file_kind(), path.display());
+        let file = AtomicFile::create(path).with_context(what)?;
+        let mut earlier = Vec::new();
+        if append {
+            let before = file.existing().context("cannot read the earlier runs").with_context(what)?;
+            if let Some(b) = before.filter(|b| !b.is_empty()) {
+                earlier = b;
+                earlier.extend_from_slice(RUN_SEPARATOR.as_bytes());
+            }
+        }
         self.targets.push(Target {
             format,
             exporter,
             file,
+            earlier,
             warned: Cell::new(false),
         });
         Ok(())
@@ -111,7 +143,16 @@ impl ExportSink {
 
     fn write_targets(&self, report: &RunReport, last: bool) {
         for t in self.targets.iter().filter(|t| last || t.file.rewritable()) {
-            if let Err(e) = t.file.write(&t.exporter.render(report)) {
+            let doc = t.exporter.render(report);
+            let res = if t.earlier.is_empty() {
+                t.file.write(&doc)
+            } else {
+                // The bytes on disk before this run: the earlier runs, without the
+                // separator (that is this run's to write).
+                let on_disk = t.earlier.len() - RUN_SEPARATOR.len();
+                t.file.write_keeping(on_disk, &[t.earlier.as_slice(), &doc].concat())
+            };
+            if let Err(e) = res {
                 if !t.warned.replace(true) {
                     crate::output::warn(format!("cannot write {}: {e:#}", t.file.path().display()));
                 }
