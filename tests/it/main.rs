@@ -13,4 +13,5 @@ mod layers;
 mod monitor;
 mod net;
 mod run;
+mod runout_harden;
 mod storage;

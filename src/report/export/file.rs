@@ -262,6 +262,30 @@ mod tests {
     }
 
     #[test]
+    fn rewriting_in_place_never_touches_the_kept_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sbc-bench.log");
+        std::fs::write(&p, "earlier run\n\n\n\n\nthis run, step 1 and more\n").unwrap();
+        // Where the directory takes no temp file, the log is rewritten after the earlier
+        // runs only: shorter this time, the old tail is cut off.
+        rewrite_after(&p, 16, b"this run, step 2\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "earlier run\n\n\n\n\nthis run, step 2\n"
+        );
+        // The atomic path writes the whole document.
+        let f = AtomicFile::create(&p).unwrap();
+        f.write_keeping(16, b"earlier run\n\n\n\n\nthis run, done\n")
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "earlier run\n\n\n\n\nthis run, done\n"
+        );
+        assert_eq!(f.existing().unwrap().map(|b| b.len()), Some(31));
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
     fn unwritable_target_fails_early() {
         assert!(AtomicFile::create("/nonexistent-dir/x.json").is_err());
         let d = tempfile::tempdir().unwrap();

@@ -142,8 +142,12 @@ impl ExportSink {
     }
 
     fn write_targets(&self, report: &RunReport, last: bool) {
+        self.write_each(last, &|t| t.exporter.render(report));
+    }
+
+    fn write_each(&self, last: bool, render: &dyn Fn(&Target) -> Vec<u8>) {
         for t in self.targets.iter().filter(|t| last || t.file.rewritable()) {
-            let doc = t.exporter.render(report);
+            let doc = render(t);
             let res = if t.earlier.is_empty() {
                 t.file.write(&doc)
             } else {
@@ -185,5 +189,29 @@ mod tests {
         );
         assert_eq!(sink.path(Format::Log), Some(log.as_path()));
         assert_eq!(sink.path(Format::Json), None);
+    }
+
+    #[test]
+    fn an_appended_target_keeps_what_it_held_and_a_replaced_one_does_not() {
+        let d = tempfile::tempdir().unwrap();
+        let earlier = "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n";
+        let kept = d.path().join("kept.log");
+        let replaced = d.path().join("replaced.log");
+        let fresh = d.path().join("fresh.log");
+        std::fs::write(&kept, earlier).unwrap();
+        std::fs::write(&replaced, earlier).unwrap();
+        let mut sink = ExportSink::new();
+        sink.add_appending(Format::Log, &kept).unwrap();
+        sink.add(Format::Log, &replaced).unwrap();
+        sink.add_appending(Format::Log, &fresh).unwrap();
+        // Read once, when added: what this run writes itself is not an earlier run.
+        std::fs::write(&kept, "changed meanwhile\n").unwrap();
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+        for step in ["step 1\n", "step 2\n"] {
+            sink.write_each(false, &|_| step.as_bytes().to_vec());
+            assert_eq!(read(&kept), format!("{earlier}{RUN_SEPARATOR}{step}"));
+            assert_eq!(read(&replaced), step);
+            assert_eq!(read(&fresh), step, "nothing to separate from");
+        }
     }
 }
