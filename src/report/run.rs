@@ -582,3 +582,80 @@ fn per_core_type(r: &RunReport, tool: StepKind) -> String {
 fn skipped_name(k: StepKind) -> &'static str {
     k.phase()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::layout::{ClockColumn, ClockColumns, Layout};
+    use crate::monitor::{Sample, SampleSpec};
+
+    /// A recording with one sample at each of `secs`, all of them one phase.
+    fn recording(secs: &[f64]) -> Recording {
+        let layout = Layout {
+            clocks: ClockColumns::Single {
+                column: ClockColumn {
+                    first_cpu: 0,
+                    policy: 0,
+                },
+            },
+            cpu_policy: std::collections::BTreeMap::from([(0, 0)]),
+            all_policies: false,
+        };
+        let mut rec = Recording::new(1.0, layout, SampleSpec::default());
+        for (i, &t) in secs.iter().enumerate() {
+            rec.push(Sample {
+                mono_s: t,
+                unix_ms: 1_700_000_000_000 + (t * 1000.0) as i64,
+                ..Default::default()
+            });
+            if i == 0 {
+                rec.begin_phase(StepKind::SevenZip.phase());
+            }
+        }
+        rec.end_phase();
+        rec
+    }
+
+    #[test]
+    fn the_7zip_table_is_cut_where_its_single_threaded_runs_ended() {
+        // Sampled every second for 10 s; the single-threaded runs took 3.9 s by 7-Zip's
+        // timing, the multi-threaded ones 6 s.
+        let secs: Vec<f64> = (0..=10).map(f64::from).collect();
+        let rec = recording(&secs);
+        let phase = rec.phase(StepKind::SevenZip.phase()).unwrap().clone();
+        let parts = split_phase(
+            &rec,
+            &phase,
+            &[
+                ("7-zip single core benchmark", 3.9),
+                ("7-zip multi core benchmark", 6.0),
+            ],
+        );
+        let cut: Vec<(&str, usize, Option<usize>)> = parts
+            .iter()
+            .map(|p| (p.label.as_str(), p.start, p.end))
+            .collect();
+        assert_eq!(
+            cut,
+            [
+                ("7-zip single core benchmark", 0, Some(4)),
+                ("7-zip multi core benchmark", 4, Some(10)),
+            ]
+        );
+        assert_eq!(parts[1].start_unix_ms, 1_700_000_004_000);
+        // Timings beyond what was recorded (canned results): the later part is empty.
+        let parts = split_phase(&rec, &phase, &[("a", 30.0), ("b", 5.0)]);
+        assert_eq!((parts[0].start, parts[0].end), (0, Some(10)));
+        assert_eq!((parts[1].start, parts[1].end), (10, Some(10)));
+    }
+
+    #[test]
+    fn health_headings_are_sbc_bench_s_where_it_has_the_phase() {
+        assert_eq!(health_heading(StepKind::MemBandwidth), "tinymembench");
+        assert_eq!(health_heading(StepKind::MemLatency), "ramlat");
+        assert_eq!(health_heading(StepKind::Aes), "OpenSSL benchmark");
+        assert_eq!(health_heading(StepKind::Scrypt), "cpuminer");
+        assert_eq!(health_heading(StepKind::Lzma), "native LZMA benchmark");
+        assert_eq!(health_heading(StepKind::ClockCold), "clock check");
+    }
+}

@@ -507,7 +507,7 @@ fn setup_findings(r: &RunReport) -> Vec<Finding> {
         out.push(Finding::new(
             FindingCode::QuickRun,
             diagnose::Severity::Info,
-            "Quick run (--quick): shortened benchmarks, comparable with no full run nor with \
+            "Quick run (--quick): shortened benchmarks, not comparable with full runs or with \
              the published Results.md table; the row is marked (quick)",
         ));
     }
