@@ -124,7 +124,8 @@ mod tests {
             ..row
         };
         assert!(
-            both.render().contains(" | 2400/1800 MHz (throttled) (quick) | "),
+            both.render()
+                .contains(" | 2400/1800 MHz (throttled) (quick) | "),
             "{}",
             both.render()
         );

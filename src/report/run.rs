@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::monitor::{Phase, Recording};
 use crate::monitor::render::TableOptions;
+use crate::monitor::{Phase, Recording};
 use crate::output::{Paint, paint};
 use crate::record::finding::{Finding, FindingCode, Severity};
 use crate::record::plan::StepKind;
@@ -170,7 +170,7 @@ pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String 
 /// the steps it has no counterpart of. The AES step is sbc-bench's OpenSSL phase, native
 /// or not: it fills the row's AES column either way; our scrypt stress is its cpuminer.
 /// The 7-Zip step is split, see [`sevenzip_parts`].
-pub fn health_heading(kind: StepKind) -> &'static str {
+fn health_heading(kind: StepKind) -> &'static str {
     match kind {
         StepKind::MemBandwidth => "tinymembench",
         StepKind::MemLatency => "ramlat",
@@ -186,7 +186,12 @@ pub fn health_heading(kind: StepKind) -> &'static str {
 /// single-threaded runs, the multi-threaded ones and (extensive mode) the runs on each
 /// group of cores, in the order the step runs them. Empty when 7-Zip gave no results.
 fn sevenzip_parts(r: &RunReport) -> Vec<(&'static str, f64)> {
-    let Some(z) = r.results.sevenzip.as_ref().and_then(|c| c.sevenzip.as_ref()) else {
+    let Some(z) = r
+        .results
+        .sevenzip
+        .as_ref()
+        .and_then(|c| c.sevenzip.as_ref())
+    else {
         return Vec::new();
     };
     let cluster_s: f64 = r
@@ -266,20 +271,21 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
         let Some(phase) = rec.phase(step.kind.phase()) else {
             continue;
         };
-        let parts: Vec<(Phase, f64)> = if step.kind == StepKind::SevenZip && !sevenzip.is_empty()
-        {
-            split_phase(rec, phase, &sevenzip)
+        let mut parts: Vec<(Phase, f64)> = Vec::new();
+        if step.kind == StepKind::SevenZip && !sevenzip.is_empty() {
+            parts = split_phase(rec, phase, &sevenzip)
                 .into_iter()
                 .map(|p| {
                     let secs = p.duration_s(rec).unwrap_or(0.0);
                     (p, secs)
                 })
-                .collect()
-        } else {
+                .collect();
+        }
+        if parts.is_empty() {
             let mut p = phase.clone();
             p.label = health_heading(step.kind).to_string();
-            vec![(p, step.duration_s)]
-        };
+            parts.push((p, step.duration_s));
+        }
         for (p, secs) in parts {
             // Ten rows or so per table, never denser than the sampling: the interval
             // grows with the phase, as sbc-bench's does.

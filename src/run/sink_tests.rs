@@ -203,7 +203,11 @@ fn missing_7zip_says_so_with_install_hint() {
     let console = crate::report::run::console_summary(&r, None, false);
     let text = std::fs::read_to_string(&log).unwrap();
     for out in [&console, &text] {
-        assert_eq!(out.matches("7-Zip is not installed, so").count(), 1, "{out}");
+        assert_eq!(
+            out.matches("7-Zip is not installed, so").count(),
+            1,
+            "{out}"
+        );
         assert_eq!(out.matches("apt install p7zip-full").count(), 1);
         assert!(out.contains("Only 7-Zip 16.02 compares with the published table"));
     }
@@ -220,20 +224,29 @@ fn missing_7zip_says_so_with_install_hint() {
 
     // With 7-Zip there is nothing to say, and NotReadyYet=yes skips it anyway.
     let r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
-    assert!(!r.findings.iter().any(|f| f.code == FindingCode::SevenZipVersion));
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.code == FindingCode::SevenZipVersion)
+    );
     let not_ready = RunConfig {
         not_ready_yet: true,
         ..fake_cfg()
     };
     let r = fake_run(&WithoutSevenZip, &not_ready, &sink, &mut Quiet);
-    assert!(!r.findings.iter().any(|f| f.code == FindingCode::SevenZipVersion));
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.code == FindingCode::SevenZipVersion)
+    );
 }
 
 #[test]
 fn sevenzip_not_16_02_warns_once_about_comparability() {
     let d = tempfile::tempdir().unwrap();
     let mut sink = ExportSink::new();
-    sink.add(Format::Log, &d.path().join("sbc-bench.log")).unwrap();
+    sink.add(Format::Log, &d.path().join("sbc-bench.log"))
+        .unwrap();
     let mut r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
     // Debian 12's p7zip-full: p7zip 16.02 around a 26.02 engine (docs/FIDELITY.md).
     let z = r
@@ -311,12 +324,18 @@ fn default_log_appends_with_separator() {
     let second_report = execute(&ctx, &mut Fake, &mut ui).unwrap();
     let mid = ui.seen.expect("the log exists mid-run");
     let head = format!("{first}{RUN_SEPARATOR}");
-    assert!(head.ends_with("|\n\n\n\n\n"), "four empty lines after the row");
+    assert!(
+        head.ends_with("|\n\n\n\n\n"),
+        "four empty lines after the row"
+    );
     assert!(mid.starts_with(&head), "earlier run kept mid-run");
     assert!(mid[head.len()..].starts_with("sbc-bench v"));
     assert!(mid[head.len()..].contains("Executing ramlat on cpu0"));
     let end = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(end, format!("{head}{}", crate::report::run::log(&second_report)));
+    assert_eq!(
+        end,
+        format!("{head}{}", crate::report::run::log(&second_report))
+    );
     let runs = end.lines().filter(|l| l.starts_with("sbc-bench v")).count();
     assert_eq!(runs, 2);
 }
@@ -325,7 +344,11 @@ fn default_log_appends_with_separator() {
 fn explicit_log_file_holds_one_run() {
     let d = tempfile::tempdir().unwrap();
     let log = d.path().join("mine.log");
-    std::fs::write(&log, "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n").unwrap();
+    std::fs::write(
+        &log,
+        "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n",
+    )
+    .unwrap();
     let mut sink = ExportSink::new();
     sink.add(Format::Log, &log).unwrap();
     let r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);

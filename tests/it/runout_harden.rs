@@ -129,9 +129,14 @@ fn log_uses_sbc_bench_phase_headings() {
     );
     // All in one section after "Thermal source:", each heading then an empty line then
     // the table's header, as sbc-bench lays them out.
-    let at = text.find("System health while running tinymembench:").unwrap();
+    let at = text
+        .find("System health while running tinymembench:")
+        .unwrap();
     let before = &text[..at];
-    assert!(before.contains("\nThermal source: "), "thermal source first");
+    assert!(
+        before.contains("\nThermal source: "),
+        "thermal source first"
+    );
     assert!(
         text[at..].starts_with("System health while running tinymembench:\n\nTime "),
         "{}",
@@ -161,12 +166,19 @@ fn log_uses_sbc_bench_phase_headings() {
 fn explicit_log_file_holds_one_run() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("mine.log");
-    fs::write(&log, "sbc-bench v0.9.72 earlier run (Mon, 1 Jan 2024)\n\n| earlier |\n").unwrap();
+    fs::write(
+        &log,
+        "sbc-bench v0.9.72 earlier run (Mon, 1 Jan 2024)\n\n| earlier |\n",
+    )
+    .unwrap();
     let (_, first, _) = fake_run("x86-vm", &[], &log);
     assert!(first.starts_with("sbc-bench v"), "{first}");
     assert!(!first.contains("earlier"), "--log FILE is replaced");
     let (_, second, _) = fake_run("x86-vm", &[], &log);
-    let runs = second.lines().filter(|l| l.starts_with("sbc-bench v")).count();
+    let runs = second
+        .lines()
+        .filter(|l| l.starts_with("sbc-bench v"))
+        .count();
     assert_eq!(runs, 1, "a second run replaces the first");
     assert!(last_line(&second).starts_with("| "));
 }

@@ -105,7 +105,10 @@ impl ExportSink {
         let file = AtomicFile::create(path).with_context(what)?;
         let mut earlier = Vec::new();
         if append {
-            let before = file.existing().context("cannot read the earlier runs").with_context(what)?;
+            let before = file
+                .existing()
+                .context("cannot read the earlier runs")
+                .with_context(what)?;
             if let Some(b) = before.filter(|b| !b.is_empty()) {
                 earlier = b;
                 earlier.extend_from_slice(RUN_SEPARATOR.as_bytes());
@@ -154,7 +157,8 @@ impl ExportSink {
                 // The bytes on disk before this run: the earlier runs, without the
                 // separator (that is this run's to write).
                 let on_disk = t.earlier.len() - RUN_SEPARATOR.len();
-                t.file.write_keeping(on_disk, &[t.earlier.as_slice(), &doc].concat())
+                t.file
+                    .write_keeping(on_disk, &[t.earlier.as_slice(), &doc].concat())
             };
             if let Err(e) = res {
                 if !t.warned.replace(true) {
