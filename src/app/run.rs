@@ -53,25 +53,27 @@ impl Ui for Console {
 
 /// The output files, checked before the run: `--json FILE` and `--log FILE` must be
 /// writable; the default log `/var/log/sbc-bench.log` falls back to the temp directory
-/// when we may not write there. Nothing is created or truncated yet: a run that stops
-/// before benchmarking (too busy, Ctrl-C) leaves no empty file behind and old ones intact.
+/// when we may not write there. `--log FILE` holds this run alone; the default log keeps
+/// the earlier runs, this one appended after sbc-bench's separator, as sbc-bench's does.
+/// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
+/// Ctrl-C) leaves no empty file behind and old ones intact.
 fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
         sink.add(Format::Json, j)?;
     }
-    match sink.add(Format::Log, &cfg.log) {
-        Ok(()) => {}
-        Err(e) if explicit_log => return Err(e),
-        Err(e) => {
-            let alt = std::env::temp_dir().join("sbc-bench.log");
-            output::warn(format!(
-                "cannot write {DEFAULT_LOG} ({}); the log goes to {}",
-                e.root_cause(),
-                alt.display()
-            ));
-            sink.add(Format::Log, &alt)?;
-        }
+    if explicit_log {
+        sink.add(Format::Log, &cfg.log)?;
+        return Ok(sink);
+    }
+    if let Err(e) = sink.add_appending(Format::Log, &cfg.log) {
+        let alt = std::env::temp_dir().join("sbc-bench.log");
+        output::warn(format!(
+            "cannot write {DEFAULT_LOG} ({}); the log goes to {}",
+            e.root_cause(),
+            alt.display()
+        ));
+        sink.add_appending(Format::Log, &alt)?;
     }
     Ok(sink)
 }
@@ -132,4 +134,65 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         println!("JSON report in {}", j.display());
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::export::RUN_SEPARATOR;
+    use crate::sys::root::SysRoot;
+
+    /// A fake run over the x86 VM's tree into `sink`.
+    fn fake_run(cfg: &RunConfig, sink: &ExportSink) -> crate::record::run::RunReport {
+        struct Quiet;
+        impl Ui for Quiet {
+            fn line(&mut self, _s: &str) {}
+            fn step_started(&mut self, _what: &str) -> Box<dyn Fn(f64) + Sync> {
+                Box::new(|_| {})
+            }
+            fn step_done(&mut self, _what: &str, _note: &str) {}
+            fn confirm(&mut self, _warning: &str) -> bool {
+                true
+            }
+        }
+        let root = SysRoot::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sysroots/x86-vm"),
+        );
+        let token = shutdown::CancellationToken::new();
+        let ctx = RunContext {
+            root: &root,
+            cfg,
+            cancel: &token,
+            sink,
+            host: &CannedHost,
+            monitor_interval: Duration::from_millis(50),
+        };
+        runner::execute(&ctx, &mut Fake, &mut Quiet).unwrap()
+    }
+
+    #[test]
+    fn only_the_default_log_is_appended() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("sbc-bench.log");
+        let earlier = "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n";
+        std::fs::write(&log, earlier).unwrap();
+        let cfg = RunConfig {
+            fake_benchmarks: true,
+            unattended: true,
+            log: log.clone(),
+            ..Default::default()
+        };
+        // No --log: the log keeps what it held.
+        let r = fake_run(&cfg, &export_sink(&cfg, false).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            format!("{earlier}{RUN_SEPARATOR}{}", crate::report::run::log(&r))
+        );
+        // --log FILE: this run alone.
+        let r = fake_run(&cfg, &export_sink(&cfg, true).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            crate::report::run::log(&r)
+        );
+    }
 }

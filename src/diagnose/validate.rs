@@ -275,7 +275,9 @@ pub fn sevenzip_findings(version: Option<&str>) -> Vec<Finding> {
         Some(v) if v != "16.02" => vec![Finding::new(
             FindingCode::SevenZipVersion,
             Severity::Warning,
-            format!("7-Zip {v} used: its scores are not comparable with published results (16.02)"),
+            format!(
+                "7-Zip {v} used, not 16.02: the Results.md row's 7-zip columns are not comparable with the published table"
+            ),
         )],
         _ => Vec::new(),
     }

@@ -157,6 +157,8 @@ finding_codes! {
     Throttling = "throttling",
     /// zswap is enabled on top of zram.
     ZswapOnZram = "zswap-on-zram",
+    /// A `--quick` run: shortened benchmarks, comparable with no full run.
+    QuickRun = "quick-run",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -216,7 +218,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 51);
+        assert_eq!(FindingCode::ALL.len(), 52);
     }
 
     #[test]

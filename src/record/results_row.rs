@@ -4,7 +4,9 @@
 //! Every column follows sbc-bench's own rules (`SummarizeResults` and the benchmark
 //! functions of sbc-bench.sh), so a row pastes into Results.md next to published ones:
 //! figures rounded to tens (half to even, as awk's `printf "%0.0f"`), the clock column from
-//! cpufreq unless the measured clock is more than 2 % off, `(throttled)` appended.
+//! cpufreq unless the measured clock is more than 2 % off, `(throttled)` appended. A
+//! `--quick` run's row is marked `(quick)` after them: it is not to be pasted beside
+//! published rows.
 
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +39,11 @@ pub struct ResultsRow {
     pub memset_mb_s: Option<f64>,
     /// scrypt (cpuminer) kH/s by sbc-bench's rule, see [`cpuminer_score`].
     pub scrypt_khs: Option<f64>,
+    /// A `--quick` run: shortened benchmarks whose figures compare with no full run and
+    /// not with the published table; ` (quick)` follows the clock (and ` (throttled)`),
+    /// where sbc-bench puts its notes on how a row was measured.
+    #[serde(default)]
+    pub quick: bool,
 }
 
 /// `5.10.66-rockchip-5.10` → `5.10` (sbc-bench: the first two dot-separated fields).

@@ -13,13 +13,14 @@ impl ResultsRow {
             self.clock.clone()
         };
         let throttled = if self.throttled { " (throttled)" } else { "" };
+        let quick = if self.quick { " (quick)" } else { "" };
         let int = |v: Option<u64>| v.map_or_else(dash, |v| v.to_string());
         // sbc-bench rounds 7-zip, bandwidth and AES figures to tens (`5210`, `1267790`);
         // the AES figure loses its decimals first.
         let tens = |v: Option<f64>| v.map_or_else(dash, |v| round_tens(v).to_string());
         let f2 = |v: Option<f64>| v.map_or_else(dash, |v| format!("{v:.2}"));
         let row = format!(
-            "| {} | {clock}{throttled} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {clock}{throttled}{quick} | {} | {} | {} | {} | {} | {} | {} | {} |",
             self.device,
             kernel_major_minor(&self.kernel),
             self.distro_arch,
@@ -55,6 +56,7 @@ mod tests {
             memcpy_mb_s: Some(5213.4),
             memset_mb_s: Some(15447.9),
             scrypt_khs: Some(18.27),
+            quick: false,
         };
         assert_eq!(
             r.render(),
@@ -101,6 +103,34 @@ mod tests {
             "{}",
             row.render()
         );
+    }
+
+    #[test]
+    fn quick_row_is_marked_after_the_clock_and_throttling() {
+        let row = ResultsRow {
+            device: "Radxa ROCK 5B".into(),
+            clock: "2400/1800 MHz".into(),
+            quick: true,
+            ..Default::default()
+        };
+        assert!(
+            row.render()
+                .starts_with("| Radxa ROCK 5B | 2400/1800 MHz (quick) | "),
+            "{}",
+            row.render()
+        );
+        let both = ResultsRow {
+            throttled: true,
+            ..row
+        };
+        assert!(
+            both.render()
+                .contains(" | 2400/1800 MHz (throttled) (quick) | "),
+            "{}",
+            both.render()
+        );
+        // Still ten columns: tools that split the row keep working.
+        assert_eq!(both.render().matches('|').count(), 11);
     }
 
     #[test]

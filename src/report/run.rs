@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
+use crate::monitor::{Phase, Recording};
 use crate::output::{Paint, paint};
-use crate::record::finding::{Finding, Severity};
+use crate::record::finding::{Finding, FindingCode, Severity};
 use crate::record::plan::StepKind;
 use crate::record::run::{RunReport, RunStatus, StepStatus, table_every_s};
 use crate::report::{bench_clock, bench_mem, crypto, info, throttle, topology};
@@ -164,19 +164,135 @@ pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String 
     s
 }
 
+/// The "System health while running …:" heading of a step's table: sbc-bench's own
+/// where it has that phase (the tools that parse its logs key on them, and so does
+/// sbc-bench's own background-activity check, `tinymembench` … ` 7-zip multi `), ours for
+/// the steps it has no counterpart of. The AES step is sbc-bench's OpenSSL phase, native
+/// or not: it fills the row's AES column either way; our scrypt stress is its cpuminer.
+/// The 7-Zip step is split, see [`sevenzip_parts`].
+fn health_heading(kind: StepKind) -> &'static str {
+    match kind {
+        StepKind::MemBandwidth => "tinymembench",
+        StepKind::MemLatency => "ramlat",
+        StepKind::Aes => "OpenSSL benchmark",
+        StepKind::Scrypt => "cpuminer",
+        StepKind::ClockCold | StepKind::SevenZip | StepKind::Lzma | StepKind::ClockHot => {
+            kind.phase()
+        }
+    }
+}
+
+/// sbc-bench's three 7-Zip phases with how long each took by 7-Zip's own timing: the
+/// single-threaded runs, the multi-threaded ones and (extensive mode) the runs on each
+/// group of cores, in the order the step runs them. Empty when 7-Zip gave no results.
+fn sevenzip_parts(r: &RunReport) -> Vec<(&'static str, f64)> {
+    let Some(z) = r
+        .results
+        .sevenzip
+        .as_ref()
+        .and_then(|c| c.sevenzip.as_ref())
+    else {
+        return Vec::new();
+    };
+    let cluster_s: f64 = r
+        .results
+        .compress_per_cluster
+        .iter()
+        .filter(|g| g.tool == StepKind::SevenZip)
+        .filter_map(|g| g.result.sevenzip.as_ref())
+        .flat_map(|z| z.multi.iter().map(|m| m.elapsed_s))
+        .sum();
+    let parts = [
+        (
+            "7-zip single core benchmark",
+            z.single.iter().map(|o| o.result.elapsed_s).sum::<f64>(),
+            !z.single.is_empty(),
+        ),
+        (
+            "7-zip multi core benchmark",
+            z.multi.iter().map(|m| m.elapsed_s).sum::<f64>(),
+            !z.multi.is_empty(),
+        ),
+        (
+            "7-zip cluster benchmarks",
+            cluster_s,
+            r.results
+                .compress_per_cluster
+                .iter()
+                .any(|g| g.tool == StepKind::SevenZip),
+        ),
+    ];
+    parts
+        .into_iter()
+        .filter(|p| p.2)
+        .map(|(label, secs, _)| (label, secs))
+        .collect()
+}
+
+/// Cut `phase` into consecutive parts of the given lengths, each named for its table:
+/// a part ends at the first sample at least its length (less half a sampling interval)
+/// after it began, the last at the phase's end. A part that begins at the phase's end
+/// (the timings add up to more than the recording saw) has no rows.
+fn split_phase(rec: &Recording, phase: &Phase, parts: &[(&str, f64)]) -> Vec<Phase> {
+    let last = rec.samples.len().saturating_sub(1);
+    let end = phase.end.unwrap_or(last).min(last);
+    let Some(t0) = rec.samples.get(phase.start).map(|s| s.mono_s) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let (mut start, mut elapsed) = (phase.start.min(end), 0.0);
+    for (i, (label, secs)) in parts.iter().enumerate() {
+        elapsed += secs;
+        let stop = if i + 1 == parts.len() {
+            end
+        } else {
+            (start..=end)
+                .find(|&j| rec.samples[j].mono_s - t0 >= elapsed - rec.interval_s / 2.0)
+                .unwrap_or(end)
+        };
+        out.push(Phase {
+            label: (*label).to_string(),
+            start,
+            end: Some(stop),
+            start_unix_ms: rec.samples[start].unix_ms,
+            end_unix_ms: Some(rec.samples[stop].unix_ms),
+        });
+        start = stop;
+    }
+    out
+}
+
 fn health_tables(rec: &Recording, r: &RunReport) -> String {
     let mut s = String::new();
     let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
     let opts = TableOptions::sbc_bench(dc);
+    let sevenzip = sevenzip_parts(r);
     for step in &r.steps {
         let Some(phase) = rec.phase(step.kind.phase()) else {
             continue;
         };
-        // Ten rows or so per table, never denser than the sampling: the interval grows with
-        // the phase, as sbc-bench's does.
-        let every = table_every_s(step.duration_s, rec.interval_s);
-        s.push_str(&rec.health_table(phase, every, &opts, &crate::monitor::render::local_hms));
-        s.push('\n');
+        let mut parts: Vec<(Phase, f64)> = Vec::new();
+        if step.kind == StepKind::SevenZip && !sevenzip.is_empty() {
+            parts = split_phase(rec, phase, &sevenzip)
+                .into_iter()
+                .map(|p| {
+                    let secs = p.duration_s(rec).unwrap_or(0.0);
+                    (p, secs)
+                })
+                .collect();
+        }
+        if parts.is_empty() {
+            let mut p = phase.clone();
+            p.label = health_heading(step.kind).to_string();
+            parts.push((p, step.duration_s));
+        }
+        for (p, secs) in parts {
+            // Ten rows or so per table, never denser than the sampling: the interval
+            // grows with the phase, as sbc-bench's does.
+            let every = table_every_s(secs, rec.interval_s);
+            s.push_str(&rec.health_table(&p, every, &opts, &crate::monitor::render::local_hms));
+            s.push('\n');
+        }
     }
     s
 }
@@ -243,7 +359,9 @@ fn log_head(r: &RunReport) -> String {
     let date = chrono::DateTime::parse_from_rfc3339(&r.started)
         .map(|d| d.to_rfc2822())
         .unwrap_or_else(|_| r.started.clone());
-    // sbc-bench names the mode in the first line: `… Radxa ROCK 5B extensive (…)`.
+    // sbc-bench names the mode in the first line: `… Radxa ROCK 5B extensive (…)`. A
+    // shortened run says so there too (`… unattended quick (…)`), as sbc-bench's
+    // `NOTUNING review` adds a word: its figures compare with no full run.
     let mode = if r.config.extensive {
         " extensive"
     } else if r.config.unattended {
@@ -251,9 +369,10 @@ fn log_head(r: &RunReport) -> String {
     } else {
         ""
     };
+    let quick = if r.config.quick { " quick" } else { "" };
     let _ = writeln!(
         s,
-        "sbc-bench v{} {device}{mode} ({date})\n",
+        "sbc-bench v{} {device}{mode}{quick} ({date})\n",
         r.sbc_bench_version
     );
     s.push_str(&info::distro_lines(i));
@@ -292,7 +411,21 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
     }
     let all_cpus: Vec<u32> = r.system_before.topology.online();
     if let Some(c) = &r.results.sevenzip {
-        section(s, &crypto::compress_section(c, &all_cpus));
+        // Once validation says what a 7-Zip other than 16.02 does to the row, the 7-Zip
+        // section does not say it again (console and log say it once).
+        let said = r
+            .findings
+            .iter()
+            .any(|f| f.code == FindingCode::SevenZipVersion);
+        if said {
+            let mut c = c.clone();
+            if let Some(z) = c.sevenzip.as_mut() {
+                z.warning = None;
+            }
+            section(s, &crypto::compress_section(&c, &all_cpus));
+        } else {
+            section(s, &crypto::compress_section(c, &all_cpus));
+        }
     }
     section(s, &per_core_type(r, StepKind::SevenZip));
     if let Some(c) = &r.results.lzma {
@@ -454,4 +587,81 @@ fn per_core_type(r: &RunReport, tool: StepKind) -> String {
 
 fn skipped_name(k: StepKind) -> &'static str {
     k.phase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::layout::{ClockColumn, ClockColumns, Layout};
+    use crate::monitor::{Sample, SampleSpec};
+
+    /// A recording with one sample at each of `secs`, all of them one phase.
+    fn recording(secs: &[f64]) -> Recording {
+        let layout = Layout {
+            clocks: ClockColumns::Single {
+                column: ClockColumn {
+                    first_cpu: 0,
+                    policy: 0,
+                },
+            },
+            cpu_policy: std::collections::BTreeMap::from([(0, 0)]),
+            all_policies: false,
+        };
+        let mut rec = Recording::new(1.0, layout, SampleSpec::default());
+        for (i, &t) in secs.iter().enumerate() {
+            rec.push(Sample {
+                mono_s: t,
+                unix_ms: 1_700_000_000_000 + (t * 1000.0) as i64,
+                ..Default::default()
+            });
+            if i == 0 {
+                rec.begin_phase(StepKind::SevenZip.phase());
+            }
+        }
+        rec.end_phase();
+        rec
+    }
+
+    #[test]
+    fn the_7zip_table_is_cut_where_its_single_threaded_runs_ended() {
+        // Sampled every second for 10 s; the single-threaded runs took 3.9 s by 7-Zip's
+        // timing, the multi-threaded ones 6 s.
+        let secs: Vec<f64> = (0..=10).map(f64::from).collect();
+        let rec = recording(&secs);
+        let phase = rec.phase(StepKind::SevenZip.phase()).unwrap().clone();
+        let parts = split_phase(
+            &rec,
+            &phase,
+            &[
+                ("7-zip single core benchmark", 3.9),
+                ("7-zip multi core benchmark", 6.0),
+            ],
+        );
+        let cut: Vec<(&str, usize, Option<usize>)> = parts
+            .iter()
+            .map(|p| (p.label.as_str(), p.start, p.end))
+            .collect();
+        assert_eq!(
+            cut,
+            [
+                ("7-zip single core benchmark", 0, Some(4)),
+                ("7-zip multi core benchmark", 4, Some(10)),
+            ]
+        );
+        assert_eq!(parts[1].start_unix_ms, 1_700_000_004_000);
+        // Timings beyond what was recorded (canned results): the later part is empty.
+        let parts = split_phase(&rec, &phase, &[("a", 30.0), ("b", 5.0)]);
+        assert_eq!((parts[0].start, parts[0].end), (0, Some(10)));
+        assert_eq!((parts[1].start, parts[1].end), (10, Some(10)));
+    }
+
+    #[test]
+    fn health_headings_are_sbc_bench_s_where_it_has_the_phase() {
+        assert_eq!(health_heading(StepKind::MemBandwidth), "tinymembench");
+        assert_eq!(health_heading(StepKind::MemLatency), "ramlat");
+        assert_eq!(health_heading(StepKind::Aes), "OpenSSL benchmark");
+        assert_eq!(health_heading(StepKind::Scrypt), "cpuminer");
+        assert_eq!(health_heading(StepKind::Lzma), "native LZMA benchmark");
+        assert_eq!(health_heading(StepKind::ClockCold), "clock check");
+    }
 }

@@ -483,6 +483,7 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
         &online_before,
         &online_after,
     ));
+    report.findings.extend(setup_findings(&report));
     report.system_after = Some(system_after);
     report.monitor = recording;
     report.status = if ctx.cancel.is_cancelled() {
@@ -496,6 +497,33 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
     report.finished = Some(now_rfc3339());
     ctx.sink.finish(&report);
     report
+}
+
+/// What the setup does to comparability, said once in the console and the log: a
+/// `--quick` run, and 7-Zip missing (its Results.md columns stay `-`) with how to get it.
+fn setup_findings(r: &RunReport) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if r.config.quick {
+        out.push(Finding::new(
+            FindingCode::QuickRun,
+            diagnose::Severity::Info,
+            "Quick run (--quick): shortened benchmarks, not comparable with full runs or with \
+             the published Results.md table; the row is marked (quick)",
+        ));
+    }
+    // Skipped without NotReadyYet=yes means not installed (see `plan::plan`).
+    let sevenzip_skipped = r.plan.skipped.iter().any(|(k, _)| *k == StepKind::SevenZip);
+    if sevenzip_skipped && !r.config.not_ready_yet {
+        out.push(Finding::new(
+            FindingCode::SevenZipVersion,
+            diagnose::Severity::Warning,
+            "7-Zip is not installed, so the Results.md row's 7-zip columns show -: install it \
+             (apt install p7zip-full). Only 7-Zip 16.02 compares with the published table; \
+             where the distro ships another version, build p7zip 16.02 \
+             (https://github.com/ThomasKaiser/p7zip) and put its bin/7za on the PATH",
+        ));
+    }
+    out
 }
 
 /// Time spent at each OPP between two `time_in_state` readings, per policy.

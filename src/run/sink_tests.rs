@@ -1,16 +1,18 @@
 //! The export sink during a run: a run stopped after step k keeps a log (and JSON) of the
-//! k finished steps, since every target is rewritten after every step; and the run's
-//! exit status.
+//! k finished steps, since every target is rewritten after every step, and the default
+//! log keeps the earlier runs whenever it is killed; the run's exit status; what the
+//! console and the log say about a missing 7-Zip or one other than 16.02.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
-use crate::record::run::RunStatus;
+use crate::record::finding::{FindingCode, Severity};
+use crate::record::run::{RunReport, RunStatus};
 use crate::report::export::{ExportSink, Format};
 use crate::run::exec::Fake;
-use crate::run::host::CannedHost;
+use crate::run::host::{CannedHost, Host, Tools};
 use crate::run::runner::{RunContext, RunError, Ui, execute, outcome};
 use crate::shutdown::CancellationToken;
 use crate::sys::root::SysRoot;
@@ -128,4 +130,230 @@ fn the_run_s_exit_status_is_decided_in_one_place() {
         cpu_pct: 50.0,
     };
     assert_eq!(outcome(&Err(busy), None), Outcome::Failed);
+}
+
+/// Says nothing, asks nothing.
+struct Quiet;
+
+impl Ui for Quiet {
+    fn line(&mut self, _s: &str) {}
+    fn step_started(&mut self, _what: &str) -> Box<dyn Fn(f64) + Sync> {
+        Box::new(|_| {})
+    }
+    fn step_done(&mut self, _what: &str, _note: &str) {}
+    fn confirm(&mut self, _warning: &str) -> bool {
+        true
+    }
+}
+
+/// [`CannedHost`] on a machine without 7-Zip.
+struct WithoutSevenZip;
+
+impl Host for WithoutSevenZip {
+    fn wait_for_idle(
+        &self,
+        root: &SysRoot,
+        cfg: &RunConfig,
+        cancel: &CancellationToken,
+        say: &mut dyn FnMut(&str),
+    ) -> (crate::run::preflight::IdleOutcome, f64) {
+        CannedHost.wait_for_idle(root, cfg, cancel, say)
+    }
+    fn allowed_cpus(&self, root: &SysRoot) -> Vec<u32> {
+        CannedHost.allowed_cpus(root)
+    }
+    fn tools(&self, _cancel: &CancellationToken) -> Tools {
+        Tools {
+            sevenzip: false,
+            openssl: false,
+        }
+    }
+}
+
+fn fake_cfg() -> RunConfig {
+    RunConfig {
+        fake_benchmarks: true,
+        unattended: true,
+        ..Default::default()
+    }
+}
+
+/// A whole fake run over the x86 VM's tree into `sink`.
+fn fake_run(host: &dyn Host, cfg: &RunConfig, sink: &ExportSink, ui: &mut dyn Ui) -> RunReport {
+    let token = CancellationToken::new();
+    let root = x86_vm();
+    let ctx = RunContext {
+        root: &root,
+        cfg,
+        cancel: &token,
+        sink,
+        host,
+        monitor_interval: Duration::from_millis(50),
+    };
+    execute(&ctx, &mut Fake, ui).unwrap()
+}
+
+#[test]
+fn missing_7zip_says_so_with_install_hint() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("sbc-bench.log");
+    let mut sink = ExportSink::new();
+    sink.add(Format::Log, &log).unwrap();
+    let r = fake_run(&WithoutSevenZip, &fake_cfg(), &sink, &mut Quiet);
+    let console = crate::report::run::console_summary(&r, None, false);
+    let text = std::fs::read_to_string(&log).unwrap();
+    for out in [&console, &text] {
+        assert_eq!(
+            out.matches("7-Zip is not installed, so").count(),
+            1,
+            "{out}"
+        );
+        assert_eq!(out.matches("apt install p7zip-full").count(), 1);
+        assert!(out.contains("Only 7-Zip 16.02 compares with the published table"));
+    }
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.code == FindingCode::SevenZipVersion)
+        .unwrap();
+    assert_eq!(f.severity, Severity::Warning);
+    // The row's 7-zip columns are the dashes the note explains.
+    let row = r.results_row.as_ref().unwrap().render();
+    let cols: Vec<&str> = row.split(" | ").collect();
+    assert_eq!((cols[4], cols[5]), ("-", "-"), "{row}");
+
+    // With 7-Zip there is nothing to say, and NotReadyYet=yes skips it anyway.
+    let r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.code == FindingCode::SevenZipVersion)
+    );
+    let not_ready = RunConfig {
+        not_ready_yet: true,
+        ..fake_cfg()
+    };
+    let r = fake_run(&WithoutSevenZip, &not_ready, &sink, &mut Quiet);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.code == FindingCode::SevenZipVersion)
+    );
+}
+
+#[test]
+fn sevenzip_not_16_02_warns_once_about_comparability() {
+    let d = tempfile::tempdir().unwrap();
+    let mut sink = ExportSink::new();
+    sink.add(Format::Log, &d.path().join("sbc-bench.log"))
+        .unwrap();
+    let mut r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
+    // Debian 12's p7zip-full: p7zip 16.02 around a 26.02 engine (docs/FIDELITY.md).
+    let z = r
+        .results
+        .sevenzip
+        .as_mut()
+        .and_then(|c| c.sevenzip.as_mut())
+        .unwrap();
+    z.version.engine = Some("26.02".into());
+    z.warning = z.version.warning();
+    assert!(z.warning.is_some());
+    // Validation judges the changed results as it judges a run's.
+    let online = r.system_before.topology.online();
+    let found = crate::run::validation::findings(
+        &r,
+        r.monitor.as_ref(),
+        &Default::default(),
+        &Default::default(),
+        &online,
+        &online,
+    );
+    r.findings.extend(
+        found
+            .into_iter()
+            .filter(|f| f.code == FindingCode::SevenZipVersion),
+    );
+    let console = crate::report::run::console_summary(&r, None, false);
+    let text = crate::report::run::log(&r);
+    for out in [&console, &text] {
+        assert_eq!(out.matches("not comparable").count(), 1, "{out}");
+        assert_eq!(
+            out.matches("7-Zip 26.02 used, not 16.02: the Results.md row's 7-zip columns are not comparable with the published table").count(),
+            1
+        );
+    }
+    // The 7-Zip section still names the binary that ran.
+    assert!(text.contains("7-Zip: 7-Zip"), "banner line kept");
+}
+
+#[test]
+fn default_log_appends_with_separator() {
+    use crate::report::export::RUN_SEPARATOR;
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("sbc-bench.log");
+    // The first run into a log that does not exist yet: no separator before it.
+    let mut sink = ExportSink::new();
+    sink.add_appending(Format::Log, &log).unwrap();
+    let first_report = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
+    let first = std::fs::read_to_string(&log).unwrap();
+    assert!(first.starts_with("sbc-bench v"), "{first}");
+    assert_eq!(first, crate::report::run::log(&first_report));
+
+    // A second run, killed after three steps: what a kill leaves at any moment holds
+    // the first run byte for byte, sbc-bench's separator, then what the second did.
+    let mut sink = ExportSink::new();
+    sink.add_appending(Format::Log, &log).unwrap();
+    let token = CancellationToken::new();
+    let root = x86_vm();
+    let cfg = fake_cfg();
+    let ctx = RunContext {
+        root: &root,
+        cfg: &cfg,
+        cancel: &token,
+        sink: &sink,
+        host: &CannedHost,
+        monitor_interval: Duration::from_millis(50),
+    };
+    let mut ui = StopAfter {
+        at: 3,
+        started: 0,
+        log: log.clone(),
+        token: &token,
+        seen: None,
+    };
+    let second_report = execute(&ctx, &mut Fake, &mut ui).unwrap();
+    let mid = ui.seen.expect("the log exists mid-run");
+    let head = format!("{first}{RUN_SEPARATOR}");
+    assert!(
+        head.ends_with("|\n\n\n\n\n"),
+        "four empty lines after the row"
+    );
+    assert!(mid.starts_with(&head), "earlier run kept mid-run");
+    assert!(mid[head.len()..].starts_with("sbc-bench v"));
+    assert!(mid[head.len()..].contains("Executing ramlat on cpu0"));
+    let end = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        end,
+        format!("{head}{}", crate::report::run::log(&second_report))
+    );
+    let runs = end.lines().filter(|l| l.starts_with("sbc-bench v")).count();
+    assert_eq!(runs, 2);
+}
+
+#[test]
+fn explicit_log_file_holds_one_run() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("mine.log");
+    std::fs::write(
+        &log,
+        "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n",
+    )
+    .unwrap();
+    let mut sink = ExportSink::new();
+    sink.add(Format::Log, &log).unwrap();
+    let r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        crate::report::run::log(&r)
+    );
 }

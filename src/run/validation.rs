@@ -285,6 +285,7 @@ pub fn results_row(r: &RunReport, findings: &[Finding]) -> ResultsRow {
                     .collect::<Vec<_>>(),
             )
         }),
+        quick: r.config.quick,
     }
 }
 

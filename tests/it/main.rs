@@ -14,6 +14,7 @@ mod monitor;
 mod net;
 mod results_import;
 mod run;
+mod runout_harden;
 mod storage;
 mod storage_harden;
 mod sysread;

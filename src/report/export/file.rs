@@ -181,23 +181,47 @@ impl AtomicFile {
         matches!(self.kind, Kind::Replace(_))
     }
 
+    /// What a regular file holds now (the earlier runs of an appended log); `None` for a
+    /// file that does not exist yet, a device, a pipe or stdout.
+    pub fn existing(&self) -> std::io::Result<Option<Vec<u8>>> {
+        match &self.kind {
+            Kind::Replace(t) => match std::fs::read(t) {
+                Ok(b) => Ok(Some(b)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            },
+            _ => Ok(None),
+        }
+    }
+
     /// Replace the file's content with `bytes`. Where the directory takes no temporary
     /// file (an existing log in a directory we may not write), the file is rewritten in
     /// place.
     pub fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_keeping(0, bytes)
+    }
+
+    /// [`write`](Self::write) for a file whose first `kept` bytes are already on disk
+    /// and must survive a crash at any moment (the earlier runs of an appended log):
+    /// `bytes` begins with those same bytes. The temporary file gets all of `bytes` and
+    /// replaces the target at once; the in-place fallback truncates to `kept` and writes
+    /// only what follows, so the first `kept` bytes are never rewritten. Devices, pipes
+    /// and stdout get what follows the first `kept` bytes.
+    pub fn write_keeping(&self, kept: usize, bytes: &[u8]) -> std::io::Result<()> {
+        let kept = kept.min(bytes.len());
         let target = match &self.kind {
             Kind::Stdout => {
                 let mut out = std::io::stdout().lock();
-                return out.write_all(bytes).and_then(|()| out.flush());
+                return out.write_all(&bytes[kept..]).and_then(|()| out.flush());
             }
-            Kind::InPlace(Some(f)) => return (&**f).write_all(bytes),
-            Kind::InPlace(None) => return self.open_in_place()?.write_all(bytes),
+            Kind::InPlace(Some(f)) => return (&**f).write_all(&bytes[kept..]),
+            Kind::InPlace(None) => return self.open_in_place()?.write_all(&bytes[kept..]),
             Kind::Replace(t) => t,
         };
         let tmp = self.tmp();
         let mut f = match std::fs::File::create(&tmp) {
             Ok(f) => f,
-            Err(_) if target.exists() => return std::fs::write(target, bytes),
+            Err(_) if target.exists() => return rewrite_after(target, kept, &bytes[kept..]),
             Err(e) => return Err(e),
         };
         let res = f
@@ -209,6 +233,15 @@ impl AtomicFile {
         }
         res
     }
+}
+
+/// Rewrite `target` in place from byte `kept` on: what comes before stays untouched.
+fn rewrite_after(target: &Path, kept: usize, rest: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().write(true).open(target)?;
+    let at = kept as u64;
+    f.set_len(at)?;
+    f.write_all_at(rest, at)
 }
 
 #[cfg(test)]
@@ -225,6 +258,30 @@ mod tests {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert_eq!(v["a"], 2);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn rewriting_in_place_never_touches_the_kept_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sbc-bench.log");
+        std::fs::write(&p, "earlier run\n\n\n\n\nthis run, step 1 and more\n").unwrap();
+        // Where the directory takes no temp file, the log is rewritten after the earlier
+        // runs only: shorter this time, the old tail is cut off.
+        rewrite_after(&p, 16, b"this run, step 2\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "earlier run\n\n\n\n\nthis run, step 2\n"
+        );
+        // The atomic path writes the whole document.
+        let f = AtomicFile::create(&p).unwrap();
+        f.write_keeping(16, b"earlier run\n\n\n\n\nthis run, done\n")
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "earlier run\n\n\n\n\nthis run, done\n"
+        );
+        assert_eq!(f.existing().unwrap().map(|b| b.len()), Some(31));
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
     }
 

@@ -1,7 +1,8 @@
 //! Exporters: one trait that renders a [`RunReport`] to bytes, one file per format, and a
 //! sink that owns the target files. The sink's targets are checked while the command line
 //! is read (a bad path fails before a long run) and rewritten after every step, so a run
-//! killed late keeps the log and the JSON of everything that finished.
+//! killed late keeps the log and the JSON of everything that finished. The default log
+//! keeps earlier runs, as sbc-bench's does ([`ExportSink::add_appending`]).
 //!
 //! Adding a format (a Markdown review, an HTML report) is a new file here with a type
 //! implementing [`Exporter`], a [`Format`] variant and its line in [`Format::exporter`].
@@ -53,11 +54,20 @@ impl Format {
     }
 }
 
+/// What sbc-bench writes between two runs appended to its log (`echo -e "\n\n\n"` onto a
+/// non-empty `/var/log/sbc-bench.log`): four newlines, so the new run's first line
+/// `sbc-bench v…` follows the earlier run's last line after four empty lines.
+pub const RUN_SEPARATOR: &str = "\n\n\n\n";
+
 /// One file and the exporter that fills it.
 struct Target {
     format: Format,
     exporter: Box<dyn Exporter>,
     file: AtomicFile,
+    /// What the file held before this run, with [`RUN_SEPARATOR`] after it, for a target
+    /// this run is appended to; empty for one it replaces. Read once, when the target is
+    /// added, and written back unchanged before this run's document every time.
+    earlier: Vec<u8>,
     /// A failed write was reported already (warn once, not after every step).
     warned: Cell<bool>,
 }
@@ -77,13 +87,38 @@ impl ExportSink {
     /// Check that `path` can be written and add it as a target of `format`. Nothing is
     /// written yet: a run that stops before benchmarking leaves an existing file alone.
     pub fn add(&mut self, format: Format, path: &Path) -> anyhow::Result<()> {
+        self.add_target(format, path, false)
+    }
+
+    /// [`add`](Self::add) for a file that keeps every run, as sbc-bench's
+    /// `/var/log/sbc-bench.log`: what it holds now is read once, here, and this run
+    /// follows it after [`RUN_SEPARATOR`]. Each rewrite puts the earlier runs back
+    /// byte for byte, so a run killed at any moment loses none of them. A file that
+    /// exists but cannot be read is refused (rewriting it would lose them).
+    pub fn add_appending(&mut self, format: Format, path: &Path) -> anyhow::Result<()> {
+        self.add_target(format, path, true)
+    }
+
+    fn add_target(&mut self, format: Format, path: &Path, append: bool) -> anyhow::Result<()> {
         let exporter = format.exporter();
-        let file = AtomicFile::create(path)
-            .with_context(|| format!("cannot write {} {}", exporter.file_kind(), path.display()))?;
+        let what = || format!("cannot write {} {}", exporter.file_kind(), path.display());
+        let file = AtomicFile::create(path).with_context(what)?;
+        let mut earlier = Vec::new();
+        if append {
+            let before = file
+                .existing()
+                .context("cannot read the earlier runs")
+                .with_context(what)?;
+            if let Some(b) = before.filter(|b| !b.is_empty()) {
+                earlier = b;
+                earlier.extend_from_slice(RUN_SEPARATOR.as_bytes());
+            }
+        }
         self.targets.push(Target {
             format,
             exporter,
             file,
+            earlier,
             warned: Cell::new(false),
         });
         Ok(())
@@ -110,8 +145,22 @@ impl ExportSink {
     }
 
     fn write_targets(&self, report: &RunReport, last: bool) {
+        self.write_each(last, &|t| t.exporter.render(report));
+    }
+
+    fn write_each(&self, last: bool, render: &dyn Fn(&Target) -> Vec<u8>) {
         for t in self.targets.iter().filter(|t| last || t.file.rewritable()) {
-            if let Err(e) = t.file.write(&t.exporter.render(report)) {
+            let doc = render(t);
+            let res = if t.earlier.is_empty() {
+                t.file.write(&doc)
+            } else {
+                // The bytes on disk before this run: the earlier runs, without the
+                // separator (that is this run's to write).
+                let on_disk = t.earlier.len() - RUN_SEPARATOR.len();
+                t.file
+                    .write_keeping(on_disk, &[t.earlier.as_slice(), &doc].concat())
+            };
+            if let Err(e) = res {
                 if !t.warned.replace(true) {
                     crate::output::warn(format!("cannot write {}: {e:#}", t.file.path().display()));
                 }
@@ -144,5 +193,29 @@ mod tests {
         );
         assert_eq!(sink.path(Format::Log), Some(log.as_path()));
         assert_eq!(sink.path(Format::Json), None);
+    }
+
+    #[test]
+    fn an_appended_target_keeps_what_it_held_and_a_replaced_one_does_not() {
+        let d = tempfile::tempdir().unwrap();
+        let earlier = "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n";
+        let kept = d.path().join("kept.log");
+        let replaced = d.path().join("replaced.log");
+        let fresh = d.path().join("fresh.log");
+        std::fs::write(&kept, earlier).unwrap();
+        std::fs::write(&replaced, earlier).unwrap();
+        let mut sink = ExportSink::new();
+        sink.add_appending(Format::Log, &kept).unwrap();
+        sink.add(Format::Log, &replaced).unwrap();
+        sink.add_appending(Format::Log, &fresh).unwrap();
+        // Read once, when added: what this run writes itself is not an earlier run.
+        std::fs::write(&kept, "changed meanwhile\n").unwrap();
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+        for step in ["step 1\n", "step 2\n"] {
+            sink.write_each(false, &|_| step.as_bytes().to_vec());
+            assert_eq!(read(&kept), format!("{earlier}{RUN_SEPARATOR}{step}"));
+            assert_eq!(read(&replaced), step);
+            assert_eq!(read(&fresh), step, "nothing to separate from");
+        }
     }
 }
