@@ -224,6 +224,11 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
         faster.len(),
         metric.name()
     ));
+    if mine.quick {
+        why.push(
+            "this is a --quick run: its shortened benchmarks do not compare with full runs".into(),
+        );
+    }
     if mine.throttled {
         why.push("this run was throttled: its figures are below what the board can do".into());
     }
@@ -318,7 +323,12 @@ pub fn render(c: &Comparison) -> String {
         } else {
             row.device.clone()
         };
-        let throttled = if row.throttled { " (throttled)" } else { "" };
+        let throttled = match (row.throttled, row.quick) {
+            (true, true) => " (throttled) (quick)",
+            (true, false) => " (throttled)",
+            (false, true) => " (quick)",
+            (false, false) => "",
+        };
         let kernel = if r.this_run {
             kernel_major_minor(&row.kernel)
         } else {
@@ -367,6 +377,7 @@ mod tests {
             memcpy_mb_s: Some(10_000.0),
             memset_mb_s: Some(28_000.0),
             scrypt_khs: None,
+            quick: false,
         }
     }
 

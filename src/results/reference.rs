@@ -62,6 +62,7 @@ fn parse_line(line: &str) -> Option<Reference> {
             memcpy_mb_s: num(&cells[7]),
             memset_mb_s: num(&cells[8]),
             scrypt_khs: num(&cells[9]),
+            quick: false,
         },
         soc,
         log,

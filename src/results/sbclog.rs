@@ -131,9 +131,16 @@ pub fn parse(text: &str) -> ParsedLog {
         || (v == Version(0, 9, 9) && out.date.as_deref().is_some_and(before_2022_10_23));
     if let Some(cells) = &out.stated_row {
         if let Some(c) = cells.get(1) {
+            let c = match c.strip_suffix("(quick)") {
+                Some(c) => {
+                    out.results_row.quick = true;
+                    c.trim_end()
+                }
+                None => c.as_str(),
+            };
             let (clock, throttled) = match c.strip_suffix("(throttled)") {
                 Some(c) => (c.trim_end().to_string(), true),
-                None => (c.clone(), false),
+                None => (c.to_string(), false),
             };
             out.results_row.clock = clock;
             out.results_row.throttled = throttled;
@@ -204,6 +211,7 @@ fn header_fields(h: &str, out: &mut ParsedLog) {
         device.truncate(device.trim_end().len());
         modes.insert(0, mode);
     }
+    out.results_row.quick = modes.contains(&"quick");
     if !modes.is_empty() {
         out.mode = Some(modes.join(" "));
     }
@@ -427,6 +435,7 @@ mod tests {
         );
         assert_eq!(quick.results_row.device, "Radxa ROCK 5B");
         assert_eq!(quick.mode.as_deref(), Some("unattended quick"));
+        assert!(quick.results_row.quick);
         let old = parse("sbc-bench v0.4 -- Sun, 29 Jul 2018 12:00:00 +0200\n");
         assert_eq!(old.date.as_deref(), Some("Sun, 29 Jul 2018 12:00:00 +0200"));
         assert_eq!(old.results_row.device, "");
