@@ -12,5 +12,6 @@ mod info;
 mod layers;
 mod monitor;
 mod net;
+mod net_harden;
 mod run;
 mod storage;
