@@ -86,7 +86,12 @@ def real_client_in(deadline_s):
         time.sleep(0.1)
     return None
 
-results = []
+class Results(list):
+    def append(self, r):
+        what, figure, note = r
+        print(f"{what:<58}  {figure:>10}  {note}", flush=True)
+
+results = Results()
 
 # 1. 200 idle connections, then a real client.
 p = server()
@@ -161,6 +166,7 @@ def fake_server(port, ready):
         n -= len(c.recv(n))
     c.sendall(bytes([CREATE_STREAMS]))
     dc, _ = l.accept()
+    l.close()  # the next run binds the port again
     def drain():
         try:
             while dc.recv(1 << 16):
@@ -185,7 +191,7 @@ def fake_server(port, ready):
         except OSError:
             break
         time.sleep(1)
-    c.close(); dc.close(); l.close()
+    c.close(); dc.close()
 
 def trickling_server_run(interrupt_after):
     ready = threading.Event()
@@ -211,8 +217,4 @@ results.append(("server trickling its results 1 byte / s holds the client", fmt(
 time.sleep(1)
 took, rc = trickling_server_run(3.0)
 results.append(("Ctrl-C during that trickle ends the client in", fmt(took), f"(exit {rc})"))
-
-w = max(len(r[0]) for r in results)
-for what, figure, note in results:
-    print(f"{what:<{w}}  {figure:>10}  {note}")
 EOF

@@ -450,7 +450,10 @@ mod tests {
     fn client_n_0_runs_the_default_ten_seconds() {
         for flag in ["-n", "-k"] {
             let cfg = client_config(&client_args(&[flag, "0"])).unwrap();
-            assert_eq!((cfg.params.time_s, cfg.params.bytes, cfg.params.blocks), (10, 0, 0));
+            assert_eq!(
+                (cfg.params.time_s, cfg.params.bytes, cfg.params.blocks),
+                (10, 0, 0)
+            );
             let cfg = client_config(&client_args(&[flag, "0", "-t", "3"])).unwrap();
             assert_eq!(cfg.params.time_s, 3);
         }

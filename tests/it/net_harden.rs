@@ -257,8 +257,7 @@ fn server_max_duration_refuses_longer_tests_and_ends_untimed_ones() {
     want.extend(server_error(5));
     assert_eq!(read_all(&mut ctrl), want);
     let t = Instant::now();
-    let e = run_client(&client(srv.port, 0), &CancellationToken::new(), &mut |_| {})
-        .unwrap_err();
+    let e = run_client(&client(srv.port, 0), &CancellationToken::new(), &mut |_| {}).unwrap_err();
     let ran = t.elapsed();
     assert!(
         e.to_string()
@@ -297,8 +296,7 @@ fn server_bitrate_limit_refuses_and_ends_tests_over_it() {
     assert_eq!(e.to_string(), over);
     // Unlimited on loopback: far above 20 Mbit/s, ended after the 1 s window.
     let t = Instant::now();
-    let e = run_client(&client(srv.port, 4), &CancellationToken::new(), &mut |_| {})
-        .unwrap_err();
+    let e = run_client(&client(srv.port, 4), &CancellationToken::new(), &mut |_| {}).unwrap_err();
     assert_eq!(e.to_string(), over);
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     let mut cfg = client(srv.port, 2);
@@ -333,7 +331,8 @@ fn fake_server(results: Results) -> (u16, mpsc::Receiver<()>, std::thread::JoinH
     let (tx, rx) = mpsc::channel();
     let h = std::thread::spawn(move || {
         let (mut ctrl, _) = l.accept().unwrap();
-        ctrl.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        ctrl.set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
         let mut cookie = [0u8; proto::COOKIE_SIZE];
         ctrl.read_exact(&mut cookie).unwrap();
         ctrl.write_all(&[State::ParamExchange.byte()]).unwrap();
@@ -442,7 +441,11 @@ fn get_server_output_control_characters_are_escaped_when_printed() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         text.contains("Server output:\nline one\\x1b[2J\\x1b]0;pwned\\x07\\r\nline two\n"),
         "{text}"
@@ -461,7 +464,10 @@ fn absurd_server_results_are_an_error_not_a_summary() {
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{text}{err}");
-    assert!(!text.contains("inf sec") && !text.contains("TBytes"), "{text}");
+    assert!(
+        !text.contains("inf sec") && !text.contains("TBytes"),
+        "{text}"
+    );
     assert!(err.contains("implausible result for stream 1"), "{err}");
     h.join().unwrap();
 }
@@ -478,7 +484,11 @@ fn client_n_0_runs_by_time_not_for_ever() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("0.00-1.0"), "{text}");
     assert!(t.elapsed() < Duration::from_secs(10));
     let results = srv.stop();

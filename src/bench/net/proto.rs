@@ -1063,7 +1063,10 @@ mod tests {
             r#"{"id":1,"bytes":1000,"retransmits":0,"jitter":0,"errors":-7,"packets":0}"#,
         ] {
             let e = parse_results(results_with_stream(stream).as_bytes()).unwrap_err();
-            assert!(e.to_string().contains("implausible result for stream 1"), "{e}");
+            assert!(
+                e.to_string().contains("implausible result for stream 1"),
+                "{e}"
+            );
         }
         // What real peers send still parses: a day at 10 Gbit/s, unknown retransmits.
         let ok = r#"{"id":1,"bytes":108000000000000,"retransmits":-1,"jitter":0.001,"errors":0,"packets":0,"start_time":0,"end_time":86400.2}"#;

@@ -1118,13 +1118,18 @@ mod tests {
     /// screen, retitle the terminal or hide lines with escape sequences.
     #[test]
     fn get_server_output_control_characters_are_escaped() {
-        let evil = "Accepted\x1b[2J\x1b]0;owned\x07 done\r[ ID]\u{202e}txt\u{9b}31m\x7f\nnext\tline";
+        let evil =
+            "Accepted\x1b[2J\x1b]0;owned\x07 done\r[ ID]\u{202e}txt\u{9b}31m\x7f\nnext\tline";
         let block = server_output_block(evil);
         assert_eq!(
             block,
             "\nServer output:\nAccepted\\x1b[2J\\x1b]0;owned\\x07 done\\r[ ID]\\u{202e}txt\\x9b31m\\x7f\nnext\tline\n"
         );
-        assert!(!block.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        assert!(
+            !block
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t')
+        );
         // Plain iperf3 text is unchanged.
         let plain = "[  5]   0.00-1.00   sec  1.10 GBytes  9.42 Gbits/sec  receiver\n";
         assert_eq!(escape_controls(plain), plain);

@@ -756,8 +756,17 @@ fn run_data(
         (params.time_s > 0).then(|| Duration::from_secs(u64::from(params.time_s)) + cfg.grace);
     let clock = TestClock::new(Instant::now(), cfg.interval_s, params.omit_s, give_up);
     let mut m = Measurement::new(clock, Duration::from_millis(50));
+    // A paced test may move a block only every so often (`-b 8k -l 128K`: one a
+    // minute); that much more is not idle.
+    let per_block = params
+        .bandwidth_bps
+        .filter(|&r| r > 0)
+        .map(|r| {
+            Duration::from_secs_f64((f64::from(params.blksize()) * 8.0 / r as f64).min(86_400.0))
+        })
+        .unwrap_or_default();
     let mut idle = (!cfg.data_idle_timeout.is_zero()).then(|| IdleWatch {
-        limit: cfg.data_idle_timeout,
+        limit: cfg.data_idle_timeout + per_block,
         last: (0, Instant::now()),
     });
     let mut rate = cfg.bitrate_limit.map(|(limit_bps, window)| RateWatch {
