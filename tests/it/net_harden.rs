@@ -151,6 +151,48 @@ fn server_trickled_control_message_is_dropped_by_its_deadline() {
     assert!(e.contains("timed out"), "{e}");
 }
 
+/// A data connection whose cookie came a byte every 300 ms held the acceptor (and so
+/// every other connection) for as long as it liked; all 37 bytes now have one deadline
+/// (the setup timeout, 1 s here).
+#[test]
+fn server_trickled_data_connection_cookie_is_dropped_by_its_deadline() {
+    let srv = Server::start(small(1.0));
+    let c = proto::Cookie::random().0;
+    let mut ctrl = raw(srv.port, 10);
+    ctrl.write_all(&c).unwrap();
+    ctrl.write_all(&frame(br#"{"tcp":true,"time":1,"parallel":1}"#))
+        .unwrap();
+    let mut b = [0u8; 2];
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(
+        b,
+        [State::ParamExchange.byte(), State::CreateStreams.byte()]
+    );
+    let mut data = raw(srv.port, 15);
+    let mut w = data.try_clone().unwrap();
+    let writer = std::thread::spawn(move || {
+        for byte in c {
+            if w.write_all(&[byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    });
+    let t = Instant::now();
+    let got = read_all(&mut data);
+    let held = t.elapsed();
+    assert!(
+        held < Duration::from_millis(2000),
+        "held the acceptor {held:?}"
+    );
+    assert!([State::AccessDenied.byte()].starts_with(&got), "{got:?}");
+    drop(data);
+    writer.join().unwrap();
+    let _ = read_all(&mut ctrl);
+    still_serves(srv.port);
+    srv.stop();
+}
+
 /// Each step in time, the whole too slow: the setup as a whole has a deadline
 /// (`setup_limit`, 2.5 s here, with 2 s for each message).
 #[test]
