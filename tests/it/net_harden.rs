@@ -345,7 +345,13 @@ fn server_bitrate_limit_refuses_and_ends_tests_over_it() {
     cfg.params.bandwidth_bps = Some(2_000_000);
     let r = run_client(&cfg, &CancellationToken::new(), &mut |_| {});
     assert!(r.is_ok(), "{:?}", r.err());
-    srv.stop();
+    let results = srv.stop();
+    let e = results[1].as_ref().unwrap_err();
+    assert!(
+        e.starts_with("the test's total rate of ")
+            && e.ends_with(" bit/s is over this server's limit of 20000000 bit/s"),
+        "{e}"
+    );
 }
 
 // ---- the client ------------------------------------------------------------------------

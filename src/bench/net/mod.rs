@@ -199,6 +199,10 @@ pub enum NetError {
     /// Nothing happened for too long.
     #[error("timed out: {0}")]
     Timeout(String),
+    /// The test went past one of the server's limits (`--max-duration`,
+    /// `--server-bitrate-limit`).
+    #[error("{0}")]
+    OverLimit(String),
     /// Stopped by the user (SIGINT/SIGTERM).
     #[error("interrupted")]
     Interrupted,

@@ -807,15 +807,15 @@ fn run_data(
         }
         if let Some((_, max)) = cap.filter(|c| Instant::now() >= c.0) {
             fail(ctrl, engine, ierr::IEDURATION, 0);
-            return Err(NetError::Timeout(format!(
-                "the test reached the server's --max-duration of {} s",
+            return Err(NetError::OverLimit(format!(
+                "the test reached this server's --max-duration of {} s",
                 max.as_secs_f64()
             )));
         }
         if let Some(bps) = rate.as_mut().and_then(|w| w.over(engine)) {
             fail(ctrl, engine, ierr::IETOTALRATE, 0);
-            return Err(NetError::Unexpected(format!(
-                "the test's total rate of {:.0} bit/s is over the server's limit of {} bit/s",
+            return Err(NetError::OverLimit(format!(
+                "the test's total rate of {:.0} bit/s is over this server's limit of {} bit/s",
                 bps,
                 cfg.bitrate_limit.map(|l| l.0).unwrap_or(0)
             )));
