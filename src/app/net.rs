@@ -152,11 +152,14 @@ fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
         None if a.udp => (Some(crate::bench::net::proto::DEFAULT_UDP_RATE), None),
         None => (None, None),
     };
-    if a.bytes.is_some() && a.blockcount.is_some() {
+    // `-n 0` / `-k 0` set no budget: the test runs by time (10 s unless `-t`), as iperf3.
+    let bytes = a.bytes.filter(|&n| n > 0);
+    let blocks = a.blockcount.filter(|&n| n > 0);
+    if bytes.is_some() && blocks.is_some() {
         return Err("-n and -k cannot be used together".into());
     }
     // `-t 0` without `-n`/`-k` runs until stopped (Ctrl-C), as with iperf3.
-    let time_s = if a.bytes.is_some() || a.blockcount.is_some() {
+    let time_s = if bytes.is_some() || blocks.is_some() {
         0
     } else {
         a.time
@@ -169,8 +172,8 @@ fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
         protocol,
         omit_s: a.omit,
         time_s,
-        bytes: a.bytes.unwrap_or(0),
-        blocks: a.blockcount.unwrap_or(0),
+        bytes: bytes.unwrap_or(0),
+        blocks: blocks.unwrap_or(0),
         mss: a.mss,
         nodelay: a.no_delay,
         parallel: a.parallel,
@@ -381,6 +384,9 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<Outcome> {
     let result = client::run_client(&cfg, crate::shutdown::token(), &mut |ev| watch.on(ev));
     Ok(if watch.finished(result.as_ref()) {
         Outcome::Ok
+    } else if matches!(result, Err(NetError::Interrupted)) {
+        // Stopped by a signal: 128 + its number, as the README documents.
+        Outcome::Interrupted(crate::shutdown::signal().unwrap_or(libc::SIGINT))
     } else {
         Outcome::Failed
     })
@@ -396,6 +402,12 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<Outcome> {
         port: a.common.port,
         one_off: a.one_off,
         interval_s: a.common.interval,
+        data_idle_timeout: Duration::from_secs(u64::from(a.idle_timeout)),
+        max_duration: a.max_duration.map(|s| Duration::from_secs(u64::from(s))),
+        bitrate_limit: a
+            .server_bitrate_limit
+            .filter(|&(rate, _)| rate > 0)
+            .map(|(rate, secs)| (rate, Duration::from_secs(u64::from(secs.unwrap_or(5))))),
         ..ServerConfig::default()
     };
     let watch = RefCell::new(Watch::new(&ctx.root, &a.common, Role::Server));
@@ -414,4 +426,41 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<Outcome> {
             Outcome::Failed
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn client_args(args: &[&str]) -> ClientArgs {
+        let mut v = vec!["sbc-bench", "net", "client", "h"];
+        v.extend_from_slice(args);
+        match Cli::try_parse_from(v).map(|c| c.command) {
+            Ok(Some(Command::Net(NetArgs {
+                which: NetCommand::Client(c),
+            }))) => *c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `-n 0` / `-k 0` ran until stopped; iperf3 runs its default 10 s (or `-t`).
+    #[test]
+    fn client_n_0_runs_the_default_ten_seconds() {
+        for flag in ["-n", "-k"] {
+            let cfg = client_config(&client_args(&[flag, "0"])).unwrap();
+            assert_eq!(
+                (cfg.params.time_s, cfg.params.bytes, cfg.params.blocks),
+                (10, 0, 0)
+            );
+            let cfg = client_config(&client_args(&[flag, "0", "-t", "3"])).unwrap();
+            assert_eq!(cfg.params.time_s, 3);
+        }
+        // `-n 0 -k 5` is `-k 5`, not two end conditions.
+        let cfg = client_config(&client_args(&["-n", "0", "-k", "5"])).unwrap();
+        assert_eq!((cfg.params.time_s, cfg.params.blocks), (0, 5));
+        let cfg = client_config(&client_args(&["-n", "1M"])).unwrap();
+        assert_eq!((cfg.params.time_s, cfg.params.bytes), (0, 1 << 20));
+    }
 }

@@ -78,6 +78,19 @@ pub struct ServerArgs {
     /// Serve one test, then exit.
     #[arg(short = '1', long)]
     pub one_off: bool,
+    /// End a test that moved no data either way for SECS seconds: a client that stopped
+    /// sending, or stopped reading (0 = never).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=86_400), value_name = "SECS")]
+    pub idle_timeout: u32,
+    /// Refuse tests asked to run longer than SECS, and end those without a time (`-t 0`,
+    /// `-n`, `-k`) after SECS.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=86_400), value_name = "SECS")]
+    pub max_duration: Option<u32>,
+    /// End a test whose total bit rate (all streams, both ways) averaged over SECS
+    /// (default 5) is above RATE, and refuse one asking for more (`100M`, `1G/10`; 0 = no
+    /// limit), as iperf3's option.
+    #[arg(long, value_parser = units::parse_rate, value_name = "RATE[/SECS]")]
+    pub server_bitrate_limit: Option<(u64, Option<u32>)>,
 }
 
 /// `sbc-bench net client`.

@@ -12,6 +12,7 @@ mod info;
 mod layers;
 mod monitor;
 mod net;
+mod net_harden;
 mod results_import;
 mod run;
 mod runout_harden;

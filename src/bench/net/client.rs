@@ -16,7 +16,7 @@ use super::proto::{
     self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, TestParams,
 };
 use super::sockopt::{self, CpuMark};
-use super::{NetError, NetEvent, Role, TestReport, io};
+use super::{DeadlineRead, NetError, NetEvent, Role, TestReport, io};
 use crate::shutdown::CancellationToken;
 
 /// How long the server may take to answer during setup and teardown.
@@ -40,7 +40,8 @@ pub struct ClientConfig {
     /// iperf3 server).
     pub connect_timeout: Duration,
     /// Longest wait for each of the server's later messages while the test is set up and
-    /// torn down (not while data flows).
+    /// torn down (not while data flows), and for the whole setup and the whole results
+    /// exchange: a server that trickles its messages cannot hold the client longer.
     pub control_timeout: Duration,
 }
 
@@ -261,12 +262,22 @@ fn blame(engine: &mut Engine, e: NetError) -> NetError {
     }
 }
 
-/// Turn a state the server should not send now into the matching error.
-fn server_state_error(ctrl: &mut TcpStream, s: State) -> NetError {
+/// Turn a state the server should not send now into the matching error; the numbers after
+/// `SERVER_ERROR` must arrive within `limit` (or before the user stops us).
+fn server_state_error(
+    ctrl: &TcpStream,
+    s: State,
+    limit: Duration,
+    cancel: Option<&CancellationToken>,
+) -> NetError {
     match s {
         State::AccessDenied => NetError::Busy,
         State::ServerTerminate => NetError::ServerTerminated,
-        State::ServerError => match proto::read_server_error(ctrl) {
+        State::ServerError => match proto::read_server_error(&mut DeadlineRead::new(
+            ctrl,
+            Instant::now() + limit,
+            cancel,
+        )) {
             Ok((i, e)) => NetError::Server(proto::describe_error(i, e)),
             Err(e) => e.into(),
         },
@@ -382,13 +393,16 @@ fn negotiated_params(
     params
 }
 
-/// Wait for the server's next state while the test is set up.
+/// Wait for the server's next state while the test is set up, until `deadline` (the
+/// whole setup's).
 fn wait_setup_state(
     ctrl: &mut TcpStream,
     cfg: &ClientConfig,
+    deadline: Instant,
     cancel: &CancellationToken,
 ) -> Result<State, NetError> {
-    wait_state(ctrl, cancel, cfg.control_timeout).map_err(|e| match e {
+    let limit = deadline.saturating_duration_since(Instant::now());
+    wait_state(ctrl, cancel, limit).map_err(|e| match e {
         NetError::Timeout(_) => NetError::Timeout(format!(
             "the server sent nothing for {} s while the test was being set up",
             cfg.control_timeout.as_secs_f64()
@@ -414,6 +428,9 @@ fn negotiate(
     let mut engine: Option<Engine> = None;
     let mut cpu_mark = CpuMark::now();
     let mut next_state = Some(c.first_state);
+    // The whole setup, not each message: a server that sends TEST_START every few
+    // seconds must not hold the client forever.
+    let deadline = Instant::now() + cfg.control_timeout;
     loop {
         if cancel.is_cancelled() {
             terminate(&mut c.ctrl);
@@ -421,7 +438,7 @@ fn negotiate(
         }
         let state = match next_state.take() {
             Some(s) => s,
-            None => wait_setup_state(&mut c.ctrl, cfg, cancel)?,
+            None => wait_setup_state(&mut c.ctrl, cfg, deadline, cancel)?,
         };
         match state {
             State::ParamExchange => {
@@ -438,7 +455,10 @@ fn negotiate(
             }
             State::TestStart => cpu_mark = CpuMark::now(),
             State::TestRunning => break,
-            other => return Err(server_state_error(&mut c.ctrl, other)),
+            other => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                return Err(server_state_error(&c.ctrl, other, left, Some(cancel)));
+            }
         }
     }
     match engine {
@@ -590,7 +610,8 @@ fn run_data(
         match poll_state(ctrl, wait) {
             Ok(None) => {}
             Ok(Some(s)) => {
-                let e = server_state_error(ctrl, s);
+                let c = (!until_stopped).then_some(cancel);
+                let e = server_state_error(ctrl, s, cfg.control_timeout, c);
                 return Err(blame(engine, e));
             }
             Err(e) => return Err(blame(engine, e)),
@@ -615,7 +636,10 @@ fn exchange_results(
 ) -> Result<Option<PeerResults>, NetError> {
     proto::write_state(ctrl, State::TestEnd)?;
     let mut peer: Option<PeerResults> = None;
+    // One deadline for the whole exchange, every byte of the server's results included.
     let deadline = Instant::now() + cfg.control_timeout;
+    // A Ctrl-C that ended a test run until stopped does not interrupt the exchange.
+    let reads_cancel = (!stopped).then_some(cancel);
     loop {
         if cancel.is_cancelled() && !stopped {
             terminate(ctrl);
@@ -634,7 +658,18 @@ fn exchange_results(
         match state {
             State::ExchangeResults => {
                 proto::write_json(ctrl, &ours.to_json())?;
-                peer = Some(read_peer_results(ctrl, cfg, params, totals)?);
+                let body = proto::read_frame(
+                    &mut DeadlineRead::new(ctrl, deadline, reads_cancel),
+                    MAX_RESULTS_JSON,
+                )
+                .map_err(|e| match e {
+                    proto::ProtoError::Timeout(_) => NetError::Timeout(format!(
+                        "the server did not send its results within {} s",
+                        cfg.control_timeout.as_secs_f64()
+                    )),
+                    e => e.into(),
+                })?;
+                peer = Some(check_peer_results(&body, params, totals)?);
             }
             State::DisplayResults => {
                 engine.stop_all();
@@ -644,23 +679,20 @@ fn exchange_results(
             }
             other => {
                 engine.stop_all();
-                return Err(server_state_error(ctrl, other));
+                let left = deadline.saturating_duration_since(Instant::now());
+                return Err(server_state_error(ctrl, other, left, reads_cancel));
             }
         }
     }
 }
 
 /// The server's results, checked against our streams.
-fn read_peer_results(
-    ctrl: &mut TcpStream,
-    cfg: &ClientConfig,
+fn check_peer_results(
+    body: &[u8],
     params: &TestParams,
     totals: &[StreamTotals],
 ) -> Result<PeerResults, NetError> {
-    ctrl.set_read_timeout(Some(cfg.control_timeout))
-        .map_err(io("control connection"))?;
-    let body = proto::read_frame(ctrl, MAX_RESULTS_JSON)?;
-    let mut theirs = proto::parse_results(&body)?;
+    let mut theirs = proto::parse_results(body)?;
     // iperf3 3.12 servers keep sending their output once one client asked.
     if !params.get_server_output {
         theirs.server_output_text = None;
@@ -739,6 +771,21 @@ pub fn run_client(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An error number we do not know printed `server error - server error -2147483648`.
+    #[test]
+    fn server_error_with_an_unknown_number_has_one_prefix() {
+        let e = NetError::Server(proto::describe_error(i32::MIN, i32::MIN));
+        assert_eq!(
+            e.to_string(),
+            "server error - unknown error number -2147483648"
+        );
+        let e = NetError::Server(proto::describe_error(proto::ierr::IETOTALRATE, 0));
+        assert_eq!(
+            e.to_string(),
+            "server error - total required bandwidth is larger than server limit"
+        );
+    }
 
     #[test]
     fn iperf3_stream_ids() {

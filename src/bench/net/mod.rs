@@ -162,7 +162,7 @@ pub enum NetError {
     },
     /// The control protocol broke down.
     #[error("{0}")]
-    Proto(#[from] proto::ProtoError),
+    Proto(proto::ProtoError),
     /// The server is running another test.
     #[error("the server is busy running a test. try again later")]
     Busy,
@@ -199,6 +199,10 @@ pub enum NetError {
     /// Nothing happened for too long.
     #[error("timed out: {0}")]
     Timeout(String),
+    /// The test went past one of the server's limits (`--max-duration`,
+    /// `--server-bitrate-limit`).
+    #[error("{0}")]
+    OverLimit(String),
     /// Stopped by the user (SIGINT/SIGTERM).
     #[error("interrupted")]
     Interrupted,
@@ -210,6 +214,68 @@ pub enum NetError {
         /// Why it failed.
         source: std::io::Error,
     },
+}
+
+/// A read given up because the user stopped us is an interruption, not a protocol error.
+impl From<proto::ProtoError> for NetError {
+    fn from(e: proto::ProtoError) -> Self {
+        match e {
+            proto::ProtoError::Cancelled => Self::Interrupted,
+            e => Self::Proto(e),
+        }
+    }
+}
+
+/// How often a read that may be cancelled looks at its token.
+const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Reads of one message that must all be done by `deadline`: a peer that trickles the
+/// message a byte at a time cannot stretch it (a per-read timeout would restart with each
+/// byte). With a token, a cancelled token ends the read within [`CANCEL_POLL`].
+pub(crate) struct DeadlineRead<'a> {
+    sock: &'a std::net::TcpStream,
+    deadline: std::time::Instant,
+    cancel: Option<&'a crate::shutdown::CancellationToken>,
+}
+
+impl<'a> DeadlineRead<'a> {
+    /// Read from `sock` until `deadline`, giving up early when `cancel` is cancelled.
+    pub(crate) fn new(
+        sock: &'a std::net::TcpStream,
+        deadline: std::time::Instant,
+        cancel: Option<&'a crate::shutdown::CancellationToken>,
+    ) -> Self {
+        Self {
+            sock,
+            deadline,
+            cancel,
+        }
+    }
+}
+
+impl std::io::Read for DeadlineRead<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        loop {
+            if self.cancel.is_some_and(|c| c.is_cancelled()) {
+                return Err(std::io::Error::other(proto::Cancelled));
+            }
+            let left = self
+                .deadline
+                .saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(std::io::ErrorKind::TimedOut.into());
+            }
+            let wait = match self.cancel {
+                Some(_) => left.min(CANCEL_POLL),
+                None => left,
+            };
+            if wait_readable(self.sock.as_raw_fd(), wait)? {
+                // Readable (or at EOF): this read does not block.
+                return std::io::Read::read(&mut &*self.sock, buf);
+            }
+        }
+    }
 }
 
 /// A failed system call while `what` was being done.

@@ -179,6 +179,8 @@ pub mod ierr {
     pub const IEUDPBLOCKSIZE: i32 = 20;
     /// Reverse and bidirectional together.
     pub const IEREVERSEBIDIR: i32 = 25;
+    /// The test would exceed the server's total bit rate limit.
+    pub const IETOTALRATE: i32 = 27;
     /// Cannot listen.
     pub const IELISTEN: i32 = 102;
     /// Cannot receive the cookie.
@@ -227,6 +229,7 @@ pub fn describe_error(i_errno: i32, errno: i32) -> String {
         IEBURST => format!("invalid burst count (maximum = {MAX_BURST})"),
         IEUDPBLOCKSIZE => "block size invalid".into(),
         IEREVERSEBIDIR => "cannot be both reverse and bidirectional".into(),
+        IETOTALRATE => "total required bandwidth is larger than server limit".into(),
         IELISTEN => "unable to start listener for connections".into(),
         IERECVCOOKIE => "unable to receive cookie at server".into(),
         IECTRLCLOSE => "control socket has closed unexpectedly".into(),
@@ -243,7 +246,8 @@ pub fn describe_error(i_errno: i32, errno: i32) -> String {
         IESTREAMREAD => "unable to read from stream socket".into(),
         IESTREAMCLOSE => "stream socket has closed unexpectedly".into(),
         IESTREAMID => "stream has an invalid id".into(),
-        n => format!("server error {n}"),
+        // The caller says "server error"; this is what follows it.
+        n => format!("unknown error number {n}"),
     };
     if errno > 0 {
         format!("{base}: {}", io::Error::from_raw_os_error(errno))
@@ -281,6 +285,9 @@ pub enum ProtoError {
     /// A state byte that is not part of the protocol.
     #[error("unknown control state {0}")]
     UnknownState(i8),
+    /// The user stopped us while we waited for the message.
+    #[error("interrupted")]
+    Cancelled,
     /// A well-formed request we refuse, with the iperf3 error number to send back.
     #[error("{msg}")]
     Refused {
@@ -301,7 +308,22 @@ impl ProtoError {
     }
 }
 
+/// The error a cancelled read fails with (see [`ProtoError::Cancelled`]).
+#[derive(Debug)]
+pub struct Cancelled;
+
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
 fn map_io(e: io::Error, what: &'static str) -> ProtoError {
+    if e.get_ref().is_some_and(|r| r.is::<Cancelled>()) {
+        return ProtoError::Cancelled;
+    }
     match e.kind() {
         io::ErrorKind::UnexpectedEof => ProtoError::Closed,
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ProtoError::Timeout(what),
@@ -904,6 +926,9 @@ impl PeerResults {
                 end_time_s: num_f64(so, "end_time")?,
             });
         }
+        for s in &streams {
+            plausible(s)?;
+        }
         Ok(PeerResults {
             cpu_util_total: num_f64(o, "cpu_util_total")?.ok_or_else(|| need("cpu_util_total"))?,
             cpu_util_user: num_f64(o, "cpu_util_user")?.ok_or_else(|| need("cpu_util_user"))?,
@@ -916,6 +941,42 @@ impl PeerResults {
             server_output_text: text(o, "server_output_text", MAX_RESULTS_JSON)?,
         })
     }
+}
+
+/// Most bytes one stream may report: 2^53, the largest count a JSON number (a double, as
+/// iperf3 writes it) holds exactly, about a day at 800 Gbit/s.
+pub const MAX_STREAM_BYTES: u64 = 1 << 53;
+/// Latest end time a stream may report: the longest test plus an hour of slack.
+const MAX_END_TIME_S: f64 = MAX_TIME_S as f64 + 3600.0;
+
+/// Refuse a stream result no test can produce (`0.00-inf sec  16777216 TBytes` when
+/// printed): counts beyond [`MAX_STREAM_BYTES`], times outside the test, negative counts.
+fn plausible(s: &StreamResult) -> Result<(), ProtoError> {
+    let bad = |what: String| {
+        Err(ProtoError::Malformed(format!(
+            "implausible result for stream {}: {what}",
+            s.id
+        )))
+    };
+    if s.bytes > MAX_STREAM_BYTES {
+        return bad(format!("{} bytes", s.bytes));
+    }
+    let start = s.start_time_s.unwrap_or(0.0);
+    if !(0.0..=MAX_END_TIME_S).contains(&start) {
+        return bad(format!("start time {start} s"));
+    }
+    if let Some(end) = s.end_time_s {
+        if !(start..=MAX_END_TIME_S).contains(&end) {
+            return bad(format!("interval {start}-{end} s"));
+        }
+    }
+    if !(0.0..=MAX_END_TIME_S).contains(&s.jitter_s) {
+        return bad(format!("jitter {} s", s.jitter_s));
+    }
+    if s.errors < -1 || s.packets < -1 || s.retransmits < -1 {
+        return bad("a negative count".into());
+    }
+    Ok(())
 }
 
 /// Parse and validate a results message body.
@@ -983,6 +1044,35 @@ mod tests {
 
     /// What iperf3 3.12 sends back after a one-stream test (shape captured on loopback).
     const IPERF312_RESULTS: &str = r#"{"cpu_util_total":34.96,"cpu_util_user":0,"cpu_util_system":34.96,"sender_has_retransmits":1,"congestion_used":"bbr","streams":[{"id":1,"bytes":1715732480,"retransmits":7,"jitter":0,"errors":0,"packets":0,"start_time":0,"end_time":1.000387}]}"#;
+
+    fn results_with_stream(stream: &str) -> String {
+        format!(
+            r#"{{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":1,"streams":[{stream}]}}"#
+        )
+    }
+
+    /// A server that reports 2^64 - 1 bytes over -1e308..1e308 s made the client print
+    /// `0.00-inf sec  16777216 TBytes`: such results are refused before anything prints.
+    #[test]
+    fn absurd_peer_results_are_refused_before_printing() {
+        for stream in [
+            r#"{"id":1,"bytes":18446744073709551615,"retransmits":0,"jitter":0,"errors":0,"packets":0,"start_time":0,"end_time":1}"#,
+            r#"{"id":1,"bytes":1000,"retransmits":0,"jitter":0,"errors":0,"packets":0,"start_time":-1e308,"end_time":1e308}"#,
+            r#"{"id":1,"bytes":1000,"retransmits":0,"jitter":0,"errors":0,"packets":0,"start_time":2,"end_time":1}"#,
+            r#"{"id":1,"bytes":1000,"retransmits":0,"jitter":-5,"errors":0,"packets":0}"#,
+            r#"{"id":1,"bytes":1000,"retransmits":0,"jitter":0,"errors":-7,"packets":0}"#,
+        ] {
+            let e = parse_results(results_with_stream(stream).as_bytes()).unwrap_err();
+            assert!(
+                e.to_string().contains("implausible result for stream 1"),
+                "{e}"
+            );
+        }
+        // What real peers send still parses: a day at 10 Gbit/s, unknown retransmits.
+        let ok = r#"{"id":1,"bytes":108000000000000,"retransmits":-1,"jitter":0.001,"errors":0,"packets":0,"start_time":0,"end_time":86400.2}"#;
+        assert!(parse_results(results_with_stream(ok).as_bytes()).is_ok());
+        assert!(parse_results(IPERF312_RESULTS.as_bytes()).is_ok());
+    }
 
     #[test]
     fn state_bytes_round_trip() {

@@ -578,9 +578,29 @@ pub fn listening_text(port: u16, test_number: u32) -> String {
 }
 
 /// The server's own output a client asked for (`--get-server-output`), as iperf3 prints
-/// it after the summary.
+/// it after the summary. The text comes from the peer: its control characters are
+/// escaped so that it cannot move the cursor, clear the screen or retitle the terminal.
 pub fn server_output_block(text: &str) -> String {
-    format!("\nServer output:\n{text}\n")
+    format!("\nServer output:\n{}\n", escape_controls(text))
+}
+
+/// `text` with every control character but newline and tab written as an escape (`\x1b`,
+/// `\r`, `\u{202e}`), bidirectional overrides included; printable text is unchanged.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if bidi => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `Accepted connection from …, port …`.
@@ -1093,6 +1113,27 @@ pub fn json_error(error: &str) -> String {
 mod tests {
     use super::*;
     use crate::bench::net::proto::{StreamResult, TestParams};
+
+    /// `--get-server-output` printed the server's text raw: a server could clear the
+    /// screen, retitle the terminal or hide lines with escape sequences.
+    #[test]
+    fn get_server_output_control_characters_are_escaped() {
+        let evil =
+            "Accepted\x1b[2J\x1b]0;owned\x07 done\r[ ID]\u{202e}txt\u{9b}31m\x7f\nnext\tline";
+        let block = server_output_block(evil);
+        assert_eq!(
+            block,
+            "\nServer output:\nAccepted\\x1b[2J\\x1b]0;owned\\x07 done\\r[ ID]\\u{202e}txt\\x9b31m\\x7f\nnext\tline\n"
+        );
+        assert!(
+            !block
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t')
+        );
+        // Plain iperf3 text is unchanged.
+        let plain = "[  5]   0.00-1.00   sec  1.10 GBytes  9.42 Gbits/sec  receiver\n";
+        assert_eq!(escape_controls(plain), plain);
+    }
 
     fn info(socket: i32, id: i64, sender: bool) -> StreamInfo {
         StreamInfo {

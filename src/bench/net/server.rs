@@ -1,11 +1,16 @@
 //! The server end of an iperf3 test: stock `iperf3 -c` clients (and ours) test against it.
 //!
-//! It faces the network, so: one test at a time (others are answered `ACCESS_DENIED`, as
-//! iperf3 does), every read has a timeout (a client that connects and says nothing is
-//! dropped after `setup_timeout`), messages are size-capped and validated before use
+//! It faces the network, so: one test at a time (others are answered `ACCESS_DENIED` at
+//! once, as iperf3 does), every message has a deadline for all of its bytes and the whole
+//! setup has one too (a client that connects and says nothing, or trickles its messages a
+//! byte at a time, is dropped), a test that moves no data either way for `data_idle_timeout`
+//! is ended, tests may be capped in length (`max_duration`) and in total bit rate
+//! (`bitrate_limit`), messages are size-capped and validated before use
 //! ([`super::proto`]), a refused request gets iperf3's `SERVER_ERROR` with the matching
 //! error number, and a data connection that breaks ends the test with an error sent to the
 //! client. It binds only to the address it is given (default: all, like iperf3).
+
+use std::collections::VecDeque;
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
@@ -26,7 +31,7 @@ use super::proto::{
 };
 use super::report;
 use super::sockopt::CpuMark;
-use super::{NetError, NetEvent, Role, TestReport, io};
+use super::{DeadlineRead, NetError, NetEvent, Role, TestReport, io};
 use crate::shutdown::CancellationToken;
 
 /// How the server behaves.
@@ -40,13 +45,24 @@ pub struct ServerConfig {
     pub one_off: bool,
     /// Seconds between interval reports (0 = none).
     pub interval_s: f64,
-    /// Longest wait for each step before the test runs (cookie, parameters, streams) and
-    /// for the results at the end.
+    /// Longest wait for all of each message before the test runs (parameters; the
+    /// cookie gets at most [`COOKIE_WAIT`]), for the streams to connect, and for the
+    /// results at the end.
     pub setup_timeout: Duration,
-    /// End a test whose receiving streams got nothing for this long.
+    /// Longest time from a client's connection to the start of its data, all steps
+    /// together.
+    pub setup_limit: Duration,
+    /// End a test that moved no data either way for this long (a client that stopped
+    /// sending, or one that stopped reading what we send); zero: never (`--idle-timeout`).
     pub data_idle_timeout: Duration,
     /// Extra time after the announced duration before a silent client is given up.
     pub grace: Duration,
+    /// Refuse tests asked to run longer, and end those without a time (`-t 0`, `-n`,
+    /// `-k`) when they reach it (`--max-duration`).
+    pub max_duration: Option<Duration>,
+    /// Total bit rate of a test, all streams and both directions, averaged over the
+    /// given window, above which the test is ended (`--server-bitrate-limit`).
+    pub bitrate_limit: Option<(u64, Duration)>,
 }
 
 impl Default for ServerConfig {
@@ -57,8 +73,11 @@ impl Default for ServerConfig {
             one_off: false,
             interval_s: 1.0,
             setup_timeout: Duration::from_secs(10),
-            data_idle_timeout: Duration::from_secs(60),
+            setup_limit: Duration::from_secs(20),
+            data_idle_timeout: DEFAULT_IDLE_TIMEOUT,
             grace: Duration::from_secs(40),
+            max_duration: None,
+            bitrate_limit: None,
         }
     }
 }
@@ -75,14 +94,21 @@ enum Phase {
 }
 
 enum Incoming {
-    Control(TcpStream, SocketAddr),
+    /// A control connection, and when it was accepted (the setup deadline counts from
+    /// there).
+    Control(TcpStream, SocketAddr, Instant),
     Data(TcpStream, Cookie),
 }
 
+/// Default of [`ServerConfig::data_idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a connection arriving while a test ends waits before it is told "busy".
 const BUSY_GRACE: Duration = Duration::from_millis(250);
-/// Longest wait for the cookie of a data connection.
-const COOKIE_WAIT: Duration = Duration::from_secs(3);
+/// Most connections waiting out [`BUSY_GRACE`] at once; later ones are told "busy" at once.
+const MAX_PARKED: usize = 4;
+/// Longest wait for all of a cookie (37 bytes that a client sends as soon as it is
+/// connected).
+pub const COOKIE_WAIT: Duration = Duration::from_secs(3);
 
 fn deny(mut s: TcpStream) {
     let _ = s.set_write_timeout(Some(Duration::from_secs(1)));
@@ -134,29 +160,58 @@ fn acceptor(
     stop: Arc<AtomicBool>,
     cookie_timeout: Duration,
 ) {
+    // Connections that came while a test ended, waiting out `BUSY_GRACE` (a client
+    // running tests back to back connects again while we still close the previous one).
+    // The acceptor never sleeps for one: it keeps accepting, and answers the rest at once.
+    let mut parked: VecDeque<(TcpStream, SocketAddr, Instant)> = VecDeque::new();
     while !stop.load(Ordering::Relaxed) {
-        match super::wait_readable(listener.as_raw_fd(), Duration::from_millis(100)) {
+        if !parked.is_empty() {
+            let mut ph = lock(&phase);
+            if *ph == Phase::Idle {
+                if let Some((s, peer, at)) = parked.pop_front() {
+                    *ph = Phase::Busy;
+                    drop(ph);
+                    if tx.send(Incoming::Control(s, peer, at)).is_err() {
+                        return;
+                    }
+                }
+            } else {
+                drop(ph);
+            }
+            let now = Instant::now();
+            while parked
+                .front()
+                .is_some_and(|p| now.duration_since(p.2) >= BUSY_GRACE)
+            {
+                if let Some((s, ..)) = parked.pop_front() {
+                    deny(s);
+                }
+            }
+        }
+        let wait = if parked.is_empty() { 100 } else { 10 };
+        match super::wait_readable(listener.as_raw_fd(), Duration::from_millis(wait)) {
             Ok(true) => {}
             _ => continue,
         }
         let Ok((s, peer)) = listener.accept() else {
             continue;
         };
+        let now = Instant::now();
         let current = *lock(&phase);
         match current {
             Phase::Idle => {
                 *lock(&phase) = Phase::Busy;
-                if tx.send(Incoming::Control(s, peer)).is_err() {
+                if tx.send(Incoming::Control(s, peer, now)).is_err() {
                     return;
                 }
             }
             Phase::Streams(_) => {
                 // Read the cookie here, in accept order: stream ids are assigned in the
                 // order the client connected them, so this must not be reordered. A peer
-                // that connects and says nothing holds the queue for `COOKIE_WAIT` at most.
-                let mut s = s;
-                let _ = s.set_read_timeout(Some(cookie_timeout.min(COOKIE_WAIT)));
-                match proto::read_cookie(&mut s) {
+                // that connects and trickles or says nothing holds the queue for
+                // `COOKIE_WAIT` at most, all of its bytes together.
+                let deadline = now + cookie_timeout.min(COOKIE_WAIT);
+                match proto::read_cookie(&mut DeadlineRead::new(&s, deadline, None)) {
                     Ok(c) => {
                         if tx.send(Incoming::Data(s, c)).is_err() {
                             return;
@@ -165,29 +220,8 @@ fn acceptor(
                     Err(_) => deny(s),
                 }
             }
-            Phase::Busy => {
-                // A client running tests back to back connects again while we still
-                // close the previous test: give that a moment before saying "busy".
-                let until = Instant::now() + BUSY_GRACE;
-                let mut s = Some(s);
-                while Instant::now() < until {
-                    std::thread::sleep(Duration::from_millis(10));
-                    let mut ph = lock(&phase);
-                    if *ph == Phase::Idle {
-                        *ph = Phase::Busy;
-                        drop(ph);
-                        if let Some(s) = s.take() {
-                            if tx.send(Incoming::Control(s, peer)).is_err() {
-                                return;
-                            }
-                        }
-                        break;
-                    }
-                }
-                if let Some(s) = s {
-                    deny(s);
-                }
-            }
+            Phase::Busy if parked.len() < MAX_PARKED => parked.push_back((s, peer, now)),
+            Phase::Busy => deny(s),
         }
     }
 }
@@ -240,7 +274,7 @@ pub fn serve_on(
     });
     while !cancel.is_cancelled() {
         match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(Incoming::Control(mut ctrl, peer)) => {
+            Ok(Incoming::Control(mut ctrl, peer, accepted)) => {
                 let ctx = Ctx {
                     cfg,
                     listener: &listener,
@@ -249,6 +283,7 @@ pub fn serve_on(
                     cancel,
                     port,
                     test_number: served + 1,
+                    setup_end: accepted + cfg.setup_limit,
                 };
                 let result = run_test(&ctx, &mut ctrl, peer, on);
                 // Free before closing: a client that sees the close may connect at once.
@@ -287,6 +322,15 @@ struct Ctx<'a> {
     port: u16,
     /// Tests served so far, this one included.
     test_number: u32,
+    /// The data must flow by then ([`ServerConfig::setup_limit`]).
+    setup_end: Instant,
+}
+
+impl Ctx<'_> {
+    /// When a message that starts now must be in: `wait` from now, within the setup.
+    fn message_deadline(&self, wait: Duration) -> Instant {
+        (Instant::now() + wait).min(self.setup_end)
+    }
 }
 
 /// Restores the listener's socket options when the streams are in.
@@ -425,18 +469,64 @@ fn negotiate(
     ctrl.set_read_timeout(t).map_err(io("control connection"))?;
     ctrl.set_write_timeout(t)
         .map_err(io("control connection"))?;
-    let cookie = proto::read_cookie(ctrl)?;
+    // Every byte of a message by its deadline: a byte every few seconds does not keep
+    // the slot.
+    let wait = ctx.cfg.setup_timeout.min(COOKIE_WAIT);
+    let cancel = Some(ctx.cancel);
+    let cookie = proto::read_cookie(&mut DeadlineRead::new(
+        ctrl,
+        ctx.message_deadline(wait),
+        cancel,
+    ))?;
     proto::write_state(ctrl, State::ParamExchange)?;
-    let params =
-        match proto::read_frame(ctrl, MAX_PARAMS_JSON).and_then(|b| proto::parse_params(&b)) {
-            Ok(p) => p,
-            Err(e) => return Err(refuse(ctrl, e, ierr::IERECVPARAMS)),
-        };
+    let deadline = ctx.message_deadline(ctx.cfg.setup_timeout);
+    let params = match proto::read_frame(
+        &mut DeadlineRead::new(ctrl, deadline, cancel),
+        MAX_PARAMS_JSON,
+    )
+    .and_then(|b| proto::parse_params(&b))
+    .and_then(|p| allowed(ctx.cfg, p))
+    {
+        Ok(p) => p,
+        Err(proto::ProtoError::Cancelled) => {
+            let _ = proto::write_state(ctrl, State::ServerTerminate);
+            return Err(NetError::Interrupted);
+        }
+        Err(e) => return Err(refuse(ctrl, e, ierr::IERECVPARAMS)),
+    };
     on(NetEvent::Accepted {
         host: host_string(&peer),
         port: peer.port(),
     });
     Ok((cookie, params))
+}
+
+/// What this server's limits allow of valid parameters: the length (`max_duration`) and
+/// the total rate asked (`bitrate_limit`).
+fn allowed(cfg: &ServerConfig, p: TestParams) -> Result<TestParams, proto::ProtoError> {
+    if let Some(max) = cfg.max_duration {
+        if u64::from(p.time_s) > max.as_secs() {
+            return Err(proto::ProtoError::Refused {
+                i_errno: ierr::IEDURATION,
+                msg: format!(
+                    "a {} s test asked, this server allows at most {} s",
+                    p.time_s,
+                    max.as_secs()
+                ),
+            });
+        }
+    }
+    if let (Some((limit, _)), Some(rate)) = (cfg.bitrate_limit, p.bandwidth_bps) {
+        let streams = u64::try_from(Streams::of(&p).total).unwrap_or(u64::MAX);
+        let total = rate.saturating_mul(streams);
+        if total > limit {
+            return Err(proto::ProtoError::Refused {
+                i_errno: ierr::IETOTALRATE,
+                msg: format!("{total} bit/s asked in all, this server allows {limit}"),
+            });
+        }
+    }
+    Ok(p)
 }
 
 /// How many data streams a test has, and which are ours to send: receivers come first
@@ -518,7 +608,7 @@ fn accept_streams(
     on: &mut dyn FnMut(NetEvent<'_>),
 ) -> Result<Vec<StreamSpec>, NetError> {
     let n = Streams::of(params);
-    let deadline = Instant::now() + ctx.cfg.setup_timeout;
+    let deadline = ctx.message_deadline(ctx.cfg.setup_timeout);
     match params.protocol {
         Protocol::Tcp => accept_tcp(ctx, ctrl, (cookie, params), n, deadline, on),
         Protocol::Udp => accept_udp(ctx, ctrl, peer, n, deadline, on),
@@ -544,7 +634,7 @@ fn accept_tcp(
         })?;
         match ctx.rx.recv_timeout(Duration::from_millis(50)) {
             Ok(Incoming::Data(s, c)) if c == cookie => n.push(&mut specs, DataSocket::Tcp(s), on),
-            Ok(Incoming::Data(s, _)) | Ok(Incoming::Control(s, _)) => deny(s),
+            Ok(Incoming::Data(s, _)) | Ok(Incoming::Control(s, ..)) => deny(s),
             Err(_) => {}
         }
     }
@@ -606,7 +696,8 @@ fn fail(ctrl: &mut TcpStream, engine: &mut Engine, i_errno: i32, errno: i32) {
     engine.stop_all();
 }
 
-/// Receiving streams that got nothing for `limit` end the test.
+/// A test whose streams moved nothing, either way, for `limit` ends: receivers that get
+/// nothing, and senders whose peer stopped reading (their writes no longer go anywhere).
 struct IdleWatch {
     limit: Duration,
     last: (u64, Instant),
@@ -615,13 +706,39 @@ struct IdleWatch {
 impl IdleWatch {
     fn idle(&mut self, engine: &Engine) -> bool {
         let now = Instant::now();
-        let (all, sent) = engine.bytes_so_far();
-        let got = all - sent;
-        if got != self.last.0 {
-            self.last = (got, now);
+        let (all, _) = engine.bytes_so_far();
+        if all != self.last.0 {
+            self.last = (all, now);
             return false;
         }
         now.duration_since(self.last.1) >= self.limit
+    }
+}
+
+/// The total bit rate of a test, averaged over `window`, against the server's limit.
+struct RateWatch {
+    limit_bps: u64,
+    window: Duration,
+    /// Byte counts over the last `window`, oldest first.
+    samples: VecDeque<(Instant, u64)>,
+}
+
+impl RateWatch {
+    /// The average rate when it is over the limit (once a whole window was seen).
+    fn over(&mut self, engine: &Engine) -> Option<f64> {
+        let now = Instant::now();
+        let (all, _) = engine.bytes_so_far();
+        self.samples.push_back((now, all));
+        while self.samples.len() > 2 && now.duration_since(self.samples[1].0) >= self.window {
+            self.samples.pop_front();
+        }
+        let &(t0, b0) = self.samples.front()?;
+        let age = now.duration_since(t0);
+        if age < self.window || age.is_zero() {
+            return None;
+        }
+        let bps = all.saturating_sub(b0) as f64 * 8.0 / age.as_secs_f64();
+        (bps > self.limit_bps as f64).then_some(bps)
     }
 }
 
@@ -639,10 +756,29 @@ fn run_data(
         (params.time_s > 0).then(|| Duration::from_secs(u64::from(params.time_s)) + cfg.grace);
     let clock = TestClock::new(Instant::now(), cfg.interval_s, params.omit_s, give_up);
     let mut m = Measurement::new(clock, Duration::from_millis(50));
-    let mut idle = (Streams::of(params).receivers > 0).then(|| IdleWatch {
-        limit: cfg.data_idle_timeout,
+    // A paced test may move a block only every so often (`-b 8k -l 128K`: one a
+    // minute); that much more is not idle.
+    let per_block = params
+        .bandwidth_bps
+        .filter(|&r| r > 0)
+        .map(|r| {
+            Duration::from_secs_f64((f64::from(params.blksize()) * 8.0 / r as f64).min(86_400.0))
+        })
+        .unwrap_or_default();
+    let mut idle = (!cfg.data_idle_timeout.is_zero()).then(|| IdleWatch {
+        limit: cfg.data_idle_timeout + per_block,
         last: (0, Instant::now()),
     });
+    let mut rate = cfg.bitrate_limit.map(|(limit_bps, window)| RateWatch {
+        limit_bps,
+        window: window.max(Duration::from_millis(100)),
+        samples: VecDeque::new(),
+    });
+    // A test without a time of its own ends at the server's cap.
+    let cap = cfg
+        .max_duration
+        .filter(|_| params.time_s == 0)
+        .map(|m| (Instant::now() + m, m));
     loop {
         if ctx.cancel.is_cancelled() {
             let _ = proto::write_state(ctrl, State::ServerTerminate);
@@ -665,8 +801,23 @@ fn run_data(
         if idle.as_mut().is_some_and(|w| w.idle(engine)) {
             fail(ctrl, engine, ierr::IENOMSG, 0);
             return Err(NetError::Timeout(format!(
-                "no data received for {} s",
-                cfg.data_idle_timeout.as_secs()
+                "no data moved for {} s",
+                cfg.data_idle_timeout.as_secs_f64()
+            )));
+        }
+        if let Some((_, max)) = cap.filter(|c| Instant::now() >= c.0) {
+            fail(ctrl, engine, ierr::IEDURATION, 0);
+            return Err(NetError::OverLimit(format!(
+                "the test reached this server's --max-duration of {} s",
+                max.as_secs_f64()
+            )));
+        }
+        if let Some(bps) = rate.as_mut().and_then(|w| w.over(engine)) {
+            fail(ctrl, engine, ierr::IETOTALRATE, 0);
+            return Err(NetError::OverLimit(format!(
+                "the test's total rate of {:.0} bit/s is over this server's limit of {} bit/s",
+                bps,
+                cfg.bitrate_limit.map(|l| l.0).unwrap_or(0)
             )));
         }
         let until = match m.step(engine, on) {
@@ -710,11 +861,20 @@ fn exchange_results(
     ctrl.set_read_timeout(Some(ctx.cfg.setup_timeout))
         .map_err(io("control connection"))?;
     proto::write_state(ctrl, State::ExchangeResults)?;
-    let theirs =
-        match proto::read_frame(ctrl, MAX_RESULTS_JSON).and_then(|b| proto::parse_results(&b)) {
-            Ok(r) => r,
-            Err(e) => return Err(refuse(ctrl, e, ierr::IERECVRESULTS)),
-        };
+    let deadline = Instant::now() + ctx.cfg.setup_timeout;
+    let theirs = match proto::read_frame(
+        &mut DeadlineRead::new(ctrl, deadline, Some(ctx.cancel)),
+        MAX_RESULTS_JSON,
+    )
+    .and_then(|b| proto::parse_results(&b))
+    {
+        Ok(r) => r,
+        Err(proto::ProtoError::Cancelled) => {
+            let _ = proto::write_state(ctrl, State::ServerTerminate);
+            return Err(NetError::Interrupted);
+        }
+        Err(e) => return Err(refuse(ctrl, e, ierr::IERECVRESULTS)),
+    };
     if let Some(bad) = theirs
         .streams
         .iter()
