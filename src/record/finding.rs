@@ -157,6 +157,11 @@ finding_codes! {
     Throttling = "throttling",
     /// zswap is enabled on top of zram.
     ZswapOnZram = "zswap-on-zram",
+    /// Throttling could not be judged: no cpufreq, or no `stats/time_in_state`, and no
+    /// other source (Raspberry Pi firmware) to ask.
+    ThrottlingNotJudged = "throttling-not-judged",
+    /// CPUs were killed (hot-unplugged) during the run and came back before its end.
+    CpusKilledMidRun = "cpus-killed-mid-run",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -216,7 +221,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 51);
+        assert_eq!(FindingCode::ALL.len(), 53);
     }
 
     #[test]

@@ -128,15 +128,17 @@ pub fn findings(
             ));
         }
     }
+    let pi_after = r.pi_throttled_after.as_deref().and_then(PiThrottled::parse);
+    let pi_before = r
+        .pi_throttled_before
+        .as_deref()
+        .and_then(PiThrottled::parse);
     out.extend(throttle::findings(&r.throttling, THROTTLE_TOLERANCE_S));
+    out.extend(throttle::unjudged(throttle_judge(r, pi_after.is_some())));
     out.extend(validate::offline_findings(online_before, online_after));
     out.extend(validate::kernel_findings(&r.kernel_log));
-    if let Some(after) = r.pi_throttled_after.as_deref().and_then(PiThrottled::parse) {
-        let before = r
-            .pi_throttled_before
-            .as_deref()
-            .and_then(PiThrottled::parse);
-        out.extend(PiThrottled::findings(before, after));
+    if let Some(after) = pi_after {
+        out.extend(PiThrottled::findings(pi_before, after));
     }
     if let Some(z) = r
         .results
@@ -155,7 +157,22 @@ pub fn findings(
             ));
         }
     }
-    out
+    let pi_throttling = pi_after.is_some_and(|a| PiThrottled::throttling(pi_before, a));
+    throttle::one_verdict(out, pi_throttling)
+}
+
+/// What can judge the run's throttling: cpufreq statistics when read, else the Raspberry
+/// Pi firmware, else nothing (said so, not left out).
+fn throttle_judge(r: &RunReport, pi_read: bool) -> throttle::Judge {
+    if !r.throttling.is_empty() {
+        throttle::Judge::TimeInState
+    } else if pi_read {
+        throttle::Judge::PiFirmware
+    } else if r.system_before.cpufreq.is_empty() {
+        throttle::Judge::NoCpufreq
+    } else {
+        throttle::Judge::NoStatistics
+    }
 }
 
 /// The clock a check measured at its highest OPP (or without walking), whole MHz as the
