@@ -14,3 +14,4 @@ mod monitor;
 mod net;
 mod run;
 mod storage;
+mod validate_harden;
