@@ -67,10 +67,56 @@ const THROTTLED: [FindingCode; 4] = [
     FindingCode::ClockDroppedUnderLoad,
 ];
 
+/// The lowest clock the monitor sampled on one policy during the benchmarks (not the
+/// clock checks, which lower it on purpose), against the policy's maximum.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampledClock {
+    /// First CPU of the policy (the finding names it as the residency one does).
+    pub cpu: u32,
+    /// The policy's maximum, kHz (`scaling_max_freq`, else `cpuinfo_max_freq`).
+    pub max_khz: u64,
+    /// Lowest `scaling_cur_freq` sampled, kHz.
+    pub lowest_khz: u64,
+    /// The phase it was sampled in.
+    pub phase: String,
+}
+
+/// Findings from the monitor's clock samples where cpufreq keeps no statistics: with the
+/// `performance` governor a clock sampled more than 3 % below the maximum (sbc-bench's
+/// margin for the clock measured at the end) was throttled.
+pub fn sampled_findings(clocks: &[SampledClock]) -> Vec<Finding> {
+    if clocks.is_empty() {
+        return Vec::new();
+    }
+    let bad: Vec<String> = clocks
+        .iter()
+        .filter(|c| c.lowest_khz.saturating_mul(100) < c.max_khz.saturating_mul(97))
+        .map(|c| {
+            format!(
+                "cpu{} sampled at {} MHz below {} MHz during {}",
+                c.cpu,
+                c.lowest_khz / 1000,
+                c.max_khz / 1000,
+                c.phase
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        vec![Finding::ok(FindingCode::NoThrottling, "No throttling")]
+    } else {
+        vec![Finding::new(
+            FindingCode::Throttling,
+            Severity::Invalid,
+            format!("Throttling occured: {}", bad.join(", ")),
+        )]
+    }
+}
+
 /// What could judge throttling when cpufreq statistics are missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Judge {
-    /// `stats/time_in_state` was read (its findings are already in the list).
+    /// `stats/time_in_state` was read, or the monitor sampled the clocks of policies
+    /// without it (their findings are already in the list).
     TimeInState,
     /// Only the Raspberry Pi firmware's bits (a board without cpufreq statistics).
     PiFirmware,
@@ -404,6 +450,26 @@ mod tests {
         );
         let v = one_verdict(vec![drop.clone(), not_judged[0].clone()], false);
         assert_eq!(v, vec![drop]);
+    }
+
+    #[test]
+    fn sampled_clocks_judge_where_cpufreq_keeps_no_statistics() {
+        let c = |lowest_khz| SampledClock {
+            cpu: 4,
+            max_khz: 1_800_000,
+            lowest_khz,
+            phase: "7-zip benchmark".into(),
+        };
+        assert!(sampled_findings(&[]).is_empty());
+        assert_eq!(sampled_findings(&[c(1_800_000)])[0].code, "no-throttling");
+        // 1750 MHz is within 3 % of 1800 (a reported clock that rounds differently).
+        assert_eq!(sampled_findings(&[c(1_750_000)])[0].code, "no-throttling");
+        let f = sampled_findings(&[c(1_416_000)]);
+        assert_eq!(
+            f[0].message,
+            "Throttling occured: cpu4 sampled at 1416 MHz below 1800 MHz during 7-zip benchmark"
+        );
+        assert_eq!(f[0].severity, Severity::Invalid);
     }
 
     /// vcgencmd prints `throttled=0x…`; the kernel's `get_throttled` sysfs node

@@ -190,7 +190,17 @@ pub fn findings(
         .as_deref()
         .and_then(PiThrottled::parse);
     out.extend(throttle::findings(&r.throttling, THROTTLE_TOLERANCE_S));
-    out.extend(throttle::unjudged(throttle_judge(r, pi_after.is_some())));
+    let sampled = if r.throttling.is_empty() {
+        rec.map(|rec| sampled_clocks(r, rec)).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    out.extend(throttle::sampled_findings(&sampled));
+    out.extend(throttle::unjudged(throttle_judge(
+        r,
+        !sampled.is_empty(),
+        pi_after.is_some(),
+    )));
     out.extend(validate::offline_findings(online_before, online_after));
     let monitor_gone: Vec<u32> = rec
         .map(|rec| {
@@ -232,8 +242,8 @@ pub fn findings(
 
 /// What can judge the run's throttling: cpufreq statistics when read, else the Raspberry
 /// Pi firmware, else nothing (said so, not left out).
-fn throttle_judge(r: &RunReport, pi_read: bool) -> throttle::Judge {
-    if !r.throttling.is_empty() {
+fn throttle_judge(r: &RunReport, sampled: bool, pi_read: bool) -> throttle::Judge {
+    if !r.throttling.is_empty() || sampled {
         throttle::Judge::TimeInState
     } else if pi_read {
         throttle::Judge::PiFirmware
@@ -242,6 +252,64 @@ fn throttle_judge(r: &RunReport, pi_read: bool) -> throttle::Judge {
     } else {
         throttle::Judge::NoStatistics
     }
+}
+
+/// Drivers whose reported clock is not the clock the governor chose (hardware-managed
+/// turbo: intel_pstate, amd-pstate; ACPI and CPPC report feedback counters): a clock below
+/// the maximum there says nothing about throttling.
+fn hardware_managed(driver: Option<&str>) -> bool {
+    driver.is_none_or(|d| {
+        ["intel", "amd", "acpi", "cppc"]
+            .iter()
+            .any(|p| d.starts_with(p))
+    })
+}
+
+/// The monitor's lowest clock of each policy without `stats/time_in_state` that ran the
+/// `performance` governor, over the benchmark phases (the clock checks lower clocks on
+/// purpose and are left out).
+fn sampled_clocks(r: &RunReport, rec: &Recording) -> Vec<throttle::SampledClock> {
+    let performance = |id: u32| {
+        let name = format!("cpufreq-policy{id}");
+        r.tuning
+            .iter()
+            .any(|t| t.name == name && t.outcome.as_deref() == Ok("performance"))
+    };
+    let phases: Vec<&crate::monitor::Phase> = r
+        .steps
+        .iter()
+        .filter(|s| !matches!(s.kind, StepKind::ClockCold | StepKind::ClockHot))
+        .filter_map(|s| rec.phase(s.kind.phase()))
+        .collect();
+    r.system_before
+        .cpufreq
+        .iter()
+        .filter(|p| !p.has_time_in_state && !hardware_managed(p.driver.as_deref()))
+        .filter(|p| performance(p.id))
+        .filter_map(|p| {
+            let max_khz = p.scaling_max_khz.or(p.cpuinfo_max_khz)?;
+            let (lowest_khz, phase) = phases
+                .iter()
+                .flat_map(|ph| {
+                    // From the second sample: the first is taken as the step before
+                    // (a clock check) ends, its lowered clock maybe not yet raised.
+                    let end = ph.end.unwrap_or(rec.samples.len().saturating_sub(1));
+                    rec.samples
+                        .get(ph.start + 1..=end)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|s| s.policy_khz(p.id))
+                        .map(move |k| (k, ph.label.clone()))
+                })
+                .min_by_key(|(k, _)| *k)?;
+            Some(throttle::SampledClock {
+                cpu: p.cpus.first().copied().unwrap_or(p.id),
+                max_khz,
+                lowest_khz,
+                phase,
+            })
+        })
+        .collect()
 }
 
 /// The clock a check measured at its highest OPP (or without walking), whole MHz as the

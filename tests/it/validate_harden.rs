@@ -339,3 +339,41 @@ fn background_activity_names_phase_interval_and_processes() {
     assert!(rec.samples[p.start].processes.is_some());
     assert!(rec.samples[p.start + 1..p.end.unwrap()].iter().all(|s| s.processes.is_none()));
 }
+
+/// A board whose cpufreq keeps no `stats/time_in_state` (a Raspberry Pi 4 tree without
+/// it): the monitor's clock samples judge instead of nothing. Clocks at the maximum
+/// throughout give "No throttling"; a clock sampled at 600 of 1500 MHz during the memory
+/// bandwidth benchmark is throttling, named with its phase.
+#[test]
+fn monitor_clock_drops_judge_throttling_without_cpufreq_statistics() {
+    let policy = "sys/devices/system/cpu/cpufreq/policy0";
+    let prep = |root: &Path| {
+        copy_tree(&fixture("rpi4"), root);
+        fs::remove_dir_all(root.join(policy).join("stats")).unwrap();
+        fs::write(root.join(policy).join("scaling_cur_freq"), "1500000\n").unwrap();
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let clean = tmp.path().join("clean");
+    prep(&clean);
+    let r = library_run(&clean, &mut Fake);
+    let v: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
+    assert!(v.contains(&"No throttling"), "{v:?}");
+    let hot = tmp.path().join("hot");
+    prep(&hot);
+    let cur = hot.join(policy).join("scaling_cur_freq");
+    let mut exec = Meddling {
+        root: hot.clone(),
+        changes: vec![(
+            "membw",
+            Duration::ZERO,
+            Box::new(move |_: &Path| fs::write(&cur, "600000\n").unwrap()),
+        )],
+    };
+    let r = library_run(&hot, &mut exec);
+    let f = finding(&r, "throttling").unwrap_or_else(|| panic!("{:#?}", r.findings));
+    assert_eq!(
+        f.message,
+        "Throttling occured: cpu0 sampled at 600 MHz below 1500 MHz during memory bandwidth benchmark"
+    );
+    assert!(finding(&r, "no-throttling").is_none());
+}
