@@ -363,7 +363,11 @@ pub fn killed_findings(
         let t = times.entry(cpu).or_default();
         *t = (*t).max(n);
     }
-    let mut cpus: Vec<u32> = times.keys().copied().chain(monitor_gone.iter().copied()).collect();
+    let mut cpus: Vec<u32> = times
+        .keys()
+        .copied()
+        .chain(monitor_gone.iter().copied())
+        .collect();
     cpus.sort_unstable();
     cpus.dedup();
     cpus.retain(|c| online_after.contains(c));

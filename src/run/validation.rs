@@ -87,8 +87,10 @@ const BUSIEST_PROCESSES: usize = 3;
 /// The busiest other processes of a phase, from the process snapshots the monitor took
 /// at its first and last sample (none without them).
 fn phase_processes(rec: &Recording, p: &crate::monitor::Phase) -> Vec<ProcessShare> {
-    let (Some(a), Some(b)) = (rec.samples.get(p.start), p.end.and_then(|e| rec.samples.get(e)))
-    else {
+    let (Some(a), Some(b)) = (
+        rec.samples.get(p.start),
+        p.end.and_then(|e| rec.samples.get(e)),
+    ) else {
         return Vec::new();
     };
     match (&a.processes, &b.processes) {
@@ -165,10 +167,8 @@ pub fn findings(
         ));
         if !r.config.extensive {
             let kinds = [StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes];
-            let single: Vec<validate::ActivityRow> = rows(&kinds)
-                .into_iter()
-                .map(|a| a.row)
-                .collect();
+            let single: Vec<validate::ActivityRow> =
+                rows(&kinds).into_iter().map(|a| a.row).collect();
             let busiest: Vec<(String, Vec<ProcessShare>)> = kinds
                 .iter()
                 .filter_map(|k| {

@@ -128,12 +128,22 @@ mod tests {
             })
         );
         let k = parse_stat(KWORKER).unwrap();
-        assert_eq!((k.comm.as_str(), k.ppid, k.ticks), ("kworker/1:1-events", 2, 31));
+        assert_eq!(
+            (k.comm.as_str(), k.ppid, k.ticks),
+            ("kworker/1:1-events", 2, 31)
+        );
         assert_eq!(parse_stat(CAT).unwrap().ppid, 23142);
         let odd = "5 ((sd-pam)) S 4 4 4 0 -1 0 0 0 0 0 7 3 0 0";
         assert_eq!(parse_stat(odd).unwrap().comm, "(sd-pam)");
         assert_eq!(parse_stat(odd).unwrap().ticks, 10);
-        for bad in ["", "1 (x", "x (y) S 1", "1 (y) S", ") 1 (", "1 (y) S 1 1 1 0 -1 0 0 0 0 0 z 3"] {
+        for bad in [
+            "",
+            "1 (x",
+            "x (y) S 1",
+            "1 (y) S",
+            ") 1 (",
+            "1 (y) S 1 1 1 0 -1 0 0 0 0 0 z 3",
+        ] {
             assert_eq!(parse_stat(bad), None, "{bad:?}");
         }
     }
@@ -150,7 +160,11 @@ mod tests {
         write(d.path(), 1867, TMUX);
         write(d.path(), 57, KWORKER);
         write(d.path(), 23148, CAT);
-        write(d.path(), 23142, "23142 (sbc-bench) S 1867 0 0 0 -1 0 0 0 0 0 500 20 0 0");
+        write(
+            d.path(),
+            23142,
+            "23142 (sbc-bench) S 1867 0 0 0 -1 0 0 0 0 0 500 20 0 0",
+        );
         std::fs::create_dir_all(d.path().join("proc/self")).unwrap();
         std::fs::create_dir_all(d.path().join("proc/4242")).unwrap(); // ended: no stat
         let root = SysRoot::new(d.path());

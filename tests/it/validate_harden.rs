@@ -113,7 +113,8 @@ fn no_cpufreq_says_throttling_could_not_be_judged() {
     // cpufreq without statistics (intel_pstate): said too, in its own words.
     let (_, log) = fake_cli_run("x86-hybrid-meteorlake", |_| {});
     assert!(
-        validation_block(&log).contains("  * Throttling could not be judged (no cpufreq statistics)\n"),
+        validation_block(&log)
+            .contains("  * Throttling could not be judged (no cpufreq statistics)\n"),
         "{log}"
     );
 }
@@ -130,11 +131,14 @@ impl Ui for Quiet {
     }
 }
 
+/// A change to the tree made from inside a step.
+type Change<'a> = Box<dyn FnMut(&Path) + 'a>;
+
 /// Canned results; before the benchmark named `at` (`membw`, `memlat`…) returns, `change`
 /// rewrites the tree, then the step lasts `hold` so the monitor sees it.
 struct Meddling<'a> {
     root: PathBuf,
-    changes: Vec<(&'static str, Duration, Box<dyn FnMut(&Path) + 'a>)>,
+    changes: Vec<(&'static str, Duration, Change<'a>)>,
 }
 
 impl Executor for Meddling<'_> {
@@ -229,7 +233,9 @@ fn core_killed_mid_run_is_reported() {
                 Box::new(|r: &Path| {
                     append_kmsg(
                         r,
-                        &["6,4,501000000,-;CPU1: Booted secondary processor 0x0000000001 [0x410fd083]"],
+                        &[
+                            "6,4,501000000,-;CPU1: Booted secondary processor 0x0000000001 [0x410fd083]",
+                        ],
                     );
                     fs::write(r.join("proc/stat"), &stat).unwrap();
                 }),
@@ -243,7 +249,10 @@ fn core_killed_mid_run_is_reported() {
         "CPU(s) 1 were killed during the run and came back (kernel log: cpu1 shut down once; monitor: CPU(s) 1 seen offline)"
     );
     assert_eq!(f.severity, sbc_bench::record::finding::Severity::Invalid);
-    assert!(finding(&r, "cpus-offlined").is_none(), "cpu1 is back at the end");
+    assert!(
+        finding(&r, "cpus-offlined").is_none(),
+        "cpu1 is back at the end"
+    );
 }
 
 /// Something else eats 15 % of a Raspberry Pi 4 during the single-threaded memory
@@ -259,7 +268,9 @@ fn background_activity_names_phase_interval_and_processes() {
         fs::create_dir_all(&d).unwrap();
         fs::write(
             d.join("stat"),
-            format!("{pid} ({comm}) R 1 {pid} {pid} 0 -1 0 0 0 0 0 {ticks} 0 0 0 20 0 1 0 100 0 0\n"),
+            format!(
+                "{pid} ({comm}) R 1 {pid} {pid} 0 -1 0 0 0 0 0 {ticks} 0 0 0 20 0 1 0 100 0 0\n"
+            ),
         )
         .unwrap();
     };
@@ -317,7 +328,12 @@ fn background_activity_names_phase_interval_and_processes() {
         m.starts_with("Too much other background activity: 15% avg, 15% max (worst during memory latency benchmark, "),
         "{m}"
     );
-    assert!(m.contains(": 40% cpu; busiest other processes of the phase (% of one core): stress-ng (4242) "), "{m}");
+    assert!(
+        m.contains(
+            ": 40% cpu; busiest other processes of the phase (% of one core): stress-ng (4242) "
+        ),
+        "{m}"
+    );
     assert!(m.contains(", kworker/0:1 (77) "), "{m}");
     assert!(!m.contains("systemd"), "idle all along: {m}");
     // The row's times are the health table's (HH:MM:SS-HH:MM:SS).
@@ -337,7 +353,11 @@ fn background_activity_names_phase_interval_and_processes() {
     let rec = r.monitor.as_ref().unwrap();
     let p = rec.phase("memory latency benchmark").unwrap();
     assert!(rec.samples[p.start].processes.is_some());
-    assert!(rec.samples[p.start + 1..p.end.unwrap()].iter().all(|s| s.processes.is_none()));
+    assert!(
+        rec.samples[p.start + 1..p.end.unwrap()]
+            .iter()
+            .all(|s| s.processes.is_none())
+    );
 }
 
 /// A board whose cpufreq keeps no `stats/time_in_state` (a Raspberry Pi 4 tree without
