@@ -56,6 +56,163 @@ pub fn findings(res: &[OppResidency], tolerance_s: f64) -> Vec<Finding> {
     }
 }
 
+/// Findings that each say, from one source, that the run was throttled (or the board
+/// under-volted): cpufreq time below the top OPP, the Raspberry Pi firmware's bits now
+/// and during the run, the clock measured lower at the end than at the start. Highest
+/// priority first: the merged verdict takes the first one's code.
+const THROTTLED: [FindingCode; 4] = [
+    FindingCode::Throttling,
+    FindingCode::PiThrottledNow,
+    FindingCode::PiThrottledDuringRun,
+    FindingCode::ClockDroppedUnderLoad,
+];
+
+/// The lowest clock the monitor sampled on one policy during the benchmarks (not the
+/// clock checks, which lower it on purpose), against the policy's maximum.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampledClock {
+    /// First CPU of the policy (the finding names it as the residency one does).
+    pub cpu: u32,
+    /// The policy's maximum, kHz (`scaling_max_freq`, else `cpuinfo_max_freq`).
+    pub max_khz: u64,
+    /// Lowest `scaling_cur_freq` sampled, kHz.
+    pub lowest_khz: u64,
+    /// The phase it was sampled in.
+    pub phase: String,
+}
+
+/// Findings from the monitor's clock samples where cpufreq keeps no statistics: with the
+/// `performance` governor a clock sampled more than 3 % below the maximum (sbc-bench's
+/// margin for the clock measured at the end) was throttled.
+pub fn sampled_findings(clocks: &[SampledClock]) -> Vec<Finding> {
+    if clocks.is_empty() {
+        return Vec::new();
+    }
+    let bad: Vec<String> = clocks
+        .iter()
+        .filter(|c| c.lowest_khz.saturating_mul(100) < c.max_khz.saturating_mul(97))
+        .map(|c| {
+            format!(
+                "cpu{} sampled at {} MHz below {} MHz during {}",
+                c.cpu,
+                c.lowest_khz / 1000,
+                c.max_khz / 1000,
+                c.phase
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        vec![Finding::ok(FindingCode::NoThrottling, "No throttling")]
+    } else {
+        vec![Finding::new(
+            FindingCode::Throttling,
+            Severity::Invalid,
+            format!("Throttling occured: {}", bad.join(", ")),
+        )]
+    }
+}
+
+/// What could judge throttling when cpufreq statistics are missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judge {
+    /// `stats/time_in_state` was read, or the monitor sampled the clocks of policies
+    /// without it (their findings are already in the list).
+    TimeInState,
+    /// Only the Raspberry Pi firmware's bits (a board without cpufreq statistics).
+    PiFirmware,
+    /// cpufreq policies without `stats/time_in_state` (intel_pstate, many ACPI drivers).
+    NoStatistics,
+    /// No cpufreq at all (most VMs, some boards' vendor kernels).
+    NoCpufreq,
+}
+
+/// The finding for a run nothing could judge, or that only the firmware judged and found
+/// clean; `None` when `time_in_state` judged (its own finding says so).
+pub fn unjudged(judge: Judge) -> Option<Finding> {
+    match judge {
+        Judge::TimeInState => None,
+        Judge::PiFirmware => Some(Finding::ok(FindingCode::NoThrottling, "No throttling")),
+        Judge::NoStatistics => Some(Finding::new(
+            FindingCode::ThrottlingNotJudged,
+            Severity::Info,
+            "Throttling could not be judged (no cpufreq statistics)",
+        )),
+        Judge::NoCpufreq => Some(Finding::new(
+            FindingCode::ThrottlingNotJudged,
+            Severity::Info,
+            "Throttling could not be judged (no cpufreq)",
+        )),
+    }
+}
+
+/// One throttling verdict from every source. A run with any source saying throttled (or
+/// under-voltage) never also says "No throttling" or "could not be judged"; several
+/// sources become one line, `Throttling occured: <source>; <source>` (sbc-bench's
+/// wording), at the place of the most telling one, with its code. A single source, or
+/// none, is left exactly as it was. `pi_throttling`: the firmware's bits name throttling,
+/// capping or the soft temperature limit (not only under-voltage) now or during the run.
+pub fn one_verdict(findings: Vec<Finding>, pi_throttling: bool) -> Vec<Finding> {
+    let said = |f: &Finding| THROTTLED.contains(&f.code);
+    if !findings.iter().any(said) {
+        return findings;
+    }
+    let quiet = |f: &Finding| {
+        matches!(
+            f.code,
+            FindingCode::NoThrottling | FindingCode::ThrottlingNotJudged
+        )
+    };
+    let mut findings: Vec<Finding> = findings.into_iter().filter(|f| !quiet(f)).collect();
+    let parts: Vec<(usize, FindingCode)> = THROTTLED
+        .iter()
+        .flat_map(|c| {
+            findings
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| f.code == *c)
+                .map(|(i, f)| (i, f.code))
+        })
+        .collect();
+    if parts.len() < 2 {
+        return findings;
+    }
+    let throttled = pi_throttling
+        || parts.iter().any(|(_, c)| {
+            matches!(
+                c,
+                FindingCode::Throttling | FindingCode::ClockDroppedUnderLoad
+            )
+        });
+    let headline = if throttled {
+        "Throttling occured"
+    } else {
+        "Under-voltage occured"
+    };
+    let text: Vec<String> = parts
+        .iter()
+        .map(|(i, _)| {
+            let m = &findings[*i].message;
+            m.strip_prefix("Throttling occured: ")
+                .unwrap_or(m)
+                .to_string()
+        })
+        .collect();
+    let (at, code) = parts[0];
+    let merged = Finding::new(
+        code,
+        Severity::Invalid,
+        format!("{headline}: {}", text.join("; ")),
+    );
+    let drop: Vec<usize> = parts[1..].iter().map(|(i, _)| *i).collect();
+    findings[at] = merged;
+    findings
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(i))
+        .map(|(_, f)| f)
+        .collect()
+}
+
 /// Raspberry Pi firmware throttling state (`vcgencmd get_throttled`, also
 /// `/sys/devices/platform/soc/soc:firmware/get_throttled`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +263,13 @@ impl PiThrottled {
                 .map(|(_, s)| *s)
                 .collect(),
         )
+    }
+
+    /// Do the bits active now, or new since `before`, name throttling, frequency capping or
+    /// the soft temperature limit (anything but under-voltage)?
+    pub fn throttling(before: Option<Self>, after: Self) -> bool {
+        let new_since = before.map_or(after.0, |b| after.0 & !b.0);
+        after.0 & 0b1110 != 0 || new_since & 0xe_0000 != 0
     }
 
     /// Findings: anything active now, or new since `before`, makes results invalid;
@@ -186,6 +350,126 @@ mod tests {
         let old = PiThrottled(0x50000);
         let f = PiThrottled::findings(Some(old), old);
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    fn clean_residency() -> Finding {
+        findings(
+            &[OppResidency {
+                policy: 0,
+                cpus: vec![0],
+                core_type: None,
+                seconds_at_khz: vec![(1800000, 900.0), (408000, 0.0)],
+            }],
+            1.0,
+        )
+        .remove(0)
+    }
+
+    /// Raspberry Pi 4 with `get_throttled` 0x50005 at both ends and clean cpufreq
+    /// statistics: the firmware's "currently throttled" is the verdict, never "No
+    /// throttling" beside it; the sticky bits from before the run stay a warning.
+    #[test]
+    fn pi_0x50005_with_clean_time_in_state_is_one_throttled_verdict() {
+        let t = PiThrottled(0x50005);
+        let mut all = vec![clean_residency()];
+        all.extend(PiThrottled::findings(Some(t), t));
+        let v = one_verdict(all, PiThrottled::throttling(Some(t), t));
+        let codes: Vec<&str> = v.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, ["pi-throttled-now", "pi-throttled-since-boot"]);
+        assert_eq!(
+            v[0].message,
+            "Raspberry Pi firmware reports: under-voltage, currently throttled"
+        );
+    }
+
+    /// 0x50005 appearing during the run (0 before): the firmware's now and during-run
+    /// bits and the cpufreq residency are one line, the cpufreq code first.
+    #[test]
+    fn several_sources_merge_into_one_line_with_the_first_sources_code() {
+        let throttled = findings(
+            &[OppResidency {
+                policy: 0,
+                cpus: vec![0],
+                core_type: None,
+                seconds_at_khz: vec![(1800000, 900.0), (1500000, 12.0)],
+            }],
+            1.0,
+        );
+        let t = PiThrottled(0x50005);
+        let mut all = vec![Finding::ok(FindingCode::NoSwapping, "No swapping")];
+        all.extend(throttled);
+        all.extend(PiThrottled::findings(Some(PiThrottled(0)), t));
+        let v = one_verdict(all, PiThrottled::throttling(Some(PiThrottled(0)), t));
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert_eq!(v[1].code, "throttling");
+        assert_eq!(
+            v[1].message,
+            "Throttling occured: cpu0 12 s below 1800 MHz; Raspberry Pi firmware reports: \
+             under-voltage, currently throttled; Raspberry Pi firmware: under-voltage has \
+             occurred since last reboot, throttling has occurred since last reboot (during \
+             the run)"
+        );
+    }
+
+    #[test]
+    fn under_voltage_alone_is_not_called_throttling() {
+        let t = PiThrottled(0x10001);
+        let mut all = vec![clean_residency()];
+        all.extend(PiThrottled::findings(Some(PiThrottled(0)), t));
+        assert!(!PiThrottled::throttling(Some(PiThrottled(0)), t));
+        let v = one_verdict(all, false);
+        assert_eq!(v.len(), 1);
+        assert!(
+            v[0].message.starts_with("Under-voltage occured: "),
+            "{}",
+            v[0].message
+        );
+        assert!(PiThrottled::throttling(None, PiThrottled(0x40000)));
+        assert!(!PiThrottled::throttling(
+            Some(PiThrottled(0x40000)),
+            PiThrottled(0x40000)
+        ));
+    }
+
+    #[test]
+    fn one_source_or_none_is_left_as_it_was() {
+        let clean = vec![clean_residency()];
+        assert_eq!(one_verdict(clean.clone(), false), clean);
+        let not_judged = vec![unjudged(Judge::NoCpufreq).unwrap()];
+        assert_eq!(one_verdict(not_judged.clone(), false), not_judged);
+        assert_eq!(
+            not_judged[0].message,
+            "Throttling could not be judged (no cpufreq)"
+        );
+        assert!(unjudged(Judge::TimeInState).is_none());
+        // A clock that dropped under load replaces "could not be judged".
+        let drop = Finding::new(
+            FindingCode::ClockDroppedUnderLoad,
+            Severity::Invalid,
+            "cpu0: measured 1700 MHz at the end vs 1820 MHz at the start (-6.6%): throttled",
+        );
+        let v = one_verdict(vec![drop.clone(), not_judged[0].clone()], false);
+        assert_eq!(v, vec![drop]);
+    }
+
+    #[test]
+    fn sampled_clocks_judge_where_cpufreq_keeps_no_statistics() {
+        let c = |lowest_khz| SampledClock {
+            cpu: 4,
+            max_khz: 1_800_000,
+            lowest_khz,
+            phase: "7-zip benchmark".into(),
+        };
+        assert!(sampled_findings(&[]).is_empty());
+        assert_eq!(sampled_findings(&[c(1_800_000)])[0].code, "no-throttling");
+        // 1750 MHz is within 3 % of 1800 (a reported clock that rounds differently).
+        assert_eq!(sampled_findings(&[c(1_750_000)])[0].code, "no-throttling");
+        let f = sampled_findings(&[c(1_416_000)]);
+        assert_eq!(
+            f[0].message,
+            "Throttling occured: cpu4 sampled at 1416 MHz below 1800 MHz during 7-zip benchmark"
+        );
+        assert_eq!(f[0].severity, Severity::Invalid);
     }
 
     /// vcgencmd prints `throttled=0x…`; the kernel's `get_throttled` sysfs node

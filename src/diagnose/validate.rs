@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose::{Finding, Severity};
 use crate::sys::kmsg::KmsgRecord;
+use crate::sys::procs::ProcessShare;
 
 /// Advertised vs measured maximum clock of one cluster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -182,25 +183,49 @@ pub fn sys_activity_findings(sys_pct: &[f64], in_vm: bool) -> Vec<Finding> {
     }
 }
 
+/// One row of a phase's health table (the interval it covers), as the background checks
+/// read them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActivityRow {
+    /// The phase (benchmark step) the row belongs to (`memory latency benchmark`).
+    pub phase: String,
+    /// Wall-clock start of the row's interval, milliseconds since the Unix epoch.
+    pub start_unix_ms: i64,
+    /// Wall-clock end.
+    pub end_unix_ms: i64,
+    /// Utilisation of all CPUs together over the row, percent.
+    pub cpu_pct: f64,
+}
+
 /// Total %cpu during the single-threaded benchmarks should be one core's share (100/N %);
 /// rows above it tell of other processes. sbc-bench's tolerances by core count (peak and
 /// average excess over the ideal share, in whole percent): 2 cores 8/2, 4 cores 5/1,
 /// 5–6 cores 3/1, 8 cores 2/0, otherwise average 0. Not judged on one core.
-pub fn other_activity_findings(cpu_pct: &[f64], ncpus: usize) -> Vec<Finding> {
+///
+/// The finding names where to look: the phase and time of the worst row with its
+/// utilisation, and the busiest other processes of that phase (`busiest`: per phase,
+/// from `/proc/<pid>/stat` at its start and end; percent of one core). `time` formats a
+/// Unix time in ms as the health tables do (`HH:MM:SS`).
+pub fn other_activity_findings(
+    rows: &[ActivityRow],
+    ncpus: usize,
+    busiest: &[(String, Vec<ProcessShare>)],
+    time: &dyn Fn(i64) -> String,
+) -> Vec<Finding> {
     if ncpus < 2 {
         return Vec::new();
     }
     let ideal = 100 / ncpus as u64;
-    let rows: Vec<u64> = cpu_pct
+    let over: Vec<(&ActivityRow, u64)> = rows
         .iter()
-        .map(|v| v.max(0.0) as u64)
-        .filter(|&v| v >= ideal)
+        .map(|r| (r, r.cpu_pct.max(0.0) as u64))
+        .filter(|&(_, v)| v >= ideal)
         .collect();
-    if rows.is_empty() {
+    let Some(&(worst, top)) = over.iter().max_by_key(|(_, v)| *v) else {
         return Vec::new();
-    }
-    let peak = rows.iter().copied().max().unwrap_or(0) - ideal;
-    let avg = rows.iter().sum::<u64>() / rows.len() as u64 - ideal;
+    };
+    let peak = top - ideal;
+    let avg = over.iter().map(|(_, v)| v).sum::<u64>() / over.len() as u64 - ideal;
     let too_much = match ncpus {
         2 => peak > 8 || avg > 2,
         4 => peak > 5 || avg > 1,
@@ -208,15 +233,38 @@ pub fn other_activity_findings(cpu_pct: &[f64], ncpus: usize) -> Vec<Finding> {
         8 => peak > 2 || avg > 0,
         _ => avg > 0,
     };
-    if too_much {
-        vec![Finding::new(
-            FindingCode::BackgroundOther,
-            Severity::Invalid,
-            format!("Too much other background activity: {avg}% avg, {peak}% max"),
-        )]
-    } else {
-        Vec::new()
+    if !too_much {
+        return Vec::new();
     }
+    let procs = busiest
+        .iter()
+        .find(|(phase, _)| *phase == worst.phase)
+        .map(|(_, p)| p.as_slice())
+        .unwrap_or_default();
+    let procs = if procs.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = procs
+            .iter()
+            .map(|p| format!("{} ({}) {:.0}%", p.comm, p.pid, p.cpu_pct))
+            .collect();
+        format!(
+            "; busiest other processes of the phase (% of one core): {}",
+            list.join(", ")
+        )
+    };
+    vec![Finding::new(
+        FindingCode::BackgroundOther,
+        Severity::Invalid,
+        format!(
+            "Too much other background activity: {avg}% avg, {peak}% max (worst during {}, \
+             {}-{}: {:.0}% cpu{procs})",
+            worst.phase,
+            time(worst.start_unix_ms),
+            time(worst.end_unix_ms),
+            worst.cpu_pct
+        ),
+    )]
 }
 
 /// Kernel messages logged during the run: the oom-killer invalidates results; warnings
@@ -265,6 +313,99 @@ pub fn offline_findings(online_before: &[u32], online_after: &[u32]) -> Vec<Find
         format!(
             "CPU(s) {} went offline during the run",
             crate::sys::cpu::list::format_list(&gone)
+        ),
+    )]
+}
+
+/// The CPU a kernel message says was taken down: `CPU3: shutdown` (arm and arm64, also
+/// behind a vendor prefix such as Samsung's `c0 1098 (kworker/u8:2) CPU2: shutdown`),
+/// `psci: CPU3 killed (polled 0 ms)` (arm64 PSCI) or `smpboot: CPU 3 is now offline`
+/// (x86).
+pub fn cpu_taken_down(message: &str) -> Option<u32> {
+    taken_down(message).map(|(cpu, _)| cpu)
+}
+
+/// [`cpu_taken_down`] with the wording's index: arm64 logs both `CPU3: shutdown` and
+/// `psci: CPU3 killed` for one hot-unplug, so kills are counted per wording.
+fn taken_down(message: &str) -> Option<(u32, usize)> {
+    const WORDINGS: [&str; 3] = [": shutdown", " killed", " is now offline"];
+    for (at, _) in message.match_indices("CPU") {
+        let rest = &message[at + 3..];
+        let rest = rest.strip_prefix(' ').unwrap_or(rest);
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Some(cpu) = rest.get(..digits).and_then(|d| d.parse().ok()) else {
+            continue;
+        };
+        let tail = &rest[digits..];
+        if let Some(w) = WORDINGS.iter().position(|w| tail.starts_with(w)) {
+            return Some((cpu, w));
+        }
+    }
+    None
+}
+
+/// CPUs taken down during the run that were online again at its end (those still
+/// offline are [`offline_findings`]'): from the kernel log's records of the run and the
+/// CPUs the monitor saw missing from `/proc/stat` (the online mask, sampled for free) in
+/// some sample. A killed core skews every multi-core result of its step.
+pub fn killed_findings(
+    kernel_log: &[KmsgRecord],
+    monitor_gone: &[u32],
+    online_after: &[u32],
+) -> Vec<Finding> {
+    let mut per_wording: std::collections::BTreeMap<(u32, usize), usize> =
+        std::collections::BTreeMap::new();
+    for key in kernel_log.iter().filter_map(|r| taken_down(&r.message)) {
+        *per_wording.entry(key).or_default() += 1;
+    }
+    let mut times: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    for ((cpu, _), n) in per_wording {
+        let t = times.entry(cpu).or_default();
+        *t = (*t).max(n);
+    }
+    let mut cpus: Vec<u32> = times
+        .keys()
+        .copied()
+        .chain(monitor_gone.iter().copied())
+        .collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus.retain(|c| online_after.contains(c));
+    if cpus.is_empty() {
+        return Vec::new();
+    }
+    let mut seen = Vec::new();
+    let logged: Vec<String> = cpus
+        .iter()
+        .filter_map(|c| {
+            let n = *times.get(c)?;
+            Some(match n {
+                1 => format!("cpu{c} shut down once"),
+                n => format!("cpu{c} shut down {n} times"),
+            })
+        })
+        .collect();
+    if !logged.is_empty() {
+        seen.push(format!("kernel log: {}", logged.join(", ")));
+    }
+    let watched: Vec<u32> = cpus
+        .iter()
+        .copied()
+        .filter(|c| monitor_gone.contains(c))
+        .collect();
+    if !watched.is_empty() {
+        seen.push(format!(
+            "monitor: CPU(s) {} seen offline",
+            crate::sys::cpu::list::format_list(&watched)
+        ));
+    }
+    vec![Finding::new(
+        FindingCode::CpusKilledMidRun,
+        Severity::Invalid,
+        format!(
+            "CPU(s) {} were killed during the run and came back ({})",
+            crate::sys::cpu::list::format_list(&cpus),
+            seen.join("; ")
         ),
     )]
 }
@@ -369,20 +510,74 @@ mod tests {
         let spike = sys_activity_findings(&[0.0, 0.0, 16.0, 0.0, 0.0, 0.0], false);
         assert_eq!(spike[0].code, "background-sys");
         assert!(sys_activity_findings(&[], false).is_empty());
+        let rows = |v: &[f64]| -> Vec<ActivityRow> {
+            v.iter()
+                .enumerate()
+                .map(|(i, &cpu_pct)| ActivityRow {
+                    phase: "memory latency benchmark".into(),
+                    start_unix_ms: i as i64 * 10_000,
+                    end_unix_ms: (i as i64 + 1) * 10_000,
+                    cpu_pct,
+                })
+                .collect()
+        };
+        let secs = |ms: i64| format!("{}s", ms / 1000);
+        let other = |v: &[f64], n: usize| other_activity_findings(&rows(v), n, &[], &secs);
         // 8 cores: ideal 12 %; 12-14 % rows are within 2 % peak / 0 % average.
-        assert!(other_activity_findings(&[12.5, 12.9, 14.9], 8).is_empty());
-        let f = other_activity_findings(&[30.0, 40.0], 8);
+        assert!(other(&[12.5, 12.9, 14.9], 8).is_empty());
+        let f = other(&[30.0, 40.0], 8);
         assert_eq!(
             f[0].message,
-            "Too much other background activity: 23% avg, 28% max"
+            "Too much other background activity: 23% avg, 28% max (worst during memory \
+             latency benchmark, 10s-20s: 40% cpu)"
         );
         // 2 cores: ideal 50 %, 8/2 tolerated.
-        assert!(other_activity_findings(&[50.0, 50.5, 50.0, 58.0], 2).is_empty());
+        assert!(other(&[50.0, 50.5, 50.0, 58.0], 2).is_empty());
+        assert_eq!(other(&[50.0, 59.0], 2)[0].code, "background-other");
+        assert!(other(&[100.0], 1).is_empty());
+    }
+
+    #[test]
+    fn cpus_taken_down_as_kernels_word_it() {
+        for (m, cpu) in [
+            ("CPU3: shutdown", Some(3)),
+            ("psci: CPU3 killed (polled 0 ms)", Some(3)),
+            ("c0 1098 (kworker/u8:2) CPU2: shutdown", Some(2)),
+            ("smpboot: CPU 11 is now offline", Some(11)),
+            ("CPU2: Booted secondary processor", None),
+            ("CPU features: detected: 32-bit EL0 Support", None),
+            ("CPU: shutdown", None),
+            ("", None),
+        ] {
+            assert_eq!(cpu_taken_down(m), cpu, "{m}");
+        }
+    }
+
+    #[test]
+    fn killed_cores_that_came_back_are_named() {
+        let r = |m: &str| KmsgRecord {
+            priority: 6,
+            seq: 1,
+            timestamp_us: 0,
+            message: m.into(),
+        };
+        let log = [
+            r("CPU2: shutdown"),
+            r("psci: CPU2 killed (polled 0 ms)"),
+            r("CPU2: Booted secondary processor 0x0000000002 [0x410fd034]"),
+            r("CPU3: shutdown"),
+            r("CPU3: shutdown"),
+        ];
+        // cpu3 is still offline at the end: offline_findings' business, not ours.
+        let f = killed_findings(&log, &[1], &[0, 1, 2]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].code, "cpus-killed-mid-run");
         assert_eq!(
-            other_activity_findings(&[50.0, 59.0], 2)[0].code,
-            "background-other"
+            f[0].message,
+            "CPU(s) 1-2 were killed during the run and came back (kernel log: cpu2 shut down once; monitor: CPU(s) 1 seen offline)"
         );
-        assert!(other_activity_findings(&[100.0], 1).is_empty());
+        assert!(killed_findings(&[], &[], &[0, 1]).is_empty());
+        assert!(killed_findings(&[r("CPU3: shutdown")], &[], &[0, 1, 2]).is_empty());
     }
 
     #[test]

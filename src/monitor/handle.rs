@@ -116,7 +116,11 @@ impl Shared {
     /// The sampler lock is held until the sample is recorded, so samples stay in order.
     fn sample(&self, phase: Option<PhaseOp<'_>>, since_boot: bool) {
         let mut sampler = lock(&self.sampler);
-        let s = sampler.sample();
+        let s = if phase.is_some() {
+            sampler.sample_boundary()
+        } else {
+            sampler.sample()
+        };
         *lock(&self.last_at) = Some(Instant::now());
         let first = since_boot.then(|| Interval::since_boot(&s));
         let mut rec = lock(&self.rec);

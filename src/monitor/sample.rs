@@ -17,6 +17,7 @@ use crate::sys::cpufreq::policy_attr;
 use crate::sys::irq::{self, IrqLine};
 use crate::sys::net::{self, IfStats};
 use crate::sys::power::{self, DcIn};
+use crate::sys::procs::{self, ProcessTicks};
 use crate::sys::root::NodeKind;
 use crate::sys::root::SysRoot;
 use crate::sys::thermal::{self, ThermalSource};
@@ -46,6 +47,11 @@ pub struct SampleSpec {
     /// Processes or threads whose CPU time and last CPU are read ([`Sample::tasks`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskId>,
+    /// Every other process's CPU time (`/proc/<pid>/stat`), at phase boundaries only
+    /// ([`Sampler::sample_boundary`]): the standard run names the busiest processes of a
+    /// phase with background activity. Too dear for every sample (one file per process).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub processes: bool,
 }
 
 impl SampleSpec {
@@ -331,6 +337,10 @@ pub struct Sample {
     /// One entry per task of [`SampleSpec::tasks`], in its order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskCounters>,
+    /// Every other process's CPU time (not ours, nor our children), in boundary samples
+    /// of a sampler with [`SampleSpec::processes`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<Vec<ProcessTicks>>,
 }
 
 impl Sample {
@@ -396,6 +406,9 @@ pub struct Sampler {
     nics: Vec<NicFiles>,
     disks: Vec<(String, Option<CounterFile>)>,
     tasks: Vec<(TaskId, CounterFile)>,
+    /// Read every process at boundaries, leaving out this pid (and its children) on the
+    /// live system.
+    processes: Option<Option<u32>>,
 }
 
 /// The open `statistics/*` files of one interface (empty for an invalid name).
@@ -460,6 +473,7 @@ impl Sampler {
             nics,
             disks,
             tasks,
+            processes,
         } = spec;
         let mut s = Self {
             root: root.clone(),
@@ -480,6 +494,7 @@ impl Sampler {
                 })
                 .collect(),
             tasks: Vec::new(),
+            processes: processes.then(|| root.is_host().then(std::process::id)),
         };
         s.set_tasks(&tasks);
         s
@@ -516,6 +531,16 @@ impl Sampler {
     /// The tasks watched.
     pub fn tasks(&self) -> Vec<TaskId> {
         self.tasks.iter().map(|(t, _)| *t).collect()
+    }
+
+    /// Read every counter now, and with [`SampleSpec::processes`] every other process's
+    /// CPU time: a phase's first and last sample.
+    pub fn sample_boundary(&mut self) -> Sample {
+        let mut s = self.sample();
+        if let Some(exclude) = self.processes {
+            s.processes = Some(procs::read_all(&self.root, exclude));
+        }
+        s
     }
 
     /// Read every counter now.
@@ -575,6 +600,7 @@ impl Sampler {
                     stat: f.read_small().and_then(counters::parse_task_stat),
                 })
                 .collect(),
+            processes: None,
         }
     }
 

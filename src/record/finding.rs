@@ -159,6 +159,11 @@ finding_codes! {
     ZswapOnZram = "zswap-on-zram",
     /// A `--quick` run: shortened benchmarks, comparable with no full run.
     QuickRun = "quick-run",
+    /// Throttling could not be judged: no cpufreq, or no `stats/time_in_state`, and no
+    /// other source (Raspberry Pi firmware) to ask.
+    ThrottlingNotJudged = "throttling-not-judged",
+    /// CPUs were killed (hot-unplugged) during the run and came back before its end.
+    CpusKilledMidRun = "cpus-killed-mid-run",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -218,7 +223,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 52);
+        assert_eq!(FindingCode::ALL.len(), 54);
     }
 
     #[test]

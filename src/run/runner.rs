@@ -364,6 +364,8 @@ fn steps(
     let setup = Setup::discover(ctx.root, true);
     let mut mcfg = MonitorConfig::every(ctx.monitor_interval);
     mcfg.spec = SampleSpec::full();
+    // Process snapshots at phase boundaries name what else ran (background findings).
+    mcfg.spec.processes = true;
     let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
     let run_start = Instant::now();
     let plan = run.report.plan.clone();

@@ -9,6 +9,7 @@ use crate::record::plan::StepKind;
 use crate::record::results_row::{ResultsRow, clock_dropped};
 use crate::record::run::RunReport;
 use crate::record::run::table_every_s;
+use crate::sys::procs::ProcessShare;
 
 /// Seconds below the highest OPP that still count as "no throttling" (OPP switches at
 /// the start of a benchmark, the kernel's 10 ms granularity).
@@ -42,6 +43,66 @@ fn sys_check(mem_sys_pct: &[f64], mem_s: f64, in_vm: bool) -> Vec<Finding> {
              {mem_s:.1} s, mostly setting up their own buffers"
         ),
     )]
+}
+
+/// A health-table row of a step's phase: what the background checks read, as sbc-bench
+/// reads its own tables.
+struct ActivityRow {
+    row: validate::ActivityRow,
+    sys_pct: f64,
+}
+
+/// The health-table rows (one every [`table_every_s`]) of the phases of `kinds`.
+fn health_rows(r: &RunReport, rec: &Recording, kinds: &[StepKind]) -> Vec<ActivityRow> {
+    let mut v = Vec::new();
+    for k in kinds {
+        let (Some(p), Some(st)) = (rec.phase(k.phase()), r.steps.iter().find(|s| s.kind == *k))
+        else {
+            continue;
+        };
+        let idx = rec.rows_every(p, table_every_s(st.duration_s, rec.interval_s));
+        for w in idx.windows(2) {
+            let Some(iv) = rec.between(w[0], w[1]) else {
+                continue;
+            };
+            if let Some(u) = iv.usage {
+                v.push(ActivityRow {
+                    row: validate::ActivityRow {
+                        phase: p.label.clone(),
+                        start_unix_ms: iv.start_unix_ms,
+                        end_unix_ms: iv.end_unix_ms,
+                        cpu_pct: u.cpu_pct,
+                    },
+                    sys_pct: u.sys_pct,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// How many processes a background finding names.
+const BUSIEST_PROCESSES: usize = 3;
+
+/// The busiest other processes of a phase, from the process snapshots the monitor took
+/// at its first and last sample (none without them).
+fn phase_processes(rec: &Recording, p: &crate::monitor::Phase) -> Vec<ProcessShare> {
+    let (Some(a), Some(b)) = (
+        rec.samples.get(p.start),
+        p.end.and_then(|e| rec.samples.get(e)),
+    ) else {
+        return Vec::new();
+    };
+    match (&a.processes, &b.processes) {
+        (Some(before), Some(after)) => crate::sys::procs::busiest(
+            before,
+            after,
+            b.mono_s - a.mono_s,
+            crate::monitor::stat::USER_HZ,
+            BUSIEST_PROCESSES,
+        ),
+        _ => Vec::new(),
+    }
 }
 
 /// Below this many seconds of memory benchmarks (the quick run's are under one), the
@@ -89,23 +150,7 @@ pub fn findings(
     // reads its own tables): %sys during the memory benchmarks, total %cpu during the
     // single-threaded ones (not in extensive mode, where AES runs on all cores).
     if let Some(rec) = rec {
-        let rows = |kinds: &[StepKind]| -> Vec<crate::monitor::stat::Usage> {
-            let mut v = Vec::new();
-            for k in kinds {
-                let (Some(p), Some(st)) =
-                    (rec.phase(k.phase()), r.steps.iter().find(|s| s.kind == *k))
-                else {
-                    continue;
-                };
-                let idx = rec.rows_every(p, table_every_s(st.duration_s, rec.interval_s));
-                for w in idx.windows(2) {
-                    if let Some(u) = rec.between(w[0], w[1]).and_then(|iv| iv.usage) {
-                        v.push(u);
-                    }
-                }
-            }
-            v
-        };
+        let rows = |kinds: &[StepKind]| -> Vec<ActivityRow> { health_rows(r, rec, kinds) };
         let mem = rows(&[StepKind::MemBandwidth, StepKind::MemLatency]);
         let in_vm = r.system_before.virtualization.vm.is_some()
             || r.system_before.virtualization.container.is_some();
@@ -121,22 +166,58 @@ pub fn findings(
             in_vm,
         ));
         if !r.config.extensive {
-            let single = rows(&[StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes]);
+            let kinds = [StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes];
+            let single: Vec<validate::ActivityRow> =
+                rows(&kinds).into_iter().map(|a| a.row).collect();
+            let busiest: Vec<(String, Vec<ProcessShare>)> = kinds
+                .iter()
+                .filter_map(|k| {
+                    let p = rec.phase(k.phase())?;
+                    Some((p.label.clone(), phase_processes(rec, p)))
+                })
+                .collect();
             out.extend(validate::other_activity_findings(
-                &single.iter().map(|u| u.cpu_pct).collect::<Vec<_>>(),
+                &single,
                 online_before.len(),
+                &busiest,
+                &crate::monitor::render::local_hms,
             ));
         }
     }
+    let pi_after = r.pi_throttled_after.as_deref().and_then(PiThrottled::parse);
+    let pi_before = r
+        .pi_throttled_before
+        .as_deref()
+        .and_then(PiThrottled::parse);
     out.extend(throttle::findings(&r.throttling, THROTTLE_TOLERANCE_S));
+    let sampled = if r.throttling.is_empty() {
+        rec.map(|rec| sampled_clocks(r, rec)).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    out.extend(throttle::sampled_findings(&sampled));
+    out.extend(throttle::unjudged(throttle_judge(
+        r,
+        !sampled.is_empty(),
+        pi_after.is_some(),
+    )));
     out.extend(validate::offline_findings(online_before, online_after));
+    let monitor_gone: Vec<u32> = rec
+        .map(|rec| {
+            rec.intervals
+                .iter()
+                .flat_map(|i| i.cpus_gone.iter().copied())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.extend(validate::killed_findings(
+        &r.kernel_log,
+        &monitor_gone,
+        online_after,
+    ));
     out.extend(validate::kernel_findings(&r.kernel_log));
-    if let Some(after) = r.pi_throttled_after.as_deref().and_then(PiThrottled::parse) {
-        let before = r
-            .pi_throttled_before
-            .as_deref()
-            .and_then(PiThrottled::parse);
-        out.extend(PiThrottled::findings(before, after));
+    if let Some(after) = pi_after {
+        out.extend(PiThrottled::findings(pi_before, after));
     }
     if let Some(z) = r
         .results
@@ -155,7 +236,80 @@ pub fn findings(
             ));
         }
     }
-    out
+    let pi_throttling = pi_after.is_some_and(|a| PiThrottled::throttling(pi_before, a));
+    throttle::one_verdict(out, pi_throttling)
+}
+
+/// What can judge the run's throttling: cpufreq statistics when read, else the Raspberry
+/// Pi firmware, else nothing (said so, not left out).
+fn throttle_judge(r: &RunReport, sampled: bool, pi_read: bool) -> throttle::Judge {
+    if !r.throttling.is_empty() || sampled {
+        throttle::Judge::TimeInState
+    } else if pi_read {
+        throttle::Judge::PiFirmware
+    } else if r.system_before.cpufreq.is_empty() {
+        throttle::Judge::NoCpufreq
+    } else {
+        throttle::Judge::NoStatistics
+    }
+}
+
+/// Drivers whose reported clock is not the clock the governor chose (hardware-managed
+/// turbo: intel_pstate, amd-pstate; ACPI and CPPC report feedback counters): a clock below
+/// the maximum there says nothing about throttling.
+fn hardware_managed(driver: Option<&str>) -> bool {
+    driver.is_none_or(|d| {
+        ["intel", "amd", "acpi", "cppc"]
+            .iter()
+            .any(|p| d.starts_with(p))
+    })
+}
+
+/// The monitor's lowest clock of each policy without `stats/time_in_state` that ran the
+/// `performance` governor, over the benchmark phases (the clock checks lower clocks on
+/// purpose and are left out).
+fn sampled_clocks(r: &RunReport, rec: &Recording) -> Vec<throttle::SampledClock> {
+    let performance = |id: u32| {
+        let name = format!("cpufreq-policy{id}");
+        r.tuning
+            .iter()
+            .any(|t| t.name == name && t.outcome.as_deref() == Ok("performance"))
+    };
+    let phases: Vec<&crate::monitor::Phase> = r
+        .steps
+        .iter()
+        .filter(|s| !matches!(s.kind, StepKind::ClockCold | StepKind::ClockHot))
+        .filter_map(|s| rec.phase(s.kind.phase()))
+        .collect();
+    r.system_before
+        .cpufreq
+        .iter()
+        .filter(|p| !p.has_time_in_state && !hardware_managed(p.driver.as_deref()))
+        .filter(|p| performance(p.id))
+        .filter_map(|p| {
+            let max_khz = p.scaling_max_khz.or(p.cpuinfo_max_khz)?;
+            let (lowest_khz, phase) = phases
+                .iter()
+                .flat_map(|ph| {
+                    // From the second sample: the first is taken as the step before
+                    // (a clock check) ends, its lowered clock maybe not yet raised.
+                    let end = ph.end.unwrap_or(rec.samples.len().saturating_sub(1));
+                    rec.samples
+                        .get(ph.start + 1..=end)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|s| s.policy_khz(p.id))
+                        .map(move |k| (k, ph.label.clone()))
+                })
+                .min_by_key(|(k, _)| *k)?;
+            Some(throttle::SampledClock {
+                cpu: p.cpus.first().copied().unwrap_or(p.id),
+                max_khz,
+                lowest_khz,
+                phase,
+            })
+        })
+        .collect()
 }
 
 /// The clock a check measured at its highest OPP (or without walking), whole MHz as the

@@ -20,6 +20,7 @@ pub mod opp;
 pub mod pci;
 pub mod policies;
 pub mod power;
+pub mod procs;
 pub mod root;
 pub mod soc;
 pub mod storage;

@@ -19,3 +19,4 @@ mod runout_harden;
 mod storage;
 mod storage_harden;
 mod sysread;
+mod validate_harden;
