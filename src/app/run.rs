@@ -95,7 +95,13 @@ fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
-    let cfg = crate::cli::run_config(args, &|k| std::env::var(k).ok());
+    let cfg = match crate::cli::run_config(args, &|k| std::env::var(k).ok()) {
+        Ok(cfg) => cfg,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Outcome::Usage);
+        }
+    };
     // Fail in the first second, not after 30 minutes: output files first.
     let sink = export_sink(&cfg, args.log.is_some())?;
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));

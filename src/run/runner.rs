@@ -177,13 +177,13 @@ pub fn execute(
     Ok(finish(ctx, run, recording))
 }
 
-/// How a run ended, as the process sees it: stopped before benchmarking (a prompt
-/// answered no, Ctrl-C while waiting) 130 as sbc-bench; interrupted by `signal` 128 +
-/// signal; finished with results validation does not trust 3; else 0. A machine that never
+/// How a run ended, as the process sees it: stopped before benchmarking 128 + `signal`
+/// (Ctrl-C 130 as sbc-bench, TERM 143, HUP 129 while waiting for idle), 130 for a prompt
+/// answered no; interrupted by `signal` 128 + signal; finished with results validation does not trust 3; else 0. A machine that never
 /// became idle is an error (1).
 pub fn outcome(result: &Result<RunReport, RunError>, signal: Option<i32>) -> Outcome {
     match result {
-        Err(RunError::Stopped) => Outcome::Interrupted(2),
+        Err(RunError::Stopped) => Outcome::Interrupted(signal.unwrap_or(2)),
         Err(RunError::TooBusy { .. }) => Outcome::Failed,
         Ok(r) if r.status == RunStatus::Interrupted => Outcome::Interrupted(signal.unwrap_or(2)),
         Ok(r) if diagnose::any_invalid(&r.findings) => Outcome::Untrusted,

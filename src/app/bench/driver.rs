@@ -50,7 +50,7 @@ pub(super) trait Command: Sized {
     /// `--cpus`, `--quick`, `--json`.
     fn common(args: &Self::Args) -> CommonArgs;
     /// A usage error found once the CPUs are read, before they are judged (clock's
-    /// `MaxKHz`): printed as `Error: …`, exit status 2.
+    /// `MaxKHz`): printed as `error: …` as clap prints its own, exit status 2.
     fn check(_args: &Self::Args) -> Result<(), String> {
         Ok(())
     }
@@ -118,7 +118,7 @@ pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outc
         Err(code) => return Ok(code),
     };
     if let Err(e) = C::check(&args) {
-        eprintln!("Error: {e}");
+        eprintln!("error: {e}");
         return Ok(Outcome::Usage);
     }
     if let Some(code) = r.refuse_if_empty(C::NAME, common.json) {
