@@ -27,6 +27,7 @@ use crate::sys::root::SysRoot;
 in a controlled environment, with measured (not advertised) clock speeds, monitoring while \
 benchmarks run, and a report that says whether the numbers can be trusted and why.\n\n\
 Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
+    after_help = LEGACY_HELP,
     disable_help_subcommand = true
 )]
 pub struct Cli {
@@ -56,6 +57,15 @@ pub struct Cli {
     #[command(flatten)]
     pub run: run::RunArgs,
 }
+
+/// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`
+/// and `-S` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
+/// would not list them.
+pub const LEGACY_HELP: &str = "\
+sbc-bench's short modes:
+  -c                        The standard run with the stress test (= run -c)
+  -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
+  -S                        List storage devices and what they sit behind (= storage)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -194,15 +204,57 @@ impl Cli {
     /// Parse `std::env::args`, with sbc-bench's legacy flags rewritten first. Exits with a
     /// usage error (status 2) on bad input, as clap does.
     pub fn parse_env() -> Self {
-        match legacy::rewrite(std::env::args_os().collect()) {
-            Ok(argv) => Self::parse_from(argv),
+        let argv = match legacy::rewrite(std::env::args_os().collect()) {
+            Ok(argv) => argv,
             Err(msg) => {
                 eprintln!("error: {msg}");
                 std::process::exit(crate::output::Outcome::Usage.code());
             }
+        };
+        match Self::try_parse_from(&argv) {
+            Ok(cli) => cli,
+            Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
+                eprint!("{}", with_available_subcommands(&e.render().to_string(), &argv));
+                std::process::exit(crate::output::Outcome::Usage.code());
+            }
+            Err(e) => e.exit(),
         }
     }
+}
 
+/// What was typed names no subcommand (`sbc-bench bench foo`): clap's message, with the
+/// subcommands the command does have after its first line (`available benchmarks: clock,
+/// membw, …`), because clap only suggests names that look alike.
+pub fn with_available_subcommands(message: &str, argv: &[OsString]) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    for a in argv.iter().skip(1).filter_map(|a| a.to_str()) {
+        if a.starts_with('-') {
+            continue;
+        }
+        match cmd.find_subcommand(a) {
+            Some(sub) => cmd = sub.clone(),
+            None => break,
+        }
+    }
+    let names: Vec<&str> = cmd
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name())
+        .collect();
+    if names.is_empty() {
+        return message.to_string();
+    }
+    let what = if cmd.get_name() == "bench" {
+        "benchmarks"
+    } else {
+        "commands"
+    };
+    let (first, rest) = message.split_once('\n').unwrap_or((message, ""));
+    format!("{first}\n\n  available {what}: {}\n{rest}", names.join(", "))
+}
+
+impl Cli {
     /// The root to read the system from: `--sysroot`, else `SBC_BENCH_SYSROOT`, with
     /// `CPUINFOFILE` overriding only `/proc/cpuinfo`. Empty variables count as unset.
     pub fn sysroot(&self) -> SysRoot {
