@@ -44,6 +44,9 @@ pub trait Ui {
     /// A step begins (`Executing memory bandwidth benchmark`); returns a progress callback
     /// taking 0.0..=1.0.
     fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync>;
+    /// The steps ahead, once before the first starts (a progress bar's `step 2/7` and
+    /// the time left).
+    fn planned(&mut self, _plan: &Plan) {}
     /// The step ended; `note` is appended after `Done` (`(results will be available in …)`).
     fn step_done(&mut self, what: &str, note: &str);
     /// sbc-bench's "Press [ctrl]-[c] to stop or [enter] to continue." — `false` stops.
@@ -367,6 +370,7 @@ fn steps(
     let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
     let run_start = Instant::now();
     let plan = run.report.plan.clone();
+    ui.planned(&plan);
     for (i, step) in plan.steps.iter().enumerate() {
         if ctx.cancel.is_cancelled() {
             break;
