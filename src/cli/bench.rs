@@ -106,9 +106,8 @@ pub struct AesArgs {
 
 /// One of `aes-128-cbc`, `aes-192-cbc`, `aes-256-cbc`, `aes-256-gcm` (any case).
 pub fn parse_aes_algorithm(s: &str) -> Result<crate::bench::aes::Algorithm, String> {
-    crate::bench::aes::Algorithm::from_name(s).ok_or_else(|| {
-        "not one of aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-256-gcm".to_string()
-    })
+    crate::bench::aes::Algorithm::from_name(s)
+        .ok_or_else(|| "not one of aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-256-gcm".to_string())
 }
 
 /// `bench compress`.

@@ -214,7 +214,10 @@ impl Cli {
         match Self::try_parse_from(&argv) {
             Ok(cli) => cli,
             Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
-                eprint!("{}", with_available_subcommands(&e.render().to_string(), &argv));
+                eprint!(
+                    "{}",
+                    with_available_subcommands(&e.render().to_string(), &argv)
+                );
                 std::process::exit(crate::output::Outcome::Usage.code());
             }
             Err(e) => e.exit(),
@@ -251,7 +254,10 @@ pub fn with_available_subcommands(message: &str, argv: &[OsString]) -> String {
         "commands"
     };
     let (first, rest) = message.split_once('\n').unwrap_or((message, ""));
-    format!("{first}\n\n  available {what}: {}\n{rest}", names.join(", "))
+    format!(
+        "{first}\n\n  available {what}: {}\n{rest}",
+        names.join(", ")
+    )
 }
 
 impl Cli {
@@ -345,7 +351,10 @@ mod tests {
         assert!(parse_interval("abc").is_err());
         assert!(parse_interval("NaN").is_err());
         assert_eq!(parse_count("0"), parse_count("x"));
-        assert_eq!(parse_seconds("abc").unwrap_err(), "not a whole number of seconds");
+        assert_eq!(
+            parse_seconds("abc").unwrap_err(),
+            "not a whole number of seconds"
+        );
     }
 
     #[test]

@@ -282,13 +282,29 @@ pub fn backwards_note(r: &MemlatResult) -> Option<String> {
         .tinymembench
         .iter()
         .flat_map(|t| t.rows.windows(2))
-        .map(|w| (w[0].block_bytes, w[0].single_ns, w[1].block_bytes, w[1].single_ns));
-    let ramlat = r.ramlat.iter().flat_map(|t| t.rows.windows(2)).filter_map(|w| {
-        Some((w[0].size_bytes, *w[0].ns.first()?, w[1].size_bytes, *w[1].ns.first()?))
-    });
-    let (small, small_ns, big, big_ns) = tiny.chain(ramlat).find(|&(_, a, _, b)| {
-        a - b > BACKWARDS_NS && b < a * (1.0 - BACKWARDS_SHARE)
-    })?;
+        .map(|w| {
+            (
+                w[0].block_bytes,
+                w[0].single_ns,
+                w[1].block_bytes,
+                w[1].single_ns,
+            )
+        });
+    let ramlat = r
+        .ramlat
+        .iter()
+        .flat_map(|t| t.rows.windows(2))
+        .filter_map(|w| {
+            Some((
+                w[0].size_bytes,
+                *w[0].ns.first()?,
+                w[1].size_bytes,
+                *w[1].ns.first()?,
+            ))
+        });
+    let (small, small_ns, big, big_ns) = tiny
+        .chain(ramlat)
+        .find(|&(_, a, _, b)| a - b > BACKWARDS_NS && b < a * (1.0 - BACKWARDS_SHARE))?;
     Some(format!(
         "latency drops from {small_ns:.1} ns at {} to {big_ns:.1} ns at {}: --quick runs are \
          too short for latency to rise with the block size; run without --quick for values \
@@ -527,7 +543,10 @@ mod tests {
     fn memlat_quick_values_that_run_backwards_get_a_note() {
         let backwards = latency(&[(512 << 10, 4.0), (1 << 20, 46.0), (2 << 20, 13.0)]);
         let n = backwards_note(&backwards).unwrap();
-        assert!(n.starts_with("latency drops from 46.0 ns at 1 MiB to 13.0 ns at 2 MiB"), "{n}");
+        assert!(
+            n.starts_with("latency drops from 46.0 ns at 1 MiB to 13.0 ns at 2 MiB"),
+            "{n}"
+        );
         // Rising values, and jitter of a few per cent or under a ns, are left alone.
         let rising = latency(&[(4096, 1.5), (8192, 1.4), (1 << 20, 46.0), (2 << 20, 44.0)]);
         assert_eq!(backwards_note(&rising), None);
@@ -543,7 +562,10 @@ mod tests {
         let runs = [run];
         assert!(render_memlat_with(&runs, &[], true).contains("\nNote: latency drops"));
         assert!(!render_memlat_with(&runs, &[], false).contains("Note:"));
-        assert_eq!(render_memlat(&runs, &[]), render_memlat_with(&runs, &[], false));
+        assert_eq!(
+            render_memlat(&runs, &[]),
+            render_memlat_with(&runs, &[], false)
+        );
     }
 
     #[test]

@@ -62,7 +62,10 @@ fn meteor_lake_lp_e_cores_get_their_own_cluster_benchmarks() {
 /// `run` took `MaxKHz=abc` silently (no limit at all) while `bench clock` refused it.
 #[test]
 fn run_refuses_maxkhz_abc() {
-    for cmd in [&["run", "--fake-benchmarks"][..], &["bench", "clock", "--quick"]] {
+    for cmd in [
+        &["run", "--fake-benchmarks"][..],
+        &["bench", "clock", "--quick"],
+    ] {
         bin()
             .env("MaxKHz", "abc")
             .args(cmd)
@@ -133,7 +136,10 @@ fn signal_during_idle_wait(sig: nix::sys::signal::Signal) -> (Option<i32>, Strin
     let status = child.wait().unwrap();
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(!Path::new(&tmp.path().join("l.log")).exists(), "no log left behind");
+    assert!(
+        !Path::new(&tmp.path().join("l.log")).exists(),
+        "no log left behind"
+    );
     (status.code(), err)
 }
 
@@ -157,14 +163,36 @@ fn hup_during_idle_wait_exits_129() {
 /// every bad number is `error: invalid value 'V' for 'NAME': not …`, exit status 2.
 #[test]
 fn bad_number_messages_share_one_style() {
-    let cases: &[(&[&str], &[(&str, &str)], &str, &str)] = &[
-        (&["run", "--max-wait", "abc"], &[], "abc", "--max-wait <SECONDS>"),
+    /// Arguments, environment, the bad value and the name clap (or we) give it.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case] = &[
+        (
+            &["run", "--max-wait", "abc"],
+            &[],
+            "abc",
+            "--max-wait <SECONDS>",
+        ),
         (&["monitor", "abc"], &[], "abc", "[SECONDS]"),
         (&["-m", "0"], &[], "0", "[SECONDS]"),
         (&["monitor", "-n", "x"], &[], "x", "--count <N>"),
-        (&["bench", "clock", "--max-khz", "abc"], &[], "abc", "--max-khz <KHZ>"),
-        (&["bench", "clock", "--min-khz", "1e6"], &[], "1e6", "--min-khz <KHZ>"),
-        (&["bench", "scrypt", "--duration", "5x"], &[], "5x", "--duration <TIME>"),
+        (
+            &["bench", "clock", "--max-khz", "abc"],
+            &[],
+            "abc",
+            "--max-khz <KHZ>",
+        ),
+        (
+            &["bench", "clock", "--min-khz", "1e6"],
+            &[],
+            "1e6",
+            "--min-khz <KHZ>",
+        ),
+        (
+            &["bench", "scrypt", "--duration", "5x"],
+            &[],
+            "5x",
+            "--duration <TIME>",
+        ),
         (&["run"], &[("MaxKHz", "abc")], "abc", "MaxKHz"),
         (&["bench", "clock"], &[("MinKHz", "x")], "x", "MinKHz"),
     ];
@@ -187,37 +215,31 @@ fn bad_number_messages_share_one_style() {
 #[test]
 fn help_lists_sbc_bench_short_modes() {
     for flag in ["-h", "--help"] {
-        bin()
-            .arg(flag)
-            .assert()
-            .success()
-            .stdout(
-                predicate::str::contains("  -c, --stress")
-                    .and(predicate::str::contains("  -m [SECONDS]"))
-                    .and(predicate::str::contains("  -S  ")),
-            );
+        bin().arg(flag).assert().success().stdout(
+            predicate::str::contains("  -c, --stress")
+                .and(predicate::str::contains("  -m [SECONDS]"))
+                .and(predicate::str::contains("  -S  ")),
+        );
     }
 }
 
 /// `bench foo` said "unrecognized subcommand" and named nothing to use instead.
 #[test]
 fn bench_foo_lists_the_available_benchmarks() {
-    bin()
-        .args(["bench", "foo"])
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::starts_with("error: unrecognized subcommand 'foo'\n").and(
-                predicate::str::contains(
-                    "available benchmarks: clock, membw, memlat, aes, compress, scrypt",
-                ),
+    bin().args(["bench", "foo"]).assert().code(2).stderr(
+        predicate::str::starts_with("error: unrecognized subcommand 'foo'\n").and(
+            predicate::str::contains(
+                "available benchmarks: clock, membw, memlat, aes, compress, scrypt",
             ),
-        );
+        ),
+    );
     bin()
         .arg("foo")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("available commands: run, info, monitor"));
+        .stderr(predicate::str::contains(
+            "available commands: run, info, monitor",
+        ));
 }
 
 /// `bench clock --cpus 99` said "no such CPU" and left the user guessing which exist.
@@ -242,5 +264,9 @@ fn progress_bars_stay_quiet_in_pipes() {
     c.env("NO_COLOR", "1")
         .args(["bench", "membw", "--quick", "--cpus", "0"])
         .assert()
-        .stderr(predicate::str::contains("step 1/").not().and(predicate::str::contains("%").not()));
+        .stderr(
+            predicate::str::contains("step 1/")
+                .not()
+                .and(predicate::str::contains("%").not()),
+        );
 }

@@ -480,7 +480,11 @@ mod tests {
         let cpus: Vec<Vec<u32>> = t.clusters.iter().map(|c| c.cpus.clone()).collect();
         assert_eq!(
             cpus,
-            [(0..12).collect::<Vec<_>>(), (12..20).collect(), vec![20, 21]]
+            [
+                (0..12).collect::<Vec<_>>(),
+                (12..20).collect(),
+                vec![20, 21]
+            ]
         );
         assert_eq!(t.cpus[21].cluster, 2);
         // Same sizes on every CPU with per-CPU policies: still one cluster per core type.
