@@ -115,9 +115,19 @@ pub fn step_label(k: usize, n: usize, what: &str) -> String {
 /// shows a percentage, not the positions.
 pub const STEP_BAR_LEN: u64 = 1000;
 
-/// The template of a [`step_bar`]: the label, the bar, how far, and indicatif's estimate
-/// of the time left from the progress so far.
-const STEP_TEMPLATE: &str = "{msg} [{bar:24}] {percent:>3}% ({elapsed}, about {eta} left)";
+/// The template of a [`step_bar`]: the label, the bar, how far, and the time left
+/// ([`time_left`]).
+const STEP_TEMPLATE: &str = "{msg} [{bar:24}] {percent:>3}% ({elapsed}, {left})";
+
+/// The time left in a step from indicatif's estimate (the rate so far): `about 12s left`;
+/// before any progress there is no rate, and indicatif's `0s` would be a lie.
+pub fn time_left(pos: u64, eta: Duration) -> String {
+    if pos == 0 {
+        "time left not known yet".to_string()
+    } else {
+        format!("about {:#} left", indicatif::HumanDuration(eta))
+    }
+}
 
 /// A bar for one step of several (a run's benchmarks, a bench command's CPUs) on stderr
 /// when it is a terminal, hidden otherwise: `message` is [`step_label`]'s, the position is
@@ -129,6 +139,12 @@ pub fn step_bar(message: impl Into<String>) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new(STEP_BAR_LEN);
     let style = indicatif::ProgressStyle::with_template(STEP_TEMPLATE)
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .with_key(
+            "left",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&time_left(s.pos(), s.eta()));
+            },
+        )
         .progress_chars("=> ");
     pb.set_style(style);
     pb.set_message(message.into());
@@ -187,7 +203,10 @@ mod tests {
         );
         assert!(indicatif::ProgressStyle::with_template(STEP_TEMPLATE).is_ok());
         assert!(STEP_TEMPLATE.contains("{percent"));
-        assert!(STEP_TEMPLATE.contains("{eta}"));
+        assert!(STEP_TEMPLATE.contains("{left}"));
+        assert_eq!(time_left(0, Duration::ZERO), "time left not known yet");
+        let t = time_left(500, Duration::from_secs(12));
+        assert!(t.starts_with("about 12") && t.ends_with(" left"), "{t}");
         assert!(!STEP_TEMPLATE.contains("{pos}") && !STEP_TEMPLATE.contains("{len}"));
         // In a pipe (as under `cargo test`) the bar stays quiet.
         if !std::io::stderr().is_terminal() {
