@@ -161,7 +161,8 @@ pub fn no_cpu_json(benchmark: &str, skipped: &[Skipped]) -> String {
 /// `Err(exit status)`.
 pub fn resolve_or_usage(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, Outcome> {
     resolve(ctx, common).map_err(|msg| {
-        eprintln!("Error: {msg}");
+        // A usage error: `error:` as clap prints its own.
+        eprintln!("error: {msg}");
         Outcome::Usage
     })
 }
