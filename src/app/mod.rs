@@ -30,7 +30,8 @@ pub fn main() -> i32 {
         root: cli.sysroot(),
     };
     if let Err(msg) = check_root(&ctx.root) {
-        eprintln!("Error: {msg}");
+        // A usage error (exit 2): `error:` as clap prints its own.
+        eprintln!("error: {msg}");
         return Outcome::Usage.code();
     }
     quiet_broken_pipe_panics();

@@ -8,6 +8,7 @@ use crate::app::Ctx;
 use crate::cli::run::RunArgs;
 use crate::output::{self, Outcome};
 use crate::record::config::{DEFAULT_LOG, RunConfig};
+use crate::record::plan::{Plan, format_estimate};
 use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
 use crate::run::exec::{Executor, Fake, Native};
 use crate::run::host::{CannedHost, Host, RealHost};
@@ -19,6 +20,10 @@ use crate::shutdown;
 struct Console {
     interactive: bool,
     bar: Option<indicatif::ProgressBar>,
+    /// The run's steps (for `step 2/7` and the time left), once planned.
+    plan: Option<Plan>,
+    /// Steps started so far.
+    started: usize,
 }
 
 impl Ui for Console {
@@ -26,10 +31,27 @@ impl Ui for Console {
         println!("{s}");
     }
 
+    fn planned(&mut self, plan: &Plan) {
+        self.plan = Some(plan.clone());
+    }
+
     fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync> {
-        let bar = output::progress_bar(1000, what);
+        self.started += 1;
+        let label = match &self.plan {
+            Some(p) => {
+                let (lo, hi) = p.remaining_from_s(self.started - 1);
+                format!(
+                    "{} (run: {} left)",
+                    output::step_label(self.started, p.steps.len(), what),
+                    format_estimate(lo, hi)
+                )
+            }
+            None => what.to_string(),
+        };
+        let bar = output::step_bar(label);
         self.bar = Some(bar.clone());
-        Box::new(move |f| bar.set_position((f.clamp(0.0, 1.0) * 1000.0) as u64))
+        let len = output::STEP_BAR_LEN as f64;
+        Box::new(move |f| bar.set_position((f.clamp(0.0, 1.0) * len) as u64))
     }
 
     fn step_done(&mut self, what: &str, note: &str) {
@@ -97,7 +119,13 @@ fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
-    let cfg = crate::cli::run_config(args, &|k| std::env::var(k).ok());
+    let cfg = match crate::cli::run_config(args, &|k| std::env::var(k).ok()) {
+        Ok(cfg) => cfg,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Outcome::Usage);
+        }
+    };
     // Fail in the first second, not after 30 minutes: output files first.
     let sink = export_sink(&cfg, args.log.is_some())?;
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
@@ -105,6 +133,8 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let mut ui = Console {
         interactive: !cfg.unattended && std::io::stdin().is_terminal(),
         bar: None,
+        plan: None,
+        started: 0,
     };
     let rctx = RunContext {
         root: &ctx.root,

@@ -52,12 +52,12 @@ pub struct ClockArgs {
 
     /// Skip cpufreq OPPs above this many kHz; default: the `MaxKHz` environment variable
     /// as in sbc-bench (empty = unset).
-    #[arg(long, value_name = "KHZ")]
+    #[arg(long, value_name = "KHZ", value_parser = super::parse_khz)]
     pub max_khz: Option<u64>,
 
     /// Skip cpufreq OPPs below this many kHz; default: the `MinKHz` environment variable
     /// as in sbc-bench (empty = unset).
-    #[arg(long, value_name = "KHZ")]
+    #[arg(long, value_name = "KHZ", value_parser = super::parse_khz)]
     pub min_khz: Option<u64>,
 
     /// Check only the highest OPP of each policy.
@@ -106,9 +106,8 @@ pub struct AesArgs {
 
 /// One of `aes-128-cbc`, `aes-192-cbc`, `aes-256-cbc`, `aes-256-gcm` (any case).
 pub fn parse_aes_algorithm(s: &str) -> Result<crate::bench::aes::Algorithm, String> {
-    crate::bench::aes::Algorithm::from_name(s).ok_or_else(|| {
-        format!("'{s}' is not one of aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-256-gcm")
-    })
+    crate::bench::aes::Algorithm::from_name(s)
+        .ok_or_else(|| "not one of aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-256-gcm".to_string())
 }
 
 /// `bench compress`.
@@ -163,7 +162,7 @@ impl ScryptArgs {
 /// A `--kernel` value for `bench scrypt`.
 pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::Kernel, String> {
     crate::bench::scrypt::Kernel::from_name(s)
-        .ok_or_else(|| format!("'{s}' is not one of scalar, simd, avx2"))
+        .ok_or_else(|| "not one of scalar, simd, avx2".to_string())
 }
 
 /// Parse `300`, `300s`, `5m`, `1h` (whole numbers, at least one second, at most a day).
@@ -178,10 +177,10 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let n: u64 = num
         .trim()
         .parse()
-        .map_err(|_| format!("'{s}' is not a duration (examples: 300, 90s, 5m)"))?;
+        .map_err(|_| "not a duration (examples: 300, 90s, 5m)".to_string())?;
     let secs = n.saturating_mul(mult);
     if !(1..=86_400).contains(&secs) {
-        return Err(format!("'{s}': the duration must be between 1 s and 24 h"));
+        return Err("not between 1 s and 24 h".to_string());
     }
     Ok(std::time::Duration::from_secs(secs))
 }

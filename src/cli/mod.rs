@@ -27,6 +27,7 @@ use crate::sys::root::SysRoot;
 in a controlled environment, with measured (not advertised) clock speeds, monitoring while \
 benchmarks run, and a report that says whether the numbers can be trusted and why.\n\n\
 Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
+    after_help = LEGACY_HELP,
     disable_help_subcommand = true
 )]
 pub struct Cli {
@@ -56,6 +57,15 @@ pub struct Cli {
     #[command(flatten)]
     pub run: run::RunArgs,
 }
+
+/// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`
+/// and `-S` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
+/// would not list them.
+pub const LEGACY_HELP: &str = "\
+sbc-bench's short modes:
+  -c                        The standard run with the stress test (= run -c)
+  -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
+  -S                        List storage devices and what they sit behind (= storage)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -115,14 +125,19 @@ pub struct MonitorArgs {
     pub all_counters: bool,
 }
 
+/// A bad value in the words clap uses for its own (`error: invalid value 'abc' for
+/// '--max-wait <SECONDS>': not a whole number of seconds`), for the values clap does not
+/// see: sbc-bench's environment variables (`MaxKHz`, `MODE`). Value parsers return only
+/// the reason (`not a number of seconds`); clap puts the same words around it.
+pub fn invalid_value(value: &str, name: &str, why: &str) -> String {
+    format!("invalid value '{value}' for '{name}': {why}")
+}
+
 /// Parse `--count`: a whole number of samples, at least one.
 pub fn parse_count(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
-        Ok(0) => Err("the count must be at least 1 sample".into()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!(
-            "'{s}' is not a whole number of samples (1 or more)"
-        )),
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("not a whole number of samples (1 or more)".into()),
     }
 }
 
@@ -131,28 +146,121 @@ pub fn parse_interval(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+        .map_err(|_| "not a number of seconds".to_string())?;
     if !v.is_finite() || !(0.01..=86_400.0).contains(&v) {
-        return Err(format!(
-            "interval must be between 0.01 and 86400 seconds, got {s}"
-        ));
+        return Err("not between 0.01 and 86400 seconds".into());
     }
     Ok(v)
+}
+
+/// Parse a whole number of seconds (`--max-wait`).
+pub fn parse_seconds(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| "not a whole number of seconds".to_string())
+}
+
+/// Parse a clock in kHz (`--max-khz`, `MaxKHz`).
+pub fn parse_khz(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| "not a frequency in kHz (e.g. 1800000)".to_string())
+}
+
+/// sbc-bench's `MaxKHz`/`MinKHz`: unset or empty means no limit; anything else must be a
+/// number of kHz, or it is refused in [`invalid_value`]'s words.
+pub fn khz_from_env(name: &str, value: Option<&str>) -> Result<Option<u64>, String> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => parse_khz(v)
+            .map(Some)
+            .map_err(|why| invalid_value(v, name, &why)),
+    }
+}
+
+/// The modes sbc-bench's `MODE` takes (comma-separated, any case).
+pub const MODES: &[&str] = &["unattended", "extensive"];
+
+/// sbc-bench's `MODE`: empty or a comma-separated list of [`MODES`]; anything else is
+/// refused, as a mistyped `MODE=unatended` would otherwise run attended without a word.
+pub fn modes_from_env(value: Option<&str>) -> Result<Vec<String>, String> {
+    let v = value.unwrap_or_default();
+    let modes: Vec<String> = v
+        .split(',')
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| !m.is_empty())
+        .collect();
+    match modes.iter().find(|m| !MODES.contains(&m.as_str())) {
+        Some(_) => Err(invalid_value(
+            v.trim(),
+            "MODE",
+            &format!("not one of {}", MODES.join(", ")),
+        )),
+        None => Ok(modes),
+    }
 }
 
 impl Cli {
     /// Parse `std::env::args`, with sbc-bench's legacy flags rewritten first. Exits with a
     /// usage error (status 2) on bad input, as clap does.
     pub fn parse_env() -> Self {
-        match legacy::rewrite(std::env::args_os().collect()) {
-            Ok(argv) => Self::parse_from(argv),
+        let argv = match legacy::rewrite(std::env::args_os().collect()) {
+            Ok(argv) => argv,
             Err(msg) => {
                 eprintln!("error: {msg}");
                 std::process::exit(crate::output::Outcome::Usage.code());
             }
+        };
+        match Self::try_parse_from(&argv) {
+            Ok(cli) => cli,
+            Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
+                eprint!(
+                    "{}",
+                    with_available_subcommands(&e.render().to_string(), &argv)
+                );
+                std::process::exit(crate::output::Outcome::Usage.code());
+            }
+            Err(e) => e.exit(),
         }
     }
+}
 
+/// What was typed names no subcommand (`sbc-bench bench foo`): clap's message, with the
+/// subcommands the command does have after its first line (`available benchmarks: clock,
+/// membw, …`), because clap only suggests names that look alike.
+pub fn with_available_subcommands(message: &str, argv: &[OsString]) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    for a in argv.iter().skip(1).filter_map(|a| a.to_str()) {
+        if a.starts_with('-') {
+            continue;
+        }
+        match cmd.find_subcommand(a) {
+            Some(sub) => cmd = sub.clone(),
+            None => break,
+        }
+    }
+    let names: Vec<&str> = cmd
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name())
+        .collect();
+    if names.is_empty() {
+        return message.to_string();
+    }
+    let what = if cmd.get_name() == "bench" {
+        "benchmarks"
+    } else {
+        "commands"
+    };
+    let (first, rest) = message.split_once('\n').unwrap_or((message, ""));
+    format!(
+        "{first}\n\n  available {what}: {}\n{rest}",
+        names.join(", ")
+    )
+}
+
+impl Cli {
     /// The root to read the system from: `--sysroot`, else `SBC_BENCH_SYSROOT`, with
     /// `CPUINFOFILE` overriding only `/proc/cpuinfo`. Empty variables count as unset.
     pub fn sysroot(&self) -> SysRoot {
@@ -190,19 +298,24 @@ pub fn resolve_root(
 }
 
 /// The standard run's settings from its flags and sbc-bench's environment variables
-/// (`env` is passed in so tests do not depend on the process environment).
-pub fn run_config(args: &run::RunArgs, env: &dyn Fn(&str) -> Option<String>) -> RunConfig {
-    let mode = env("MODE").unwrap_or_default().to_ascii_lowercase();
+/// (`env` is passed in so tests do not depend on the process environment). A bad `MODE`,
+/// `MaxKHz` or `MinKHz` is a usage error (the message), as `bench clock` refuses them.
+pub fn run_config(
+    args: &run::RunArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<RunConfig, String> {
+    let modes = modes_from_env(env("MODE").as_deref())?;
+    let mode = |m: &str| modes.iter().any(|x| x == m);
     let yes = |k: &str| {
         env(k)
             .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "1" | "true"))
     };
-    let khz = |k: &str| env(k).and_then(|v| v.trim().parse::<u64>().ok());
-    let unattended = args.unattended || mode.split(',').any(|m| m.trim() == "unattended");
-    RunConfig {
+    let khz = |k: &str| khz_from_env(k, env(k).as_deref());
+    let unattended = args.unattended || mode("unattended");
+    Ok(RunConfig {
         stress: args.stress,
         quick: args.quick,
-        extensive: args.extensive || mode.split(',').any(|m| m.trim() == "extensive"),
+        extensive: args.extensive || mode("extensive"),
         unattended,
         max_wait_s: args
             .max_wait
@@ -215,9 +328,9 @@ pub fn run_config(args: &run::RunArgs, env: &dyn Fn(&str) -> Option<String>) -> 
         fake_benchmarks: args.fake_benchmarks,
         not_ready_yet: yes("NotReadyYet"),
         no_tuning: yes("NOTUNING"),
-        max_khz: khz("MaxKHz"),
-        min_khz: khz("MinKHz"),
-    }
+        max_khz: khz("MaxKHz")?,
+        min_khz: khz("MinKHz")?,
+    })
 }
 
 #[cfg(test)]
@@ -237,6 +350,11 @@ mod tests {
         assert!(parse_interval("-1").is_err());
         assert!(parse_interval("abc").is_err());
         assert!(parse_interval("NaN").is_err());
+        assert_eq!(parse_count("0"), parse_count("x"));
+        assert_eq!(
+            parse_seconds("abc").unwrap_err(),
+            "not a whole number of seconds"
+        );
     }
 
     #[test]
@@ -256,6 +374,30 @@ mod tests {
         );
     }
 
+    /// `run` took `MaxKHz=abc` and `MODE=foo` silently (no clock limit, attended run)
+    /// while `bench clock` refused them.
+    #[test]
+    fn run_refuses_bad_environment_values() {
+        let with = |key: &'static str, v: &'static str| {
+            run_config(&run::RunArgs::default(), &move |k| {
+                (k == key).then(|| v.to_string())
+            })
+        };
+        assert_eq!(
+            with("MaxKHz", "abc").unwrap_err(),
+            "invalid value 'abc' for 'MaxKHz': not a frequency in kHz (e.g. 1800000)"
+        );
+        assert!(with("MinKHz", "1.5GHz").is_err());
+        assert_eq!(
+            with("MODE", "foo").unwrap_err(),
+            "invalid value 'foo' for 'MODE': not one of unattended, extensive"
+        );
+        assert!(with("MODE", "unattended,foo").is_err());
+        assert!(with("MODE", "Unattended, extensive").is_ok_and(|c| c.unattended && c.extensive));
+        assert!(with("MODE", "").is_ok());
+        assert!(with("MaxKHz", " ").is_ok_and(|c| c.max_khz.is_none()));
+    }
+
     #[test]
     fn monitor_defaults() {
         let c = Cli::parse_from(["sbc-bench", "monitor"]);
@@ -273,7 +415,7 @@ mod tests {
             "MaxKHz" => Some("1800000".to_string()),
             _ => None,
         };
-        let c = run_config(&run::RunArgs::default(), &env);
+        let c = run_config(&run::RunArgs::default(), &env).unwrap();
         assert!(c.unattended && c.not_ready_yet && !c.extensive && !c.no_tuning);
         assert_eq!(c.max_wait_s, Some(600));
         assert_eq!(c.max_khz, Some(1_800_000));
@@ -284,7 +426,8 @@ mod tests {
                 ..Default::default()
             },
             &|k| (k == "MODE").then(|| "extensive".to_string()),
-        );
+        )
+        .unwrap();
         assert!(c.extensive && !c.unattended);
         assert_eq!(c.max_wait_s, Some(5));
     }

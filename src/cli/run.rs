@@ -25,7 +25,7 @@ pub struct RunArgs {
     pub unattended: bool,
 
     /// Longest wait for the system to become idle, in seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
     pub max_wait: Option<u64>,
 
     /// Full log file [default: /var/log/sbc-bench.log].

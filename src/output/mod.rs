@@ -106,6 +106,52 @@ pub fn progress_bar(len: u64, message: impl Into<String>) -> indicatif::Progress
     pb
 }
 
+/// The label of step `k` of `n` (`step 2/7: Executing memory bandwidth benchmark`).
+pub fn step_label(k: usize, n: usize, what: &str) -> String {
+    format!("step {k}/{n}: {what}")
+}
+
+/// Positions of a [`step_bar`]: fine enough for a smooth bar and a steady ETA; the bar
+/// shows a percentage, not the positions.
+pub const STEP_BAR_LEN: u64 = 1000;
+
+/// The template of a [`step_bar`]: the label, the bar, how far, and the time left
+/// ([`time_left`]).
+const STEP_TEMPLATE: &str = "{msg} [{bar:24}] {percent:>3}% ({elapsed}, {left})";
+
+/// The time left in a step from indicatif's estimate (the rate so far): `about 12s left`;
+/// before any progress there is no rate, and indicatif's `0s` would be a lie.
+pub fn time_left(pos: u64, eta: Duration) -> String {
+    if pos == 0 {
+        "time left not known yet".to_string()
+    } else {
+        format!("about {:#} left", indicatif::HumanDuration(eta))
+    }
+}
+
+/// A bar for one step of several (a run's benchmarks, a bench command's CPUs) on stderr
+/// when it is a terminal, hidden otherwise: `message` is [`step_label`]'s, the position is
+/// the step's fraction done times [`STEP_BAR_LEN`].
+pub fn step_bar(message: impl Into<String>) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(STEP_BAR_LEN);
+    let style = indicatif::ProgressStyle::with_template(STEP_TEMPLATE)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .with_key(
+            "left",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&time_left(s.pos(), s.eta()));
+            },
+        )
+        .progress_chars("=> ");
+    pb.set_style(style);
+    pb.set_message(message.into());
+    pb.enable_steady_tick(Duration::from_millis(250));
+    pb
+}
+
 /// A spinner with a message on stderr when it is a terminal; hidden otherwise.
 pub fn spinner(message: impl Into<String>) -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
@@ -145,6 +191,27 @@ mod tests {
             write_or_closed(&mut full, "x").unwrap_err().kind(),
             std::io::ErrorKind::StorageFull
         );
+    }
+
+    /// The run's bar said `454/1000`: it now says which step of how many, how far in per
+    /// cent and the time left.
+    #[test]
+    fn progress_bar_shows_the_step_and_a_time_estimate() {
+        assert_eq!(
+            step_label(2, 7, "Executing memory bandwidth benchmark"),
+            "step 2/7: Executing memory bandwidth benchmark"
+        );
+        assert!(indicatif::ProgressStyle::with_template(STEP_TEMPLATE).is_ok());
+        assert!(STEP_TEMPLATE.contains("{percent"));
+        assert!(STEP_TEMPLATE.contains("{left}"));
+        assert_eq!(time_left(0, Duration::ZERO), "time left not known yet");
+        let t = time_left(500, Duration::from_secs(12));
+        assert!(t.starts_with("about 12") && t.ends_with(" left"), "{t}");
+        assert!(!STEP_TEMPLATE.contains("{pos}") && !STEP_TEMPLATE.contains("{len}"));
+        // In a pipe (as under `cargo test`) the bar stays quiet.
+        if !std::io::stderr().is_terminal() {
+            assert!(step_bar("x").is_hidden());
+        }
     }
 
     #[test]

@@ -103,6 +103,14 @@ impl Plan {
             .fold((0.0, 0.0), |(a, b), s| (a + s.min_s, b + s.max_s))
     }
 
+    /// Estimate of step `i` and everything after it (a progress bar's time left).
+    pub fn remaining_from_s(&self, i: usize) -> (f64, f64) {
+        self.steps
+            .iter()
+            .skip(i)
+            .fold((0.0, 0.0), |(a, b), s| (a + s.min_s, b + s.max_s))
+    }
+
     /// Does the plan contain this step?
     pub fn has(&self, k: StepKind) -> bool {
         self.steps.iter().any(|s| s.kind == k)
@@ -141,5 +149,22 @@ mod tests {
     fn estimates_read_like_sbc_bench() {
         assert_eq!(format_estimate(1260.0, 1900.0), "21-32 minutes");
         assert_eq!(format_estimate(40.0, 55.2), "40-56 seconds");
+    }
+
+    #[test]
+    fn time_left_from_a_step() {
+        let step = |min_s, max_s| Step {
+            kind: StepKind::Aes,
+            min_s,
+            max_s,
+        };
+        let p = Plan {
+            steps: vec![step(1.0, 2.0), step(10.0, 20.0), step(100.0, 200.0)],
+            skipped: vec![],
+        };
+        assert_eq!(p.remaining_from_s(0), p.estimate_s());
+        assert_eq!(p.remaining_from_s(1), p.remaining_after_first_s());
+        assert_eq!(p.remaining_from_s(2), (100.0, 200.0));
+        assert_eq!(p.remaining_from_s(3), (0.0, 0.0));
     }
 }

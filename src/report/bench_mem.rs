@@ -239,14 +239,26 @@ pub fn render_memlat_result(label: &str, r: &MemlatResult) -> String {
     s
 }
 
-/// `bench memlat` text for all targets.
+/// `bench memlat` text for all targets (and the run log's section: no notes on quick runs,
+/// the log keeps sbc-bench's layout).
 pub fn render_memlat(runs: &[MemlatRun], skipped: &[Skipped]) -> String {
+    render_memlat_with(runs, skipped, false)
+}
+
+/// [`render_memlat`] for `bench memlat`: with `quick`, a core whose latency drops as the
+/// blocks grow gets a note saying why, instead of numbers that look like a finding.
+pub fn render_memlat_with(runs: &[MemlatRun], skipped: &[Skipped], quick: bool) -> String {
     let mut s = skipped_lines(skipped);
     for r in runs {
         let label = r.target.label();
         s.push_str(&executing(&label));
         match (&r.result, &r.error) {
-            (Some(res), _) => s.push_str(&render_memlat_result(&label, res)),
+            (Some(res), _) => {
+                s.push_str(&render_memlat_result(&label, res));
+                if let Some(n) = quick.then(|| backwards_note(res)).flatten() {
+                    s.push_str(&format!("\nNote: {n}\n"));
+                }
+            }
             (None, e) => s.push_str(&format!(
                 "Not measured: {}\n",
                 e.as_deref().unwrap_or("unknown error")
@@ -254,6 +266,61 @@ pub fn render_memlat(runs: &[MemlatRun], skipped: &[Skipped]) -> String {
         }
     }
     s
+}
+
+/// Latency must not fall by more than this share from one block size to the next before
+/// a quick run is called out (L1 and L2 rows jitter by a few per cent).
+const BACKWARDS_SHARE: f64 = 0.2;
+/// … and by more than this many ns (sub-ns rows jitter by more than 20 %).
+const BACKWARDS_NS: f64 = 1.0;
+
+/// Latency rises with the block size on every machine; a `--quick` run measures each
+/// size so briefly that it can drop instead (a 2 MiB row at 13 ns under a 1 MiB row at
+/// 46 ns on this VM). The first such drop, in a sentence; `None` when the values rise.
+pub fn backwards_note(r: &MemlatResult) -> Option<String> {
+    let tiny = r
+        .tinymembench
+        .iter()
+        .flat_map(|t| t.rows.windows(2))
+        .map(|w| {
+            (
+                w[0].block_bytes,
+                w[0].single_ns,
+                w[1].block_bytes,
+                w[1].single_ns,
+            )
+        });
+    let ramlat = r
+        .ramlat
+        .iter()
+        .flat_map(|t| t.rows.windows(2))
+        .filter_map(|w| {
+            Some((
+                w[0].size_bytes,
+                *w[0].ns.first()?,
+                w[1].size_bytes,
+                *w[1].ns.first()?,
+            ))
+        });
+    let (small, small_ns, big, big_ns) = tiny
+        .chain(ramlat)
+        .find(|&(_, a, _, b)| a - b > BACKWARDS_NS && b < a * (1.0 - BACKWARDS_SHARE))?;
+    Some(format!(
+        "latency drops from {small_ns:.1} ns at {} to {big_ns:.1} ns at {}: --quick runs are \
+         too short for latency to rise with the block size; run without --quick for values \
+         to compare",
+        size_words(small),
+        size_words(big)
+    ))
+}
+
+/// `512 KiB`, `2 MiB`.
+fn size_words(bytes: u64) -> String {
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{} KiB", bytes / 1024)
+    }
 }
 
 fn skipped_lines(skipped: &[Skipped]) -> String {
@@ -439,6 +506,65 @@ mod tests {
         assert!(
             render_latency_table(&plain)
                 .starts_with("block size : single random read / dual random read\n")
+        );
+    }
+
+    fn latency(rows: &[(u64, f64)]) -> MemlatResult {
+        MemlatResult {
+            plan: MemPlan {
+                bytes: 64 * 1024 * 1024,
+                wanted_bytes: 64 * 1024 * 1024,
+                mem_available_bytes: None,
+                thp_mode: None,
+                advice: Advice::Default,
+                note: None,
+            },
+            tinymembench: vec![LatencyTable {
+                advice: Advice::Default,
+                advised: false,
+                huge_page_bytes: None,
+                rows: rows
+                    .iter()
+                    .map(|&(block_bytes, ns)| LatencyRow {
+                        block_bytes,
+                        single_ns: ns,
+                        dual_ns: ns * 1.3,
+                    })
+                    .collect(),
+            }],
+            ramlat: None,
+            duration_s: 1.0,
+            cancelled: false,
+        }
+    }
+
+    /// `bench memlat --quick` printed 2 MiB at 13 ns under 1 MiB at 46 ns without a word.
+    #[test]
+    fn memlat_quick_values_that_run_backwards_get_a_note() {
+        let backwards = latency(&[(512 << 10, 4.0), (1 << 20, 46.0), (2 << 20, 13.0)]);
+        let n = backwards_note(&backwards).unwrap();
+        assert!(
+            n.starts_with("latency drops from 46.0 ns at 1 MiB to 13.0 ns at 2 MiB"),
+            "{n}"
+        );
+        // Rising values, and jitter of a few per cent or under a ns, are left alone.
+        let rising = latency(&[(4096, 1.5), (8192, 1.4), (1 << 20, 46.0), (2 << 20, 44.0)]);
+        assert_eq!(backwards_note(&rising), None);
+        let run = MemlatRun {
+            target: Target {
+                cpu: 0,
+                core_type: None,
+                cluster: None,
+            },
+            result: Some(backwards),
+            error: None,
+        };
+        let runs = [run];
+        assert!(render_memlat_with(&runs, &[], true).contains("\nNote: latency drops"));
+        assert!(!render_memlat_with(&runs, &[], false).contains("Note:"));
+        assert_eq!(
+            render_memlat(&runs, &[]),
+            render_memlat_with(&runs, &[], false)
         );
     }
 

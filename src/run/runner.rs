@@ -44,6 +44,9 @@ pub trait Ui {
     /// A step begins (`Executing memory bandwidth benchmark`); returns a progress callback
     /// taking 0.0..=1.0.
     fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync>;
+    /// The steps ahead, once before the first starts (a progress bar's `step 2/7` and
+    /// the time left).
+    fn planned(&mut self, _plan: &Plan) {}
     /// The step ended; `note` is appended after `Done` (`(results will be available in …)`).
     fn step_done(&mut self, what: &str, note: &str);
     /// sbc-bench's "Press [ctrl]-[c] to stop or [enter] to continue." — `false` stops.
@@ -177,13 +180,13 @@ pub fn execute(
     Ok(finish(ctx, run, recording))
 }
 
-/// How a run ended, as the process sees it: stopped before benchmarking (a prompt
-/// answered no, Ctrl-C while waiting) 130 as sbc-bench; interrupted by `signal` 128 +
-/// signal; finished with results validation does not trust 3; else 0. A machine that never
+/// How a run ended, as the process sees it: stopped before benchmarking 128 + `signal`
+/// (Ctrl-C 130 as sbc-bench, TERM 143, HUP 129 while waiting for idle), 130 for a prompt
+/// answered no; interrupted by `signal` 128 + signal; finished with results validation does not trust 3; else 0. A machine that never
 /// became idle is an error (1).
 pub fn outcome(result: &Result<RunReport, RunError>, signal: Option<i32>) -> Outcome {
     match result {
-        Err(RunError::Stopped) => Outcome::Interrupted(2),
+        Err(RunError::Stopped) => Outcome::Interrupted(signal.unwrap_or(2)),
         Err(RunError::TooBusy { .. }) => Outcome::Failed,
         Ok(r) if r.status == RunStatus::Interrupted => Outcome::Interrupted(signal.unwrap_or(2)),
         Ok(r) if diagnose::any_invalid(&r.findings) => Outcome::Untrusted,
@@ -369,6 +372,7 @@ fn steps(
     let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
     let run_start = Instant::now();
     let plan = run.report.plan.clone();
+    ui.planned(&plan);
     for (i, step) in plan.steps.iter().enumerate() {
         if ctx.cancel.is_cancelled() {
             break;

@@ -121,8 +121,13 @@ fn a_run_stopped_after_step_k_keeps_the_log_of_the_finished_steps() {
 fn the_run_s_exit_status_is_decided_in_one_place() {
     assert_eq!(
         outcome(&Err(RunError::Stopped), Some(15)),
+        Outcome::Interrupted(15),
+        "stopped by TERM before benchmarking: 143"
+    );
+    assert_eq!(
+        outcome(&Err(RunError::Stopped), None),
         Outcome::Interrupted(2),
-        "stopped before benchmarking: 130, as sbc-bench"
+        "a prompt answered no: 130, as sbc-bench"
     );
     let busy = RunError::TooBusy {
         waited_s: 1.0,

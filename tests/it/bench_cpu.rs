@@ -172,7 +172,7 @@ fn empty_khz_variables_are_unset_and_bad_ones_name_the_variable() {
         .assert()
         .code(2)
         .stderr(
-            predicate::str::contains("MaxKHz='abc'")
+            predicate::str::contains("invalid value 'abc' for 'MaxKHz'")
                 .and(predicate::str::contains("--max-khz").not()),
         );
 }

@@ -131,7 +131,9 @@ fn aes_algorithm_choice() {
         .args(["bench", "aes", "--algorithms", "aes-512-cbc"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("is not one of"));
+        .stderr(predicate::str::contains(
+            "invalid value 'aes-512-cbc' for '--algorithms <LIST>': not one of",
+        ));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod bench_cpu;
 mod bench_crypto;
 mod cli;
+mod cli_harden;
 mod common;
 mod cpuid;
 mod info;

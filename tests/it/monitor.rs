@@ -565,25 +565,28 @@ fn bad_values_say_what_is_wrong() {
     for (args, msg) in [
         (
             &["monitor", "0"][..],
-            "interval must be between 0.01 and 86400 seconds, got 0",
+            "invalid value '0' for '[SECONDS]': not between 0.01 and 86400 seconds",
         ),
         (
             &["monitor", "-1"],
-            "interval must be between 0.01 and 86400 seconds, got -1",
+            "invalid value '-1' for '[SECONDS]': not between 0.01 and 86400 seconds",
         ),
-        (&["-m", "-0.5"], "got -0.5"),
-        (&["monitor", "abc"], "'abc' is not a number of seconds"),
+        (&["-m", "-0.5"], "invalid value '-0.5'"),
+        (
+            &["monitor", "abc"],
+            "invalid value 'abc' for '[SECONDS]': not a number of seconds",
+        ),
         (
             &["monitor", "--count", "0"],
-            "the count must be at least 1 sample",
+            "invalid value '0' for '--count <N>': not a whole number of samples (1 or more)",
         ),
         (
             &["monitor", "-n", "-1"],
-            "'-1' is not a whole number of samples",
+            "invalid value '-1' for '--count <N>': not a whole number of samples",
         ),
         (
             &["monitor", "1", "--count", "x"],
-            "'x' is not a whole number of samples",
+            "invalid value 'x' for '--count <N>': not a whole number of samples",
         ),
     ] {
         bin()

@@ -5,21 +5,9 @@ use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::clock::{self, CheckInput, ClockCheck, Options, WalkOptions};
 use crate::cli::bench::{ClockArgs, CommonArgs};
+use crate::cli::khz_from_env;
 use crate::output::Outcome;
 use crate::report::bench_clock;
-
-/// sbc-bench's `MaxKHz`/`MinKHz`: unset or empty means no limit; anything else must be a
-/// number of kHz.
-pub fn khz_from_env(name: &str, value: Option<&str>) -> Result<Option<u64>, String> {
-    match value.map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(v) => v.parse().map(Some).map_err(|_| {
-            format!(
-                "the environment variable {name}='{v}' is not a frequency in kHz (e.g. 1800000)"
-            )
-        }),
-    }
-}
 
 fn env_khz(name: &str) -> Result<Option<u64>, String> {
     let v = std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
@@ -131,7 +119,7 @@ mod tests {
         assert_eq!(khz_from_env("MinKHz", Some("408000")), Ok(Some(408_000)));
         let e = khz_from_env("MaxKHz", Some("abc")).unwrap_err();
         assert!(
-            e.contains("MaxKHz='abc'") && !e.contains("--max-khz"),
+            e.contains("'abc' for 'MaxKHz'") && !e.contains("--max-khz"),
             "{e}"
         );
     }

@@ -15,9 +15,6 @@ use crate::cli::bench::CommonArgs;
 use crate::output;
 use crate::shutdown::{self, CancellationToken};
 
-/// Positions of a bench command's progress bar (the benchmarks report fractions).
-const BAR_LEN: u64 = 100;
-
 /// One benchmark run behind its own progress bar.
 pub(super) struct Job<'a, B: Benchmark> {
     /// The bar's message (`Memory bandwidth on cpu0 (Cortex-A55)`); a step label that the
@@ -50,7 +47,7 @@ pub(super) trait Command: Sized {
     /// `--cpus`, `--quick`, `--json`.
     fn common(args: &Self::Args) -> CommonArgs;
     /// A usage error found once the CPUs are read, before they are judged (clock's
-    /// `MaxKHz`): printed as `Error: …`, exit status 2.
+    /// `MaxKHz`): printed as `error: …` as clap prints its own, exit status 2.
     fn check(_args: &Self::Args) -> Result<(), String> {
         Ok(())
     }
@@ -118,7 +115,7 @@ pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outc
         Err(code) => return Ok(code),
     };
     if let Err(e) = C::check(&args) {
-        eprintln!("Error: {e}");
+        eprintln!("error: {e}");
         return Ok(Outcome::Usage);
     }
     if let Some(code) = r.refuse_if_empty(C::NAME, common.json) {
@@ -161,12 +158,15 @@ fn run_jobs<B: Benchmark>(
     cancel: &CancellationToken,
 ) -> Result<Vec<B::Output>, BenchError> {
     let mut outs = Vec::new();
-    for job in jobs {
-        let bar = output::progress_bar(BAR_LEN, job.label.as_str());
+    let n = jobs.len();
+    for (k, job) in jobs.into_iter().enumerate() {
+        let label = output::step_label(k + 1, n, &job.label);
+        let bar = output::step_bar(label.as_str());
+        let len = output::STEP_BAR_LEN as f64;
         let sink = |fraction: f64, step: Option<&str>| {
-            bar.set_position((fraction * BAR_LEN as f64).round() as u64);
+            bar.set_position((fraction.clamp(0.0, 1.0) * len).round() as u64);
             if let Some(s) = step {
-                bar.set_message(format!("{} {s}", job.label));
+                bar.set_message(format!("{label} {s}"));
             }
         };
         let r = job.bench.run(job.opts, &Progress::new(&sink), cancel);

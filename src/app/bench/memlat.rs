@@ -18,6 +18,7 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<Outcome> {
 struct MemlatCommand {
     opts: Options,
     plan: MemPlan,
+    quick: bool,
 }
 
 impl Command for MemlatCommand {
@@ -47,7 +48,11 @@ impl Command for MemlatCommand {
         if args.no_madvise {
             plan.advice = Advice::Default;
         }
-        Ok(Self { opts, plan })
+        Ok(Self {
+            opts,
+            plan,
+            quick: args.common.quick,
+        })
     }
 
     fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Memlat<'a>>> {
@@ -63,7 +68,7 @@ impl Command for MemlatCommand {
     }
 
     fn text(&self, r: &Resolved, runs: &[MemlatRun]) -> String {
-        let out = bench_mem::render_memlat(runs, &r.skipped);
+        let out = bench_mem::render_memlat_with(runs, &r.skipped, self.quick);
         // sbc-bench's summary: every CPU's 16M line, then every CPU's 128M line, tagged
         // only on machines with several clusters (`  * cpu0 (Cortex-A720) 16M latency: …`).
         let tagged = r.tag_summaries();

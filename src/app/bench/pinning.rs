@@ -113,7 +113,8 @@ pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, String> {
     };
     let (policies, topo) = cpu::read(&live);
     let allowed = pin::allowed_cpus();
-    let (targets, skipped) = pin::targets(&topo, requested.as_deref(), &allowed);
+    let (targets, mut skipped) = pin::targets(&topo, requested.as_deref(), &allowed);
+    name_existing_cpus(&topo, &mut skipped);
     let all_cpus = match &requested {
         Some(_) => targets.iter().map(|t| t.cpu).collect(),
         None => all_usable(&topo, &allowed),
@@ -130,6 +131,22 @@ pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, String> {
     })
 }
 
+/// `--cpus 99` on a two-CPU machine said "no such CPU" and left the user guessing: the
+/// reason of a CPU that does not exist also names those that do (`no such CPU; this
+/// machine has cpu0-cpu1`).
+fn name_existing_cpus(topo: &Topology, skipped: &mut [Skipped]) {
+    let existing: Vec<u32> = topo.cpus.iter().map(|c| c.cpu).collect();
+    if existing.is_empty() {
+        return;
+    }
+    for s in skipped.iter_mut().filter(|s| !existing.contains(&s.cpu)) {
+        s.reason = format!(
+            "no such CPU; this machine has {}",
+            cpu::list::format_cpu_range(&existing)
+        );
+    }
+}
+
 /// The `--json` document of a run that found no CPU to run on.
 pub fn no_cpu_json(benchmark: &str, skipped: &[Skipped]) -> String {
     let doc = serde_json::json!({
@@ -144,7 +161,8 @@ pub fn no_cpu_json(benchmark: &str, skipped: &[Skipped]) -> String {
 /// `Err(exit status)`.
 pub fn resolve_or_usage(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, Outcome> {
     resolve(ctx, common).map_err(|msg| {
-        eprintln!("Error: {msg}");
+        // A usage error: `error:` as clap prints its own.
+        eprintln!("error: {msg}");
         Outcome::Usage
     })
 }
@@ -193,6 +211,16 @@ mod tests {
         assert_eq!(v["benchmark"], "aes");
         assert_eq!(v["error"], NO_CPU);
         assert_eq!(v["skipped"][0]["cpu"], 7);
+    }
+
+    #[test]
+    fn bench_clock_cpus_99_names_the_cpus_that_exist() {
+        let t = topo(&[true, true]);
+        let (_, mut skipped) = pin::targets(&t, Some(&[1, 99]), &[]);
+        name_existing_cpus(&t, &mut skipped);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].cpu, 99);
+        assert_eq!(skipped[0].reason, "no such CPU; this machine has cpu0-cpu1");
     }
 
     #[test]

@@ -8,8 +8,11 @@ pub mod midr;
 pub mod riscv;
 pub mod x86;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
+use crate::sys::cache;
 use crate::sys::cpufreq::{self, Policy};
 use crate::sys::root::SysRoot;
 
@@ -152,8 +155,15 @@ impl Topology {
                     max_mhz: policy.and_then(Policy::max_mhz),
                 }
             })
-            .collect();
-        let mut t = Self::from_cpus(cpus);
+            .collect::<Vec<Cpu>>();
+        let caches = if has_per_cpu_policies(&cpus) {
+            cpus.iter()
+                .filter_map(|c| Some((c.cpu, cache::signature(root, c.cpu)?)))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        let mut t = Self::from_cpus_and_caches(cpus, &caches);
         t.shared_identity = info.shared_identity;
         t.topology_notes = notes;
         t
@@ -163,18 +173,28 @@ impl Topology {
     /// and package all match. When every policy holds a single CPU (intel_pstate,
     /// amd-pstate, acpi-cpufreq, Krait-era Qualcomm kernels) the policy says nothing about
     /// shared clocks and is left out, so such machines get one cluster per core type.
-    pub fn from_cpus(mut cpus: Vec<Cpu>) -> Self {
+    pub fn from_cpus(cpus: Vec<Cpu>) -> Self {
+        Self::from_cpus_and_caches(cpus, &BTreeMap::new())
+    }
+
+    /// [`Topology::from_cpus`], where every CPU has its own policy also split by the
+    /// CPUs' cache sizes ([`cache::signature`], CPU number → signature): Linux names one
+    /// core type for the E-cores and the low-power E-cores of Meteor Lake, but the LP
+    /// E-cores (Core Ultra 9 185H cpu20-21, corpus log `XRRi`) have no L3 and a lower
+    /// clock, and sbc-bench and our monitor treat them as a cluster of their own.
+    pub fn from_cpus_and_caches(mut cpus: Vec<Cpu>, caches: &BTreeMap<u32, String>) -> Self {
         cpus.sort_by_key(|c| c.cpu);
-        let per_cpu_policies = cpus.len() > 1
-            && cpus.iter().all(|c| {
-                c.policy
-                    .is_none_or(|p| cpus.iter().filter(|o| o.policy == Some(p)).count() == 1)
-            });
+        let per_cpu_policies = has_per_cpu_policies(&cpus);
         let mut clusters: Vec<Cluster> = Vec::new();
-        let mut keys: Vec<(Option<String>, Option<u32>, Option<i64>)> = Vec::new();
+        type Key = (Option<String>, Option<u32>, Option<i64>, Option<String>);
+        let mut keys: Vec<Key> = Vec::new();
         for c in &mut cpus {
-            let policy = if per_cpu_policies { None } else { c.policy };
-            let key = (c.core_type.clone(), policy, c.package_id);
+            let (policy, caches) = if per_cpu_policies {
+                (None, caches.get(&c.cpu).cloned())
+            } else {
+                (c.policy, None)
+            };
+            let key = (c.core_type.clone(), policy, c.package_id, caches);
             let idx = match keys.iter().position(|k| *k == key) {
                 Some(i) => i,
                 None => {
@@ -218,6 +238,16 @@ impl Topology {
         let c = self.cpu(n)?;
         self.clusters.get(c.cluster as usize)
     }
+}
+
+/// Every policy holds a single CPU (intel_pstate, amd-pstate, acpi-cpufreq): the policy
+/// says nothing about which CPUs share a clock.
+fn has_per_cpu_policies(cpus: &[Cpu]) -> bool {
+    cpus.len() > 1
+        && cpus.iter().all(|c| {
+            c.policy
+                .is_none_or(|p| cpus.iter().filter(|o| o.policy == Some(p)).count() == 1)
+        })
 }
 
 /// A CPU list longer than this without `cpuN` directories to check it against is not
@@ -434,6 +464,33 @@ mod tests {
         assert_eq!(t.cpus[15].core_type.as_deref(), Some("Gracemont (E-core)"));
         assert_eq!(t.clusters.len(), 2);
         assert_eq!(t.clusters[1].cpus, (8..16).collect::<Vec<_>>());
+    }
+
+    /// Core Ultra 9 185H (corpus log `XRRi`): Linux calls cpu12-21 all Crestmont E-cores
+    /// with one policy each, but cpu20-21 are the low-power E-cores without L3. They were
+    /// folded into the E-core cluster and never benchmarked; sbc-bench and our monitor
+    /// see three clusters.
+    #[test]
+    fn meteor_lake_lp_e_cores_are_a_cluster_of_their_own() {
+        let root = SysRoot::new(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/sysroots/x86-hybrid-meteorlake"),
+        );
+        let (_, t) = read(&root);
+        let cpus: Vec<Vec<u32>> = t.clusters.iter().map(|c| c.cpus.clone()).collect();
+        assert_eq!(
+            cpus,
+            [
+                (0..12).collect::<Vec<_>>(),
+                (12..20).collect(),
+                vec![20, 21]
+            ]
+        );
+        assert_eq!(t.cpus[21].cluster, 2);
+        // Same sizes on every CPU with per-CPU policies: still one cluster per core type.
+        let v: Vec<Cpu> = (0..4).map(|n| cpu(n, "Zen 4", n)).collect();
+        let same: BTreeMap<u32, String> = (0..4).map(|n| (n, "32K/32K/1024K".into())).collect();
+        assert_eq!(Topology::from_cpus_and_caches(v, &same).clusters.len(), 1);
     }
 
     /// `CPUINFOFILE` of another board overrides only `/proc/cpuinfo`: the CPUs, policies
