@@ -215,7 +215,9 @@ fn core_killed_mid_run_is_reported() {
         changes: vec![
             (
                 "membw",
-                Duration::ZERO,
+                // Long enough for the 50 ms monitor to see the core gone whatever the
+                // load on the machine running the test.
+                Duration::from_millis(300),
                 Box::new(|r: &Path| {
                     append_kmsg(
                         r,
