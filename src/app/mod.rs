@@ -5,6 +5,7 @@ pub mod info;
 pub mod monitor;
 pub mod net;
 pub mod restore;
+pub mod results;
 pub mod run;
 pub mod storage;
 
@@ -128,5 +129,7 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Net(a)) => net::run(ctx, &a),
         Some(Command::Storage(a)) => storage::run(ctx, &a),
         Some(Command::Restore) => Ok(restore::run(ctx)),
+        Some(Command::Results(a)) => results::run(&a),
+        Some(Command::Compare(a)) => results::compare(&a),
     }
 }

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod legacy;
 pub mod net;
+pub mod results;
 pub mod run;
 pub mod storage;
 
@@ -84,6 +85,11 @@ pub enum Command {
     Storage(storage::StorageArgs),
     /// Put back settings a killed run left changed (from /run/sbc-bench/tuning.json).
     Restore,
+    /// Read result logs of sbc-bench (every version) and of ours.
+    Results(results::ResultsArgs),
+    /// Set a run beside the published sbc-bench results of the same SoC, and say why the
+    /// numbers differ.
+    Compare(results::CompareArgs),
 }
 
 /// `sbc-bench info`.

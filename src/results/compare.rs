@@ -312,7 +312,8 @@ pub fn render(c: &Comparison) -> String {
             match (v, r.this_run, r.delta_pct.get(i).copied().flatten()) {
                 (None, _, _) => "-".into(),
                 (Some(v), true, _) => format!("**{v}**"),
-                (Some(v), false, Some(d)) => format!("{v} ({d:+.0} %)"),
+                // Rounded first, so a tiny difference reads `+0 %`, never `-0 %`.
+                (Some(v), false, Some(d)) => format!("{v} ({:+} %)", d.round() as i64),
                 (Some(v), false, None) => v,
             }
         };

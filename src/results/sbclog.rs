@@ -23,6 +23,8 @@ pub struct ParsedLog {
     pub date: Option<String>,
     /// The full kernel release (`6.6.10-cix-build-generic`).
     pub kernel_release: Option<String>,
+    /// The log's `SoC guess:` (v0.9.1 on): `Rockchip RK3588/RK3588s (35881000)`.
+    pub soc_guess: Option<String>,
     /// The Results.md figures recomputed from the log's benchmark output. `clock` and
     /// `distro_arch` are only known from the log's own row (sbc-bench read them from
     /// sysfs and hostnamectl, which the log does not hold in every version).
@@ -119,6 +121,10 @@ pub fn parse(text: &str) -> ParsedLog {
         .unwrap_or(Version(99, 0, 0));
 
     out.kernel_release = kernel_release(&lines);
+    out.soc_guess = lines.iter().find_map(|l| {
+        let g = l.strip_prefix("SoC guess: ")?.trim();
+        (!g.is_empty()).then(|| g.to_string())
+    });
     if let Some(k) = &out.kernel_release {
         out.results_row.kernel.clone_from(k);
     }
@@ -463,6 +469,7 @@ mod tests {
         let r = &p.results_row;
         assert_eq!(r.device, "Radxa ROCK 5B");
         assert_eq!(p.mode.as_deref(), Some("unattended"));
+        assert!(p.soc_guess.unwrap().starts_with("Rockchip RK3588 / 35 88"));
         assert_eq!(r.sevenzip_multi, Some(31192));
         assert_eq!(
             r.sevenzip_single,

@@ -138,3 +138,159 @@ fn a_log_cut_in_the_middle_yields_what_it_holds() {
         p.unread
     );
 }
+
+fn logs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs")
+}
+
+#[test]
+fn results_parse_reads_an_old_log_and_names_what_its_row_states() {
+    let out = crate::common::bin()
+        .args(["results", "parse"])
+        .arg(logs().join("41BH.txt"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with("sbc-bench log (version 0.9.8): Radxa ROCK 5B\n"),
+        "{text}"
+    );
+    assert!(text.contains("Mode:       extensive"), "{text}");
+    assert!(text.contains("7-zip multi 16447, single 3146"), "{text}");
+    assert!(text.contains("AES-128 16 B 683353 k"), "{text}");
+    assert!(
+        text.contains("Row the log states: | Radxa ROCK 5B | 2400/1800 MHz | 5.10 |"),
+        "{text}"
+    );
+}
+
+#[test]
+fn results_parse_json_has_the_run_json_row_keys() {
+    let out = crate::common::bin()
+        .args(["results", "parse", "--json"])
+        .arg(logs().join("Kojb.txt"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["format"], "sbc-bench log");
+    assert_eq!(v["version"], "0.9.72");
+    let row = v["results_row"].as_object().unwrap();
+    let keys: Vec<&str> = row.keys().map(String::as_str).collect();
+    let model =
+        serde_json::to_value(sbc_bench::record::results_row::ResultsRow::default()).unwrap();
+    let want: Vec<&str> = model
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, want);
+}
+
+#[test]
+fn results_parse_of_a_run_json_and_compare_of_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    crate::common::copy_tree(&crate::common::sysroot("rock-5b"), &root);
+    let json = tmp.path().join("run.json");
+    crate::common::bin()
+        .env_remove("MODE")
+        .arg("--sysroot")
+        .arg(&root)
+        .arg("--sysroot-writable")
+        .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+        .arg(tmp.path().join("run.log"))
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let out = crate::common::bin()
+        .args(["results", "parse"])
+        .arg(&json)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("sbc-bench-run JSON (version "), "{text}");
+    assert!(text.contains("SoC guess:  Rockchip RK3588"), "{text}");
+    let out = crate::common::bin()
+        .arg("compare")
+        .arg(&json)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with("Published sbc-bench results for SoC RK3588, sorted by 7zip-multi:"),
+        "{text}"
+    );
+    assert!(text.contains("| **this run: Radxa ROCK 5B** |"), "{text}");
+    assert!(text.contains("Why the numbers differ:"), "{text}");
+}
+
+#[test]
+fn compare_of_a_missing_run_or_a_wrong_metric_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = crate::common::bin()
+        .arg("compare")
+        .arg(tmp.path().join("nothing.log"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("error: cannot read"));
+    let out = crate::common::bin()
+        .args(["compare", "--metric", "speed"])
+        .arg(logs().join("41BH.txt"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        String::from_utf8_lossy(&out).contains("not a metric (one of: 7zip-multi"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    let not_a_log = tmp.path().join("x.txt");
+    fs::write(&not_a_log, "hello\n").unwrap();
+    crate::common::bin()
+        .args(["results", "parse"])
+        .arg(&not_a_log)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_log_holding_several_runs_is_read_at_its_last_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let both = tmp.path().join("sbc-bench.log");
+    let first = fs::read_to_string(logs().join("41BH.txt")).unwrap();
+    let second = fs::read_to_string(logs().join("Kojb.txt")).unwrap();
+    fs::write(&both, format!("{first}\n\n\n\n{second}")).unwrap();
+    let out = crate::common::bin()
+        .args(["results", "parse", "--json"])
+        .arg(&both)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["version"], "0.9.72");
+    assert_eq!(
+        v["results_row"]["sevenzip_multi"],
+        sbclog::parse(&second).results_row.sevenzip_multi.unwrap()
+    );
+}
