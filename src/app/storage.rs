@@ -406,7 +406,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
 fn usage_or(e: anyhow::Error) -> anyhow::Result<Outcome> {
     match e.downcast_ref::<StorageError>() {
         Some(se) if se.is_usage() => {
-            eprintln!("Error: {se}");
+            eprintln!("error: {se}");
             Ok(Outcome::Usage)
         }
         _ => Err(e),

@@ -196,6 +196,10 @@ fn arch(distro_arch: &str) -> &str {
 /// in the metric (or that it beats by as much).
 fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<String> {
     let mut why = Vec::new();
+    if picked.is_empty() {
+        why.push("no published row matches the selection".to_string());
+        return why;
+    }
     let Some(my) = metric.of(mine) else {
         why.push(format!(
             "this run has no {} figure to compare",
@@ -203,10 +207,6 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
         ));
         return why;
     };
-    if picked.is_empty() {
-        why.push("no published row matches the selection".to_string());
-        return why;
-    }
     let faster: Vec<&&Reference> = picked
         .iter()
         .filter(|r| metric.of(&r.row).is_some_and(|v| v > my * 1.05))

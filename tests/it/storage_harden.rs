@@ -220,7 +220,7 @@ fn bad_paths_and_sizes_are_usage_errors() {
         .assert()
         .code(2)
         .stderr(format!(
-            "Error: {} is not a directory (give a directory on the filesystem to test)\n",
+            "error: {} is not a directory (give a directory on the filesystem to test)\n",
             f.display()
         ));
     bin()
@@ -229,7 +229,7 @@ fn bad_paths_and_sizes_are_usage_errors() {
         .args(["--size", "1k"])
         .assert()
         .code(2)
-        .stderr("Error: the file size must be at least 4 KiB\n");
+        .stderr("error: the file size must be at least 4 KiB\n");
     bin()
         .args(["storage", "bench"])
         .arg(d.path())
@@ -260,7 +260,7 @@ fn proc_and_sys_are_refused_as_virtual_filesystems() {
             .assert()
             .code(2)
             .stderr(format!(
-                "Error: {dir} is on {fs}, a virtual filesystem of the kernel, not storage: give a \
+                "error: {dir} is on {fs}, a virtual filesystem of the kernel, not storage: give a \
                  directory on the disk, card or USB drive to test\n"
             ));
     }
