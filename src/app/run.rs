@@ -84,6 +84,14 @@ fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink
     if let Some(j) = &cfg.json {
         sink.add(Format::Json, j)?;
     }
+    if let Some(m) = &cfg.markdown {
+        let f = if cfg.no_redact {
+            Format::MarkdownUnredacted
+        } else {
+            Format::Markdown
+        };
+        sink.add(f, m)?;
+    }
     if explicit_log {
         sink.add(Format::Log, &cfg.log)?;
         return Ok(sink);

@@ -331,6 +331,8 @@ pub fn run_config(
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG)),
         json: args.json.clone(),
+        markdown: args.markdown.clone(),
+        no_redact: args.no_redact,
         fake_benchmarks: args.fake_benchmarks,
         not_ready_yet: yes("NotReadyYet"),
         no_tuning: yes("NOTUNING"),

@@ -36,6 +36,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write a Markdown review to FILE (the row, the verdict, the findings and the
+    /// summary: what a reviewer pastes), with hostnames, addresses, serials and chip IDs
+    /// redacted (docs/PRIVACY.md).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Keep identifiers in the Markdown review.
+    #[arg(long, requires = "markdown")]
+    pub no_redact: bool,
+
     /// Return canned benchmark results instantly (tests of orchestration and reports).
     #[arg(long, hide = true)]
     pub fake_benchmarks: bool,

@@ -29,6 +29,10 @@ pub struct RunConfig {
     pub log: PathBuf,
     /// JSON report path.
     pub json: Option<PathBuf>,
+    /// Markdown review path (`--markdown`).
+    pub markdown: Option<PathBuf>,
+    /// Keep identifiers in shareable outputs (`--no-redact`).
+    pub no_redact: bool,
     /// Canned results (tests).
     pub fake_benchmarks: bool,
     /// `NotReadyYet=yes`: skip score-producing benchmarks (only clocks and monitoring).

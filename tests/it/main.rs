@@ -11,6 +11,7 @@ mod common;
 mod cpuid;
 mod info;
 mod layers;
+mod markdown;
 mod monitor;
 mod net;
 mod net_harden;

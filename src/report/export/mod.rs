@@ -11,6 +11,7 @@ mod console;
 pub mod file;
 mod json;
 mod log;
+mod markdown;
 
 use std::cell::Cell;
 use std::path::Path;
@@ -21,6 +22,7 @@ pub use self::console::ConsoleSummary;
 pub use self::file::AtomicFile;
 pub use self::json::Json;
 pub use self::log::Log;
+pub use self::markdown::Markdown;
 use crate::record::run::RunReport;
 
 /// Renders one run report to bytes.
@@ -42,6 +44,10 @@ pub enum Format {
     Log,
     /// The versioned JSON document (`--json`).
     Json,
+    /// The Markdown review (`--markdown`), redacted (docs/PRIVACY.md).
+    Markdown,
+    /// The Markdown review with every identifier kept (`--markdown` with `--no-redact`).
+    MarkdownUnredacted,
 }
 
 impl Format {
@@ -50,6 +56,8 @@ impl Format {
         match self {
             Format::Log => Box::new(Log),
             Format::Json => Box::new(Json),
+            Format::Markdown => Box::new(Markdown { no_redact: false }),
+            Format::MarkdownUnredacted => Box::new(Markdown { no_redact: true }),
         }
     }
 }

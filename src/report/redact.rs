@@ -1,0 +1,228 @@
+//! Redaction of shareable outputs (the Markdown review today; HTML, `share` and exports as
+//! they come), as inxi `-z` does: what identifies a machine or a person is replaced, what
+//! describes the hardware stays. The local log and JSON keep everything. Every rule is
+//! listed, with an example, in `docs/PRIVACY.md`.
+
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+/// What the text being redacted knows it contains (read from the run), so these are
+/// removed wherever they appear, in any wording.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// `/etc/hostname`.
+    pub hostname: Option<String>,
+    /// Names of the hardware (device name, device-tree compatibles): a hostname that is
+    /// one of them (`rock-5b` on Armbian) names the board, not the machine, and stays.
+    pub hardware: Vec<String>,
+}
+
+/// One rule: its name (as in docs/PRIVACY.md) and what it does to the text.
+struct Rule {
+    name: &'static str,
+    apply: fn(&str) -> String,
+}
+
+fn re(pattern: &str) -> Regex {
+    // The patterns are constants of this file, tested below: a bad one fails every test.
+    #[allow(clippy::expect_used)]
+    Regex::new(pattern).expect("redaction pattern")
+}
+
+static MAC: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b|\b[0-9a-f]{2}(?:-[0-9a-f]{2}){5}\b")
+});
+static IPV4: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\b"));
+static IPV6: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)(?:\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}\b|(?:\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6}\b)?)",
+    )
+});
+static SERIAL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?im)^(\s*(?:[*-]\s+)?(?:Serial(?:[ _]?Number)?|serial|UUID|Product UUID|Chassis Serial|Board Serial|Unique ID|CID)\s*[:=]\s*)\S.*$",
+    )
+});
+static CHIP_ID: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b([0-9a-f]{2} [0-9a-f]{2})((?: +[0-9a-f]{2}){4,})\b"));
+static HOME: LazyLock<Regex> = LazyLock::new(|| re(r"/home/[^/\s]+"));
+
+fn is_ipv4(c: &Captures<'_>) -> bool {
+    (1..=4).all(|i| c[i].parse::<u16>().is_ok_and(|o| o <= 255))
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        name: "mac",
+        apply: |t| MAC.replace_all(t, "<mac>").into_owned(),
+    },
+    Rule {
+        name: "ipv4",
+        apply: |t| {
+            IPV4.replace_all(t, |c: &Captures<'_>| {
+                if is_ipv4(c) {
+                    "<ip>".to_string()
+                } else {
+                    c[0].to_string()
+                }
+            })
+            .into_owned()
+        },
+    },
+    Rule {
+        name: "ipv6",
+        apply: |t| {
+            IPV6.replace_all(t, |c: &Captures<'_>| {
+                let m = &c[0];
+                // A time of day (`14:55:09`) or a lone `::` is not an address.
+                let groups = m.split(':').filter(|g| !g.is_empty()).count();
+                if (m.contains("::") && groups >= 1) || groups == 8 {
+                    "<ip>".to_string()
+                } else {
+                    m.to_string()
+                }
+            })
+            .into_owned()
+        },
+    },
+    Rule {
+        name: "serial",
+        apply: |t| SERIAL.replace_all(t, "${1}<serial>").into_owned(),
+    },
+    Rule {
+        name: "chip-id",
+        apply: |t| CHIP_ID.replace_all(t, "${1} …").into_owned(),
+    },
+    Rule {
+        name: "home",
+        apply: |t| HOME.replace_all(t, "~").into_owned(),
+    },
+];
+
+/// The names of the rules, in the order they apply (docs/PRIVACY.md lists each).
+pub fn rule_names() -> Vec<&'static str> {
+    let mut v = vec!["hostname"];
+    v.extend(RULES.iter().map(|r| r.name));
+    v
+}
+
+/// Redact `text`: the known identifiers first, then every pattern rule.
+pub fn redact(text: &str, known: &Known) -> String {
+    let mut t = text.to_string();
+    if let Some(h) = known.hostname.as_deref().map(str::trim) {
+        // A one- or two-letter hostname would eat ordinary words; such names identify
+        // nothing anyway.
+        let names_the_board = known
+            .hardware
+            .iter()
+            .any(|w| w.to_ascii_lowercase().contains(&h.to_ascii_lowercase()));
+        if h.len() >= 3 && !names_the_board {
+            let word = re(&format!(r"(?i)\b{}\b", regex::escape(h)));
+            t = word.replace_all(&t, "<hostname>").into_owned();
+        }
+    }
+    for r in RULES {
+        t = (r.apply)(&t);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(t: &str) -> String {
+        redact(t, &Known::default())
+    }
+
+    #[test]
+    fn hostname_is_replaced_wherever_it_appears() {
+        let k = Known {
+            hostname: Some("mini-localhost\n".into()),
+            ..Known::default()
+        };
+        assert_eq!(
+            redact(
+                "Linux 6.6.10 (mini-localhost) 11/10/25, user@mini-localhost",
+                &k
+            ),
+            "Linux 6.6.10 (<hostname>) 11/10/25, user@<hostname>"
+        );
+        let short = Known {
+            hostname: Some("pi".into()),
+            ..Known::default()
+        };
+        assert_eq!(redact("Raspberry pi 4", &short), "Raspberry pi 4");
+    }
+
+    #[test]
+    fn a_hostname_that_names_the_board_stays() {
+        let k = Known {
+            hostname: Some("rock-5b".into()),
+            hardware: vec!["radxa,rock-5b".into(), "Radxa ROCK 5B".into()],
+        };
+        assert_eq!(
+            redact("DT compat: radxa,rock-5b", &k),
+            "DT compat: radxa,rock-5b"
+        );
+    }
+
+    #[test]
+    fn mac_addresses_are_replaced() {
+        assert_eq!(
+            r("eth0 link/ether 2e:1a:c3:4f:00:9b brd"),
+            "eth0 link/ether <mac> brd"
+        );
+        assert_eq!(r("MAC 2E-1A-C3-4F-00-9B"), "MAC <mac>");
+    }
+
+    #[test]
+    fn ip_addresses_are_replaced_but_versions_and_times_are_not() {
+        assert_eq!(r("inet 192.168.1.23/24"), "inet <ip>/24");
+        assert_eq!(
+            r("kernel 5.10.160 at 14:55:09"),
+            "kernel 5.10.160 at 14:55:09"
+        );
+        assert_eq!(r("999.1.1.1 stays"), "999.1.1.1 stays");
+        assert_eq!(r("inet6 fe80::1c2a:3bff:fe4f:9b/64"), "inet6 <ip>/64");
+        assert_eq!(r("2001:0db8:85a3:0000:0000:8a2e:0370:7334"), "<ip>");
+    }
+
+    #[test]
+    fn serial_numbers_and_uuids_are_replaced() {
+        assert_eq!(r("Serial\t\t: 10000000a1b2c3d4"), "Serial\t\t: <serial>");
+        assert_eq!(
+            r("  * Serial Number: S4EVNF0M123456"),
+            "  * Serial Number: <serial>"
+        );
+        assert_eq!(r("\tUUID: 4c4c4544-0031"), "\tUUID: <serial>");
+        assert_eq!(r("serial_number=ABC"), "serial_number=<serial>");
+    }
+
+    #[test]
+    fn chip_id_keeps_the_chip_type_bytes() {
+        assert_eq!(
+            r("Rockchip RK3588 / 35 88 12 fe 21 41  32 38 4b 44 00 00 00 00"),
+            "Rockchip RK3588 / 35 88 …"
+        );
+        assert_eq!(r("35 88 only"), "35 88 only");
+    }
+
+    #[test]
+    fn home_paths_lose_the_user_name() {
+        assert_eq!(r("/home/alice/sbc-bench.log"), "~/sbc-bench.log");
+    }
+
+    #[test]
+    fn every_rule_is_in_privacy_md() {
+        let doc = include_str!("../../docs/PRIVACY.md");
+        for name in rule_names() {
+            assert!(
+                doc.contains(&format!("`{name}`")),
+                "{name} missing from PRIVACY.md"
+            );
+        }
+    }
+}
