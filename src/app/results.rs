@@ -71,9 +71,18 @@ fn read_result(path: &Path) -> Result<Parsed, String> {
         .last()
         .map_or(0, |(i, _)| i + 1);
     let log = sbclog::parse(&text[last..]);
-    if log.version.is_none() && log.stated_row.is_none() {
+    let row = &log.results_row;
+    let holds_nothing = log.version.is_none()
+        && log.stated_row.is_none()
+        && log.core_types.is_empty()
+        && row.memcpy_mb_s.is_none()
+        && row.sevenzip_multi.is_none()
+        && row.aes256_16k.is_none();
+    // The oldest sbc-bench logs (v0.4 uploads) begin with lsb_release's `Distributor ID:`,
+    // without a header line: they are read for what they hold.
+    if holds_nothing {
         return Err(format!(
-            "{}: neither an sbc-bench log (no `sbc-bench vX ...` first line) nor a run JSON",
+            "{}: neither an sbc-bench log (no header, no benchmark output) nor a run JSON",
             path.display()
         ));
     }
@@ -99,6 +108,7 @@ fn from_run_json(text: &str) -> Result<Parsed, String> {
         soc_guess: v["system_before"]["soc"]["guess"]
             .as_str()
             .map(str::to_string),
+        core_types: run_json_core_types(&v),
         ..ParsedLog::default()
     };
     match serde_json::from_value::<ResultsRow>(v["results_row"].clone()) {
@@ -114,6 +124,23 @@ fn from_run_json(text: &str) -> Result<Parsed, String> {
         format: "sbc-bench-run JSON",
         log,
     })
+}
+
+/// The core types of a run JSON's clusters, in order, once each.
+fn run_json_core_types(v: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in v["system_before"]["clusters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = c["core_type"].as_str() {
+            if !out.iter().any(|x| x == t) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
 }
 
 fn parse(a: &ParseArgs) -> anyhow::Result<Outcome> {
@@ -197,30 +224,32 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Usage);
         }
     };
-    let selection = match (&a.soc, &a.device) {
-        (Some(s), _) => Selection::Soc(s.clone()),
-        (None, Some(d)) => Selection::Device(d.clone()),
-        (None, None) => match r
-            .log
-            .soc_guess
-            .as_deref()
-            .and_then(Selection::from_soc_guess)
-        {
-            Some(s) => s,
-            None => {
-                eprintln!(
-                    "error: the run names no SoC to compare with: give --soc SOC or --device TEXT"
-                );
-                return Ok(Outcome::Usage);
+    let refs = reference::published();
+    let selection = match (&a.soc, &a.device, &a.core_type) {
+        (Some(s), _, _) => Selection::Soc(s.clone()),
+        (None, Some(d), _) => Selection::Device(d.clone()),
+        (None, None, Some(t)) => Selection::CoreType(t.clone()),
+        (None, None, None) => {
+            let soc = r
+                .log
+                .soc_guess
+                .as_deref()
+                .and_then(Selection::from_soc_guess)
+                .filter(|s| s.matches_any(&refs));
+            let types = Some(Selection::CoreTypes(r.log.core_types.clone()))
+                .filter(|s| s.matches_any(&refs));
+            match soc.or(types) {
+                Some(s) => s,
+                None => {
+                    eprintln!(
+                        "error: no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE"
+                    );
+                    return Ok(Outcome::Usage);
+                }
             }
-        },
+        }
     };
-    let c = compare::compare(
-        &r.log.results_row,
-        &reference::published(),
-        selection,
-        a.metric,
-    );
+    let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&c)?);
     } else {

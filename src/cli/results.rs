@@ -41,12 +41,16 @@ pub struct CompareArgs {
     /// default log, /var/log/sbc-bench.log].
     #[arg(value_name = "RUN")]
     pub run: Option<PathBuf>,
-    /// Published rows of this SoC (`RK3588`) [default: the run's SoC guess].
+    /// Published rows of this SoC (`RK3588`) [default: the run's SoC guess; where no
+    /// published row has it, the rows of the run's core types].
     #[arg(long, value_name = "SOC", conflicts_with = "device")]
     pub soc: Option<String>,
     /// Published rows whose device contains this text (`ROCK 5`).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", conflicts_with = "core_type")]
     pub device: Option<String>,
+    /// Published rows whose log names this core type (`Cortex-A76`).
+    #[arg(long, value_name = "TYPE", conflicts_with = "soc")]
+    pub core_type: Option<String>,
     /// The column to sort by: 7zip-multi, 7zip-single, aes, memcpy, memset, khs.
     #[arg(long, value_name = "M", default_value = "7zip-multi", value_parser = parse_metric)]
     pub metric: Metric,

@@ -78,16 +78,44 @@ pub enum Selection {
     Soc(String),
     /// Rows whose device cell contains this text (`ROCK 5`).
     Device(String),
+    /// Rows whose log names this core type (`Cortex-A76`; case does not matter).
+    CoreType(String),
+    /// Rows whose log names exactly these core types (the run's own, in any order).
+    CoreTypes(Vec<String>),
 }
 
 impl Selection {
     fn matches(&self, r: &Reference) -> bool {
-        let (needle, hay) = match self {
-            Selection::Soc(s) => (s, r.soc.as_deref().unwrap_or(&r.row.device)),
-            Selection::Device(d) => (d, r.row.device.as_str()),
+        let has = |hay: &str, needle: &str| {
+            hay.to_ascii_lowercase()
+                .contains(&needle.trim().to_ascii_lowercase())
         };
-        hay.to_ascii_lowercase()
-            .contains(&needle.trim().to_ascii_lowercase())
+        match self {
+            Selection::Soc(s) => has(r.soc.as_deref().unwrap_or(&r.row.device), s),
+            Selection::Device(d) => has(&r.row.device, d),
+            Selection::CoreType(t) => r
+                .core_types
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(t.trim())),
+            Selection::CoreTypes(ts) => {
+                let mut a: Vec<String> = ts.iter().map(|t| t.to_ascii_lowercase()).collect();
+                let mut b: Vec<String> = r
+                    .core_types
+                    .iter()
+                    .map(|t| t.to_ascii_lowercase())
+                    .collect();
+                a.sort();
+                a.dedup();
+                b.sort();
+                b.dedup();
+                !a.is_empty() && a == b
+            }
+        }
+    }
+
+    /// Does any of `refs` match?
+    pub fn matches_any(&self, refs: &[Reference]) -> bool {
+        refs.iter().any(|r| self.matches(r))
     }
 
     /// The selection a SoC guess implies: its model number (`Rockchip RK3588/RK3588s`
@@ -297,6 +325,8 @@ pub fn render(c: &Comparison) -> String {
     let sel = match &c.selection {
         Selection::Soc(s) => format!("SoC {s}"),
         Selection::Device(d) => format!("device \"{d}\""),
+        Selection::CoreType(t) => format!("core type {t}"),
+        Selection::CoreTypes(ts) => format!("core types {}", ts.join(" + ")),
     };
     let _ = writeln!(
         out,
@@ -462,6 +492,31 @@ mod tests {
         );
         assert_eq!(c.rows.len(), 1);
         assert_eq!(c.why, ["no published row matches the selection"]);
+    }
+
+    #[test]
+    fn core_type_selections_use_the_logs_core_types() {
+        let refs = published();
+        let one = compare(
+            &rock5b_run(),
+            &refs,
+            Selection::CoreType("cortex-a76".into()),
+            Metric::Aes,
+        );
+        assert!(one.rows.len() > 5);
+        let same = compare(
+            &rock5b_run(),
+            &refs,
+            Selection::CoreTypes(vec!["Cortex-A76".into(), "Cortex-A55".into()]),
+            Metric::Aes,
+        );
+        assert!(same.rows.len() > 3 && same.rows.len() < one.rows.len());
+        assert!(same.rows.iter().any(|r| r.row.device.contains("RK3588")));
+        let text = render(&same);
+        assert!(
+            text.starts_with("Published sbc-bench results for core types Cortex-A76 + Cortex-A55"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -9,6 +9,10 @@ use crate::record::results_row::ResultsRow;
 /// The Results.md table as published (see the file's first line for its origin).
 pub const PUBLISHED: &str = include_str!("../../data/sbc-bench-results.md");
 
+/// The core types each linked log names (`scripts/reference-core-types.sh` makes it from
+/// the sbc-bench corpus): `ID<TAB>Cortex-A55, Cortex-A76`.
+pub const CORE_TYPES: &str = include_str!("../../data/reference-core-types.tsv");
+
 /// One published row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reference {
@@ -19,11 +23,32 @@ pub struct Reference {
     pub soc: Option<String>,
     /// The log the row links to (`results/87lq.txt`).
     pub log: Option<String>,
+    /// The core types that log names (empty when the log is not in the corpus).
+    pub core_types: Vec<String>,
 }
 
-/// Every published row.
+/// Every published row, with the core types of its log where known.
 pub fn published() -> Vec<Reference> {
-    parse_table(PUBLISHED)
+    let types: Vec<(&str, Vec<String>)> = CORE_TYPES
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let (id, t) = l.split_once('\t')?;
+            Some((id, t.split(", ").map(str::to_string).collect()))
+        })
+        .collect();
+    let mut rows = parse_table(PUBLISHED);
+    for r in &mut rows {
+        let id = r
+            .log
+            .as_deref()
+            .and_then(|l| l.rsplit('/').next())
+            .map(|f| f.trim_end_matches(".txt"));
+        if let Some((_, t)) = types.iter().find(|(i, _)| Some(*i) == id) {
+            r.core_types.clone_from(t);
+        }
+    }
+    rows
 }
 
 /// Read the rows of a Results.md table; header, alignment and malformed lines are skipped.
@@ -66,6 +91,7 @@ fn parse_line(line: &str) -> Option<Reference> {
         },
         soc,
         log,
+        core_types: Vec::new(),
     })
 }
 
@@ -105,6 +131,8 @@ mod tests {
         assert_eq!(orin.row.aes256_16k, Some(973830.0));
         assert_eq!(orin.row.scrypt_khs, None);
         assert!(rows.iter().all(|r| !r.row.device.is_empty()));
+        assert_eq!(orin.core_types, ["Cortex-A78AE"]);
+        assert!(rows.iter().filter(|r| !r.core_types.is_empty()).count() >= 150);
     }
 
     #[test]

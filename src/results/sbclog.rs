@@ -25,6 +25,10 @@ pub struct ParsedLog {
     pub kernel_release: Option<String>,
     /// The log's `SoC guess:` (v0.9.1 on): `Rockchip RK3588/RK3588s (35881000)`.
     pub soc_guess: Option<String>,
+    /// The core types the log names, in order, once each: from `Checking cpufreq OPP for
+    /// cpu0-cpu3 (Cortex-A55):` / `Executing benchmark on cpu0 (Cortex-A55):` lines, or
+    /// in older logs lscpu's `Model name:` lines.
+    pub core_types: Vec<String>,
     /// The Results.md figures recomputed from the log's benchmark output. `clock` and
     /// `distro_arch` are only known from the log's own row (sbc-bench read them from
     /// sysfs and hostnamectl, which the log does not hold in every version).
@@ -121,6 +125,7 @@ pub fn parse(text: &str) -> ParsedLog {
         .unwrap_or(Version(99, 0, 0));
 
     out.kernel_release = kernel_release(&lines);
+    out.core_types = core_types(&lines);
     out.soc_guess = lines.iter().find_map(|l| {
         let g = l.strip_prefix("SoC guess: ")?.trim();
         (!g.is_empty()).then(|| g.to_string())
@@ -241,6 +246,35 @@ fn before_2022_10_23(date: &str) -> bool {
         return false;
     };
     (y, m as u32 + 1, d) < (2022, 10, 23)
+}
+
+fn core_types(lines: &[String]) -> Vec<String> {
+    fn add(out: &mut Vec<String>, t: &str) {
+        let t = t.trim();
+        if !t.is_empty() && !out.iter().any(|x| x == t) {
+            out.push(t.to_string());
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for l in lines {
+        let named = l.starts_with("Checking cpufreq OPP for cpu")
+            || (l.starts_with("Executing benchmark on cpu") && l.ends_with("):"));
+        if let Some(inner) = named
+            .then(|| l.strip_suffix("):"))
+            .flatten()
+            .and_then(|x| x.rsplit_once(" (").map(|(_, t)| t))
+        {
+            add(&mut out, inner);
+        }
+    }
+    if out.is_empty() {
+        for l in lines {
+            if let Some(m) = l.strip_prefix("Model name:") {
+                add(&mut out, m);
+            }
+        }
+    }
+    out
 }
 
 /// iostat's `Linux 6.6.10-cix (host) ...` line, or the environment's `Kernel: R/arch`.
@@ -470,6 +504,7 @@ mod tests {
         assert_eq!(r.device, "Radxa ROCK 5B");
         assert_eq!(p.mode.as_deref(), Some("unattended"));
         assert!(p.soc_guess.unwrap().starts_with("Rockchip RK3588 / 35 88"));
+        assert_eq!(p.core_types, ["Cortex-A55", "Cortex-A76"]);
         assert_eq!(r.sevenzip_multi, Some(31192));
         assert_eq!(
             r.sevenzip_single,

@@ -294,3 +294,35 @@ fn a_log_holding_several_runs_is_read_at_its_last_run() {
         sbclog::parse(&second).results_row.sevenzip_multi.unwrap()
     );
 }
+
+#[test]
+fn compare_falls_back_to_the_runs_core_types_when_no_row_has_its_soc() {
+    // Kojb (Allwinner sun55iw3, 8 × Cortex-A55) names no SoC guess: its core types pick.
+    let out = crate::common::bin()
+        .args(["compare", "--metric", "memcpy"])
+        .arg(logs().join("Kojb.txt"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with(
+            "Published sbc-bench results for core types Cortex-A55, sorted by memcpy:"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("| **this run: sun55iw3** |"), "{text}");
+    let out = crate::common::bin()
+        .args(["compare", "--core-type", "Cortex-A76", "--json"])
+        .arg(logs().join("Kojb.txt"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["selection"]["by"], "core-type");
+    assert!(v["rows"].as_array().unwrap().len() > 5);
+}
