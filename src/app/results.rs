@@ -34,14 +34,25 @@ struct Parsed {
 }
 
 fn read_file(path: &Path) -> Result<String, String> {
-    let f =
-        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Never blocks: a FIFO or device given by mistake is refused, not waited on.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let meta = f
         .metadata()
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if meta.is_dir() {
         return Err(format!(
             "{} is a directory, not a result file",
+            path.display()
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{} is not a regular file (a FIFO or device is not a result file)",
             path.display()
         ));
     }

@@ -326,3 +326,26 @@ fn compare_falls_back_to_the_runs_core_types_when_no_row_has_its_soc() {
     assert_eq!(v["selection"]["by"], "core-type");
     assert!(v["rows"].as_array().unwrap().len() > 5);
 }
+
+#[test]
+fn results_parse_of_a_fifo_is_refused_not_hung_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("log.fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let out = crate::common::bin()
+        .args(["results", "parse"])
+        .arg(&fifo)
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        String::from_utf8_lossy(&out).contains("is not a regular file"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+}
