@@ -96,7 +96,13 @@ impl Resolved {
 
 /// Read the topology and choose targets. `Err` is a usage error (a bad `--cpus`).
 pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, String> {
-    let requested = common.cpus.as_deref().map(pin::parse_cpus).transpose()?;
+    let requested = common
+        .cpus
+        .as_deref()
+        .map(|s| {
+            pin::parse_cpus(s).map_err(|e| format!("invalid value '{s}' for '--cpus <LIST>': {e}"))
+        })
+        .transpose()?;
     // The code runs on this machine whatever `--sysroot` says: read its CPUs, not the
     // fixture's, so a measurement is never labelled with another board's core types.
     let (live, sysroot_note) = if ctx.root.is_host() {
