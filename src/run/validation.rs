@@ -119,70 +119,10 @@ pub fn findings(
     online_after: &[u32],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    // Advertised vs measured, before (cold) and after (hot).
-    let checks: Vec<AdvertisedCheck> = r
-        .results
-        .clock_cold
-        .iter()
-        .filter_map(|c| {
-            let (adv, before) = max_measured(c)?;
-            let after = r
-                .results
-                .clock_hot
-                .iter()
-                .find(|h| h.target.cpu == c.target.cpu)
-                .and_then(max_measured)
-                .and_then(|(_, m)| m);
-            Some(AdvertisedCheck {
-                label: match &c.target.core_type {
-                    Some(t) => format!("cpu{}, {t}", c.target.cpu),
-                    None => format!("cpu{}", c.target.cpu),
-                },
-                advertised_mhz: adv,
-                before_mhz: before,
-                after_mhz: after,
-            })
-        })
-        .collect();
-    out.extend(validate::clock_findings(&checks));
+    out.extend(validate::clock_findings(&advertised_checks(r)));
     out.extend(validate::swap_findings(swap_before, swap_after));
-    // Background activity, judged on the rows the health tables show (as sbc-bench
-    // reads its own tables): %sys during the memory benchmarks, total %cpu during the
-    // single-threaded ones (not in extensive mode, where AES runs on all cores).
     if let Some(rec) = rec {
-        let rows = |kinds: &[StepKind]| -> Vec<ActivityRow> { health_rows(r, rec, kinds) };
-        let mem = rows(&[StepKind::MemBandwidth, StepKind::MemLatency]);
-        let in_vm = r.system_before.virtualization.vm.is_some()
-            || r.system_before.virtualization.container.is_some();
-        let mem_s: f64 = r
-            .steps
-            .iter()
-            .filter(|s| matches!(s.kind, StepKind::MemBandwidth | StepKind::MemLatency))
-            .map(|s| s.duration_s)
-            .sum();
-        out.extend(sys_check(
-            &mem.iter().map(|u| u.sys_pct).collect::<Vec<_>>(),
-            mem_s,
-            in_vm,
-        ));
-        if !r.config.extensive {
-            let kinds = [StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes];
-            let single: Vec<validate::ActivityRow> =
-                rows(&kinds).into_iter().map(|a| a.row).collect();
-            let busiest: Vec<(String, Vec<ProcessShare>)> = kinds
-                .iter()
-                .filter_map(|k| {
-                    let p = rec.phase(k.phase())?;
-                    Some((p.label.clone(), phase_processes(rec, p)))
-                })
-                .collect();
-            out.extend(validate::other_activity_findings(
-                &single,
-                online_before.len(),
-                &busiest,
-                &crate::monitor::render::local_hms,
-            ));
-        }
+        out.extend(background_findings(r, rec, online_before.len()));
     }
     let pi_after = r.pi_throttled_after.as_deref().and_then(PiThrottled::parse);
     let pi_before = r
@@ -238,6 +178,73 @@ pub fn findings(
     }
     let pi_throttling = pi_after.is_some_and(|a| PiThrottled::throttling(pi_before, a));
     throttle::one_verdict(out, pi_throttling)
+}
+
+/// Advertised vs measured, before (cold) and after (hot), per clock-checked CPU.
+fn advertised_checks(r: &RunReport) -> Vec<AdvertisedCheck> {
+    r.results
+        .clock_cold
+        .iter()
+        .filter_map(|c| {
+            let (adv, before) = max_measured(c)?;
+            let after = r
+                .results
+                .clock_hot
+                .iter()
+                .find(|h| h.target.cpu == c.target.cpu)
+                .and_then(max_measured)
+                .and_then(|(_, m)| m);
+            Some(AdvertisedCheck {
+                label: match &c.target.core_type {
+                    Some(t) => format!("cpu{}, {t}", c.target.cpu),
+                    None => format!("cpu{}", c.target.cpu),
+                },
+                advertised_mhz: adv,
+                before_mhz: before,
+                after_mhz: after,
+            })
+        })
+        .collect()
+}
+
+/// Background activity, judged on the rows the health tables show (as sbc-bench reads
+/// its own tables): %sys during the memory benchmarks, total %cpu during the
+/// single-threaded ones (not in extensive mode, where AES runs on all cores).
+fn background_findings(r: &RunReport, rec: &Recording, cpus: usize) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let rows = |kinds: &[StepKind]| -> Vec<ActivityRow> { health_rows(r, rec, kinds) };
+    let mem = rows(&[StepKind::MemBandwidth, StepKind::MemLatency]);
+    let in_vm = r.system_before.virtualization.vm.is_some()
+        || r.system_before.virtualization.container.is_some();
+    let mem_s: f64 = r
+        .steps
+        .iter()
+        .filter(|s| matches!(s.kind, StepKind::MemBandwidth | StepKind::MemLatency))
+        .map(|s| s.duration_s)
+        .sum();
+    out.extend(sys_check(
+        &mem.iter().map(|u| u.sys_pct).collect::<Vec<_>>(),
+        mem_s,
+        in_vm,
+    ));
+    if !r.config.extensive {
+        let kinds = [StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes];
+        let single: Vec<validate::ActivityRow> = rows(&kinds).into_iter().map(|a| a.row).collect();
+        let busiest: Vec<(String, Vec<ProcessShare>)> = kinds
+            .iter()
+            .filter_map(|k| {
+                let p = rec.phase(k.phase())?;
+                Some((p.label.clone(), phase_processes(rec, p)))
+            })
+            .collect();
+        out.extend(validate::other_activity_findings(
+            &single,
+            cpus,
+            &busiest,
+            &crate::monitor::render::local_hms,
+        ));
+    }
+    out
 }
 
 /// What can judge the run's throttling: cpufreq statistics when read, else the Raspberry
