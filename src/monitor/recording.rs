@@ -181,6 +181,22 @@ impl Recording {
         &self.intervals[start..end]
     }
 
+    /// CPUs online in the first sample that read `/proc/stat` and missing from a later
+    /// one (offlined or killed, whether or not they came back). A sample whose read
+    /// failed is a gap, not an all-CPUs-gone: the next good sample is compared with the
+    /// reference, so one failed read cannot hide a killed core as the intervals would.
+    pub fn cpus_seen_gone(&self) -> Vec<u32> {
+        let mut stats = self.samples.iter().filter_map(|s| s.stat.as_ref());
+        let Some(first) = stats.next() else {
+            return Vec::new();
+        };
+        let mut gone = std::collections::BTreeSet::new();
+        for s in stats {
+            gone.extend(first.per_cpu.keys().filter(|c| !s.per_cpu.contains_key(c)));
+        }
+        gone.into_iter().collect()
+    }
+
     /// The interval from sample `i` to sample `j` (any two, `i < j`): counters are
     /// cumulative, so coarser rows are exact, not averages of averages.
     pub fn between(&self, i: usize, j: usize) -> Option<Interval> {
@@ -400,6 +416,33 @@ mod tests {
             }
         }
         r
+    }
+
+    /// A run where cpu1 vanishes from `/proc/stat` right after a sample whose read failed
+    /// (CI caught the fake tree half rewritten): the interval next to the gap compares
+    /// nothing, but the core is still seen gone.
+    #[test]
+    fn a_failed_stat_read_does_not_hide_a_killed_core() {
+        let mut r = Recording::new(1.0, layout(), SampleSpec::default());
+        r.push(sample(100.0, 0));
+        let mut failed = sample(101.0, 0);
+        failed.stat = None;
+        r.push(failed);
+        let mut without_cpu1 = sample(102.0, 0);
+        if let Some(st) = without_cpu1.stat.as_mut() {
+            st.per_cpu.remove(&1);
+        }
+        r.push(without_cpu1);
+        r.push(sample(103.0, 0));
+        assert!(r.intervals.iter().all(|i| i.cpus_gone.is_empty()));
+        assert_eq!(r.cpus_seen_gone(), vec![1]);
+        assert!(recording().cpus_seen_gone().is_empty());
+        let mut none = Recording::new(1.0, layout(), SampleSpec::default());
+        assert!(none.cpus_seen_gone().is_empty());
+        let mut only_failed = sample(1.0, 0);
+        only_failed.stat = None;
+        none.push(only_failed);
+        assert!(none.cpus_seen_gone().is_empty());
     }
 
     #[test]

@@ -142,14 +142,7 @@ pub fn findings(
         pi_after.is_some(),
     )));
     out.extend(validate::offline_findings(online_before, online_after));
-    let monitor_gone: Vec<u32> = rec
-        .map(|rec| {
-            rec.intervals
-                .iter()
-                .flat_map(|i| i.cpus_gone.iter().copied())
-                .collect()
-        })
-        .unwrap_or_default();
+    let monitor_gone: Vec<u32> = rec.map(Recording::cpus_seen_gone).unwrap_or_default();
     out.extend(validate::killed_findings(
         &r.kernel_log,
         &monitor_gone,

@@ -135,22 +135,62 @@ impl Ui for Quiet {
 type Change<'a> = Box<dyn FnMut(&Path) + 'a>;
 
 /// Canned results; before the benchmark named `at` (`membw`, `memlat`…) returns, `change`
-/// rewrites the tree, then the step lasts `hold` so the monitor sees it.
+/// rewrites the tree. A change the monitor must see waits for its reads
+/// ([`rewrite_and_wait_read`]): a fixed hold is a guess on a loaded machine (CI once saw
+/// a 50 ms monitor miss 300 ms).
 struct Meddling<'a> {
     root: PathBuf,
-    changes: Vec<(&'static str, Duration, Change<'a>)>,
+    changes: Vec<(&'static str, Change<'a>)>,
 }
 
 impl Executor for Meddling<'_> {
     fn run(&mut self, env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
-        for (at, hold, change) in &mut self.changes {
+        for (at, change) in &mut self.changes {
             if *at == call.name() {
                 change(&self.root);
-                std::thread::sleep(*hold);
             }
         }
         Fake.run(env, call)
     }
+}
+
+/// Rewrite `path` in place with `text` (never empty on the way), then wait until something has read the new
+/// contents `reads` times: the run's monitor, the only reader during a benchmark step.
+/// In place, because the monitor keeps its counter files open and rereads them (a renamed
+/// new file would never be seen). Gives up after 20 s, so a broken monitor fails the
+/// assertion instead of hanging the test.
+fn rewrite_and_wait_read(path: &Path, text: &str, reads: usize) {
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::os::unix::fs::FileExt as _;
+    // Never truncated to nothing first: a sample may read the file at any moment. A
+    // shorter text leaves the old tail (the `intr`…`softirq` lines) for a moment, which
+    // holds no `cpu` line.
+    let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(text.as_bytes(), 0).unwrap();
+    f.set_len(text.len() as u64).unwrap();
+    drop(f);
+    let cpath = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: plain inotify calls on a descriptor this function owns and closes.
+    let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+    assert!(fd >= 0, "inotify_init1");
+    let wd = unsafe { libc::inotify_add_watch(fd, cpath.as_ptr(), libc::IN_ACCESS) };
+    assert!(wd >= 0, "inotify_add_watch");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut seen = 0;
+    let mut buf = [0u8; 4096];
+    let event = std::mem::size_of::<libc::inotify_event>();
+    while seen < reads && std::time::Instant::now() < deadline {
+        // SAFETY: reads into a buffer of the length given.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        // A watch on a file carries no name: every event is one read of it.
+        seen += n as usize / event;
+    }
+    // SAFETY: closes the descriptor opened above.
+    unsafe { libc::close(fd) };
 }
 
 fn library_run(root: &Path, exec: &mut dyn Executor) -> RunReport {
@@ -215,9 +255,6 @@ fn core_killed_mid_run_is_reported() {
         changes: vec![
             (
                 "membw",
-                // Long enough for the 50 ms monitor to see the core gone whatever the
-                // load on the machine running the test.
-                Duration::from_millis(300),
                 Box::new(|r: &Path| {
                     append_kmsg(
                         r,
@@ -226,12 +263,13 @@ fn core_killed_mid_run_is_reported() {
                             "6,3,500000100,-;psci: CPU1 killed (polled 0 ms)",
                         ],
                     );
-                    fs::write(r.join("proc/stat"), &without_cpu1).unwrap();
+                    // The monitor must see the core gone, whatever the load on the
+                    // machine running the test: two of its reads of the new file.
+                    rewrite_and_wait_read(&r.join("proc/stat"), &without_cpu1, 2);
                 }),
             ),
             (
                 "memlat",
-                Duration::ZERO,
                 Box::new(|r: &Path| {
                     append_kmsg(
                         r,
@@ -239,7 +277,7 @@ fn core_killed_mid_run_is_reported() {
                             "6,4,501000000,-;CPU1: Booted secondary processor 0x0000000001 [0x410fd083]",
                         ],
                     );
-                    fs::write(r.join("proc/stat"), &stat).unwrap();
+                    rewrite_and_wait_read(&r.join("proc/stat"), &stat, 1);
                 }),
             ),
         ],
@@ -310,9 +348,7 @@ fn background_activity_names_phase_interval_and_processes() {
         root: root.clone(),
         changes: vec![(
             "memlat",
-            Duration::from_millis(150),
             Box::new(move |r: &Path| {
-                fs::write(r.join("proc/stat"), &busier).unwrap();
                 for (pid, comm, ticks) in [(4242, "stress-ng", 160), (77, "kworker/0:1", 11)] {
                     fs::write(
                         proc_dir.join(format!("{pid}/stat")),
@@ -320,6 +356,8 @@ fn background_activity_names_phase_interval_and_processes() {
                     )
                     .unwrap();
                 }
+                // Two monitor reads of the busier counters, however loaded the machine.
+                rewrite_and_wait_read(&r.join("proc/stat"), &busier, 2);
             }),
         )],
     };
@@ -387,7 +425,6 @@ fn monitor_clock_drops_judge_throttling_without_cpufreq_statistics() {
         root: hot.clone(),
         changes: vec![(
             "membw",
-            Duration::ZERO,
             Box::new(move |_: &Path| fs::write(&cur, "600000\n").unwrap()),
         )],
     };
