@@ -14,6 +14,7 @@ pub mod irq;
 pub mod kmsg;
 pub mod membench;
 pub mod memory;
+pub mod meter;
 pub mod mmc;
 pub mod net;
 pub mod opp;
