@@ -5,15 +5,16 @@
 use std::io::Read;
 use std::path::Path;
 
-use serde::Serialize;
-
-use crate::cli::results::{CompareArgs, ParseArgs, ResultsArgs, ResultsCommand};
+use crate::cli::results::{
+    CompareArgs, DbArg, DeleteArgs, ExportArgs, ExportFormat, ImportArgs, ListArgs, ParseArgs,
+    ResultsArgs, ResultsCommand, ShowArgs,
+};
 use crate::output::Outcome;
 use crate::record::config::DEFAULT_LOG;
-use crate::record::results_row::ResultsRow;
 use crate::results::compare::{self, Selection};
-use crate::results::reference;
-use crate::results::sbclog::{self, ParsedLog};
+use crate::results::document::{self, Parsed};
+use crate::results::reference::{self, Reference};
+use crate::results::store::{self, Entry, Inserted, NewRun, Source, Store};
 
 /// The largest result file read (a log is tens of KiB, a run JSON a few MiB).
 const MAX_FILE: u64 = 64 << 20;
@@ -21,16 +22,266 @@ const MAX_FILE: u64 = 64 << 20;
 pub fn run(a: &ResultsArgs) -> anyhow::Result<Outcome> {
     match &a.command {
         ResultsCommand::Parse(p) => parse(p),
+        ResultsCommand::Import(i) => with_store(&a.db, |s| import(s, i)),
+        ResultsCommand::List(l) => with_store(&a.db, |s| list(s, l)),
+        ResultsCommand::Show(x) => with_store(&a.db, |s| show(s, x)),
+        ResultsCommand::Export(e) => with_store(&a.db, |s| export(s, e)),
+        ResultsCommand::Delete(d) => with_store(&a.db, |s| delete(s, d)),
     }
 }
 
-/// What a result file gave.
-#[derive(Debug, Serialize)]
-struct Parsed {
-    /// `sbc-bench log` or `sbc-bench-run JSON`.
-    format: &'static str,
-    #[serde(flatten)]
-    log: ParsedLog,
+/// The database `--db` names, else the default one.
+pub fn db_path(db: &DbArg) -> Option<std::path::PathBuf> {
+    db.db.clone().or_else(|| {
+        store::default_path(nix::unistd::geteuid().is_root(), &|k| std::env::var(k).ok())
+    })
+}
+
+fn with_store(
+    db: &DbArg,
+    f: impl FnOnce(&Store) -> anyhow::Result<Outcome>,
+) -> anyhow::Result<Outcome> {
+    let Some(path) = db_path(db) else {
+        eprintln!("error: no results database: give --db PATH (HOME is not set)");
+        return Ok(Outcome::Usage);
+    };
+    match Store::open(&path) {
+        Ok(s) => f(&s),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(Outcome::Usage)
+        }
+    }
+}
+
+/// The files a path names: itself, or the regular files in a directory, sorted.
+fn files_of(path: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// The documents of one file: a run JSON, or each run of a log.
+fn documents(text: &str) -> Vec<(String, Result<Parsed, String>)> {
+    if text.trim_start().starts_with('{') {
+        return vec![(text.to_string(), document::from_run_json(text))];
+    }
+    document::split_runs(text)
+        .into_iter()
+        .map(|run| (run.to_string(), document::parse_log_run(run)))
+        .collect()
+}
+
+fn import(s: &Store, a: &ImportArgs) -> anyhow::Result<Outcome> {
+    let (mut new, mut dup, mut bad) = (0, 0, 0);
+    for p in &a.paths {
+        let files = match files_of(p) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("error: {e}");
+                bad += 1;
+                continue;
+            }
+        };
+        for f in files {
+            let text = match read_file(&f) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    bad += 1;
+                    continue;
+                }
+            };
+            let docs = documents(&text);
+            let many = docs.len() > 1;
+            for (i, (doc, parsed)) in docs.iter().enumerate() {
+                let name = if many {
+                    format!("{} (run {} of {})", f.display(), i + 1, docs.len())
+                } else {
+                    f.display().to_string()
+                };
+                let parsed = match parsed {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("error: {name}: {e}");
+                        bad += 1;
+                        continue;
+                    }
+                };
+                let path = f.display().to_string();
+                let r = NewRun {
+                    source: Source::Import,
+                    source_path: Some(&path),
+                    document: doc,
+                    parsed,
+                    kernel_bsp: None,
+                };
+                match s.insert(&r)? {
+                    Inserted::New(id) => {
+                        new += 1;
+                        let dev = &parsed.log.results_row.device;
+                        println!(
+                            "#{id}  {name}: {}",
+                            if dev.is_empty() {
+                                "device not named"
+                            } else {
+                                dev
+                            }
+                        );
+                        if !parsed.log.unread.is_empty() {
+                            println!("      not in the file: {}", parsed.log.unread.join("; "));
+                        }
+                    }
+                    Inserted::Duplicate(id) => {
+                        dup += 1;
+                        println!("#{id}  {name}: stored before, not again");
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{new} stored, {dup} stored before, {bad} unreadable; database {}",
+        s.path().display()
+    );
+    Ok(if bad > 0 { Outcome::Usage } else { Outcome::Ok })
+}
+
+fn cell(v: &Option<String>) -> &str {
+    v.as_deref().unwrap_or("-")
+}
+
+fn list(s: &Store, a: &ListArgs) -> anyhow::Result<Outcome> {
+    let rows = s.list()?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(Outcome::Ok);
+    }
+    if rows.is_empty() {
+        println!("No stored runs in {}.", s.path().display());
+        return Ok(Outcome::Ok);
+    }
+    let num = |v: Option<f64>, d: usize| v.map_or_else(|| "-".into(), |v| format!("{v:.d$}"));
+    println!(
+        "{:>5}  {:<10}  {:<6}  {:<34}  {:<10}  {:>7}  {:>6}  {:>9}  {:>8}  verdict",
+        "id", "date", "source", "device", "SoC", "7z", "7z 1T", "AES-256", "memcpy"
+    );
+    for e in &rows {
+        println!(
+            "{:>5}  {:<10}  {:<6}  {:<34}  {:<10}  {:>7}  {:>6}  {:>9}  {:>8}  {}",
+            format!("#{}", e.id),
+            short_date(e.date.as_deref()),
+            e.source,
+            truncate(cell(&e.device), 34),
+            truncate(cell(&e.soc), 10),
+            num(e.sevenzip_multi.map(|v| v as f64), 0),
+            num(e.sevenzip_single.map(|v| v as f64), 0),
+            num(e.aes256_16k, 0),
+            num(e.memcpy_mb_s, 0),
+            cell(&e.verdict),
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// `2024-01-05` from an RFC 3339 date or a log's RFC 2822 one.
+fn short_date(d: Option<&str>) -> String {
+    let Some(d) = d else { return "-".into() };
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(d) {
+        return t.format("%Y-%m-%d").to_string();
+    }
+    if let Ok(t) = chrono::DateTime::parse_from_rfc2822(d.trim()) {
+        return t.format("%Y-%m-%d").to_string();
+    }
+    truncate(d, 10)
+}
+
+fn show(s: &Store, a: &ShowArgs) -> anyhow::Result<Outcome> {
+    let (parsed, doc) = match s.record(a.id) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Usage);
+        }
+    };
+    if a.document {
+        print!("{doc}");
+        if !doc.ends_with('\n') {
+            println!();
+        }
+    } else if a.json {
+        println!("{}", serde_json::to_string_pretty(&parsed)?);
+    } else {
+        let e = s.entry(a.id)?;
+        println!(
+            "#{}: {} from {}, stored {}",
+            e.id,
+            e.source,
+            cell(&e.source_path),
+            e.stored_at
+        );
+        print!("{}", render_parsed(&parsed));
+    }
+    Ok(Outcome::Ok)
+}
+
+fn delete(s: &Store, a: &DeleteArgs) -> anyhow::Result<Outcome> {
+    match s.delete(a.id) {
+        Ok(()) => {
+            println!("Deleted run #{}.", a.id);
+            Ok(Outcome::Ok)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(Outcome::Usage)
+        }
+    }
+}
+
+/// An entry for sharing: home paths redacted unless asked.
+fn shareable(mut e: Entry, redact: bool) -> Entry {
+    if redact {
+        let known = crate::report::redact::Known::default();
+        e.source_path = e
+            .source_path
+            .map(|p| crate::report::redact::redact(&p, &known));
+    }
+    e
+}
+
+fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
+    let rows: Vec<Entry> = s
+        .list()?
+        .into_iter()
+        .map(|e| shareable(e, !a.no_redact))
+        .collect();
+    let out = match a.format {
+        ExportFormat::Json => format!("{}\n", serde_json::to_string_pretty(&rows)?),
+        ExportFormat::Csv => crate::results::export::csv(&rows)?,
+        ExportFormat::Yaml => crate::results::export::yaml(&rows),
+    };
+    print!("{out}");
+    Ok(Outcome::Ok)
 }
 
 fn read_file(path: &Path) -> Result<String, String> {
@@ -74,84 +325,7 @@ fn read_file(path: &Path) -> Result<String, String> {
 /// holds every run appended).
 fn read_result(path: &Path) -> Result<Parsed, String> {
     let text = read_file(path)?;
-    if text.trim_start().starts_with('{') {
-        return from_run_json(&text).map_err(|e| format!("{}: {e}", path.display()));
-    }
-    let last = text
-        .match_indices("\nsbc-bench v")
-        .last()
-        .map_or(0, |(i, _)| i + 1);
-    let log = sbclog::parse(&text[last..]);
-    let row = &log.results_row;
-    let holds_nothing = log.version.is_none()
-        && log.stated_row.is_none()
-        && log.core_types.is_empty()
-        && row.memcpy_mb_s.is_none()
-        && row.sevenzip_multi.is_none()
-        && row.aes256_16k.is_none();
-    // The oldest sbc-bench logs (v0.4 uploads) begin with lsb_release's `Distributor ID:`,
-    // without a header line: they are read for what they hold.
-    if holds_nothing {
-        return Err(format!(
-            "{}: neither an sbc-bench log (no header, no benchmark output) nor a run JSON",
-            path.display()
-        ));
-    }
-    Ok(Parsed {
-        format: "sbc-bench log",
-        log,
-    })
-}
-
-fn from_run_json(text: &str) -> Result<Parsed, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    if v["schema"] != crate::record::run::SCHEMA {
-        return Err(format!(
-            "not a run JSON of ours (schema {}, not {:?})",
-            v["schema"],
-            crate::record::run::SCHEMA
-        ));
-    }
-    let mut log = ParsedLog {
-        version: v["sbc_bench_version"].as_str().map(str::to_string),
-        date: v["started"].as_str().map(str::to_string),
-        soc_guess: v["system_before"]["soc"]["guess"]
-            .as_str()
-            .map(str::to_string),
-        core_types: run_json_core_types(&v),
-        ..ParsedLog::default()
-    };
-    match serde_json::from_value::<ResultsRow>(v["results_row"].clone()) {
-        Ok(row) => {
-            log.kernel_release = Some(row.kernel.clone()).filter(|k| !k.is_empty());
-            log.results_row = row;
-        }
-        Err(_) => log
-            .unread
-            .push("no results_row (the run did not finish)".to_string()),
-    }
-    Ok(Parsed {
-        format: "sbc-bench-run JSON",
-        log,
-    })
-}
-
-/// The core types of a run JSON's clusters, in order, once each.
-fn run_json_core_types(v: &serde_json::Value) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for c in v["system_before"]["clusters"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        if let Some(t) = c["core_type"].as_str() {
-            if !out.iter().any(|x| x == t) {
-                out.push(t.to_string());
-            }
-        }
-    }
-    out
+    document::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn parse(a: &ParseArgs) -> anyhow::Result<Outcome> {
@@ -220,22 +394,94 @@ fn render_parsed(r: &Parsed) -> String {
     out
 }
 
+/// The run `compare` was asked about: a stored run's number, a file, or by default the
+/// last stored run (when the database exists) and else the default log. With it the id
+/// of the stored run, so that it is not compared with itself.
+fn compare_target(a: &CompareArgs) -> Result<(Parsed, Option<i64>), String> {
+    let given = a.run.as_ref().map(|p| p.to_string_lossy().into_owned());
+    let id = given.as_deref().and_then(|g| {
+        let by_number = g.starts_with('#') || !Path::new(g).exists();
+        by_number
+            .then(|| crate::cli::results::parse_id(g).ok())
+            .flatten()
+    });
+    let path = db_path(&a.db);
+    if let Some(id) = id {
+        let Some(path) = path else {
+            return Err("no results database: give --db PATH".into());
+        };
+        let s = Store::open(&path).map_err(|e| e.to_string())?;
+        return s
+            .record(id)
+            .map(|(p, _)| (p, Some(id)))
+            .map_err(|e| e.to_string());
+    }
+    if let Some(file) = &a.run {
+        return read_result(file).map(|p| (p, None));
+    }
+    // The default: the last stored run, where a database already exists (compare does
+    // not create one).
+    if let Some(path) = path.filter(|p| p.is_file()) {
+        let s = Store::open(&path).map_err(|e| e.to_string())?;
+        if let Some(id) = s.last().map_err(|e| e.to_string())? {
+            return s
+                .record(id)
+                .map(|(p, _)| (p, Some(id)))
+                .map_err(|e| e.to_string());
+        }
+    }
+    read_result(Path::new(DEFAULT_LOG))
+        .map(|p| (p, None))
+        .map_err(|e| {
+            format!(
+                "{e}\n(no run given: run `sbc-bench` first, or name a log, run JSON or stored run)"
+            )
+        })
+}
+
+/// The runs in the database beside the published rows (all but `except`).
+fn stored_references(a: &CompareArgs, except: Option<i64>) -> Vec<Reference> {
+    let Some(path) = db_path(&a.db).filter(|p| p.is_file()) else {
+        return Vec::new();
+    };
+    let Ok(s) = Store::open(&path) else {
+        return Vec::new();
+    };
+    let ids: Vec<i64> = s
+        .list()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| e.id)
+        .filter(|id| Some(*id) != except)
+        .collect();
+    ids.into_iter()
+        .filter_map(|id| {
+            let (p, _) = s.record(id).ok()?;
+            let mut row = p.log.results_row.clone();
+            if row.device.is_empty() {
+                return None;
+            }
+            row.kernel = crate::record::results_row::kernel_major_minor(&row.kernel);
+            Some(Reference {
+                soc: store::soc_of(&p),
+                row,
+                log: Some(format!("stored #{id}")),
+                core_types: p.log.core_types.clone(),
+            })
+        })
+        .collect()
+}
+
 pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
-    let path = a
-        .run
-        .clone()
-        .unwrap_or_else(|| std::path::PathBuf::from(DEFAULT_LOG));
-    let r = match read_result(&path) {
+    let (r, stored_id) = match compare_target(a) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
-            if a.run.is_none() {
-                eprintln!("(no run given: run `sbc-bench` first, or name a log or run JSON)");
-            }
             return Ok(Outcome::Usage);
         }
     };
-    let refs = reference::published();
+    let mut refs = reference::published();
+    refs.extend(stored_references(a, stored_id));
     let selection = match (&a.soc, &a.device, &a.core_type) {
         (Some(s), _, _) => Selection::Soc(s.clone()),
         (None, Some(d), _) => Selection::Device(d.clone()),

@@ -171,7 +171,58 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
+    if let Some(db) = store_target(ctx, args) {
+        store_run(&db, &report, sink.path(Format::Log));
+    }
     Ok(outcome)
+}
+
+/// Where the run is stored: the database `--db` (or `SBC_BENCH_DB`) names; else the
+/// default one, for a real run on this machine only (a run over a `--sysroot` tree or
+/// with canned results describes no real board). `--no-store`: nowhere.
+fn store_target(ctx: &Ctx, args: &RunArgs) -> Option<std::path::PathBuf> {
+    if args.no_store {
+        return None;
+    }
+    if let Some(db) = &args.db {
+        return Some(db.clone());
+    }
+    if args.fake_benchmarks || !ctx.root.is_host() {
+        return None;
+    }
+    crate::results::store::default_path(nix::unistd::geteuid().is_root(), &|k| {
+        std::env::var(k).ok()
+    })
+}
+
+/// Store the finished run; a database that cannot be written costs the run nothing but
+/// a warning (its log and JSON are written already).
+fn store_run(db: &Path, report: &crate::record::run::RunReport, log: Option<&Path>) {
+    use crate::results::store::{Inserted, NewRun, Source, Store};
+    let json = String::from_utf8_lossy(&crate::report::export::Json.render(report)).into_owned();
+    let parsed = match crate::results::document::from_run_json(&json) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("warning: the run was not stored in {}: {e}", db.display());
+            return;
+        }
+    };
+    let log = log.map(|l| l.display().to_string());
+    let stored = Store::open(db).and_then(|s| {
+        s.insert(&NewRun {
+            source: Source::Run,
+            source_path: log.as_deref(),
+            document: &json,
+            parsed: &parsed,
+            kernel_bsp: None,
+        })
+    });
+    match stored {
+        Ok(Inserted::New(id) | Inserted::Duplicate(id)) => {
+            println!("Stored as run #{id} in {}", db.display());
+        }
+        Err(e) => eprintln!("warning: the run was not stored: {e}"),
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,25 @@ use crate::results::compare::Metric;
 pub struct ResultsArgs {
     #[command(subcommand)]
     pub command: ResultsCommand,
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// The results database to use.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DbArg {
+    /// The results database [default: /var/lib/sbc-bench/results.db as root, else
+    /// $XDG_DATA_HOME/sbc-bench/results.db] (docs/RESULTS-DB.md).
+    #[arg(long, value_name = "PATH", env = "SBC_BENCH_DB", global = true)]
+    pub db: Option<PathBuf>,
+}
+
+/// The export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+    Yaml,
 }
 
 /// What to do with results.
@@ -21,6 +40,77 @@ pub enum ResultsCommand {
     /// bash sbc-bench (any version, v0.4 to v0.9.72; pasted, CRLF or coloured too), one
     /// of ours, or our run JSON (`run --json`).
     Parse(ParseArgs),
+    /// Store result files in the database: logs of the bash sbc-bench (every run of an
+    /// appended log), ours, our run JSON; a directory imports the files in it. A file
+    /// stored before is not stored twice.
+    Import(ImportArgs),
+    /// The stored runs, a line each.
+    List(ListArgs),
+    /// One stored run: what was read from it, or the document itself.
+    Show(ShowArgs),
+    /// Every stored run's columns as CSV, JSON or YAML on standard output, with home
+    /// paths redacted (docs/PRIVACY.md).
+    Export(ExportArgs),
+    /// Delete a stored run.
+    Delete(DeleteArgs),
+}
+
+/// `sbc-bench results import PATH…`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files or directories.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// `sbc-bench results list [--json]`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the rows as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `sbc-bench results show ID [--json | --document]`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The run's number (`results list`), with or without `#`.
+    #[arg(value_name = "ID", value_parser = parse_id)]
+    pub id: i64,
+    /// Print the record read from the document as JSON.
+    #[arg(long, conflicts_with = "document")]
+    pub json: bool,
+    /// Print the document as it was stored (the run JSON or the log).
+    #[arg(long)]
+    pub document: bool,
+}
+
+/// `sbc-bench results export [--format F] [--no-redact]`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: ExportFormat,
+    /// Keep home paths in the source paths.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// `sbc-bench results delete ID`.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// The run's number (`results list`).
+    #[arg(value_name = "ID", value_parser = parse_id)]
+    pub id: i64,
+}
+
+/// A stored run's number: `12` or `#12`.
+pub fn parse_id(s: &str) -> Result<i64, String> {
+    s.trim_start_matches('#')
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| "not a run number (see `sbc-bench results list`)".to_string())
 }
 
 /// `sbc-bench results parse FILE [--json]`.
@@ -37,10 +127,14 @@ pub struct ParseArgs {
 /// `sbc-bench compare [RUN] [--soc S | --device D] [--metric M] [--json]`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The run to compare: a log (the last run in it) or our run JSON [default: the
-    /// default log, /var/log/sbc-bench.log].
+    /// The run to compare: a stored run's number (`#12`), a log (the last run in it) or
+    /// our run JSON [default: the last run stored in the results database, else the
+    /// default log, /var/log/sbc-bench.log]. Runs imported into the database are compared
+    /// beside the published rows.
     #[arg(value_name = "RUN")]
     pub run: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DbArg,
     /// Published rows of this SoC (`RK3588`) [default: the run's SoC guess; where no
     /// published row has it, the rows of the run's core types].
     #[arg(long, value_name = "SOC", conflicts_with = "device")]

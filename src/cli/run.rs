@@ -49,4 +49,14 @@ pub struct RunArgs {
     /// Return canned benchmark results instantly (tests of orchestration and reports).
     #[arg(long, hide = true)]
     pub fake_benchmarks: bool,
+
+    /// Store the run in this results database [default: /var/lib/sbc-bench/results.db
+    /// as root, else $XDG_DATA_HOME/sbc-bench/results.db; runs over a --sysroot tree or
+    /// with canned results are stored only when a database is named].
+    #[arg(long, value_name = "PATH", env = "SBC_BENCH_DB")]
+    pub db: Option<PathBuf>,
+
+    /// Do not store the run in the results database (wins over --db).
+    #[arg(long)]
+    pub no_store: bool,
 }

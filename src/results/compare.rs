@@ -328,9 +328,18 @@ pub fn render(c: &Comparison) -> String {
         Selection::CoreType(t) => format!("core type {t}"),
         Selection::CoreTypes(ts) => format!("core types {}", ts.join(" + ")),
     };
+    let stored = c
+        .rows
+        .iter()
+        .any(|r| r.log.as_deref().is_some_and(|l| l.starts_with("stored #")));
     let _ = writeln!(
         out,
-        "Published sbc-bench results for {sel}, sorted by {}:\n",
+        "{} sbc-bench results for {sel}, sorted by {}:\n",
+        if stored {
+            "Published and stored"
+        } else {
+            "Published"
+        },
         c.metric.name()
     );
     out.push_str(
@@ -349,10 +358,10 @@ pub fn render(c: &Comparison) -> String {
         };
         let tens = |v: Option<f64>| v.map(|v| round_tens(v).to_string());
         let row = &r.row;
-        let device = if r.this_run {
-            format!("**this run: {}**", row.device)
-        } else {
-            row.device.clone()
+        let device = match r.log.as_deref().filter(|l| l.starts_with("stored #")) {
+            _ if r.this_run => format!("**this run: {}**", row.device),
+            Some(l) => format!("{} ({l})", row.device),
+            None => row.device.clone(),
         };
         let throttled = match (row.throttled, row.quick) {
             (true, true) => " (throttled) (quick)",

@@ -1,7 +1,11 @@
-//! RESULTS that last: reading published sbc-bench logs back into our model, the published
-//! Results.md table shipped as a reference set, and `compare` (the local results database
-//! is to come). Pure: text in, model and text out.
+//! RESULTS that last: reading published sbc-bench logs and our run JSON back into our
+//! model, the published Results.md table shipped as a reference set, `compare`, and the
+//! local results database (SQLite). Text in, model and text out; the store is the one
+//! part that touches a file, the database the user names.
 
 pub mod compare;
+pub mod document;
+pub mod export;
 pub mod reference;
 pub mod sbclog;
+pub mod store;

@@ -8,12 +8,13 @@
 //! against it. Pasted logs are tolerated: CRLF line ends, ANSI colours, and a prefix put
 //! before every line (a quote marker, a timestamp) are removed first.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::record::results_row::{ResultsRow, cpuminer_score};
 
 /// What one log yields.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ParsedLog {
     /// `0.9.72`, from the first line (`None`: the first line is not sbc-bench's).
     pub version: Option<String>,

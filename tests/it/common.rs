@@ -27,13 +27,14 @@ pub fn sysroot(board: &str) -> PathBuf {
 }
 
 /// `sbc-bench` with none of the caller's environment that changes what it reads or
-/// prints (sysroot, cpuinfo override, clock limits, colour).
+/// prints (sysroot, cpuinfo override, clock limits, results database, colour).
 pub fn bin() -> Command {
     let mut c = Command::cargo_bin("sbc-bench").expect("binary built");
     c.env_remove("SBC_BENCH_SYSROOT")
         .env_remove("CPUINFOFILE")
         .env_remove("MaxKHz")
         .env_remove("MinKHz")
+        .env_remove("SBC_BENCH_DB")
         .env("NO_COLOR", "1");
     c
 }

@@ -16,6 +16,7 @@ mod monitor;
 mod net;
 mod net_harden;
 mod results_import;
+mod results_store;
 mod run;
 mod runout_harden;
 mod storage;

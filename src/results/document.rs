@@ -1,0 +1,404 @@
+//! A result document read back: a log of the bash sbc-bench or ours (one run, or the
+//! last of an appended log), or our run JSON. Pure: text in, record out. Also the few
+//! figures the results store indexes beyond the Results.md row (ramlat at 16 and 128 MiB,
+//! measured clocks, the validation verdict).
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::results_row::ResultsRow;
+use crate::results::sbclog::{self, ParsedLog};
+
+/// What kind of document it was.
+pub const FORMAT_LOG: &str = "sbc-bench log";
+/// Our `run --json` file.
+pub const FORMAT_RUN_JSON: &str = "sbc-bench-run JSON";
+
+/// What a result document gave.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Parsed {
+    /// [`FORMAT_LOG`] or [`FORMAT_RUN_JSON`].
+    pub format: String,
+    #[serde(flatten)]
+    pub log: ParsedLog,
+    /// Figures beyond the row.
+    #[serde(default)]
+    pub extra: Extra,
+}
+
+/// Figures the results store indexes beyond the Results.md row.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Extra {
+    /// ramlat's first column (`1x32`) at 16 MiB, ns: the lowest of the cores measured.
+    pub ramlat_16m_ns: Option<f64>,
+    /// The same at 128 MiB.
+    pub ramlat_128m_ns: Option<f64>,
+    /// Measured clock at the highest OPP, MHz, per cluster in the order they were checked.
+    pub clocks_mhz: Vec<u32>,
+    /// `ok`, `warnings` or `invalid`: our findings' worst severity, or for a bash
+    /// sbc-bench log whether its "Results validation" lines are all of the good kind.
+    pub verdict: Option<String>,
+    /// The kernel's machine (`aarch64`), where the document says.
+    pub machine: Option<String>,
+}
+
+/// The runs of a log, in order: a log appended run after run (ours by default) has one
+/// `sbc-bench v…` header line per run. Text before the first header (the v0.4 uploads
+/// without one) belongs to the first run.
+pub fn split_runs(text: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = text
+        .match_indices("\nsbc-bench v")
+        .map(|(i, _)| i + 1)
+        .collect();
+    if !starts.is_empty() && text[..starts[0]].trim().is_empty() {
+        starts.remove(0);
+    }
+    let mut out = Vec::new();
+    let mut from = 0;
+    for s in starts {
+        if !text[from..s].trim().is_empty() {
+            out.push(&text[from..s]);
+        }
+        from = s;
+    }
+    if !text[from..].trim().is_empty() {
+        out.push(&text[from..]);
+    }
+    out
+}
+
+/// Read one document: our run JSON, or the last run of a log.
+pub fn parse(text: &str) -> Result<Parsed, String> {
+    if text.trim_start().starts_with('{') {
+        return from_run_json(text);
+    }
+    let last = split_runs(text).pop().unwrap_or(text);
+    parse_log_run(last)
+}
+
+/// Read one run of a log.
+pub fn parse_log_run(text: &str) -> Result<Parsed, String> {
+    let log = sbclog::parse(text);
+    let row = &log.results_row;
+    let holds_nothing = log.version.is_none()
+        && log.stated_row.is_none()
+        && log.core_types.is_empty()
+        && row.memcpy_mb_s.is_none()
+        && row.sevenzip_multi.is_none()
+        && row.aes256_16k.is_none();
+    // The oldest sbc-bench logs (v0.4 uploads) begin with lsb_release's `Distributor ID:`,
+    // without a header line: they are read for what they hold.
+    if holds_nothing {
+        return Err(
+            "neither an sbc-bench log (no header, no benchmark output) nor a run JSON".into(),
+        );
+    }
+    let lines = sbclog::normalise(text);
+    let (ramlat_16m_ns, ramlat_128m_ns) = log_ramlat(&lines);
+    let extra = Extra {
+        ramlat_16m_ns,
+        ramlat_128m_ns,
+        clocks_mhz: log_clocks(&lines),
+        verdict: log_verdict(&lines),
+        machine: None,
+    };
+    Ok(Parsed {
+        format: FORMAT_LOG.into(),
+        log,
+        extra,
+    })
+}
+
+/// Read our run JSON.
+pub fn from_run_json(text: &str) -> Result<Parsed, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    if v["schema"] != crate::record::run::SCHEMA {
+        return Err(format!(
+            "not a run JSON of ours (schema {}, not {:?})",
+            v["schema"],
+            crate::record::run::SCHEMA
+        ));
+    }
+    let mut log = ParsedLog {
+        version: v["sbc_bench_version"].as_str().map(str::to_string),
+        date: v["started"].as_str().map(str::to_string),
+        soc_guess: v["system_before"]["soc"]["guess"]
+            .as_str()
+            .map(str::to_string),
+        core_types: run_json_core_types(&v),
+        ..ParsedLog::default()
+    };
+    match serde_json::from_value::<ResultsRow>(v["results_row"].clone()) {
+        Ok(row) => {
+            log.kernel_release = Some(row.kernel.clone()).filter(|k| !k.is_empty());
+            log.results_row = row;
+        }
+        Err(_) => log
+            .unread
+            .push("no results_row (the run did not finish)".to_string()),
+    }
+    if let Some(rel) = v["system_before"]["kernel"]["release"].as_str() {
+        log.kernel_release = Some(rel.to_string());
+    }
+    let (ramlat_16m_ns, ramlat_128m_ns) = json_ramlat(&v);
+    let extra = Extra {
+        ramlat_16m_ns,
+        ramlat_128m_ns,
+        clocks_mhz: json_clocks(&v),
+        verdict: json_verdict(&v),
+        machine: v["system_before"]["kernel"]["machine"]
+            .as_str()
+            .map(str::to_string),
+    };
+    Ok(Parsed {
+        format: FORMAT_RUN_JSON.into(),
+        log,
+        extra,
+    })
+}
+
+/// The core types of a run JSON's clusters, in order, once each.
+fn run_json_core_types(v: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in v["system_before"]["clusters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = c["core_type"].as_str() {
+            if !out.iter().any(|x| x == t) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
+}
+
+const MIB16: u64 = 16 << 20;
+const MIB128: u64 = 128 << 20;
+
+fn min_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn json_ramlat(v: &serde_json::Value) -> (Option<f64>, Option<f64>) {
+    let mut out = (None, None);
+    for run in v["results"]["memlat"].as_array().into_iter().flatten() {
+        for row in run["result"]["ramlat"]["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let ns = row["ns"][0].as_f64().filter(|n| n.is_finite() && *n > 0.0);
+            match row["size_bytes"].as_u64() {
+                Some(MIB16) => out.0 = min_opt(out.0, ns),
+                Some(MIB128) => out.1 = min_opt(out.1, ns),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// ramlat's `16384k:` and `131072k:` rows (sbc-bench v0.9.6 on), first column.
+fn log_ramlat(lines: &[String]) -> (Option<f64>, Option<f64>) {
+    let mut out = (None, None);
+    let mut in_ramlat = false;
+    for l in lines {
+        if l.starts_with("Executing ramlat") {
+            in_ramlat = true;
+            continue;
+        }
+        if !in_ramlat {
+            continue;
+        }
+        let t = l.trim();
+        if t.is_empty() || t.starts_with("size:") {
+            continue;
+        }
+        let Some((size, rest)) = t.split_once(':') else {
+            in_ramlat = false;
+            continue;
+        };
+        let ns = rest
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse::<f64>().ok())
+            .filter(|n| n.is_finite() && *n > 0.0);
+        match size {
+            "16384k" => out.0 = min_opt(out.0, ns),
+            "131072k" => out.1 = min_opt(out.1, ns),
+            s if s.ends_with('k') => {}
+            _ => in_ramlat = false,
+        }
+    }
+    out
+}
+
+/// The measured clock at each cluster's highest OPP, from the run's first clock check.
+fn json_clocks(v: &serde_json::Value) -> Vec<u32> {
+    let mut out = Vec::new();
+    for c in v["results"]["clock_cold"].as_array().into_iter().flatten() {
+        // The walk's highest OPP that measured.
+        let walked = c["walk"]["opps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| Some((o["opp_khz"].as_u64()?, o["measured"]["mhz"].as_f64()?)))
+            .max_by_key(|o| o.0)
+            .map(|o| o.1);
+        let single = c["measured"]["mhz"].as_f64();
+        if let Some(mhz) = walked.or(single).filter(|m| m.is_finite() && *m > 0.0) {
+            out.push(mhz.round() as u32);
+        }
+    }
+    out
+}
+
+/// Each `Checking cpufreq OPP…` table's row with the highest OPP (newer logs list them
+/// highest first, older ones lowest first): its measured column. Rows read
+/// `Cpufreq OPP: 2400    Measured: 2350 (…)` or, in older logs, `  2400    2350     1000`
+/// (sysfs, measured, voltage).
+fn log_clocks(lines: &[String]) -> Vec<u32> {
+    fn row(l: &str) -> Option<(u32, u32)> {
+        let t = l.trim();
+        if let Some(rest) = t.strip_prefix("Cpufreq OPP:") {
+            let (opp, m) = rest.split_once("Measured:")?;
+            let m = m.split_whitespace().next()?;
+            return Some((opp.trim().parse().ok()?, m.parse().ok()?));
+        }
+        let mut c = t.split_whitespace();
+        Some((c.next()?.parse().ok()?, c.next()?.parse().ok()?))
+    }
+    let mut out = Vec::new();
+    let mut best: Option<(u32, u32)> = None;
+    let mut in_table = false;
+    for l in lines {
+        if l.starts_with("Checking cpufreq OPP") {
+            out.extend(best.take().map(|b| b.1));
+            in_table = !l.contains("again");
+            continue;
+        }
+        if !in_table || l.trim().is_empty() {
+            continue;
+        }
+        match row(l) {
+            Some(r) => {
+                if best.is_none_or(|b| r.0 > b.0) {
+                    best = Some(r);
+                }
+            }
+            None => {
+                out.extend(best.take().map(|b| b.1));
+                in_table = false;
+            }
+        }
+    }
+    out.extend(best.map(|b| b.1));
+    out
+}
+
+fn json_verdict(v: &serde_json::Value) -> Option<String> {
+    let findings = v["findings"].as_array()?;
+    let worst = findings
+        .iter()
+        .filter_map(|f| f["severity"].as_str())
+        .fold("ok", |w, s| match (w, s) {
+            (_, "invalid") | ("invalid", _) => "invalid",
+            (_, "warning") | ("warning", _) => "warnings",
+            (w, _) => w,
+        });
+    Some(worst.to_string())
+}
+
+/// The lines of a "Results validation:" block that say all is well.
+const GOOD_VALIDATION: &[&str] = &[
+    "Measured clockspeed not lower than advertised",
+    "No swapping",
+    "No throttling",
+    "Background activity (%system) OK",
+];
+
+fn log_verdict(lines: &[String]) -> Option<String> {
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("Results validation"))?;
+    let items: Vec<&str> = lines[start + 1..]
+        .iter()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| l.starts_with("  * "))
+        .map(|l| l.trim_start_matches("  * "))
+        .collect();
+    if items.is_empty() {
+        return None;
+    }
+    let all_good = items
+        .iter()
+        .all(|i| GOOD_VALIDATION.iter().any(|g| i.starts_with(g)));
+    Some(if all_good { "ok" } else { "warnings" }.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appended_runs_are_split_at_their_headers() {
+        let text = "sbc-bench v0.9.72 A\nx\n\n\n\n\nsbc-bench v0.9.72 B\ny\n";
+        let runs = split_runs(text);
+        assert_eq!(runs.len(), 2);
+        assert!(runs[0].starts_with("sbc-bench v0.9.72 A"));
+        assert!(runs[1].starts_with("sbc-bench v0.9.72 B"));
+        // Text before a first header (a v0.4 upload) stays with the first run.
+        let runs = split_runs("Distributor ID: Debian\nsbc-bench v0.4 x\n");
+        assert_eq!(runs.len(), 2);
+        assert_eq!(split_runs("\n\nsbc-bench v1 a\n").len(), 1);
+        assert!(split_runs("").is_empty());
+    }
+
+    #[test]
+    fn ramlat_clocks_and_verdict_from_a_log() {
+        let text = "sbc-bench v0.9.72\n\nChecking cpufreq OPP for cpu0-cpu3 (Cortex-A55):\n\nCpufreq OPP: 1800    Measured: 1794 (1794.520/1794.406/1794.253)\n\n\
+Checking cpufreq OPP for cpu4-cpu5 (Cortex-A76):\n\nCpufreq OPP: 2400    Measured: 2350 (2350.1/2350.0/2349.8)\n\n\
+Executing ramlat on cpu0 (Cortex-A55), results in ns:\n\n       size:  1x32  2x32\n     16384k: 120.5 130.1\n    131072k: 140.2 150.3\n\n\
+Executing ramlat on cpu4 (Cortex-A76), results in ns:\n\n       size:  1x32  2x32\n     16384k: 100.5 130.1\n    131072k: 145.2 150.3\n\n\
+Results validation:\n\n  * Measured clockspeed not lower than advertised max CPU clockspeed\n  * No swapping\n\n";
+        let lines = sbclog::normalise(text);
+        assert_eq!(log_ramlat(&lines), (Some(100.5), Some(140.2)));
+        assert_eq!(log_verdict(&lines).as_deref(), Some("ok"));
+        let bad = text.replace("No swapping", "Swapping occured");
+        assert_eq!(
+            log_verdict(&sbclog::normalise(&bad)).as_deref(),
+            Some("warnings")
+        );
+        assert_eq!(log_verdict(&sbclog::normalise("x\n")), None);
+    }
+
+    #[test]
+    fn clocks_from_an_opp_table() {
+        // v0.9.72 (corpus log 1ET4): highest OPP first.
+        let new = "Checking cpufreq OPP for cpu0-cpu1 (Cortex-A720):\n\nCpufreq OPP: 2600    Measured: 2598 (2598.747/2598.642/2598.642)\nCpufreq OPP:  800    Measured:  798    (798.991/798.971/798.941)\n\nChecking cpufreq OPP for cpu2-cpu5 (Cortex-A520):\n\nCpufreq OPP: 1800    Measured: 1795 (1795.151/1795.111/1794.990)\n\nChecking cpufreq OPP again\n\nCpufreq OPP: 2600    Measured: 2500\n";
+        assert_eq!(log_clocks(&sbclog::normalise(new)), vec![2598, 1795]);
+        // Older logs: sysfs, measured, voltage; lowest first.
+        let old = "Checking cpufreq OPP for cpu0-cpu3 (Cortex-A55):\n\n  408     406     675\n  1800    1794     950\n\nChecking cpufreq OPP for cpu4-cpu5 (Cortex-A76):\n\n  408     407     675\n  2400    2350    1000\n\nsomething\n";
+        assert_eq!(log_clocks(&sbclog::normalise(old)), vec![1794, 2350]);
+    }
+
+    #[test]
+    fn verdict_from_findings() {
+        let v = |sev: &[&str]| {
+            let f: Vec<serde_json::Value> = sev
+                .iter()
+                .map(|s| serde_json::json!({ "severity": s }))
+                .collect();
+            json_verdict(&serde_json::json!({ "findings": f }))
+        };
+        assert_eq!(v(&["ok", "info"]).as_deref(), Some("ok"));
+        assert_eq!(v(&["ok", "warning"]).as_deref(), Some("warnings"));
+        assert_eq!(v(&["invalid", "warning"]).as_deref(), Some("invalid"));
+        assert_eq!(json_verdict(&serde_json::json!({})), None);
+    }
+}

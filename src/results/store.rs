@@ -1,0 +1,624 @@
+//! The local results database: every run stored, logs and run JSON files imported, in one
+//! SQLite file a user can open with the `sqlite3` shell (tables in docs/RESULTS-DB.md).
+//!
+//! One row per run in `runs`: the document as it came (the run JSON, or the log text of
+//! that run), the record read from it (`record_json`, a [`Parsed`]), and indexed columns
+//! for what people compare. A document is stored once: its SHA-256 is unique, and a second
+//! import says which row already holds it. The schema version is SQLite's `user_version`;
+//! [`Store::open`] migrates an older file forward and refuses one made by a newer
+//! sbc-bench rather than guess.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::results::document::Parsed;
+
+/// The schema this build writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Forward migrations: entry `n` brings a file from version `n` to `n + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 0 → 1: the first schema.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        stored_at TEXT NOT NULL,
+        source TEXT NOT NULL,
+        source_path TEXT,
+        sha256 TEXT NOT NULL UNIQUE,
+        document_kind TEXT NOT NULL,
+        document TEXT NOT NULL,
+        record_json TEXT NOT NULL,
+        date TEXT,
+        tool_version TEXT,
+        mode TEXT,
+        device TEXT,
+        soc TEXT,
+        core_types TEXT,
+        kernel TEXT,
+        kernel_bsp INTEGER,
+        distro TEXT,
+        machine TEXT,
+        clock TEXT,
+        clocks_measured TEXT,
+        sevenzip_multi INTEGER,
+        sevenzip_single INTEGER,
+        aes256_16k REAL,
+        memcpy_mb_s REAL,
+        memset_mb_s REAL,
+        scrypt_khs REAL,
+        ramlat_16m_ns REAL,
+        ramlat_128m_ns REAL,
+        verdict TEXT,
+        throttled INTEGER
+    );
+    CREATE INDEX runs_soc ON runs(soc);
+    CREATE INDEX runs_device ON runs(device);
+    CREATE INDEX runs_date ON runs(date);
+    CREATE TABLE shares (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        url TEXT NOT NULL,
+        shared_at TEXT NOT NULL,
+        sha256 TEXT NOT NULL
+    );",
+];
+
+/// Why the database could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("results database {path}: {msg}")]
+    Open { path: String, msg: String },
+    #[error("results database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("results database: no stored run #{0}")]
+    NoSuchRun(i64),
+}
+
+/// Where a stored run came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// A run of ours on this machine, stored when it finished.
+    Run,
+    /// `results import` of a file.
+    Import,
+}
+
+impl Source {
+    fn as_str(self) -> &'static str {
+        match self {
+            Source::Run => "run",
+            Source::Import => "import",
+        }
+    }
+}
+
+/// What [`Store::insert`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inserted {
+    /// A new row.
+    New(i64),
+    /// The same document was already stored in this row.
+    Duplicate(i64),
+}
+
+/// One stored run: its indexed columns (what `results list` and `export` show).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    pub id: i64,
+    pub stored_at: String,
+    pub source: String,
+    pub source_path: Option<String>,
+    pub document_kind: String,
+    pub date: Option<String>,
+    pub tool_version: Option<String>,
+    pub mode: Option<String>,
+    pub device: Option<String>,
+    pub soc: Option<String>,
+    pub core_types: Option<String>,
+    pub kernel: Option<String>,
+    pub kernel_bsp: Option<bool>,
+    pub distro: Option<String>,
+    pub machine: Option<String>,
+    pub clock: Option<String>,
+    pub clocks_measured: Option<String>,
+    pub sevenzip_multi: Option<i64>,
+    pub sevenzip_single: Option<i64>,
+    pub aes256_16k: Option<f64>,
+    pub memcpy_mb_s: Option<f64>,
+    pub memset_mb_s: Option<f64>,
+    pub scrypt_khs: Option<f64>,
+    pub ramlat_16m_ns: Option<f64>,
+    pub ramlat_128m_ns: Option<f64>,
+    pub verdict: Option<String>,
+    pub throttled: Option<bool>,
+}
+
+/// The columns of [`Entry`], in its order.
+const ENTRY_COLUMNS: &str = "id, stored_at, source, source_path, document_kind, date, \
+    tool_version, mode, device, soc, core_types, kernel, kernel_bsp, distro, machine, clock, \
+    clocks_measured, sevenzip_multi, sevenzip_single, aes256_16k, memcpy_mb_s, memset_mb_s, \
+    scrypt_khs, ramlat_16m_ns, ramlat_128m_ns, verdict, throttled";
+
+/// The names of [`Entry`]'s fields (and of the `runs` columns they come from), in order.
+pub fn entry_fields() -> Vec<&'static str> {
+    ENTRY_COLUMNS.split(',').map(str::trim).collect()
+}
+
+fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
+    Ok(Entry {
+        id: r.get(0)?,
+        stored_at: r.get(1)?,
+        source: r.get(2)?,
+        source_path: r.get(3)?,
+        document_kind: r.get(4)?,
+        date: r.get(5)?,
+        tool_version: r.get(6)?,
+        mode: r.get(7)?,
+        device: r.get(8)?,
+        soc: r.get(9)?,
+        core_types: r.get(10)?,
+        kernel: r.get(11)?,
+        kernel_bsp: r.get(12)?,
+        distro: r.get(13)?,
+        machine: r.get(14)?,
+        clock: r.get(15)?,
+        clocks_measured: r.get(16)?,
+        sevenzip_multi: r.get(17)?,
+        sevenzip_single: r.get(18)?,
+        aes256_16k: r.get(19)?,
+        memcpy_mb_s: r.get(20)?,
+        memset_mb_s: r.get(21)?,
+        scrypt_khs: r.get(22)?,
+        ramlat_16m_ns: r.get(23)?,
+        ramlat_128m_ns: r.get(24)?,
+        verdict: r.get(25)?,
+        throttled: r.get(26)?,
+    })
+}
+
+/// A document to store.
+#[derive(Debug, Clone)]
+pub struct NewRun<'a> {
+    pub source: Source,
+    /// The file it was imported from (as given), or the run's log.
+    pub source_path: Option<&'a str>,
+    /// The document as it came: run JSON or the log text of this run.
+    pub document: &'a str,
+    /// What was read from it.
+    pub parsed: &'a Parsed,
+    /// A vendor/BSP kernel, where known.
+    pub kernel_bsp: Option<bool>,
+}
+
+/// The SoC a record names, short (`RK3588`), as the published rows name it.
+pub fn soc_of(p: &Parsed) -> Option<String> {
+    use crate::results::compare::Selection;
+    match p
+        .log
+        .soc_guess
+        .as_deref()
+        .and_then(Selection::from_soc_guess)
+    {
+        Some(Selection::Soc(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// An open results database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+/// The default database: `/var/lib/sbc-bench/results.db` as root, else
+/// `$XDG_DATA_HOME/sbc-bench/results.db` (`~/.local/share/sbc-bench/results.db`).
+pub fn default_path(is_root: bool, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if is_root {
+        return Some(PathBuf::from("/var/lib/sbc-bench/results.db"));
+    }
+    let data = env("XDG_DATA_HOME")
+        .filter(|d| d.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|h| h.starts_with('/'))
+                .map(|h| Path::new(&h).join(".local/share"))
+        })?;
+    Some(data.join("sbc-bench/results.db"))
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+impl Store {
+    /// Open (creating it and its directory when missing) and migrate. A path that is not
+    /// a regular file (a FIFO, a device, a directory) is refused before SQLite opens it:
+    /// SQLite would wait on a FIFO for ever.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let err = |msg: String| StoreError::Open {
+            path: path.display().to_string(),
+            msg,
+        };
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(err("is a symbolic link; give the file itself".into()));
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(err(
+                    "is not a regular file (a directory, FIFO or device is not a database)".into(),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+                }
+            }
+            Err(e) => return Err(err(e.to_string())),
+        }
+        let conn = Connection::open(path).map_err(|e| err(e.to_string()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(|e| err(e.to_string()))?;
+        let mut s = Self {
+            conn,
+            path: path.to_path_buf(),
+        };
+        s.migrate().map_err(|e| match e {
+            StoreError::Sql(q) => err(q.to_string()),
+            other => other,
+        })?;
+        Ok(s)
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Open {
+                path: self.path.display().to_string(),
+                msg: format!(
+                    "made by a newer sbc-bench (schema {version}, this one knows up to {SCHEMA_VERSION}); left alone"
+                ),
+            });
+        }
+        if version == 0 {
+            // A file of someone else's (tables of its own) is not ours to add to.
+            let tables: i64 = self.conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )?;
+            if tables > 0 {
+                return Err(StoreError::Open {
+                    path: self.path.display().to_string(),
+                    msg: "is an SQLite database of something else (it has tables, but no sbc-bench schema); left alone".into(),
+                });
+            }
+        }
+        let tx = self.conn.transaction()?;
+        for (v, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", v as i64 + 1)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Store one run; a document stored before is not stored twice.
+    pub fn insert(&self, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
+        let sha = hex(&Sha256::digest(r.document.as_bytes()));
+        if let Some(id) = self
+            .conn
+            .query_row("SELECT id FROM runs WHERE sha256 = ?1", [&sha], |row| {
+                row.get::<_, i64>(0)
+            })
+            .optional()?
+        {
+            return Ok(Inserted::Duplicate(id));
+        }
+        let p = r.parsed;
+        let row = &p.log.results_row;
+        let text = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
+        let record_json = serde_json::to_string(p).unwrap_or_else(|_| "{}".into());
+        let clocks = (!p.extra.clocks_mhz.is_empty()).then(|| {
+            p.extra
+                .clocks_mhz
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join("/")
+        });
+        self.conn.execute(
+            "INSERT INTO runs (stored_at, source, source_path, sha256, document_kind, document,
+                record_json, date, tool_version, mode, device, soc, core_types, kernel, kernel_bsp,
+                distro, machine, clock, clocks_measured, sevenzip_multi, sevenzip_single,
+                aes256_16k, memcpy_mb_s, memset_mb_s, scrypt_khs, ramlat_16m_ns, ramlat_128m_ns,
+                verdict, throttled)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+            params![
+                now(),
+                r.source.as_str(),
+                r.source_path,
+                sha,
+                p.format,
+                r.document,
+                record_json,
+                p.log.date,
+                p.log.version,
+                p.log.mode,
+                text(&row.device),
+                soc_of(p),
+                (!p.log.core_types.is_empty()).then(|| p.log.core_types.join(", ")),
+                p.log.kernel_release.clone().or_else(|| text(&row.kernel)),
+                r.kernel_bsp,
+                text(&row.distro_arch),
+                p.extra.machine,
+                text(&row.clock),
+                clocks,
+                row.sevenzip_multi.map(|v| v as i64),
+                row.sevenzip_single.map(|v| v as i64),
+                row.aes256_16k,
+                row.memcpy_mb_s,
+                row.memset_mb_s,
+                row.scrypt_khs,
+                p.extra.ramlat_16m_ns,
+                p.extra.ramlat_128m_ns,
+                p.extra.verdict,
+                row.throttled,
+            ],
+        )?;
+        Ok(Inserted::New(self.conn.last_insert_rowid()))
+    }
+
+    /// Every stored run, oldest first.
+    pub fn list(&self) -> Result<Vec<Entry>, StoreError> {
+        let mut q = self
+            .conn
+            .prepare(&format!("SELECT {ENTRY_COLUMNS} FROM runs ORDER BY id"))?;
+        let rows = q.query_map([], entry)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One stored run's columns.
+    pub fn entry(&self, id: i64) -> Result<Entry, StoreError> {
+        self.conn
+            .query_row(
+                &format!("SELECT {ENTRY_COLUMNS} FROM runs WHERE id = ?1"),
+                [id],
+                entry,
+            )
+            .optional()?
+            .ok_or(StoreError::NoSuchRun(id))
+    }
+
+    /// One stored run's record and document.
+    pub fn record(&self, id: i64) -> Result<(Parsed, String), StoreError> {
+        let (json, doc): (String, String) = self
+            .conn
+            .query_row(
+                "SELECT record_json, document FROM runs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?
+            .ok_or(StoreError::NoSuchRun(id))?;
+        let parsed = serde_json::from_str(&json).map_err(|e| StoreError::Open {
+            path: self.path.display().to_string(),
+            msg: format!("run #{id}: unreadable record: {e}"),
+        })?;
+        Ok((parsed, doc))
+    }
+
+    /// The newest run of ours stored on this machine (`source = run`), or else the newest
+    /// row of any source.
+    pub fn last(&self) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM runs ORDER BY source = 'run' DESC, id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Delete a run; its share receipts stay, pointing nowhere.
+    pub fn delete(&self, id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute("UPDATE shares SET run_id = NULL WHERE run_id = ?1", [id])?;
+        match self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])? {
+            0 => Err(StoreError::NoSuchRun(id)),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    use std::fmt::Write as _;
+    b.iter().fold(String::new(), |mut s, x| {
+        let _ = write!(s, "{x:02x}");
+        s
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::document;
+
+    fn parsed_run(device: &str, multi: u64) -> (String, Parsed) {
+        let text = format!("sbc-bench v0.9.72 {device}\n");
+        let mut p = Parsed {
+            format: document::FORMAT_LOG.into(),
+            log: Default::default(),
+            extra: Default::default(),
+        };
+        p.log.version = Some("0.9.72".into());
+        p.log.results_row.device = device.into();
+        p.log.results_row.sevenzip_multi = Some(multi);
+        p.log.soc_guess = Some("Rockchip RK3588/RK3588s (35881000)".into());
+        p.extra.clocks_mhz = vec![1800, 2350];
+        (text, p)
+    }
+
+    fn new_run<'a>(doc: &'a str, p: &'a Parsed) -> NewRun<'a> {
+        NewRun {
+            source: Source::Import,
+            source_path: Some("/home/alice/x.txt"),
+            document: doc,
+            parsed: p,
+            kernel_bsp: None,
+        }
+    }
+
+    #[test]
+    fn stores_lists_dedups_and_deletes() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("sub/dir/results.db");
+        let s = Store::open(&path).unwrap();
+        let (doc, p) = parsed_run("Radxa ROCK 5B", 16000);
+        assert_eq!(s.insert(&new_run(&doc, &p)).unwrap(), Inserted::New(1));
+        assert_eq!(
+            s.insert(&new_run(&doc, &p)).unwrap(),
+            Inserted::Duplicate(1)
+        );
+        let (doc2, p2) = parsed_run("Orange Pi 5", 15000);
+        assert_eq!(s.insert(&new_run(&doc2, &p2)).unwrap(), Inserted::New(2));
+        let l = s.list().unwrap();
+        assert_eq!(l.len(), 2);
+        assert_eq!(l[0].device.as_deref(), Some("Radxa ROCK 5B"));
+        assert_eq!(l[0].soc.as_deref(), Some("RK3588"));
+        assert_eq!(l[0].clocks_measured.as_deref(), Some("1800/2350"));
+        assert_eq!(l[1].sevenzip_multi, Some(15000));
+        let (back, stored) = s.record(2).unwrap();
+        assert_eq!(back, p2);
+        assert_eq!(stored, doc2);
+        assert_eq!(s.last().unwrap(), Some(2));
+        s.delete(1).unwrap();
+        assert!(matches!(s.delete(1), Err(StoreError::NoSuchRun(1))));
+        assert!(matches!(s.entry(1), Err(StoreError::NoSuchRun(1))));
+        drop(s);
+        // Reopened: the schema is there once, the rows stay.
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_run_of_ours_is_the_last_before_newer_imports() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(&d.path().join("r.db")).unwrap();
+        let (doc, p) = parsed_run("A", 1);
+        let mut mine = new_run(&doc, &p);
+        mine.source = Source::Run;
+        s.insert(&mine).unwrap();
+        let (doc2, p2) = parsed_run("B", 2);
+        s.insert(&new_run(&doc2, &p2)).unwrap();
+        assert_eq!(s.last().unwrap(), Some(1));
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_and_left_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("r.db");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.pragma_update(None, "user_version", 99).unwrap();
+        }
+        let e = Store::open(&path).unwrap_err().to_string();
+        assert!(e.contains("newer sbc-bench"), "{e}");
+        let c = Connection::open(&path).unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 99);
+    }
+
+    #[test]
+    fn a_database_of_something_else_is_not_written() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("other.db");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch("CREATE TABLE photos (id INTEGER);")
+                .unwrap();
+        }
+        let e = Store::open(&path).unwrap_err().to_string();
+        assert!(e.contains("something else"), "{e}");
+        let c = Connection::open(&path).unwrap();
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn a_text_file_given_as_database_is_refused_and_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("notes.txt");
+        std::fs::write(&path, "my notes, not a database\n".repeat(100)).unwrap();
+        let e = Store::open(&path).unwrap_err().to_string();
+        assert!(e.contains("notes.txt"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "my notes, not a database\n".repeat(100)
+        );
+    }
+
+    #[test]
+    fn a_fifo_or_directory_as_database_is_refused_not_waited_on() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("db.fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let e = Store::open(&fifo).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = Store::open(d.path()).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn default_paths() {
+        let env = |k: &str| match k {
+            "HOME" => Some("/home/alice".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            default_path(true, &env).unwrap(),
+            PathBuf::from("/var/lib/sbc-bench/results.db")
+        );
+        assert_eq!(
+            default_path(false, &env).unwrap(),
+            PathBuf::from("/home/alice/.local/share/sbc-bench/results.db")
+        );
+        let xdg = |k: &str| match k {
+            "XDG_DATA_HOME" => Some("/data".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            default_path(false, &xdg).unwrap(),
+            PathBuf::from("/data/sbc-bench/results.db")
+        );
+        assert_eq!(default_path(false, &|_| None), None);
+    }
+}

@@ -1,0 +1,273 @@
+//! The results database as users meet it: a run stored when it finishes, logs and run
+//! JSON imported once each, listed, shown, exported (redacted) and deleted, and
+//! `compare` starting from the last stored run with the stored runs beside the
+//! published rows. Every test names its own database (`--db`) in a temp dir.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::{bin, copy_tree, sysroot};
+
+fn logs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs")
+}
+
+fn stdout(args: &[&str], db: &Path) -> (Option<i32>, String, String) {
+    let out = bin().args(args).arg("--db").arg(db).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fake run over a writable copy of `board`, stored in `db`; also writes its JSON.
+fn stored_fake_run(tmp: &Path, board: &str, db: &Path) -> (String, PathBuf) {
+    let root = tmp.join(format!("root-{board}"));
+    copy_tree(&sysroot(board), &root);
+    let json = tmp.join(format!("{board}.json"));
+    let out = bin()
+        .env_remove("MODE")
+        .arg("--sysroot")
+        .arg(&root)
+        .arg("--sysroot-writable")
+        .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+        .arg(tmp.join(format!("{board}.log")))
+        .arg("--json")
+        .arg(&json)
+        .arg("--db")
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(3)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (String::from_utf8_lossy(&out.stdout).into_owned(), json)
+}
+
+#[test]
+fn a_run_is_stored_whole_when_a_database_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("results.db");
+    let (out, json) = stored_fake_run(tmp.path(), "rock-5b", &db);
+    assert!(
+        out.contains(&format!("Stored as run #1 in {}", db.display())),
+        "{out}"
+    );
+    let (code, list, _) = stdout(&["results", "list", "--json"], &db);
+    assert_eq!(code, Some(0));
+    let rows: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    let r = &rows[0];
+    assert_eq!(r["source"], "run");
+    assert_eq!(r["device"], "Radxa ROCK 5B");
+    assert_eq!(r["soc"], "RK3588");
+    assert_eq!(r["core_types"], "Cortex-A55, Cortex-A76");
+    assert_eq!(r["document_kind"], "sbc-bench-run JSON");
+    assert!(r["sevenzip_multi"].as_i64().unwrap() > 0);
+    assert!(r["ramlat_128m_ns"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["clocks_measured"].as_str().unwrap().split('/').count(), 3);
+    // The document stored is the run JSON the run wrote.
+    let (code, doc, _) = stdout(&["results", "show", "#1", "--document"], &db);
+    assert_eq!(code, Some(0));
+    assert_eq!(doc, fs::read_to_string(&json).unwrap());
+}
+
+#[test]
+fn a_fake_run_without_a_database_stores_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    copy_tree(&sysroot("x86-vm"), &root);
+    let out = bin()
+        .env_remove("MODE")
+        .env("HOME", tmp.path())
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["run", "--fake-benchmarks", "--unattended", "--log"])
+        .arg(tmp.path().join("l.log"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("Stored as run"), "{text}");
+    // --no-store wins over --db.
+    let db = tmp.path().join("r.db");
+    let out = bin()
+        .env_remove("MODE")
+        .arg("--sysroot")
+        .arg(&root)
+        .args([
+            "run",
+            "--fake-benchmarks",
+            "--unattended",
+            "--no-store",
+            "--log",
+        ])
+        .arg(tmp.path().join("l.log"))
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Stored as run"));
+    assert!(!db.exists());
+}
+
+#[test]
+fn logs_are_imported_once_each_and_an_appended_log_run_by_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    // The directory holds 12 logs and their README, which is named as no result.
+    let (code, out, err) = stdout(&["results", "import", logs().to_str().unwrap()], &db);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        out.contains("12 stored, 0 stored before, 1 unreadable"),
+        "{out}"
+    );
+    assert!(err.contains("README.md: neither an sbc-bench log"), "{err}");
+    // Again: nothing new.
+    let (_, out, _) = stdout(&["results", "import", logs().to_str().unwrap()], &db);
+    assert!(out.contains("0 stored, 12 stored before"), "{out}");
+    // Two logs appended as ours appends runs: two runs, both known already.
+    let a = fs::read_to_string(logs().join("41BH.txt")).unwrap();
+    let b = fs::read_to_string(logs().join("3EOw.txt")).unwrap();
+    let both = tmp.path().join("sbc-bench.log");
+    fs::write(&both, format!("{a}\n\n\n\n{b}")).unwrap();
+    let (code, out, _) = stdout(&["results", "import", both.to_str().unwrap()], &db);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("(run 1 of 2)") && out.contains("(run 2 of 2)"),
+        "{out}"
+    );
+    let (_, list, _) = stdout(&["results", "list"], &db);
+    assert!(list.contains("Radxa ROCK 5B"), "{list}");
+    let (_, show, _) = stdout(&["results", "show", "1"], &db);
+    assert!(show.starts_with("#1: import from "), "{show}");
+    assert!(show.contains("Row the log states: |"), "{show}");
+}
+
+#[test]
+fn a_file_that_is_no_result_is_named_and_the_rest_still_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let junk = tmp.path().join("junk.txt");
+    fs::write(&junk, "hello\n").unwrap();
+    let log = logs().join("3EOw.txt");
+    let (code, out, err) = stdout(
+        &[
+            "results",
+            "import",
+            junk.to_str().unwrap(),
+            log.to_str().unwrap(),
+        ],
+        &db,
+    );
+    assert_eq!(code, Some(2));
+    assert!(err.contains("junk.txt: neither an sbc-bench log"), "{err}");
+    assert!(
+        out.contains("1 stored, 0 stored before, 1 unreadable"),
+        "{out}"
+    );
+}
+
+#[test]
+fn export_redacts_home_paths_unless_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let home = tmp.path().join("home/alice");
+    fs::create_dir_all(&home).unwrap();
+    fs::copy(logs().join("41BH.txt"), home.join("rock5b.txt")).unwrap();
+    stdout(
+        &[
+            "results",
+            "import",
+            home.join("rock5b.txt").to_str().unwrap(),
+        ],
+        &db,
+    );
+    for format in ["csv", "json", "yaml"] {
+        let (code, out, _) = stdout(&["results", "export", "--format", format], &db);
+        assert_eq!(code, Some(0));
+        assert!(!out.contains("alice"), "{format}: {out}");
+        assert!(out.contains("Radxa ROCK 5B"), "{format}: {out}");
+        let (_, raw, _) = stdout(
+            &["results", "export", "--format", format, "--no-redact"],
+            &db,
+        );
+        assert!(raw.contains("home/alice/rock5b.txt"), "{format}: {raw}");
+    }
+    let (_, csv, _) = stdout(&["results", "export"], &db);
+    assert!(csv.starts_with("id,stored_at,source,source_path,"), "{csv}");
+    assert_eq!(csv.lines().count(), 2);
+}
+
+#[test]
+fn delete_removes_a_run_and_an_unknown_number_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    stdout(
+        &[
+            "results",
+            "import",
+            logs().join("3EOw.txt").to_str().unwrap(),
+        ],
+        &db,
+    );
+    let (code, out, _) = stdout(&["results", "delete", "1"], &db);
+    assert_eq!((code, out.as_str()), (Some(0), "Deleted run #1.\n"));
+    let (code, _, err) = stdout(&["results", "delete", "1"], &db);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no stored run #1"), "{err}");
+    let (code, _, err) = stdout(&["results", "show", "x"], &db);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not a run number"), "{err}");
+}
+
+#[test]
+fn compare_starts_from_the_last_stored_run_with_stored_rows_beside_published_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    stored_fake_run(tmp.path(), "rock-5b", &db);
+    stdout(
+        &[
+            "results",
+            "import",
+            logs().join("41BH.txt").to_str().unwrap(),
+        ],
+        &db,
+    );
+    let (code, out, err) = stdout(&["compare"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("Published and stored sbc-bench results for SoC RK3588"),
+        "{out}"
+    );
+    assert!(out.contains("| **this run: Radxa ROCK 5B** |"), "{out}");
+    assert!(
+        out.contains("Radxa ROCK 5B extensive (stored #2)") || out.contains("(stored #2)"),
+        "{out}"
+    );
+    // The run compared is not also a row beside itself.
+    assert!(!out.contains("(stored #1)"), "{out}");
+    // By number: the imported log, with the run beside it.
+    let (code, out, _) = stdout(&["compare", "#2"], &db);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("(stored #1)") && !out.contains("(stored #2)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_database_path_that_is_a_text_file_is_refused_and_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let notes = tmp.path().join("notes.txt");
+    fs::write(&notes, "not a database\n".repeat(200)).unwrap();
+    let (code, _, err) = stdout(&["results", "list"], &notes);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("error: results database "), "{err}");
+    assert_eq!(
+        fs::read_to_string(&notes).unwrap(),
+        "not a database\n".repeat(200)
+    );
+}
