@@ -131,5 +131,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Restore) => Ok(restore::run(ctx)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => results::compare(&a),
+        Some(Command::Share(a)) => results::share(&a),
     }
 }

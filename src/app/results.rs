@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::cli::results::{
     CompareArgs, DbArg, DeleteArgs, ExportArgs, ExportFormat, ImportArgs, ListArgs, ParseArgs,
-    ResultsArgs, ResultsCommand, ShowArgs,
+    ResultsArgs, ResultsCommand, ShareArgs, ShowArgs,
 };
 use crate::output::Outcome;
 use crate::record::config::DEFAULT_LOG;
@@ -124,6 +124,7 @@ fn import(s: &Store, a: &ImportArgs) -> anyhow::Result<Outcome> {
                     source_path: Some(&path),
                     document: doc,
                     parsed,
+                    log_text: None,
                     kernel_bsp: None,
                 };
                 match s.insert(&r)? {
@@ -241,6 +242,9 @@ fn show(s: &Store, a: &ShowArgs) -> anyhow::Result<Outcome> {
             e.stored_at
         );
         print!("{}", render_parsed(&parsed));
+        for (url, when, sha) in s.shares(a.id)? {
+            println!("Shared: {url} on {when} (SHA-256 {sha})");
+        }
     }
     Ok(Outcome::Ok)
 }
@@ -511,6 +515,101 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
         println!("{}", serde_json::to_string_pretty(&c)?);
     } else {
         print!("{}", compare::render(&c));
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The log `share` sends, with the stored run's number when it came from the database and
+/// the hostname to redact where the run JSON names it.
+fn share_source(a: &ShareArgs) -> Result<(String, Option<i64>, Option<String>), String> {
+    let given = a.run.as_ref().map(|p| p.to_string_lossy().into_owned());
+    let id = given.as_deref().and_then(|g| {
+        (g.starts_with('#') || !Path::new(g).exists())
+            .then(|| crate::cli::results::parse_id(g).ok())
+            .flatten()
+    });
+    let from_store =
+        |s: &Store, id: i64| -> Result<(String, Option<i64>, Option<String>), String> {
+            let log = s.log_text(id).map_err(|e| e.to_string())?.ok_or_else(|| {
+                format!("run #{id} was imported as a run JSON and has no log to share")
+            })?;
+            let host = s
+                .record(id)
+                .ok()
+                .and_then(|(_, doc)| serde_json::from_str::<serde_json::Value>(&doc).ok())
+                .and_then(|v| v["system_before"]["hostname"].as_str().map(str::to_string));
+            Ok((log, Some(id), host))
+        };
+    if let Some(id) = id {
+        let path = db_path(&a.db).ok_or("no results database: give --db PATH")?;
+        let s = Store::open(&path).map_err(|e| e.to_string())?;
+        return from_store(&s, id);
+    }
+    let file = match &a.run {
+        Some(f) => f.clone(),
+        None => {
+            if let Some(path) = db_path(&a.db).filter(|p| p.is_file()) {
+                let s = Store::open(&path).map_err(|e| e.to_string())?;
+                if let Some(id) = s.last().map_err(|e| e.to_string())? {
+                    if let Ok(r) = from_store(&s, id) {
+                        return Ok(r);
+                    }
+                }
+            }
+            std::path::PathBuf::from(DEFAULT_LOG)
+        }
+    };
+    let text = read_file(&file)?;
+    if text.trim_start().starts_with('{') {
+        return Err(format!(
+            "{}: a run JSON; share the run's log instead",
+            file.display()
+        ));
+    }
+    let last = document::split_runs(&text)
+        .pop()
+        .ok_or_else(|| format!("{}: empty", file.display()))?
+        .to_string();
+    document::parse_log_run(&last).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok((last, None, None))
+}
+
+pub fn share(a: &ShareArgs) -> anyhow::Result<Outcome> {
+    let (log, id, hostname) = match share_source(a) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(Outcome::Usage);
+        }
+    };
+    let text = if a.no_redact {
+        log
+    } else {
+        let known = crate::report::redact::Known {
+            hostname,
+            hardware: Vec::new(),
+        };
+        crate::report::redact::redact(&log, &known)
+    };
+    if a.dry_run {
+        print!("{text}");
+        return Ok(Outcome::Ok);
+    }
+    let url = match crate::results::share::upload(&a.to, "sbc-bench.txt", text.as_bytes()) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("error: {e}; nothing was shared, the local files are as they were");
+            return Ok(Outcome::Failed);
+        }
+    };
+    println!("{url}");
+    let sha = store::sha256_hex(text.as_bytes());
+    let receipt = db_path(&a.db)
+        .ok_or_else(|| "no results database".to_string())
+        .and_then(|p| Store::open(&p).map_err(|e| e.to_string()))
+        .and_then(|s| s.add_share(id, &url, &sha).map_err(|e| e.to_string()));
+    if let Err(e) = receipt {
+        eprintln!("warning: shared, but the receipt was not stored: {e}");
     }
     Ok(Outcome::Ok)
 }

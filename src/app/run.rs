@@ -208,12 +208,14 @@ fn store_run(db: &Path, report: &crate::record::run::RunReport, log: Option<&Pat
         }
     };
     let log = log.map(|l| l.display().to_string());
+    let log_text = crate::report::run::log(report);
     let stored = Store::open(db).and_then(|s| {
         s.insert(&NewRun {
             source: Source::Run,
             source_path: log.as_deref(),
             document: &json,
             parsed: &parsed,
+            log_text: Some(&log_text),
             kernel_bsp: None,
         })
     });

@@ -85,11 +85,13 @@ pub enum Command {
     Storage(storage::StorageArgs),
     /// Put back settings a killed run left changed (from /run/sbc-bench/tuning.json).
     Restore,
-    /// Read result logs of sbc-bench (every version) and of ours.
+    /// Read result logs of sbc-bench (every version) and of ours; the results database.
     Results(results::ResultsArgs),
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
     /// numbers differ.
     Compare(results::CompareArgs),
+    /// Upload a run's log, redacted, to a paste service and print its URL.
+    Share(results::ShareArgs),
 }
 
 /// `sbc-bench info`.

@@ -156,3 +156,24 @@ pub struct CompareArgs {
 fn parse_metric(s: &str) -> Result<Metric, String> {
     s.parse()
 }
+
+/// `sbc-bench share [RUN] [--to URL] [--no-redact] [--dry-run]`.
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// The run whose log to send: a stored run's number (`#12`) or a log (its last run)
+    /// [default: the last run stored in the results database, else the default log].
+    #[arg(value_name = "RUN")]
+    pub run: Option<PathBuf>,
+    /// The paste service: a 0x0.st-style endpoint taking a multipart `file` upload and
+    /// answering with the URL.
+    #[arg(long, value_name = "URL", default_value = crate::results::share::DEFAULT_SERVICE)]
+    pub to: String,
+    /// Send identifiers (hostname, addresses, serials…) as they are.
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Print what would be sent; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub db: DbArg,
+}

@@ -8,4 +8,5 @@ pub mod document;
 pub mod export;
 pub mod reference;
 pub mod sbclog;
+pub mod share;
 pub mod store;

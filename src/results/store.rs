@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
         sha256 TEXT NOT NULL UNIQUE,
         document_kind TEXT NOT NULL,
         document TEXT NOT NULL,
+        log_text TEXT,
         record_json TEXT NOT NULL,
         date TEXT,
         tool_version TEXT,
@@ -190,6 +191,8 @@ pub struct NewRun<'a> {
     pub document: &'a str,
     /// What was read from it.
     pub parsed: &'a Parsed,
+    /// The run's text log where the document is not one (our runs: what `share` sends).
+    pub log_text: Option<&'a str>,
     /// A vendor/BSP kernel, where known.
     pub kernel_bsp: Option<bool>,
 }
@@ -348,12 +351,12 @@ impl Store {
         });
         self.conn.execute(
             "INSERT INTO runs (stored_at, source, source_path, sha256, document_kind, document,
-                record_json, date, tool_version, mode, device, soc, core_types, kernel, kernel_bsp,
+                log_text, record_json, date, tool_version, mode, device, soc, core_types, kernel, kernel_bsp,
                 distro, machine, clock, clocks_measured, sevenzip_multi, sevenzip_single,
                 aes256_16k, memcpy_mb_s, memset_mb_s, scrypt_khs, ramlat_16m_ns, ramlat_128m_ns,
                 verdict, throttled)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
             params![
                 now(),
                 r.source.as_str(),
@@ -361,6 +364,7 @@ impl Store {
                 sha,
                 p.format,
                 r.document,
+                r.log_text,
                 record_json,
                 p.log.date,
                 p.log.version,
@@ -428,6 +432,39 @@ impl Store {
         Ok((parsed, doc))
     }
 
+    /// The run's text log: the log stored with a run of ours, or an imported log itself;
+    /// `None` for an imported run JSON.
+    pub fn log_text(&self, id: i64) -> Result<Option<String>, StoreError> {
+        let (kind, doc, log): (String, String, Option<String>) = self
+            .conn
+            .query_row(
+                "SELECT document_kind, document, log_text FROM runs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?
+            .ok_or(StoreError::NoSuchRun(id))?;
+        Ok(log.or((kind == crate::results::document::FORMAT_LOG).then_some(doc)))
+    }
+
+    /// Keep the receipt of an upload.
+    pub fn add_share(&self, run: Option<i64>, url: &str, sha256: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO shares (run_id, url, shared_at, sha256) VALUES (?1, ?2, ?3, ?4)",
+            params![run, url, now(), sha256],
+        )?;
+        Ok(())
+    }
+
+    /// The receipts of a run's uploads, oldest first: (URL, when, SHA-256 of what was sent).
+    pub fn shares(&self, run: i64) -> Result<Vec<(String, String, String)>, StoreError> {
+        let mut q = self
+            .conn
+            .prepare("SELECT url, shared_at, sha256 FROM shares WHERE run_id = ?1 ORDER BY id")?;
+        let rows = q.query_map([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The newest run of ours stored on this machine (`source = run`), or else the newest
     /// row of any source.
     pub fn last(&self) -> Result<Option<i64>, StoreError> {
@@ -450,6 +487,11 @@ impl Store {
             _ => Ok(()),
         }
     }
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(b: &[u8]) -> String {
@@ -486,6 +528,7 @@ mod tests {
             source_path: Some("/home/alice/x.txt"),
             document: doc,
             parsed: p,
+            log_text: None,
             kernel_bsp: None,
         }
     }

@@ -271,3 +271,122 @@ fn a_database_path_that_is_a_text_file_is_refused_and_kept() {
         "not a database\n".repeat(200)
     );
 }
+
+/// A paste service on loopback for one upload: answers `status` with `answer` and hands
+/// the request body back.
+fn paste_service(status: &str, answer: &str) -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (status, answer) = (status.to_string(), answer.to_string());
+    std::thread::spawn(move || {
+        let (mut c, _) = l.accept().unwrap();
+        c.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 8192];
+        let body = loop {
+            let n = c.read(&mut chunk).unwrap();
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf).into_owned();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let len: usize = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                if buf.len() >= end + 4 + len || n == 0 {
+                    break text;
+                }
+            }
+        };
+        let _ = write!(
+            c,
+            "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+            answer.len()
+        );
+        let _ = tx.send(body);
+    });
+    (url, rx)
+}
+
+#[test]
+fn share_uploads_the_redacted_log_and_keeps_a_receipt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let mut log = fs::read_to_string(logs().join("41BH.txt")).unwrap();
+    log.push_str("\neth0: link/ether 8a:3b:2c:1d:0e:ff brd ff:ff:ff:ff:ff:ff\n");
+    let file = tmp.path().join("rock5b.txt");
+    fs::write(&file, &log).unwrap();
+    stdout(&["results", "import", file.to_str().unwrap()], &db);
+    // --dry-run sends nothing and shows what would go.
+    let (code, dry, _) = stdout(&["share", "#1", "--dry-run"], &db);
+    assert_eq!(code, Some(0));
+    assert!(
+        dry.contains("Radxa ROCK 5B") && !dry.contains("8a:3b:2c:1d:0e:ff"),
+        "{dry}"
+    );
+    let (url, body) = paste_service("200 OK", "http://127.0.0.1/abc.txt\n");
+    let (code, out, err) = stdout(&["share", "#1", "--to", &url], &db);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "http://127.0.0.1/abc.txt\n"),
+        "{err}"
+    );
+    let sent = body.recv().unwrap();
+    assert!(sent.starts_with("POST / HTTP/1.1\r\n"), "{sent}");
+    assert!(sent.contains("multipart/form-data; boundary="), "{sent}");
+    assert!(
+        sent.contains("name=\"file\"; filename=\"sbc-bench.txt\""),
+        "{sent}"
+    );
+    assert!(sent.contains("Radxa ROCK 5B"), "{sent}");
+    assert!(
+        !sent.contains("8a:3b:2c:1d:0e:ff"),
+        "the MAC address went out"
+    );
+    let (_, show, _) = stdout(&["results", "show", "1"], &db);
+    assert!(
+        show.contains("Shared: http://127.0.0.1/abc.txt on "),
+        "{show}"
+    );
+}
+
+#[test]
+fn a_failed_upload_says_so_and_keeps_no_receipt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let log = logs().join("3EOw.txt");
+    let before = fs::read(&log).unwrap();
+    for (status, answer, says) in [
+        (
+            "500 Internal Server Error",
+            "boom\n",
+            "failed: HTTP 500 boom",
+        ),
+        (
+            "200 OK",
+            "<html>we moved</html>",
+            "answered, but not with a URL",
+        ),
+    ] {
+        let (url, _body) = paste_service(status, answer);
+        let (code, out, err) = stdout(&["share", log.to_str().unwrap(), "--to", &url], &db);
+        assert_eq!(code, Some(1), "{out}{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains(says) && err.contains("nothing was shared"),
+            "{err}"
+        );
+    }
+    assert_eq!(fs::read(&log).unwrap(), before);
+    // Nothing was stored for the failed uploads (the database was not even needed).
+    if db.exists() {
+        let c = stdout(&["results", "list", "--json"], &db).1;
+        assert_eq!(c.trim(), "[]");
+    }
+}
