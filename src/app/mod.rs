@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod info;
+pub mod kernel;
 pub mod monitor;
 pub mod net;
 pub mod restore;
@@ -131,5 +132,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Restore) => Ok(restore::run(ctx)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => results::compare(&a),
+        Some(Command::Kernel(a)) => kernel::run(ctx, &a),
     }
 }
