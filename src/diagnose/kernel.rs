@@ -43,8 +43,8 @@ pub const LAG_MANY: u32 = 20;
 /// Revisions behind from which "a lot of exploitable vulnerabilities" are likely.
 pub const LAG_LOTS: u32 = 50;
 
-/// A release series (`6.12`), ordered numerically.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// A release series (`6.12`), ordered numerically; `"6.12"` in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Series {
     /// `6` of `6.12`.
     pub major: u32,
@@ -55,6 +55,12 @@ pub struct Series {
 impl fmt::Display for Series {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+impl Serialize for Series {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

@@ -339,9 +339,37 @@ fn tidy(lines: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Our notes beside sbc-bench's text: why the kernel was not judged, what the table cannot
-/// tell, what could not be checked.
-pub fn notes(a: &KernelAssessment, release: &str, soc_known: bool, snapshot: NaiveDate) -> Vec<String> {
+/// Width our own sentences are wrapped to, as sbc-bench wraps its own.
+pub const WIDTH: usize = 80;
+
+/// Break `text` into lines of at most `width` characters at blanks (a longer word stands on
+/// its own line).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Our notes beside sbc-bench's text, one sentence each, unwrapped: why the kernel was not
+/// judged, what the table cannot tell, what could not be checked.
+pub fn notes(
+    a: &KernelAssessment,
+    release: &str,
+    soc_known: bool,
+    snapshot: NaiveDate,
+) -> Vec<String> {
     let mut out = Vec::new();
     let not_checked = "Not checked against kernel.org:";
     match &a.skip {
@@ -442,7 +470,12 @@ pub fn render(r: &KernelReport) -> String {
         }
         (None, None) => s.push_str("Kernel release n/a\n"),
     }
-    for block in [&r.text, &r.notes, &eol_data_lines(&r.eol_data)] {
+    let notes: Vec<String> = r.notes.iter().flat_map(|n| wrap(n, WIDTH)).collect();
+    let eol: Vec<String> = eol_data_lines(&r.eol_data)
+        .iter()
+        .flat_map(|n| wrap(n, WIDTH))
+        .collect();
+    for block in [&r.text, &notes, &eol] {
         if block.is_empty() {
             continue;
         }
@@ -658,6 +691,13 @@ mod tests {
                 "LTS Linux from kernel.org. This device runs a Rockchip vendor/BSP kernel.",
             ]
         );
+    }
+
+    #[test]
+    fn wrapping_at_blanks() {
+        assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+        assert_eq!(wrap("abcdefgh ij", 4), ["abcdefgh", "ij"]);
+        assert!(wrap("", 10).is_empty());
     }
 
     #[test]
