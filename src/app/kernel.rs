@@ -57,21 +57,21 @@ fn build(
     // `--release` alone checks a string from elsewhere: this machine's SoC, architecture
     // and kernel log would describe the wrong board.
     let board = !(args.release.is_some() && ctx.root.is_host());
-    let (uname, machine, virt, guessed_soc, log) = if board {
-        let info = SystemInfo::read(&ctx.root);
-        let uname = Uname::read(&ctx.root, &HostFacts::read(&ctx.root));
-        let soc = crate::report::info::soc_label(info.cpu_name.as_deref(), &info.soc);
+    let (uname, info, log) = if board {
         (
-            Some(uname),
-            info.kernel.machine.clone(),
-            info.virtualization.systemd_name(),
-            soc,
+            Some(Uname::read(&ctx.root, &HostFacts::read(&ctx.root))),
+            Some(SystemInfo::read(&ctx.root)),
             facts::read_kernel_log(&ctx.root),
         )
     } else {
-        (None, None, None, None, None)
+        (None, None, None)
     };
-    let soc = args.soc.clone().or(guessed_soc);
+    let machine = info.as_ref().and_then(|i| i.kernel.machine.clone());
+    let virt = info.as_ref().and_then(|i| i.virtualization.systemd_name());
+    let soc = args
+        .soc
+        .clone()
+        .or_else(|| info.as_ref().and_then(text::soc_of));
     let release = args
         .release
         .clone()
@@ -142,7 +142,9 @@ fn read_table_file(path: &Path) -> Result<String, String> {
         ));
     }
     let mut buf = Vec::new();
-    f.take(MAX_TABLE + 1).read_to_end(&mut buf).map_err(cannot)?;
+    f.take(MAX_TABLE + 1)
+        .read_to_end(&mut buf)
+        .map_err(cannot)?;
     if buf.len() as u64 > MAX_TABLE {
         return Err(format!(
             "--eol-data {}: larger than {} MiB, not a release table",

@@ -335,7 +335,7 @@ impl ReleaseTable {
         if t.cycles.is_empty() {
             return Err(TableError::Empty);
         }
-        t.cycles.sort_by(|a, b| b.series.cmp(&a.series));
+        t.cycles.sort_by_key(|c| std::cmp::Reverse(c.series));
         Ok(t)
     }
 
@@ -448,10 +448,9 @@ impl DistroScheme {
 
 /// Release-string patterns of distribution kernels (sbc-bench's). A Debian-like number in
 /// a release naming `amlogic`, `librem5` or `rockchip` is a vendor kernel and is judged.
-static DISTRO_PATTERNS: LazyLock<Vec<(Regex, Option<Regex>, DistroScheme)>> =
-    LazyLock::new(|| {
-        let re = |s: &str| Regex::new(s).ok();
-        [
+static DISTRO_PATTERNS: LazyLock<Vec<(Regex, Option<Regex>, DistroScheme)>> = LazyLock::new(|| {
+    let re = |s: &str| Regex::new(s).ok();
+    [
             (
                 re(r"[3-9]\.[0-9]{1,3}\.[0-9]{1,2}-[0-9]{1,4}-raspi|[3-9]\.[0-9]{1,3}\.[0-9]{1,2}-[0-9]{1,3}-[a-z]{1,3}"),
                 re("amlogic|librem5|rockchip"),
@@ -463,7 +462,7 @@ static DISTRO_PATTERNS: LazyLock<Vec<(Regex, Option<Regex>, DistroScheme)>> =
         .into_iter()
         .filter_map(|(p, except, s)| Some((p?, except, s)))
         .collect()
-    });
+});
 
 /// The distribution scheme a release string follows, if any.
 pub fn distro_scheme(release: &str) -> Option<DistroScheme> {
@@ -477,15 +476,7 @@ pub fn distro_scheme(release: &str) -> Option<DistroScheme> {
 
 /// Virtual machines (systemd-detect-virt's names) in which an aarch64 kernel is not judged:
 /// they run distribution kernels.
-pub const VM_SKIPPED: &[&str] = &[
-    "kvm",
-    "oracle",
-    "parallels",
-    "vmware",
-    "wsl",
-    "xen",
-    "qemu",
-];
+pub const VM_SKIPPED: &[&str] = &["kvm", "oracle", "parallels", "vmware", "wsl", "xen", "qemu"];
 
 /// Why a kernel is not judged at all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -1066,7 +1057,9 @@ fn skip_reason(
         Some("x86_64") => return Some(Skip::X86),
         Some("aarch64") => {
             if let Some(v) = facts.virt.filter(|v| VM_SKIPPED.contains(v)) {
-                return Some(Skip::VirtualMachine { virt: v.to_string() });
+                return Some(Skip::VirtualMachine {
+                    virt: v.to_string(),
+                });
             }
         }
         _ => {}
@@ -1206,7 +1199,11 @@ mod tests {
         assert_eq!(a.skip, None, "6.6 is not newer than 6.12");
         assert!(matches!(
             a.standing,
-            Some(Standing::Behind { behind: 132, lag: Lag::Lots, .. })
+            Some(Standing::Behind {
+                behind: 132,
+                lag: Lag::Lots,
+                ..
+            })
         ));
         // 6.12 itself is the newest series there: not judged, as sbc-bench.
         let a = assess(&facts("6.12.1", None), &newest_612, d("2026-08-22"));
@@ -1369,7 +1366,10 @@ mod tests {
                 newest: Series { major: 7, minor: 2 }
             })
         );
-        assert_eq!(sk(facts("8.0.1", None)).map(|s| matches!(s, Skip::NewestSeries { .. })), Some(true));
+        assert_eq!(
+            sk(facts("8.0.1", None)).map(|s| matches!(s, Skip::NewestSeries { .. })),
+            Some(true)
+        );
         assert_eq!(sk(facts("bogus", None)), Some(Skip::Unparsable));
     }
 
@@ -1441,7 +1441,10 @@ mod tests {
         let t = ReleaseTable::parse(v0).unwrap();
         assert_eq!(t.snapshot, d("2025-01-19"));
         assert_eq!(
-            t.cycles.iter().map(|c| c.series.to_string()).collect::<Vec<_>>(),
+            t.cycles
+                .iter()
+                .map(|c| c.series.to_string())
+                .collect::<Vec<_>>(),
             ["6.13", "6.12", "6.11", "6.6"]
         );
         assert_eq!(t.cycles[2].eol, Eol::Ended);

@@ -8,9 +8,11 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::diagnose::kernel::{
-    BspWarning, Cycle, KernelAssessment, KernelVersion, Lag, ReleaseTable, STALE_AFTER_DAYS,
-    Skip, Standing, Vendor,
+    BspWarning, Cycle, KernelAssessment, KernelFacts, KernelVersion, Lag, ReleaseTable,
+    STALE_AFTER_DAYS, Skip, Standing, Vendor, assess,
 };
+use crate::sys::board::Kernel;
+use crate::sys::discover::SystemInfo;
 use crate::sys::kernel::{Uname, Vulnerability};
 
 /// Name of the JSON document type.
@@ -488,6 +490,36 @@ pub fn render(r: &KernelReport) -> String {
     s
 }
 
+/// The SoC as the vendor rules see it: what sbc-bench shows in its place (the guess with
+/// its detail; on x86 the processor name).
+pub fn soc_of(info: &SystemInfo) -> Option<String> {
+    crate::report::info::soc_label(info.cpu_name.as_deref(), &info.soc)
+}
+
+/// Judge the running kernel of a described machine (what the review's `### Kernel info:`
+/// and `sbc-bench kernel` judge): its release, architecture, virtualisation and SoC, and
+/// the kernel log's messages when they could be read (`sys::kernel::read_kernel_log`).
+pub fn assess_system(
+    info: &SystemInfo,
+    kernel_log: Option<&[String]>,
+    table: &ReleaseTable,
+    today: NaiveDate,
+) -> KernelAssessment {
+    let soc = soc_of(info);
+    let virt = info.virtualization.systemd_name();
+    assess(
+        &KernelFacts {
+            release: info.kernel.release.as_deref().unwrap_or_default(),
+            machine: info.kernel.machine.as_deref(),
+            virt: virt.as_deref(),
+            soc: soc.as_deref(),
+            kernel_log,
+        },
+        table,
+        today,
+    )
+}
+
 /// What the review's `### Kernel info:` section lists above sbc-bench's kernel text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReviewKernelFacts {
@@ -500,6 +532,23 @@ pub struct ReviewKernelFacts {
     pub release: Option<String>,
     /// The `CONFIG_HZ=…` line of the kernel configuration.
     pub config_hz: Option<String>,
+}
+
+impl ReviewKernelFacts {
+    /// From discovery's kernel facts and the vulnerability states
+    /// (`sys::kernel::read_vulnerabilities`).
+    pub fn new(kernel: &Kernel, vulnerabilities: Vec<Vulnerability>) -> Self {
+        Self {
+            cmdline: kernel.cmdline.clone(),
+            vulnerabilities,
+            release: kernel.release.clone(),
+            config_hz: kernel
+                .config
+                .iter()
+                .find(|l| l.starts_with("CONFIG_HZ="))
+                .cloned(),
+        }
+    }
 }
 
 /// The lines of the review's `### Kernel info:` section below its heading: the command
@@ -517,7 +566,11 @@ pub fn review_section_lines(f: &ReviewKernelFacts, a: &KernelAssessment) -> Vec<
         .map(|v| "Vulnerability ".len() + v.label().len() + 1)
         .max()
         .unwrap_or(0);
-    for v in f.vulnerabilities.iter().filter(|v| v.state != "Not affected") {
+    for v in f
+        .vulnerabilities
+        .iter()
+        .filter(|v| v.state != "Not affected")
+    {
         let name = format!("Vulnerability {}:", v.label());
         out.push(format!("  * {name:<width$} {}", v.state));
     }
@@ -668,7 +721,11 @@ mod tests {
     #[test]
     fn close_revision_takes_the_other_disclaimer() {
         // Allwinner 6.6.98 BSP (A733, corpus log rca7s): 54 behind, "But this…".
-        let far = text("6.6.98-vendor-sun60iw2", Some("Allwinner A733"), "2026-08-22");
+        let far = text(
+            "6.6.98-vendor-sun60iw2",
+            Some("Allwinner A733"),
+            "2026-08-22",
+        );
         assert_eq!(
             far[5..],
             [
@@ -739,8 +796,37 @@ mod tests {
             d("2026-09-01"),
         );
         assert!(kernel_info_lines(&ahead).is_empty());
-        assert!(notes(&ahead, "6.12.110", true, t.snapshot)[0]
-            .starts_with("Kernel 6.12.110 is newer than 6.12.104"));
+        assert!(
+            notes(&ahead, "6.12.110", true, t.snapshot)[0]
+                .starts_with("Kernel 6.12.110 is newer than 6.12.104")
+        );
+    }
+
+    /// The review's entry points over the ROCK 5B fixture tree: its RK3588 guess flags the
+    /// Rockchip BSP, its kernel configuration gives `CONFIG_HZ=300`.
+    #[test]
+    fn review_lines_of_the_rock_5b_fixture() {
+        let root = crate::sys::root::SysRoot::new(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/sysroots/rock-5b"),
+        );
+        let info = SystemInfo::read(&root);
+        let a = assess_system(&info, None, &table(), d("2026-08-22"));
+        assert_eq!(a.bsp.as_ref().map(|b| b.vendor), Some(Vendor::RockchipGki));
+        let l = review_section_lines(&ReviewKernelFacts::new(&info.kernel, Vec::new()), &a);
+        assert_eq!(
+            l[0],
+            "  * Kernel 5.10.66-11-rockchip-geee2b32138fd / CONFIG_HZ=300"
+        );
+        assert_eq!(l[1], "");
+        assert_eq!(
+            l[2],
+            "Kernel 5.10.66 is not latest 5.10.265 LTS that was released on 2026-08-19."
+        );
+        assert!(
+            l.last()
+                .is_some_and(|x| x == "thousands of patches to a clean 5.10.66 LTS.")
+        );
     }
 
     /// The section's layout in the corpus review `AAEON BOXER-8654AI (Orin NX).md`: the

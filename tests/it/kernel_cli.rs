@@ -65,8 +65,14 @@ fn legacy_k_is_the_kernel_command() {
 fn every_fixture_board_is_judged_or_says_why_not() {
     for (b, want) in [
         ("rock-5b", "This device runs a Rockchip vendor/BSP kernel."),
-        ("orangepi-pcplus", "This device runs an Allwinner vendor/BSP kernel."),
-        ("visionfive2", "This device runs a StarFive vendor/BSP kernel."),
+        (
+            "orangepi-pcplus",
+            "This device runs an Allwinner vendor/BSP kernel.",
+        ),
+        (
+            "visionfive2",
+            "This device runs a StarFive vendor/BSP kernel.",
+        ),
         ("rpi5", "Kernel 6.6.69 is not latest 6.6.152 LTS"),
         ("rpi4", "Kernel 5.15.84 is not latest 5.15.216 LTS"),
         ("odroid-n2plus", "Kernel 6.1.11 is not latest 6.1.183 LTS"),
@@ -179,9 +185,16 @@ fn release_checks_a_string_without_the_board() {
 #[test]
 fn a_stale_table_is_said_to_be_stale() {
     let (_, out, _) = kernel(&["kernel", "--release", "6.12.104", "--today", "2026-12-01"]);
-    assert!(out.contains("According to https://endoflife.date/linux this kernel version is up to date."));
+    assert!(
+        out.contains(
+            "According to https://endoflife.date/linux this kernel version is up to date."
+        )
+    );
     assert!(out.contains("release table of 2026-08-22, 101 days old (built in)."));
-    assert!(out.contains("Warning: the EOL data is older than 90 days"), "{out}");
+    assert!(
+        out.contains("Warning: the EOL data is older than 90 days"),
+        "{out}"
+    );
 }
 
 /// A table in the older endoflife.date layout whose newest series is 6.12: upstream
@@ -215,7 +228,10 @@ fn eol_data_file_and_the_decimal_sort_regression() {
     assert!(out.contains(&format!("{f}).\n")), "{out}");
     // 6.12 is the newest series of that table: not judged, as sbc-bench.
     let (_, out, _) = kernel(&["kernel", "--release", "6.12.3", "--eol-data", f]);
-    assert!(out.contains("the 6.12 series is the newest in the EOL data"), "{out}");
+    assert!(
+        out.contains("the 6.12 series is the newest in the EOL data"),
+        "{out}"
+    );
 }
 
 #[test]
