@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod info;
+pub mod kernel;
 pub mod monitor;
 pub mod net;
 pub mod restore;
@@ -132,5 +133,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => results::compare(&a),
         Some(Command::Share(a)) => results::share(&a),
+        Some(Command::Kernel(a)) => kernel::run(ctx, &a),
     }
 }

@@ -9,7 +9,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
     ("-G", "Geekbench mode"),
     ("-j", "Jeff Geerling mode"),
-    ("-k", "kernel info: version number and vendor/BSP check"),
     ("-M", "memory controller throttling test"),
     ("-N", "Netio power meter monitor mode"),
     ("-P", "Phoronix mode"),
@@ -25,7 +24,8 @@ const UNSUPPORTED: &[(&str, &str)] = &[
 ];
 
 /// Rewrite `argv` so that sbc-bench's mode flags in front (after global options) become
-/// the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`. `-c` stays a
+/// the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`, `-k` →
+/// `kernel`. `-c` stays a
 /// flag of the standard run; as in sbc-bench (getopts), flags combine and a mode flag
 /// wins: `-c -m` monitors. Modes we do not offer are an error that says so, whatever
 /// follows them.
@@ -39,8 +39,13 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             break;
         };
         match arg.as_str() {
-            "-m" | "-S" => {
-                argv[i] = if arg == "-m" { "monitor" } else { "storage" }.into();
+            "-m" | "-S" | "-k" => {
+                argv[i] = match arg.as_str() {
+                    "-m" => "monitor",
+                    "-S" => "storage",
+                    _ => "kernel",
+                }
+                .into();
                 // Flags of the standard run given before the mode (`-c -m`) do not apply.
                 argv.drain(pos..i);
                 break;
@@ -119,8 +124,24 @@ mod tests {
         assert!(err(&["sbc-bench", "-u"]).contains("-u (update from GitHub"));
         let n = err(&["sbc-bench", "-N", "powerbox.local", "2", "/tmp/x"]);
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
-        assert!(err(&["sbc-bench", "-k", "extra"]).contains("not offered"));
+        assert!(err(&["sbc-bench", "-r", "extra"]).contains("not offered"));
         assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+    }
+
+    /// `-k` was refused as "not offered" until `kernel` existed; now it is that command,
+    /// with its options after it, and wins over `-c` as every mode does.
+    #[test]
+    fn kernel_alias() {
+        assert_eq!(rw(&["sbc-bench", "-k"]), ["sbc-bench", "kernel"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-k", "--json"]),
+            ["sbc-bench", "kernel", "--json"]
+        );
+        assert_eq!(rw(&["sbc-bench", "-c", "-k"]), ["sbc-bench", "kernel"]);
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "-k"]),
+            ["sbc-bench", "--sysroot", "/x", "kernel"]
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! `-S` = `storage`, `-c` = `run -c`), see [`legacy`].
 
 pub mod bench;
+pub mod kernel;
 pub mod legacy;
 pub mod net;
 pub mod results;
@@ -66,7 +67,8 @@ pub const LEGACY_HELP: &str = "\
 sbc-bench's short modes:
   -c                        The standard run with the stress test (= run -c)
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
-  -S                        List storage devices and what they sit behind (= storage)";
+  -S                        List storage devices and what they sit behind (= storage)
+  -k                        Kernel info: version number and vendor/BSP check (= kernel)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -92,6 +94,9 @@ pub enum Command {
     Compare(results::CompareArgs),
     /// Upload a run's log, redacted, to a paste service and print its URL.
     Share(results::ShareArgs),
+    /// Is the kernel current (end of life, revisions behind) and is it a vendor/BSP kernel?
+    /// (sbc-bench -k; offline, with a dated release table.)
+    Kernel(kernel::KernelArgs),
 }
 
 /// `sbc-bench info`.

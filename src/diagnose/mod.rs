@@ -1,6 +1,7 @@
 //! Validation and insight: pure functions from system state, results and recordings to
 //! [`Finding`]s with a stable code, a severity and a sentence.
 
+pub mod kernel;
 pub mod net;
 pub mod storage;
 pub mod throttle;

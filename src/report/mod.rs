@@ -5,6 +5,7 @@ pub mod bench_mem;
 pub mod crypto;
 pub mod export;
 pub mod info;
+pub mod kernel;
 pub mod net;
 pub mod redact;
 pub mod results_row;

@@ -11,6 +11,7 @@ pub mod deadline;
 pub mod devfreq;
 pub mod discover;
 pub mod irq;
+pub mod kernel;
 pub mod kmsg;
 pub mod membench;
 pub mod memory;

@@ -10,6 +10,8 @@ mod cli_harden;
 mod common;
 mod cpuid;
 mod info;
+mod kernel_cli;
+mod kernel_rules;
 mod layers;
 mod markdown;
 mod monitor;

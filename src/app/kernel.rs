@@ -1,0 +1,156 @@
+//! `sbc-bench kernel` (sbc-bench `-k`): `uname -a`, then whether the kernel is current and
+//! whether it is a vendor kernel, judged offline against the release table in the binary
+//! or the one `--eol-data` names.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::Context;
+use chrono::NaiveDate;
+
+use crate::app::Ctx;
+use crate::cli::kernel::KernelArgs;
+use crate::diagnose::kernel::{self as judge, KernelFacts, ReleaseTable};
+use crate::output::{self, Outcome};
+use crate::report::kernel::{self as text, EolData, KernelReport};
+use crate::sys::board::HostFacts;
+use crate::sys::discover::SystemInfo;
+use crate::sys::kernel::{self as facts, Uname};
+
+/// Largest release table we read (endoflife.date's is about 15 KiB).
+const MAX_TABLE: u64 = 4 * 1024 * 1024;
+
+/// Judge the kernel and print the text or the JSON document. A bad `--eol-data` file is a
+/// usage error (status 2).
+pub fn run(ctx: &Ctx, args: &KernelArgs) -> anyhow::Result<Outcome> {
+    let (table, source) = match load_table(args.eol_data.as_deref()) {
+        Ok(t) => t,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Outcome::Usage);
+        }
+    };
+    let today = args
+        .today
+        .unwrap_or_else(|| chrono::Local::now().date_naive());
+    let report = build(ctx, args, &table, source, today);
+    let out = if args.json {
+        let mut s = serde_json::to_string_pretty(&report)?;
+        s.push('\n');
+        s
+    } else {
+        text::render(&report)
+    };
+    output::print_or_closed(&out).context("writing to stdout")?;
+    Ok(Outcome::Ok)
+}
+
+/// The board's facts (none of this machine's when a release is given without a tree),
+/// judged.
+fn build(
+    ctx: &Ctx,
+    args: &KernelArgs,
+    table: &ReleaseTable,
+    source: String,
+    today: NaiveDate,
+) -> KernelReport {
+    // `--release` alone checks a string from elsewhere: this machine's SoC, architecture
+    // and kernel log would describe the wrong board.
+    let board = !(args.release.is_some() && ctx.root.is_host());
+    let (uname, info, log) = if board {
+        (
+            Some(Uname::read(&ctx.root, &HostFacts::read(&ctx.root))),
+            Some(SystemInfo::read(&ctx.root)),
+            facts::read_kernel_log(&ctx.root),
+        )
+    } else {
+        (None, None, None)
+    };
+    let machine = info.as_ref().and_then(|i| i.kernel.machine.clone());
+    let virt = info.as_ref().and_then(|i| i.virtualization.systemd_name());
+    let soc = args
+        .soc
+        .clone()
+        .or_else(|| info.as_ref().and_then(text::soc_of));
+    let release = args
+        .release
+        .clone()
+        .or_else(|| uname.as_ref().and_then(|u| u.release.clone()));
+    let assessment = judge::assess(
+        &KernelFacts {
+            release: release.as_deref().unwrap_or_default(),
+            machine: machine.as_deref(),
+            virt: virt.as_deref(),
+            soc: soc.as_deref(),
+            kernel_log: log.as_deref(),
+        },
+        table,
+        today,
+    );
+    let notes = text::notes(
+        &assessment,
+        release.as_deref().unwrap_or_default(),
+        soc.is_some(),
+        table.snapshot,
+    );
+    KernelReport {
+        schema: text::SCHEMA,
+        schema_version: text::SCHEMA_VERSION,
+        text: text::kernel_info_lines(&assessment),
+        notes,
+        uname,
+        given_release: args.release.clone(),
+        release,
+        machine,
+        virtualization: virt,
+        soc,
+        kernel_log_read: log.is_some(),
+        eol_data: EolData::new(source, table, today),
+        assessment,
+    }
+}
+
+/// The built-in table, or the one in `file`, with the name the output gives its source.
+fn load_table(file: Option<&Path>) -> Result<(ReleaseTable, String), String> {
+    match file {
+        None => judge::built_in_table()
+            .map(|t| (t, "built-in".to_string()))
+            .map_err(|e| format!("the built-in EOL data is broken: {e}")),
+        Some(p) => {
+            let text = read_table_file(p)?;
+            ReleaseTable::parse(&text)
+                .map(|t| (t, p.display().to_string()))
+                .map_err(|e| format!("--eol-data {}: {e}", p.display()))
+        }
+    }
+}
+
+/// Read a user's file without ever blocking: a FIFO or device is refused, not waited on.
+fn read_table_file(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |e: std::io::Error| format!("--eol-data {}: cannot read: {e}", path.display());
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = f.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!(
+            "--eol-data {}: not a regular file (expected endoflife.date's JSON)",
+            path.display()
+        ));
+    }
+    let mut buf = Vec::new();
+    f.take(MAX_TABLE + 1)
+        .read_to_end(&mut buf)
+        .map_err(cannot)?;
+    if buf.len() as u64 > MAX_TABLE {
+        return Err(format!(
+            "--eol-data {}: larger than {} MiB, not a release table",
+            path.display(),
+            MAX_TABLE / (1024 * 1024)
+        ));
+    }
+    String::from_utf8(buf).map_err(|_| format!("--eol-data {}: not UTF-8 text", path.display()))
+}

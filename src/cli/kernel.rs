@@ -1,0 +1,67 @@
+//! `sbc-bench kernel` (sbc-bench `-k`): is the kernel current, and is it a vendor kernel?
+
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use clap::Args;
+
+/// `sbc-bench kernel [--release STRING] [--soc NAME] [--eol-data FILE] [--json]`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct KernelArgs {
+    /// Judge this kernel release (`uname -r` of another board, e.g. 5.10.160-rockchip)
+    /// instead of the running one. The SoC then comes from --soc, or from --sysroot's tree,
+    /// else none.
+    #[arg(long, value_name = "STRING", value_parser = parse_release)]
+    pub release: Option<String>,
+
+    /// Name the SoC for the vendor kernel rules (`Rockchip RK3588`, `Allwinner H618`),
+    /// instead of the guess from the board.
+    #[arg(long, value_name = "NAME")]
+    pub soc: Option<String>,
+
+    /// Read the Linux release-cycle table from FILE (endoflife.date's JSON: the API v1
+    /// document of https://endoflife.date/api/v1/products/linux, or the older
+    /// https://endoflife.date/api/linux.json) instead of the built-in snapshot.
+    #[arg(long, value_name = "FILE")]
+    pub eol_data: Option<PathBuf>,
+
+    /// Print one versioned JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Judge as on this day (YYYY-MM-DD) instead of today: end-of-life and the age of the
+    /// table depend on it. For tests and for reading old results.
+    #[arg(long, value_name = "DATE", value_parser = parse_day, hide = true)]
+    pub today: Option<NaiveDate>,
+}
+
+/// A `--release` value: one word, as `uname -r` prints it.
+pub fn parse_release(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() || t.chars().any(char::is_whitespace) {
+        return Err("not a kernel release like 6.1.0 or 5.10.160-rockchip".into());
+    }
+    Ok(t.to_string())
+}
+
+/// A `--today` value.
+pub fn parse_day(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| "not a date like 2026-08-22".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_and_day_values() {
+        assert_eq!(parse_release(" 6.1.0 ").as_deref(), Ok("6.1.0"));
+        assert!(parse_release("").is_err());
+        assert!(parse_release("6.1 0").is_err());
+        assert!(parse_day("2026-02-30").is_err());
+        assert_eq!(
+            parse_day("2026-08-22"),
+            Ok(NaiveDate::from_ymd_opt(2026, 8, 22).unwrap())
+        );
+    }
+}
