@@ -1,7 +1,10 @@
 //! Validation and insight: pure functions from system state, results and recordings to
 //! [`Finding`]s with a stable code, a severity and a sentence.
 
+pub mod governor_advice;
+pub mod irq_placement;
 pub mod net;
+pub mod pcie;
 pub mod storage;
 pub mod throttle;
 pub mod validate;
