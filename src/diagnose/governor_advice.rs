@@ -35,7 +35,10 @@ fn cpufreq_entries(gs: &[Governor]) -> impl Iterator<Item = &Governor> {
 }
 
 fn paths(gs: &[&Governor]) -> String {
-    gs.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ")
+    gs.iter()
+        .map(|g| g.path.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn schedutil(gs: &[Governor]) -> Option<Finding> {
@@ -49,7 +52,10 @@ fn schedutil(gs: &[Governor]) -> Option<Finding> {
         .iter()
         .all(|g| g.available.is_empty() || g.available.iter().any(|a| a == "ondemand"));
     let fix = if offers_ondemand {
-        format!("write ondemand to {} and 1 to {IO_IS_BUSY}, or performance", paths(&v))
+        format!(
+            "write ondemand to {} and 1 to {IO_IS_BUSY}, or performance",
+            paths(&v)
+        )
     } else {
         format!("write performance to {}", paths(&v))
     };
@@ -103,8 +109,7 @@ fn dmc(gs: &[Governor]) -> Vec<Finding> {
                 .cur_mhz
                 .map(|m| format!(" (now {m} MHz)"))
                 .unwrap_or_default();
-            let fix = if g.available.is_empty() || g.available.iter().any(|a| a == "performance")
-            {
+            let fix = if g.available.is_empty() || g.available.iter().any(|a| a == "performance") {
                 format!("write performance to {} (costs idle power)", g.path)
             } else {
                 format!("{} offers no performance governor", g.path)
@@ -144,9 +149,16 @@ mod tests {
             name: format!("cpufreq-policy{id}"),
             path: format!("/sys/devices/system/cpu/cpufreq/policy{id}/scaling_governor"),
             governor: Some(gov.into()),
-            available: ["conservative", "ondemand", "userspace", "powersave", "performance", "schedutil"]
-                .map(String::from)
-                .to_vec(),
+            available: [
+                "conservative",
+                "ondemand",
+                "userspace",
+                "powersave",
+                "performance",
+                "schedutil",
+            ]
+            .map(String::from)
+            .to_vec(),
             cur_mhz: Some(408),
             frequencies_mhz: vec![408, 1800],
             io_is_busy: io,
@@ -158,9 +170,15 @@ mod tests {
             name: "dmc".into(),
             path: "/sys/class/devfreq/dmc/governor".into(),
             governor: Some(gov.into()),
-            available: ["dmc_ondemand", "userspace", "powersave", "performance", "simple_ondemand"]
-                .map(String::from)
-                .to_vec(),
+            available: [
+                "dmc_ondemand",
+                "userspace",
+                "powersave",
+                "performance",
+                "simple_ondemand",
+            ]
+            .map(String::from)
+            .to_vec(),
             cur_mhz: Some(528),
             frequencies_mhz: vec![528, 1068, 1560, 2112, 2736],
             io_is_busy: None,
@@ -199,14 +217,29 @@ mod tests {
         // 1. schedutil + dmc_ondemand (Armbian defaults): both.
         let f = advise(&setup("schedutil", None, "dmc_ondemand"));
         assert_eq!(codes(&f), vec![Cpu, Dmc]);
-        assert!(f[0].message.contains("policy0/scaling_governor"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("policy0/scaling_governor"),
+            "{}",
+            f[0].message
+        );
         assert!(f[0].message.contains(IO_IS_BUSY));
         assert!(f[1].message.contains("/sys/class/devfreq/dmc/governor"));
-        assert!(f[1].message.contains("between 528 and 2736 MHz (now 528 MHz)"), "{}", f[1].message);
+        assert!(
+            f[1].message
+                .contains("between 528 and 2736 MHz (now 528 MHz)"),
+            "{}",
+            f[1].message
+        );
         // 2. schedutil + dmc performance: the cpufreq advice only.
-        assert_eq!(codes(&advise(&setup("schedutil", None, "performance"))), vec![Cpu]);
+        assert_eq!(
+            codes(&advise(&setup("schedutil", None, "performance"))),
+            vec![Cpu]
+        );
         // 3. ondemand with tweaks (io_is_busy=1) + dmc_ondemand: the dmc only.
-        assert_eq!(codes(&advise(&setup("ondemand", Some(true), "dmc_ondemand"))), vec![Dmc]);
+        assert_eq!(
+            codes(&advise(&setup("ondemand", Some(true), "dmc_ondemand"))),
+            vec![Dmc]
+        );
         // 4. ondemand with tweaks + dmc performance: nothing to say.
         assert!(advise(&setup("ondemand", Some(true), "performance")).is_empty());
         // 5. performance everywhere: nothing to say.
@@ -217,7 +250,11 @@ mod tests {
     fn ondemand_without_io_is_busy() {
         let f = advise(&setup("ondemand", Some(false), "performance"));
         assert_eq!(codes(&f), vec![FindingCode::GovernorCpufreqIo]);
-        assert!(f[0].message.contains("policy0, policy4, policy6"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("policy0, policy4, policy6"),
+            "{}",
+            f[0].message
+        );
         assert!(f[0].message.contains("io_is_busy=0"));
         // io_is_busy unknown: no claim either way.
         assert!(advise(&setup("ondemand", None, "performance")).is_empty());

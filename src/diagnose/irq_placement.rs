@@ -51,7 +51,9 @@ pub struct IrqServe {
 impl IrqServe {
     /// Sum of the counts.
     pub fn total(&self) -> u64 {
-        self.per_cpu.values().fold(0u64, |a, &b| a.saturating_add(b))
+        self.per_cpu
+            .values()
+            .fold(0u64, |a, &b| a.saturating_add(b))
     }
 
     /// The CPUs serving this line: those with counts when there are enough, else the
@@ -99,14 +101,18 @@ impl IrqPlacement {
 
     /// Interrupts since boot over all its lines.
     pub fn total(&self) -> u64 {
-        self.irqs.iter().fold(0u64, |a, i| a.saturating_add(i.total()))
+        self.irqs
+            .iter()
+            .fold(0u64, |a, i| a.saturating_add(i.total()))
     }
 }
 
 /// Storage or USB, by handler name; `None` for anything else.
 pub fn classify(action: &str) -> Option<IrqDeviceKind> {
     let a = action.to_ascii_lowercase();
-    let storage = ["ahci", "nvme", "mmc", "sdhci", "dw-mmc", "dw_mmc", "ufshcd", "sata", "ata_"];
+    let storage = [
+        "ahci", "nvme", "mmc", "sdhci", "dw-mmc", "dw_mmc", "ufshcd", "sata", "ata_",
+    ];
     let usb = ["xhci", "ehci", "ohci", "dwc2", "dwc3", "musb", "uhci"];
     if storage.iter().any(|p| a.starts_with(p)) {
         Some(IrqDeviceKind::Storage)
@@ -358,16 +364,26 @@ mod tests {
     fn nanopi_r5s_untuned_all_on_cpu0() {
         // NanoPi R5S on FriendlyCore: mpstat shows cpu0 taking 174.5 of 226 intr/s and
         // sbc-bench -m 25 % irq (one of four cores full) during iperf3 on eth1.
-        let i = iface("eth1", 2500, vec![irq(87, 0, 9568112), irq(88, 0, 215), irq(89, 0, 820)], "0");
+        let i = iface(
+            "eth1",
+            2500,
+            vec![irq(87, 0, 9568112), irq(88, 0, 215), irq(89, 0, 820)],
+            "0",
+        );
         let p = placement(&Default::default(), &[], &[i]);
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].serving(), vec![0]);
         let f = findings(&p, &[0, 1, 2, 3]);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].code, FindingCode::IrqNicOneCore);
-        assert!(f[0].message.contains("cpu0 serves all 3"), "{}", f[0].message);
         assert!(
-            f[0].message.contains("echo e > /sys/class/net/eth1/queues/rx-0/rps_cpus"),
+            f[0].message.contains("cpu0 serves all 3"),
+            "{}",
+            f[0].message
+        );
+        assert!(
+            f[0].message
+                .contains("echo e > /sys/class/net/eth1/queues/rx-0/rps_cpus"),
             "{}",
             f[0].message
         );
@@ -376,7 +392,12 @@ mod tests {
     #[test]
     fn nanopi_r5s_tuned_irqs_on_cpu2_rps_elsewhere() {
         // FriendlyWrt's 40-net-smp-affinity: eth1 IRQs on core 2 (mask 4), RPS b (0,1,3).
-        let i = iface("eth1", 2500, vec![irq(87, 2, 9568112), irq(88, 2, 215)], "b");
+        let i = iface(
+            "eth1",
+            2500,
+            vec![irq(87, 2, 9568112), irq(88, 2, 215)],
+            "b",
+        );
         let p = placement(&Default::default(), &[], &[i]);
         assert!(findings(&p, &[0, 1, 2, 3]).is_empty());
     }
@@ -384,7 +405,12 @@ mod tests {
     #[test]
     fn slow_nic_and_split_irqs_say_nothing() {
         let slow = iface("eth0", 100, vec![irq(38, 0, 50000)], "0");
-        let split = iface("enP4p65s0", 2500, vec![irq(224, 6, 85905), irq(242, 0, 112560)], "00");
+        let split = iface(
+            "enP4p65s0",
+            2500,
+            vec![irq(224, 6, 85905), irq(242, 0, 112560)],
+            "00",
+        );
         let p = placement(&Default::default(), &[], &[slow, split]);
         assert!(findings(&p, &[0, 1, 2, 3, 4, 5, 6, 7]).is_empty());
         assert_eq!(p[1].serving(), vec![0, 6]);
@@ -395,7 +421,11 @@ mod tests {
         let i = iface("eth1", 1000, vec![irq(87, 3, 12)], "0");
         let p = placement(&Default::default(), &[], &[i]);
         let f = findings(&p, &[0, 1, 2, 3]);
-        assert!(f[0].message.contains("by effective affinity"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("by effective affinity"),
+            "{}",
+            f[0].message
+        );
         assert!(f[0].message.contains("cpu3"));
     }
 
@@ -417,12 +447,18 @@ mod tests {
         }];
         let p = placement(&ints, &aff, &[]);
         let names: Vec<&str> = p.iter().map(|p| p.device.as_str()).collect();
-        assert_eq!(names, vec!["mmc0", "ahci[0001:11:00.0]", "nvme0", "xhci-hcd:usb1"]);
+        assert_eq!(
+            names,
+            vec!["mmc0", "ahci[0001:11:00.0]", "nvme0", "xhci-hcd:usb1"]
+        );
         let nvme = &p[2];
         assert_eq!(nvme.irqs.len(), 3);
         assert_eq!(nvme.irqs[2].serving(), vec![1]);
         assert_eq!(p[1].irqs[0].effective, Some(vec![0]));
-        assert!(findings(&p, &ints.cpus).is_empty(), "only NICs get the finding");
+        assert!(
+            findings(&p, &ints.cpus).is_empty(),
+            "only NICs get the finding"
+        );
     }
 
     #[test]

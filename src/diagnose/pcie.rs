@@ -194,7 +194,11 @@ fn ports_above<'a>(f: &PcieFunction, all: &'a [PcieFunction]) -> Vec<&'a PcieFun
 }
 
 fn aspm_words(f: &PcieFunction) -> Option<String> {
-    let aspm = f.device.aspm.as_ref().or(f.pcie.as_ref().map(|c| &c.aspm))?;
+    let aspm = f
+        .device
+        .aspm
+        .as_ref()
+        .or(f.pcie.as_ref().map(|c| &c.aspm))?;
     let mut s = aspm.describe();
     if let Some(c) = &f.pcie {
         let sup: Vec<&str> = [(c.aspm_l0s_supported, "L0s"), (c.aspm_l1_supported, "L1")]
@@ -229,7 +233,12 @@ pub fn check(all: &[PcieFunction]) -> Vec<PcieCheck> {
         })
         .filter(|f| {
             // Without the capability, keep only what is not a bridge by class.
-            f.pcie.is_some() || !f.device.class.as_deref().is_some_and(|c| c.starts_with("06"))
+            f.pcie.is_some()
+                || !f
+                    .device
+                    .class
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with("06"))
         })
         .map(|f| check_one(f, all))
         .collect()
@@ -263,10 +272,9 @@ fn check_one(f: &PcieFunction, all: &[PcieFunction]) -> PcieCheck {
             .iter()
             .filter_map(|p| p.pcie.as_ref().map(|pc| pc.max_payload_supported_bytes))
             .min();
-        let possible = port_supported
-            .map_or(c.max_payload_supported_bytes, |p| {
-                p.min(c.max_payload_supported_bytes)
-            });
+        let possible = port_supported.map_or(c.max_payload_supported_bytes, |p| {
+            p.min(c.max_payload_supported_bytes)
+        });
         let speed = c.link_speed_gts.unwrap_or(8.0);
         PayloadVerdict {
             max_payload_bytes: c.max_payload_bytes,
@@ -309,7 +317,9 @@ fn link_finding(c: &PcieCheck, l: &LinkVerdict) -> Option<Finding> {
     };
     let cap = format!(
         "{} x{}",
-        l.cap_speed_gts.map(format_speed).unwrap_or_else(|| "?".into()),
+        l.cap_speed_gts
+            .map(format_speed)
+            .unwrap_or_else(|| "?".into()),
         l.cap_width.map_or("?".into(), |w| w.to_string())
     );
     let port = c.port.as_deref().unwrap_or("its port");
@@ -476,7 +486,11 @@ mod tests {
     #[test]
     fn payload_below_both_ends_is_found_with_the_formula() {
         let all = vec![
-            func("0001:10:00.0", None, Some(cap(PciePortType::RootPort, 256, 128, 512))),
+            func(
+                "0001:10:00.0",
+                None,
+                Some(cap(PciePortType::RootPort, 256, 128, 512)),
+            ),
             func(
                 "0001:11:00.0",
                 Some("0001:10:00.0"),
@@ -484,12 +498,20 @@ mod tests {
             ),
         ];
         let checks = check(&all);
-        assert_eq!(checks.len(), 1, "the root port is judged through its endpoint");
+        assert_eq!(
+            checks.len(),
+            1,
+            "the root port is judged through its endpoint"
+        );
         let f = findings(&checks);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].code, FindingCode::PcieMaxPayloadBelowCapability);
         assert!(f[0].message.contains("81.8 %"), "{}", f[0].message);
-        assert!(f[0].message.contains("89.4 % at 256 bytes"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("89.4 % at 256 bytes"),
+            "{}",
+            f[0].message
+        );
         assert!(f[0].message.contains("128/(128+26)×128/130"));
         assert!(f[0].message.starts_with("PCIe 0001:11:00.0 (1b21:1164)"));
     }
@@ -498,7 +520,11 @@ mod tests {
     fn port_limits_the_payload_a_bigger_device_could_use() {
         // The NAS seed's 10GbE NIC: DevCap 512 under a port of 256; at 256 it is fine.
         let all = vec![
-            func("0000:00:00.0", None, Some(cap(PciePortType::RootPort, 256, 256, 512))),
+            func(
+                "0000:00:00.0",
+                None,
+                Some(cap(PciePortType::RootPort, 256, 256, 512)),
+            ),
             func(
                 "0000:01:00.0",
                 Some("0000:00:00.0"),
@@ -513,7 +539,11 @@ mod tests {
     #[test]
     fn read_request_below_payload() {
         let all = vec![
-            func("0000:00:00.0", None, Some(cap(PciePortType::RootPort, 256, 256, 512))),
+            func(
+                "0000:00:00.0",
+                None,
+                Some(cap(PciePortType::RootPort, 256, 256, 512)),
+            ),
             func(
                 "0000:01:00.0",
                 Some("0000:00:00.0"),
@@ -543,7 +573,11 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].code, FindingCode::PcieLinkDowngraded);
         assert_eq!(f[0].severity, Severity::Warning, "x1 where both do x2");
-        assert!(f[0].message.contains("Width x1 (downgraded)"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("Width x1 (downgraded)"),
+            "{}",
+            f[0].message
+        );
         // x2 of x4 under a x2 port: the wiring (ROCK 5 ITX's M.2 slot), info only.
         ep.link_width = Some(2);
         let f = findings(&check(&mk(ep.clone(), rp.clone())));

@@ -5,7 +5,9 @@
 //! NIC/storage/USB interrupt is served. Pure.
 
 use crate::diagnose::irq_placement::{IrqDeviceKind, IrqPlacement, cpu_words};
-use crate::diagnose::pcie::{LinkVerdict, PayloadVerdict, PcieCheck, TLP_OVERHEAD_BYTES, label, percent};
+use crate::diagnose::pcie::{
+    LinkVerdict, PayloadVerdict, PcieCheck, TLP_OVERHEAD_BYTES, label, percent,
+};
 use crate::sys::cpu::list;
 use crate::sys::pci::{self, PcieFunction, format_speed};
 
@@ -270,16 +272,24 @@ mod tests {
         // Radxa-Rock-5-ITX.md line 94, byte for byte.
         assert_eq!(
             controller_lines(&all),
-            vec!["  * ASMedia ASM1164 Serial ATA AHCI: Speed 8GT/s (ok), Width x2 (ok), driver in use: ahci, ASPM Disabled"]
+            vec![
+                "  * ASMedia ASM1164 Serial ATA AHCI: Speed 8GT/s (ok), Width x2 (ok), driver in use: ahci, ASPM Disabled"
+            ]
         );
         let checks = pcie::check(&all);
         assert_eq!(
             check_lines(&checks),
-            vec!["  * 0001:11:00.0 ASMedia ASM1164 Serial ATA AHCI: Speed 8GT/s (ok), Width x2 (ok) (port: 8GT/s x2), \
+            vec![
+                "  * 0001:11:00.0 ASMedia ASM1164 Serial ATA AHCI: Speed 8GT/s (ok), Width x2 (ok) (port: 8GT/s x2), \
                   MaxPayload 128 bytes (device 256, port 256): 81.8 % payload efficiency, 89.4 % at 256 bytes, \
-                  MaxReadReq 256 bytes, ASPM Disabled (supported: L1)"]
+                  MaxReadReq 256 bytes, ASPM Disabled (supported: L1)"
+            ]
         );
-        assert!(efficiency_note(&checks).unwrap().contains("(MaxPayload + 26 bytes TLP overhead)"));
+        assert!(
+            efficiency_note(&checks)
+                .unwrap()
+                .contains("(MaxPayload + 26 bytes TLP overhead)")
+        );
         assert_eq!(efficiency_note(&[]), None);
     }
 

@@ -682,14 +682,20 @@ mod tests {
         assert_eq!(c.max_payload_supported_bytes, 256);
         assert_eq!(c.max_payload_bytes, 128);
         assert_eq!(c.max_read_request_bytes, 256);
-        assert_eq!((c.link_cap_speed_gts, c.link_cap_width), (Some(8.0), Some(2)));
+        assert_eq!(
+            (c.link_cap_speed_gts, c.link_cap_width),
+            (Some(8.0), Some(2))
+        );
         assert!(c.aspm_l1_supported && !c.aspm_l0s_supported);
         assert_eq!(c.aspm.describe(), "ASPM Disabled");
         assert_eq!(
             format_link_status(&c.link()).unwrap(),
             "Speed 8GT/s (ok), Width x2 (ok)"
         );
-        assert_eq!(parse_aspm_from_config(ITX_ASM1164).unwrap().describe(), "ASPM Disabled");
+        assert_eq!(
+            parse_aspm_from_config(ITX_ASM1164).unwrap().describe(),
+            "ASPM Disabled"
+        );
     }
 
     #[test]
@@ -698,7 +704,10 @@ mod tests {
         assert_eq!(rp.offset, 0x70);
         assert_eq!(rp.port_type, PciePortType::RootPort);
         assert_eq!(rp.port_type.words(), "Root Port");
-        assert_eq!((rp.max_payload_supported_bytes, rp.max_payload_bytes), (256, 128));
+        assert_eq!(
+            (rp.max_payload_supported_bytes, rp.max_payload_bytes),
+            (256, 128)
+        );
         assert_eq!(rp.max_read_request_bytes, 512);
         // "[70] Express (v2) Endpoint … MaxReadReq 4096 bytes … ASPM L0s L1 … 5GT/s x1".
         let nic = parse_pcie_cap(ITX_RTL8125).unwrap();
@@ -750,8 +759,14 @@ mod tests {
                 Some("ASM1164 Serial ATA AHCI Controller".into())
             )
         );
-        assert_eq!(lookup_pci_ids(ids, "10EC", "8125").1.as_deref(), Some("RTL8125 2.5GbE Controller"));
-        assert_eq!(lookup_pci_ids(ids, "1d87", "3588"), (Some("Fuzhou Rockchip Electronics Co., Ltd".into()), None));
+        assert_eq!(
+            lookup_pci_ids(ids, "10EC", "8125").1.as_deref(),
+            Some("RTL8125 2.5GbE Controller")
+        );
+        assert_eq!(
+            lookup_pci_ids(ids, "1d87", "3588"),
+            (Some("Fuzhou Rockchip Electronics Co., Ltd".into()), None)
+        );
         assert_eq!(lookup_pci_ids(ids, "ffff", "0001"), (None, None));
         assert_eq!(lookup_pci_ids("", "1b21", "1164"), (None, None));
     }

@@ -23,15 +23,85 @@ fn tree(name: &str) -> PathBuf {
 /// (address, port type, DevCap MaxPayload, MaxPayload, MaxReadReq, LnkCap GT/s, LnkCap
 /// width, LnkSta GT/s, LnkSta width) as `lspci -vv` printed them (ASSUMED rows as in
 /// make_fixtures.py).
-type Facts = (&'static str, PciePortType, u32, u32, u32, f64, u32, f64, u32);
+type Facts = (
+    &'static str,
+    PciePortType,
+    u32,
+    u32,
+    u32,
+    f64,
+    u32,
+    f64,
+    u32,
+);
 
 const ITX_COMMON: &[Facts] = &[
-    ("0001:10:00.0", PciePortType::RootPort, 256, 128, 512, 8.0, 2, 8.0, 2),
-    ("0001:11:00.0", PciePortType::Endpoint, 256, 128, 256, 8.0, 2, 8.0, 2),
-    ("0003:30:00.0", PciePortType::RootPort, 256, 128, 512, 5.0, 1, 5.0, 1),
-    ("0003:31:00.0", PciePortType::Endpoint, 256, 128, 4096, 5.0, 1, 5.0, 1),
-    ("0004:40:00.0", PciePortType::RootPort, 256, 128, 512, 5.0, 1, 5.0, 1),
-    ("0004:41:00.0", PciePortType::Endpoint, 256, 128, 4096, 5.0, 1, 5.0, 1),
+    (
+        "0001:10:00.0",
+        PciePortType::RootPort,
+        256,
+        128,
+        512,
+        8.0,
+        2,
+        8.0,
+        2,
+    ),
+    (
+        "0001:11:00.0",
+        PciePortType::Endpoint,
+        256,
+        128,
+        256,
+        8.0,
+        2,
+        8.0,
+        2,
+    ),
+    (
+        "0003:30:00.0",
+        PciePortType::RootPort,
+        256,
+        128,
+        512,
+        5.0,
+        1,
+        5.0,
+        1,
+    ),
+    (
+        "0003:31:00.0",
+        PciePortType::Endpoint,
+        256,
+        128,
+        4096,
+        5.0,
+        1,
+        5.0,
+        1,
+    ),
+    (
+        "0004:40:00.0",
+        PciePortType::RootPort,
+        256,
+        128,
+        512,
+        5.0,
+        1,
+        5.0,
+        1,
+    ),
+    (
+        "0004:41:00.0",
+        PciePortType::Endpoint,
+        256,
+        128,
+        4096,
+        5.0,
+        1,
+        5.0,
+        1,
+    ),
 ];
 
 fn check_facts(name: &str, extra: &[Facts]) {
@@ -44,16 +114,33 @@ fn check_facts(name: &str, extra: &[Facts]) {
             .iter()
             .find(|f| f.device.address == w.0)
             .unwrap_or_else(|| panic!("{name}: {} missing", w.0));
-        let c = f.pcie.as_ref().unwrap_or_else(|| panic!("{}: no capability", w.0));
+        let c = f
+            .pcie
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no capability", w.0));
         assert_eq!(c.port_type, w.1, "{}", w.0);
         assert_eq!(
-            (c.max_payload_supported_bytes, c.max_payload_bytes, c.max_read_request_bytes),
+            (
+                c.max_payload_supported_bytes,
+                c.max_payload_bytes,
+                c.max_read_request_bytes
+            ),
             (w.2, w.3, w.4),
             "{}",
             w.0
         );
-        assert_eq!((c.link_cap_speed_gts, c.link_cap_width), (Some(w.5), Some(w.6)), "{}", w.0);
-        assert_eq!((c.link_speed_gts, c.link_width), (Some(w.7), Some(w.8)), "{}", w.0);
+        assert_eq!(
+            (c.link_cap_speed_gts, c.link_cap_width),
+            (Some(w.5), Some(w.6)),
+            "{}",
+            w.0
+        );
+        assert_eq!(
+            (c.link_speed_gts, c.link_width),
+            (Some(w.7), Some(w.8)),
+            "{}",
+            w.0
+        );
         assert_eq!(c.aspm.describe(), "ASPM Disabled", "{}", w.0);
         // The sysfs link attributes the fixture also carries agree with the config space.
         assert_eq!(f.device.link.as_ref(), Some(&c.link()), "{}", w.0);
@@ -65,15 +152,55 @@ fn fixture_config_space_decodes_to_the_lspci_facts() {
     check_facts(
         "rock-5-itx",
         &[
-            ("0000:00:00.0", PciePortType::RootPort, 256, 128, 512, 8.0, 2, 8.0, 2),
-            ("0000:01:00.0", PciePortType::Endpoint, 256, 128, 512, 8.0, 4, 8.0, 2),
+            (
+                "0000:00:00.0",
+                PciePortType::RootPort,
+                256,
+                128,
+                512,
+                8.0,
+                2,
+                8.0,
+                2,
+            ),
+            (
+                "0000:01:00.0",
+                PciePortType::Endpoint,
+                256,
+                128,
+                512,
+                8.0,
+                4,
+                8.0,
+                2,
+            ),
         ],
     );
     check_facts(
         "rock-5-itx-nas",
         &[
-            ("0000:00:00.0", PciePortType::RootPort, 256, 128, 512, 8.0, 2, 8.0, 2),
-            ("0000:01:00.0", PciePortType::Endpoint, 512, 128, 512, 8.0, 4, 8.0, 2),
+            (
+                "0000:00:00.0",
+                PciePortType::RootPort,
+                256,
+                128,
+                512,
+                8.0,
+                2,
+                8.0,
+                2,
+            ),
+            (
+                "0000:01:00.0",
+                PciePortType::Endpoint,
+                512,
+                128,
+                512,
+                8.0,
+                4,
+                8.0,
+                2,
+            ),
         ],
     );
 }
@@ -121,13 +248,30 @@ fn rock5_itx_findings() {
     );
     // The x4 SSD in the two-lane M.2 slot: the wiring, said as information.
     assert_eq!(f[0].severity, Severity::Info);
-    assert!(f[0].message.contains("Width x2 (downgraded)"), "{}", f[0].message);
+    assert!(
+        f[0].message.contains("Width x2 (downgraded)"),
+        "{}",
+        f[0].message
+    );
     let sata = &f[2].message;
-    assert!(sata.starts_with("PCIe 0001:11:00.0 (ASMedia ASM1164 Serial ATA AHCI)"), "{sata}");
-    assert!(sata.contains("81.8 % of the link carries data (128/(128+26)×128/130)"), "{sata}");
-    assert!(sata.contains("89.4 % at 256 bytes (256/(256+26)×128/130)"), "{sata}");
+    assert!(
+        sata.starts_with("PCIe 0001:11:00.0 (ASMedia ASM1164 Serial ATA AHCI)"),
+        "{sata}"
+    );
+    assert!(
+        sata.contains("81.8 % of the link carries data (128/(128+26)×128/130)"),
+        "{sata}"
+    );
+    assert!(
+        sata.contains("89.4 % at 256 bytes (256/(256+26)×128/130)"),
+        "{sata}"
+    );
     // Gen2 links: 8b/10b.
-    assert!(f[3].message.contains("66.5 %") && f[3].message.contains("72.6 %"), "{}", f[3].message);
+    assert!(
+        f[3].message.contains("66.5 %") && f[3].message.contains("72.6 %"),
+        "{}",
+        f[3].message
+    );
 }
 
 #[test]
@@ -135,17 +279,32 @@ fn nas_nic_capable_of_512_is_limited_by_its_port() {
     let funcs = pci::read_functions(&SysRoot::new(tree("rock-5-itx-nas")));
     let checks = pcie::check(&funcs);
     let nic = checks.iter().find(|c| c.address == "0000:01:00.0").unwrap();
-    assert_eq!(nic.label, "Aquantia AQC107 NBase-T/IEEE 802.3bz Ethernet [AQtion]");
+    assert_eq!(
+        nic.label,
+        "Aquantia AQC107 NBase-T/IEEE 802.3bz Ethernet [AQtion]"
+    );
     let p = nic.payload.as_ref().unwrap();
-    assert_eq!((p.supported_bytes, p.port_supported_bytes, p.possible_bytes), (512, Some(256), 256));
+    assert_eq!(
+        (p.supported_bytes, p.port_supported_bytes, p.possible_bytes),
+        (512, Some(256), 256)
+    );
     let f = pcie::findings(&checks);
     let msg = &f
         .iter()
-        .find(|f| f.code == FindingCode::PcieMaxPayloadBelowCapability && f.message.contains("0000:01:00.0"))
+        .find(|f| {
+            f.code == FindingCode::PcieMaxPayloadBelowCapability
+                && f.message.contains("0000:01:00.0")
+        })
         .unwrap()
         .message;
-    assert!(msg.contains("supports 512 and the ports above it 256"), "{msg}");
-    assert!(msg.contains("81.8 %") && msg.contains("89.4 % at 256 bytes"), "{msg}");
+    assert!(
+        msg.contains("supports 512 and the ports above it 256"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("81.8 %") && msg.contains("89.4 % at 256 bytes"),
+        "{msg}"
+    );
 }
 
 /// Set MaxPayload of every config file in a tree to 256 (what pci=pcie_bus_perf does
@@ -174,7 +333,10 @@ fn clean_trees_give_no_pcie_finding() {
     let f = pcie::findings(&pcie::check(&funcs));
     // Only the AQC107's x2-of-x4 slot remains, as information.
     assert_eq!(f.len(), 1, "{f:#?}");
-    assert_eq!((f[0].code, f[0].severity), (FindingCode::PcieLinkDowngraded, Severity::Info));
+    assert_eq!(
+        (f[0].code, f[0].severity),
+        (FindingCode::PcieLinkDowngraded, Severity::Info)
+    );
     // Boards without PCIe (the fixture sysroots carry no /sys/bus/pci): nothing at all.
     for b in crate::common::BOARDS {
         let funcs = pci::read_functions(&SysRoot::new(crate::common::sysroot(b)));
@@ -193,7 +355,11 @@ fn garbage_or_short_config_space_is_na() {
         let path = d.path().join(dir.strip_prefix("/").unwrap()).join("config");
         let orig = fs::read(&path).unwrap();
         // One file cut to the 64 bytes a non-root read returns, the others garbage.
-        let bytes: Vec<u8> = if i == 0 { orig[..64].to_vec() } else { garbage[i % 4].to_vec() };
+        let bytes: Vec<u8> = if i == 0 {
+            orig[..64].to_vec()
+        } else {
+            garbage[i % 4].to_vec()
+        };
         fs::write(&path, bytes).unwrap();
     }
     let funcs = pci::read_functions(&root);
@@ -203,7 +369,10 @@ fn garbage_or_short_config_space_is_na() {
     assert!(pcie::findings(&checks).is_empty());
     let lines = report::pcie::check_lines(&checks);
     assert!(!lines.is_empty());
-    assert!(lines.iter().all(|l| l.contains("PCIe capability n/a")), "{lines:#?}");
+    assert!(
+        lines.iter().all(|l| l.contains("PCIe capability n/a")),
+        "{lines:#?}"
+    );
     assert_eq!(report::pcie::efficiency_note(&checks), None);
     // The sysfs link attributes still give sbc-bench's lines.
     assert_eq!(report::pcie::controller_lines(&funcs).len(), 3);
@@ -235,9 +404,15 @@ fn rock5_itx_irq_placement() {
     let f = irq_placement::findings(&p, &cpus);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(f[0].code, FindingCode::IrqNicOneCore);
-    assert!(f[0].message.starts_with("enP3p49s0 (2500 Mb/s): cpu0 serves all 3"), "{}", f[0].message);
     assert!(
-        f[0].message.contains("echo fe > /sys/class/net/enP3p49s0/queues/rx-0/rps_cpus"),
+        f[0].message
+            .starts_with("enP3p49s0 (2500 Mb/s): cpu0 serves all 3"),
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message
+            .contains("echo fe > /sys/class/net/enP3p49s0/queues/rx-0/rps_cpus"),
         "{}",
         f[0].message
     );
@@ -247,9 +422,13 @@ fn rock5_itx_irq_placement() {
 fn nanopi_r5s_tuned_irqs_give_no_finding() {
     // FriendlyWrt's tuning (net fixture): each 2.5GbE NIC's IRQs on one core, RPS on
     // the others — the right way, so nothing to say.
-    let root = SysRoot::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/net/nanopi-r5s"));
+    let root =
+        SysRoot::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/net/nanopi-r5s"));
     let (p, cpus) = placements(&root);
-    assert!(p.iter().any(|p| p.device == "eth1" && p.serving() == vec![2]));
+    assert!(
+        p.iter()
+            .any(|p| p.device == "eth1" && p.serving() == vec![2])
+    );
     assert!(irq_placement::findings(&p, &cpus).is_empty());
 }
 
@@ -259,9 +438,18 @@ fn governor_advice_over_the_trees() {
     let g = read_governors(&root, &cpufreq::read_policies(&root));
     let f = governor_advice::advise(&g);
     let codes: Vec<FindingCode> = f.iter().map(|f| f.code).collect();
-    assert_eq!(codes, vec![FindingCode::GovernorCpufreqIo, FindingCode::GovernorDmcIo]);
-    assert!(f[0].message.contains("/sys/devices/system/cpu/cpufreq/policy6/scaling_governor"));
-    assert!(f[1].message.contains("write performance to /sys/class/devfreq/dmc/governor"));
+    assert_eq!(
+        codes,
+        vec![FindingCode::GovernorCpufreqIo, FindingCode::GovernorDmcIo]
+    );
+    assert!(
+        f[0].message
+            .contains("/sys/devices/system/cpu/cpufreq/policy6/scaling_governor")
+    );
+    assert!(
+        f[1].message
+            .contains("write performance to /sys/class/devfreq/dmc/governor")
+    );
     // The NAS after tuning: ondemand with io_is_busy=1, dmc performance.
     let root = SysRoot::new(tree("rock-5-itx-nas"));
     let g = read_governors(&root, &cpufreq::read_policies(&root));
