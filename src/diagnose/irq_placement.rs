@@ -139,11 +139,9 @@ fn device_of(action: &str) -> String {
 fn union(sets: impl Iterator<Item = Option<Vec<u32>>>) -> Option<Vec<u32>> {
     let mut any = false;
     let mut v = Vec::new();
-    for s in sets {
-        if let Some(s) = s {
-            any = true;
-            v.extend(s);
-        }
+    for s in sets.flatten() {
+        any = true;
+        v.extend(s);
     }
     v.sort_unstable();
     v.dedup();

@@ -510,12 +510,12 @@ pub fn lookup_pci_ids(text: &str, vendor: &str, device: &str) -> (Option<String>
                 vname = Some(name.trim().to_string());
                 in_vendor = true;
             }
-        } else if in_vendor && !line.starts_with("\t\t") {
-            if let Some((id, name)) = line.trim_start().split_once(char::is_whitespace)
-                && id.eq_ignore_ascii_case(device)
-            {
-                return (vname, Some(name.trim().to_string()));
-            }
+        } else if in_vendor
+            && !line.starts_with("\t\t")
+            && let Some((id, name)) = line.trim_start().split_once(char::is_whitespace)
+            && id.eq_ignore_ascii_case(device)
+        {
+            return (vname, Some(name.trim().to_string()));
         }
     }
     (vname, None)
