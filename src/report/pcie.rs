@@ -206,6 +206,21 @@ pub fn irq_lines(placements: &[IrqPlacement]) -> Vec<String> {
         .collect()
 }
 
+/// Everything this module adds to the review's `### PCIe and storage devices:` section,
+/// in order: sbc-bench's controller lines, the per-link details, the formula (once) and
+/// the IRQ placement. The storage lines (NVMe, SATA, MMC…) are the storage report's.
+pub fn section_lines(
+    funcs: &[PcieFunction],
+    checks: &[PcieCheck],
+    placements: &[IrqPlacement],
+) -> Vec<String> {
+    let mut out = controller_lines(funcs);
+    out.extend(check_lines(checks));
+    out.extend(efficiency_note(checks));
+    out.extend(irq_lines(placements));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
