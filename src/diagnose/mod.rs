@@ -2,7 +2,10 @@
 //! [`Finding`]s with a stable code, a severity and a sentence.
 
 pub mod kernel;
+pub mod governor_advice;
+pub mod irq_placement;
 pub mod net;
+pub mod pcie;
 pub mod storage;
 pub mod throttle;
 pub mod validate;

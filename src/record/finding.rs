@@ -164,6 +164,18 @@ finding_codes! {
     ThrottlingNotJudged = "throttling-not-judged",
     /// CPUs were killed (hot-unplugged) during the run and came back before its end.
     CpusKilledMidRun = "cpus-killed-mid-run",
+    /// A PCIe link trained below the device's speed or width (`(downgraded)`).
+    PcieLinkDowngraded = "pcie-link-downgraded",
+    /// A PCIe function's MaxPayload is below what it and its ports support.
+    PcieMaxPayloadBelowCapability = "pcie-max-payload-below-capability",
+    /// A PCIe function's MaxReadReq is below the payload its path supports.
+    PcieMaxReadReqBelowPayload = "pcie-max-read-req-below-payload",
+    /// One core serves every interrupt of a fast NIC and RPS hands nothing on.
+    IrqNicOneCore = "irq-nic-one-core",
+    /// A cpufreq governor that keeps clocks low while the CPU waits for I/O.
+    GovernorCpufreqIo = "governor-cpufreq-io",
+    /// A DRAM controller (dmc) devfreq governor that clocks memory down under I/O.
+    GovernorDmcIo = "governor-dmc-io",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -223,7 +235,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 54);
+        assert_eq!(FindingCode::ALL.len(), 60);
     }
 
     #[test]

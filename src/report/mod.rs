@@ -7,6 +7,7 @@ pub mod export;
 pub mod info;
 pub mod kernel;
 pub mod net;
+pub mod pcie;
 pub mod redact;
 pub mod results_row;
 pub mod run;

@@ -266,6 +266,17 @@ pub fn read_affinity(root: &SysRoot, irq: u32) -> IrqAffinity {
     }
 }
 
+/// The affinities of every numbered line of `interrupts` (the IRQ placement review
+/// reads them all; each is two small files under `/proc/irq/N/`).
+pub fn read_affinities(root: &SysRoot, interrupts: &Interrupts) -> Vec<IrqAffinity> {
+    interrupts
+        .lines
+        .iter()
+        .filter_map(|l| l.irq)
+        .map(|n| read_affinity(root, n))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -206,30 +206,15 @@ pub fn read_aspm_sysfs(root: &SysRoot, dir: &Path) -> Option<Aspm> {
 /// the capability list from offset 0x34 to the PCI Express capability (ID 0x10); Link
 /// Control sits at +0x10. `None` for conventional PCI or a truncated (non-root) read.
 pub fn parse_aspm_from_config(config: &[u8]) -> Option<Aspm> {
-    let byte = |o: usize| config.get(o).copied();
-    // Status register bit 4: capability list present.
-    if byte(0x06)? & 0x10 == 0 {
-        return None;
-    }
-    let mut ptr = usize::from(byte(0x34)? & 0xfc);
-    for _ in 0..48 {
-        if ptr < 0x40 {
-            return None;
-        }
-        let id = byte(ptr)?;
-        if id == 0x10 {
-            let ctl = byte(ptr + 0x10)?;
-            return Some(Aspm {
-                l0s: ctl & 0x1 != 0,
-                l1: ctl & 0x2 != 0,
-                l1_1: false,
-                l1_2: false,
-                source: "config".to_string(),
-            });
-        }
-        ptr = usize::from(byte(ptr + 1)? & 0xfc);
-    }
-    None
+    let at = find_capability(config, 0x10)?;
+    let ctl = *config.get(at + 0x10)?;
+    Some(Aspm {
+        l0s: ctl & 0x1 != 0,
+        l1: ctl & 0x2 != 0,
+        l1_1: false,
+        l1_2: false,
+        source: "config".to_string(),
+    })
 }
 
 /// Read one PCI function from its sysfs directory `dir` (a system path such as
@@ -258,6 +243,330 @@ pub fn read_device(root: &SysRoot, dir: &Path) -> PciDevice {
         link: read_link(root, dir),
         aspm,
     }
+}
+
+/// `/sys/bus/pci/devices`: one link per PCI function, named by its address.
+pub const BUS_DEVICES: &str = "/sys/bus/pci/devices";
+
+/// Search path for the PCI ID database (`pci.ids`, as lspci uses it): Debian's
+/// `pciutils`/`pci.ids` package, Fedora's `hwdata`, and the pciutils default.
+pub const PCI_IDS: &[&str] = &[
+    "/usr/share/misc/pci.ids",
+    "/usr/share/hwdata/pci.ids",
+    "/usr/share/pci.ids",
+];
+
+/// What a PCI Express function is (bits 7:4 of the PCI Express Capabilities register).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PciePortType {
+    /// A device (NVMe SSD, NIC, SATA controller).
+    Endpoint,
+    /// A legacy endpoint.
+    LegacyEndpoint,
+    /// The SoC's or chipset's port a link starts at.
+    RootPort,
+    /// The upstream port of a PCIe switch.
+    SwitchUpstream,
+    /// A downstream port of a PCIe switch.
+    SwitchDownstream,
+    /// A PCIe-to-PCI bridge.
+    PcieToPciBridge,
+    /// A PCI-to-PCIe bridge.
+    PciToPcieBridge,
+    /// A device built into the root complex (no link).
+    RootComplexIntegrated,
+    /// A root complex event collector (no link).
+    RootComplexEventCollector,
+    /// A value the base specification does not define.
+    Other(u8),
+}
+
+impl PciePortType {
+    fn from_bits(v: u8) -> Self {
+        match v {
+            0 => Self::Endpoint,
+            1 => Self::LegacyEndpoint,
+            4 => Self::RootPort,
+            5 => Self::SwitchUpstream,
+            6 => Self::SwitchDownstream,
+            7 => Self::PcieToPciBridge,
+            8 => Self::PciToPcieBridge,
+            9 => Self::RootComplexIntegrated,
+            10 => Self::RootComplexEventCollector,
+            o => Self::Other(o),
+        }
+    }
+
+    /// lspci's words (`Express (v2) Root Port`, `Endpoint`).
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Endpoint => "Endpoint",
+            Self::LegacyEndpoint => "Legacy Endpoint",
+            Self::RootPort => "Root Port",
+            Self::SwitchUpstream => "Upstream Port",
+            Self::SwitchDownstream => "Downstream Port",
+            Self::PcieToPciBridge => "PCI-Express to PCI/PCI-X Bridge",
+            Self::PciToPcieBridge => "PCI/PCI-X to PCI-Express Bridge",
+            Self::RootComplexIntegrated => "Root Complex Integrated Endpoint",
+            Self::RootComplexEventCollector => "Root Complex Event Collector",
+            Self::Other(_) => "Unknown type",
+        }
+    }
+}
+
+/// The PCI Express capability (capability ID 0x10) of one function, decoded from its
+/// configuration space: what `lspci -vv` prints as `DevCap`, `DevCtl`, `LnkCap`,
+/// `LnkCtl` and `LnkSta`. Offsets and bit fields are those of the PCI Express Base
+/// Specification (section "PCI Express Capability Structure").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PcieCap {
+    /// Offset of the capability in config space (`Capabilities: [70] Express`).
+    pub offset: u16,
+    /// Capability version (`Express (v2)`).
+    pub version: u8,
+    /// Endpoint, root port, switch port…
+    pub port_type: PciePortType,
+    /// `DevCap: MaxPayload N bytes`: the largest TLP payload the function supports.
+    pub max_payload_supported_bytes: u32,
+    /// `DevCtl: MaxPayload N bytes`: the payload size it is set to use.
+    pub max_payload_bytes: u32,
+    /// `DevCtl: MaxReadReq N bytes`: the largest read it may request at once.
+    pub max_read_request_bytes: u32,
+    /// `LnkCap: Speed`, GT/s; `None` when the field holds no defined speed.
+    pub link_cap_speed_gts: Option<f64>,
+    /// `LnkCap: Width xN`; `None` when 0.
+    pub link_cap_width: Option<u32>,
+    /// `LnkCap: ASPM L0s` supported.
+    pub aspm_l0s_supported: bool,
+    /// `LnkCap: ASPM L1` supported.
+    pub aspm_l1_supported: bool,
+    /// `LnkCtl: ASPM` as configured (L0s, L1 bits of Link Control).
+    pub aspm: Aspm,
+    /// `LnkSta: Speed`, GT/s; `None` without a trained link.
+    pub link_speed_gts: Option<f64>,
+    /// `LnkSta: Width xN`; `None` without a trained link.
+    pub link_width: Option<u32>,
+}
+
+impl PcieCap {
+    /// The link as trained versus this function's own capability (lspci's comparison).
+    pub fn link(&self) -> PciLink {
+        PciLink {
+            speed_gts: self.link_speed_gts,
+            width: self.link_width,
+            max_speed_gts: self.link_cap_speed_gts,
+            max_width: self.link_cap_width,
+        }
+    }
+
+    /// Does this function have a link at all? (Root-complex integrated endpoints and
+    /// event collectors do not; their link registers are reserved.)
+    pub fn has_link(&self) -> bool {
+        !matches!(
+            self.port_type,
+            PciePortType::RootComplexIntegrated | PciePortType::RootComplexEventCollector
+        )
+    }
+}
+
+/// A speed code of the Link Capabilities/Status registers in GT/s (1 = 2.5 GT/s … 6 =
+/// 64 GT/s; since PCIe 3.0 formally an index into the Supported Link Speeds vector, which
+/// every device fills from the bottom).
+pub fn link_speed_code_gts(code: u8) -> Option<f64> {
+    match code {
+        1 => Some(2.5),
+        2 => Some(5.0),
+        3 => Some(8.0),
+        4 => Some(16.0),
+        5 => Some(32.0),
+        6 => Some(64.0),
+        _ => None,
+    }
+}
+
+/// Offset of capability `id` in a config-space dump: walk the list from the pointer at
+/// 0x34 while the status register (bit 4) says there is one. `None` for a conventional
+/// header without capabilities, a truncated dump (what non-root reads: 64 bytes), a
+/// pointer into the header, or a list that loops.
+pub fn find_capability(config: &[u8], id: u8) -> Option<usize> {
+    let byte = |o: usize| config.get(o).copied();
+    if byte(0x06)? & 0x10 == 0 {
+        return None;
+    }
+    let mut ptr = usize::from(byte(0x34)? & 0xfc);
+    // 48 hops: a 256-byte space holds at most (256 - 64) / 4 capabilities.
+    for _ in 0..48 {
+        if ptr < 0x40 {
+            return None;
+        }
+        if byte(ptr)? == id {
+            return Some(ptr);
+        }
+        ptr = usize::from(byte(ptr + 1)? & 0xfc);
+    }
+    None
+}
+
+/// Decode the PCI Express capability from a config-space dump. `None` when the
+/// function has none (conventional PCI, a VM's virtio device without it), when the dump
+/// is cut short before Link Status, or when a field holds a value the specification
+/// reserves (a garbage file).
+pub fn parse_pcie_cap(config: &[u8]) -> Option<PcieCap> {
+    let at = find_capability(config, 0x10)?;
+    let u16_at = |o: usize| -> Option<u16> {
+        Some(u16::from_le_bytes([
+            *config.get(at + o)?,
+            *config.get(at + o + 1)?,
+        ]))
+    };
+    let u32_at = |o: usize| -> Option<u32> {
+        Some(u32::from_le_bytes([
+            *config.get(at + o)?,
+            *config.get(at + o + 1)?,
+            *config.get(at + o + 2)?,
+            *config.get(at + o + 3)?,
+        ]))
+    };
+    let caps = u16_at(0x02)?;
+    let devcap = u32_at(0x04)?;
+    let devctl = u16_at(0x08)?;
+    let lnkcap = u32_at(0x0c)?;
+    let lnkctl = u16_at(0x10)?;
+    let lnksta = u16_at(0x12)?;
+    // 128 << n for n = 0..=5 (128 … 4096 bytes); 6 and 7 are reserved.
+    let size = |code: u32| (code <= 5).then(|| 128u32 << code);
+    let width = |w: u32| (w > 0).then_some(w);
+    Some(PcieCap {
+        offset: at as u16,
+        version: (caps & 0x0f) as u8,
+        port_type: PciePortType::from_bits(((caps >> 4) & 0x0f) as u8),
+        max_payload_supported_bytes: size(devcap & 0x7)?,
+        max_payload_bytes: size(u32::from(devctl >> 5) & 0x7)?,
+        max_read_request_bytes: size(u32::from(devctl >> 12) & 0x7)?,
+        link_cap_speed_gts: link_speed_code_gts((lnkcap & 0x0f) as u8),
+        link_cap_width: width((lnkcap >> 4) & 0x3f),
+        aspm_l0s_supported: lnkcap & (1 << 10) != 0,
+        aspm_l1_supported: lnkcap & (1 << 11) != 0,
+        aspm: Aspm {
+            l0s: lnkctl & 0x1 != 0,
+            l1: lnkctl & 0x2 != 0,
+            l1_1: false,
+            l1_2: false,
+            source: "config".to_string(),
+        },
+        link_speed_gts: link_speed_code_gts((lnksta & 0x0f) as u8),
+        link_width: width(u32::from(lnksta >> 4) & 0x3f),
+    })
+}
+
+/// One PCI function as the PCIe review sees it: what [`read_device`] reads, where it
+/// sits (its upstream port), and its PCI Express capability from `config`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PcieFunction {
+    /// IDs, class, driver, sysfs link state and ASPM (as storage reads them).
+    pub device: PciDevice,
+    /// `vendor device` names from `pci.ids` when it is installed (`ASMedia Technology
+    /// Inc.`, `ASM1164 Serial ATA AHCI Controller`).
+    pub vendor_name: Option<String>,
+    /// See [`PcieFunction::vendor_name`].
+    pub device_name: Option<String>,
+    /// Address of the port above it (the parent directory in the sysfs device path),
+    /// `None` for a function directly on a root bus.
+    pub upstream: Option<String>,
+    /// The PCI Express capability; `None` for conventional PCI and when `config` could
+    /// only be read in part (non-root users get 64 bytes).
+    pub pcie: Option<PcieCap>,
+}
+
+/// The PCI function addresses under [`BUS_DEVICES`], naturally sorted (lspci's order).
+pub fn list_functions(root: &SysRoot) -> Vec<String> {
+    root.list(BUS_DEVICES)
+        .into_iter()
+        .filter(|n| is_pci_address(n))
+        .collect()
+}
+
+/// Vendor and device names for `vendor:device` from a `pci.ids` text (tab-indented
+/// device lines under unindented vendor lines; `#` comments). Pure.
+pub fn lookup_pci_ids(text: &str, vendor: &str, device: &str) -> (Option<String>, Option<String>) {
+    let mut vname = None;
+    let mut in_vendor = false;
+    for line in text.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        if !line.starts_with('\t') {
+            if in_vendor || line.starts_with("C ") {
+                // The next vendor (or the class section) ends ours.
+                if in_vendor {
+                    break;
+                }
+                continue;
+            }
+            if let Some((id, name)) = line.split_once(char::is_whitespace)
+                && id.eq_ignore_ascii_case(vendor)
+            {
+                vname = Some(name.trim().to_string());
+                in_vendor = true;
+            }
+        } else if in_vendor
+            && !line.starts_with("\t\t")
+            && let Some((id, name)) = line.trim_start().split_once(char::is_whitespace)
+            && id.eq_ignore_ascii_case(device)
+        {
+            return (vname, Some(name.trim().to_string()));
+        }
+    }
+    (vname, None)
+}
+
+/// The first `pci.ids` of [`PCI_IDS`] that can be read.
+pub fn read_pci_ids(root: &SysRoot) -> Option<String> {
+    PCI_IDS.iter().find_map(|p| root.read_opt(p))
+}
+
+/// Read one function by address: `/sys/bus/pci/devices/<addr>` resolved to its device
+/// directory, its attributes, and the PCI Express capability from `config` (up to 4 KiB:
+/// the whole extended space). `ids` is a `pci.ids` text for names.
+pub fn read_function(root: &SysRoot, address: &str, ids: Option<&str>) -> Option<PcieFunction> {
+    if !is_pci_address(address) {
+        return None;
+    }
+    let link = Path::new(BUS_DEVICES).join(address);
+    let dir = root.resolve(&link).unwrap_or(link);
+    let mut device = read_device(root, &dir);
+    device.address = address.to_string();
+    let upstream = dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .filter(|n| is_pci_address(n))
+        .map(str::to_string);
+    let pcie = root
+        .read_bytes_max(dir.join("config"), 4096)
+        .ok()
+        .and_then(|b| parse_pcie_cap(&b));
+    let (vendor_name, device_name) = match (ids, &device.vendor_id, &device.device_id) {
+        (Some(t), Some(v), Some(d)) => lookup_pci_ids(t, v, d),
+        _ => (None, None),
+    };
+    Some(PcieFunction {
+        device,
+        vendor_name,
+        device_name,
+        upstream,
+        pcie,
+    })
+}
+
+/// Every function under [`BUS_DEVICES`], in address order.
+pub fn read_functions(root: &SysRoot) -> Vec<PcieFunction> {
+    let ids = read_pci_ids(root);
+    list_functions(root)
+        .iter()
+        .filter_map(|a| read_function(root, a, ids.as_deref()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -343,5 +652,122 @@ mod tests {
         c[0x41] = 0x70;
         assert_eq!(parse_aspm_from_config(&c), None);
         assert_eq!(parse_aspm_from_config(&[]), None);
+    }
+
+    /// Config space of the ROCK 5 ITX's ASM1164 (`0001:11:00.0`) and its RK3588 root
+    /// port, written by `tests/fixtures/pcie/make_fixtures.py` from the review's
+    /// `lspci -vv` (`seeds/rock-5-itx-preview.txt`).
+    const ITX_ASM1164: &[u8] = include_bytes!(
+        "../../tests/fixtures/pcie/rock-5-itx/sys/devices/platform/fe160000.pcie/pci0001:10/0001:10:00.0/0001:11:00.0/config"
+    );
+    const ITX_ROOT_PORT: &[u8] = include_bytes!(
+        "../../tests/fixtures/pcie/rock-5-itx/sys/devices/platform/fe160000.pcie/pci0001:10/0001:10:00.0/config"
+    );
+    const ITX_RTL8125: &[u8] = include_bytes!(
+        "../../tests/fixtures/pcie/rock-5-itx/sys/devices/platform/fe190000.pcie/pci0004:40/0004:40:00.0/0004:41:00.0/config"
+    );
+
+    #[test]
+    fn rock5_itx_asm1164_capability() {
+        // lspci: "Capabilities: [80] Express (v2) Endpoint", "DevCap: MaxPayload 256
+        // bytes", "MaxPayload 128 bytes, MaxReadReq 256 bytes", "LnkCap: Port #0, Speed
+        // 8GT/s, Width x2, ASPM L1", "LnkCtl: ASPM Disabled", "LnkSta: Speed 8GT/s (ok),
+        // Width x2 (ok)".
+        assert_eq!(find_capability(ITX_ASM1164, 0x10), Some(0x80));
+        assert_eq!(find_capability(ITX_ASM1164, 0x05), Some(0x50));
+        let c = parse_pcie_cap(ITX_ASM1164).unwrap();
+        assert_eq!(c.offset, 0x80);
+        assert_eq!(c.version, 2);
+        assert_eq!(c.port_type, PciePortType::Endpoint);
+        assert_eq!(c.max_payload_supported_bytes, 256);
+        assert_eq!(c.max_payload_bytes, 128);
+        assert_eq!(c.max_read_request_bytes, 256);
+        assert_eq!(
+            (c.link_cap_speed_gts, c.link_cap_width),
+            (Some(8.0), Some(2))
+        );
+        assert!(c.aspm_l1_supported && !c.aspm_l0s_supported);
+        assert_eq!(c.aspm.describe(), "ASPM Disabled");
+        assert_eq!(
+            format_link_status(&c.link()).unwrap(),
+            "Speed 8GT/s (ok), Width x2 (ok)"
+        );
+        assert_eq!(
+            parse_aspm_from_config(ITX_ASM1164).unwrap().describe(),
+            "ASPM Disabled"
+        );
+    }
+
+    #[test]
+    fn rock5_itx_root_port_and_rtl8125() {
+        let rp = parse_pcie_cap(ITX_ROOT_PORT).unwrap();
+        assert_eq!(rp.offset, 0x70);
+        assert_eq!(rp.port_type, PciePortType::RootPort);
+        assert_eq!(rp.port_type.words(), "Root Port");
+        assert_eq!(
+            (rp.max_payload_supported_bytes, rp.max_payload_bytes),
+            (256, 128)
+        );
+        assert_eq!(rp.max_read_request_bytes, 512);
+        // "[70] Express (v2) Endpoint … MaxReadReq 4096 bytes … ASPM L0s L1 … 5GT/s x1".
+        let nic = parse_pcie_cap(ITX_RTL8125).unwrap();
+        assert_eq!(nic.max_read_request_bytes, 4096);
+        assert!(nic.aspm_l0s_supported && nic.aspm_l1_supported);
+        assert_eq!(
+            format_link_status(&nic.link()).unwrap(),
+            "Speed 5GT/s (ok), Width x1 (ok)"
+        );
+    }
+
+    #[test]
+    fn garbage_and_short_config_is_none_not_a_panic() {
+        // What a non-root read returns (64 bytes), nothing, 0xff (a device gone), and
+        // every truncation of a real dump.
+        assert_eq!(parse_pcie_cap(&ITX_ASM1164[..64]), None);
+        assert_eq!(parse_pcie_cap(&[]), None);
+        assert_eq!(parse_pcie_cap(&[0xff; 4096]), None);
+        for n in 0..0x94 {
+            assert_eq!(parse_pcie_cap(&ITX_ASM1164[..n]), None, "cut at {n}");
+        }
+        assert!(parse_pcie_cap(&ITX_ASM1164[..0x94]).is_some());
+        // Reserved payload codes (6, 7) are garbage, not 8 KiB.
+        let mut bad = ITX_ASM1164.to_vec();
+        bad[0x84] |= 0x7;
+        assert_eq!(parse_pcie_cap(&bad), None);
+        // Pseudo-random bytes never panic.
+        let mut x: u32 = 12345;
+        for _ in 0..200 {
+            let v: Vec<u8> = (0..256)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (x >> 16) as u8
+                })
+                .collect();
+            let _ = parse_pcie_cap(&v);
+        }
+    }
+
+    #[test]
+    fn pci_ids_lookup() {
+        let ids = "# comment\n10ec  Realtek Semiconductor Co., Ltd.\n\t8125  RTL8125 2.5GbE Controller\n\
+1b21  ASMedia Technology Inc.\n\t0612  ASM1062 Serial ATA Controller\n\t1164  ASM1164 Serial ATA AHCI Controller\n\
+\t\t1b21 2116  ASM1164 Serial ATA AHCI Controller\n1d87  Fuzhou Rockchip Electronics Co., Ltd\nC 01  Mass storage controller\n\t06  SATA controller\n";
+        assert_eq!(
+            lookup_pci_ids(ids, "1b21", "1164"),
+            (
+                Some("ASMedia Technology Inc.".into()),
+                Some("ASM1164 Serial ATA AHCI Controller".into())
+            )
+        );
+        assert_eq!(
+            lookup_pci_ids(ids, "10EC", "8125").1.as_deref(),
+            Some("RTL8125 2.5GbE Controller")
+        );
+        assert_eq!(
+            lookup_pci_ids(ids, "1d87", "3588"),
+            (Some("Fuzhou Rockchip Electronics Co., Ltd".into()), None)
+        );
+        assert_eq!(lookup_pci_ids(ids, "ffff", "0001"), (None, None));
+        assert_eq!(lookup_pci_ids("", "1b21", "1164"), (None, None));
     }
 }

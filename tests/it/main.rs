@@ -17,6 +17,7 @@ mod markdown;
 mod monitor;
 mod net;
 mod net_harden;
+mod pcie_review;
 mod results_import;
 mod results_store;
 mod run;
