@@ -49,4 +49,10 @@ pub struct RunArgs {
     /// Return canned benchmark results instantly (tests of orchestration and reports).
     #[arg(long, hide = true)]
     pub fake_benchmarks: bool,
+
+    /// Read a power meter during the run: idle mW, mW and energy per benchmark, MIPS per
+    /// watt. netio:HOST/SOCKET, hwmon:NAME[/CHANNEL], rapl[:ZONE], pi5-pmic,
+    /// fnirsi[:/dev/hidrawN] or auto (docs/POWER.md; also sbc-bench's Netio=HOST/SOCKET).
+    #[arg(long, value_name = "SPEC")]
+    pub power: Option<String>,
 }

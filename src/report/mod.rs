@@ -6,6 +6,7 @@ pub mod crypto;
 pub mod export;
 pub mod info;
 pub mod net;
+pub mod power;
 pub mod redact;
 pub mod results_row;
 pub mod run;

@@ -15,6 +15,7 @@ mod markdown;
 mod monitor;
 mod net;
 mod net_harden;
+mod power_meters;
 mod results_import;
 mod run;
 mod runout_harden;

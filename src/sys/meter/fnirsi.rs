@@ -328,7 +328,11 @@ impl Fnirsi {
     }
 
     /// Start the stream on `io`: the model's init requests.
-    pub fn start(mut io: Box<dyn ReportIo>, model: Model, node: String) -> Result<Self, MeterError> {
+    pub fn start(
+        mut io: Box<dyn ReportIo>,
+        model: Model,
+        node: String,
+    ) -> Result<Self, MeterError> {
         for c in model.init_commands() {
             io.send(&request(c))
                 .map_err(|e| MeterError::Unavailable(format!("{node}: {e}")))?;

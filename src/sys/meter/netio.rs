@@ -88,7 +88,10 @@ fn tag<'a>(xml: &'a str, name: &str) -> Option<&'a str> {
 }
 
 fn number(xml: &str, name: &str) -> Option<f64> {
-    tag(xml, name)?.parse::<f64>().ok().filter(|v| v.is_finite())
+    tag(xml, name)?
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
 }
 
 /// Parse netio.xml (lines may end in CR LF, as the devices send them). Garbage when it is
@@ -162,7 +165,9 @@ pub fn http_body(answer: &[u8]) -> Result<&[u8], MeterError> {
 /// Resolve `host` (`name` or `name:port`, port 80 by default) within `limit`: a dead DNS
 /// server must not stall the run (the resolver thread is left behind if it hangs).
 fn resolve(host: &str, limit: Duration) -> Result<Vec<SocketAddr>, MeterError> {
-    let with_port = if host.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    let with_port = if host
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
         && !host.ends_with(']')
     {
         host.to_string()
@@ -206,7 +211,11 @@ pub fn fetch(host: &str) -> Result<String, MeterError> {
         }
     }
     let mut s = stream.ok_or_else(|| unreachable(last))?;
-    let left = |start: Instant| DEADLINE.saturating_sub(start.elapsed()).max(Duration::from_millis(10));
+    let left = |start: Instant| {
+        DEADLINE
+            .saturating_sub(start.elapsed())
+            .max(Duration::from_millis(10))
+    };
     let io = |e: std::io::Error| unreachable(e.to_string());
     s.set_write_timeout(Some(left(start))).map_err(io)?;
     // HTTP/1.0: the answer ends when the device closes, and is never chunked.
@@ -317,7 +326,10 @@ impl PowerMeter for Netio {
     fn read(&mut self) -> Result<PowerReading, MeterError> {
         let status = parse(&fetch(&self.host)?)?;
         status.reading(self.socket).ok_or_else(|| {
-            MeterError::Garbage(format!("no <Current>/<PowerFactor> for socket {}", self.socket))
+            MeterError::Garbage(format!(
+                "no <Current>/<PowerFactor> for socket {}",
+                self.socket
+            ))
         })
     }
 

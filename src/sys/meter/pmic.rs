@@ -221,7 +221,9 @@ mod tests {
     fn a_hanging_or_failing_vcgencmd_is_an_error_not_a_hang() {
         let e = query(Path::new("/bin/false")).unwrap_err().to_string();
         assert!(e.contains("failed"), "{e}");
-        let e = query(Path::new("/nonexistent/vcgencmd")).unwrap_err().to_string();
+        let e = query(Path::new("/nonexistent/vcgencmd"))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("cannot start"), "{e}");
     }
 }

@@ -49,7 +49,10 @@ pub struct Rapl {
 fn package_zones(root: &SysRoot) -> Vec<String> {
     root.list(POWERCAP)
         .into_iter()
-        .filter(|n| n.strip_prefix("intel-rapl:").is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit())))
+        .filter(|n| {
+            n.strip_prefix("intel-rapl:")
+                .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+        })
         .collect()
 }
 
@@ -120,11 +123,9 @@ fn read_uj(root: &SysRoot, path: &str) -> Result<u64, MeterError> {
             .trim()
             .parse()
             .map_err(|_| MeterError::Garbage(format!("{path} reads '{}'", s.trim()))),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            Err(MeterError::Unavailable(format!(
-                "{path}: only root may read RAPL energy counters (Linux 5.10 and later)"
-            )))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(MeterError::Unavailable(
+            format!("{path}: only root may read RAPL energy counters (Linux 5.10 and later)"),
+        )),
         Err(e) => Err(MeterError::Unavailable(format!("{path}: {e}"))),
     }
 }

@@ -134,8 +134,13 @@ impl PowerSampler {
 
     /// The mean of the last [`ROLLING`] readings, as sbc-bench reports a Netio's draw.
     pub fn rolling_mw(&self) -> Option<f64> {
+        self.rolling_mw_of(ROLLING)
+    }
+
+    /// The mean of the last `n` readings (at least one).
+    pub fn rolling_mw_of(&self, n: usize) -> Option<f64> {
         let s = lock(&self.shared.state);
-        let skip = s.history.len().saturating_sub(ROLLING);
+        let skip = s.history.len().saturating_sub(n.max(1));
         mean_mw(s.history.iter().skip(skip))
     }
 
@@ -211,9 +216,15 @@ mod tests {
         assert!(h.len() >= 40);
         assert_eq!(h[0].reading.mw, 100.0);
         assert_eq!(h[1].reading.mw, 200.0);
-        assert_eq!(h[2].reading.mw, 400.0, "the third read failed and is not kept");
+        assert_eq!(
+            h[2].reading.mw, 400.0,
+            "the third read failed and is not kept"
+        );
         assert!(s.failures().0 >= 1);
-        assert_eq!(s.failures().1.as_deref(), Some("unreadable answer from the power meter: third"));
+        assert_eq!(
+            s.failures().1.as_deref(),
+            Some("unreadable answer from the power meter: third")
+        );
         let back = s.stop().unwrap();
         assert_eq!(back.describe(), "counting");
     }
