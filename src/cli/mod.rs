@@ -414,6 +414,32 @@ mod tests {
         );
     }
 
+    /// sbc-bench's `Netio=HOST/SOCKET` is `--power netio:HOST/SOCKET`; the option wins, an
+    /// empty variable is unset, and a spec naming no meter is refused before anything runs.
+    #[test]
+    fn netio_variable_maps_to_power_and_bad_specs_are_refused() {
+        assert_eq!(
+            power_spec(None, Some("powerbox-1.local/2")),
+            Ok(Some("netio:powerbox-1.local/2".to_string()))
+        );
+        assert_eq!(
+            power_spec(Some("rapl"), Some("powerbox-1.local/2")),
+            Ok(Some("rapl".to_string()))
+        );
+        assert_eq!(power_spec(None, Some("")), Ok(None));
+        assert_eq!(
+            power_spec(None, Some("powerbox")).unwrap_err(),
+            "invalid value 'netio:powerbox' for 'Netio': a Netio is netio:HOST/SOCKET (e.g. \
+             netio:powerbox-1.local/2)"
+        );
+        let args = run::RunArgs {
+            power: Some("hwmon:ina226".into()),
+            ..Default::default()
+        };
+        let cfg = run_config(&args, &|_| None).unwrap();
+        assert_eq!(cfg.power.as_deref(), Some("hwmon:ina226"));
+    }
+
     /// `run` took `MaxKHz=abc` and `MODE=foo` silently (no clock limit, attended run)
     /// while `bench clock` refused them.
     #[test]
