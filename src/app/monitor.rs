@@ -12,12 +12,20 @@ use crate::monitor::render::{self, Banner, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, SampleSpec, Setup};
 use crate::output::{self, Outcome};
 use crate::report;
+use crate::sys::meter::sampler::PowerSampler;
 use crate::sys::root::SysRoot;
 use crate::sys::{board, discover, soc};
 
 /// Run the command. Ctrl-C and a closed pipe are its normal end ([`Outcome::Ended`], status
 /// 0); `--count` samples printed is [`Outcome::Ok`].
 pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
+    let power = match power(ctx, args) {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Outcome::Usage);
+        }
+    };
     let setup = Setup::discover(&ctx.root, args.cores);
     let mut cfg = MonitorConfig::every(Duration::from_secs_f64(args.interval));
     cfg.count = args.count;
@@ -42,11 +50,14 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     // A closed pipe (`sbc-bench -m | head`) ends the monitor quietly with 0, like Ctrl-C.
     let mut out = std::io::stdout().lock();
     if !args.json {
-        let head = format!(
-            "{}{}",
-            render::banner(&banner(&ctx.root, &setup)),
-            table.header()
-        );
+        let mut header = table.header();
+        if let Some(p) = &power {
+            header = report::power::add_mw_column(&header, None);
+            if let Some(b) = p.sampler.banner() {
+                header = format!("{b}\n\n{header}");
+            }
+        }
+        let head = format!("{}{}", render::banner(&banner(&ctx.root, &setup)), header);
         if !output::write_or_closed(&mut out, &head).context("writing to stdout")? {
             return Ok(Outcome::Ended);
         }
@@ -61,7 +72,13 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
                 s.push('\n');
                 s
             } else {
-                table.row(&iv, &render::local_hms(iv.end_unix_ms))
+                let row = table.row(&iv, &render::local_hms(iv.end_unix_ms));
+                match &power {
+                    Some(p) => {
+                        report::power::add_mw_column(&row, p.sampler.rolling_mw_of(p.window))
+                    }
+                    None => row,
+                }
             };
             match output::write_or_closed(&mut out, &line) {
                 Ok(true) => {}
@@ -82,6 +99,31 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+/// The `--power` meter (or sbc-bench's `Netio=HOST/SOCKET`) and how many readings the
+/// column averages.
+struct Power {
+    sampler: PowerSampler,
+    window: usize,
+}
+
+/// Open the meter, sampled every half interval with the column the mean of the last
+/// 3 × interval-in-seconds readings, as sbc-bench's Netio monitor
+/// (`NetioInterval=SleepInterval/2`, `NetioSamples=SleepInterval*3`).
+fn power(ctx: &Ctx, args: &MonitorArgs) -> Result<Option<Power>, String> {
+    let netio = std::env::var("Netio").ok();
+    let Some(spec) = crate::cli::power_spec(args.power.as_deref(), netio.as_deref())? else {
+        return Ok(None);
+    };
+    let meter = crate::sys::meter::open(&spec, &ctx.root).map_err(|e| e.to_string())?;
+    let every = Duration::from_secs_f64((args.interval / 2.0).max(0.01));
+    let sampler = PowerSampler::start(meter, every);
+    sampler.wait_for(1, Duration::from_secs(5));
+    Ok(Some(Power {
+        sampler,
+        window: ((args.interval * 3.0).round() as usize).max(1),
+    }))
 }
 
 /// The identification line's inputs, the same as `info`'s summary line: the SoC bus

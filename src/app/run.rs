@@ -125,6 +125,26 @@ fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
     }
 }
 
+/// The `--power` meter, sampled on its own thread from now on (often with
+/// `--fake-benchmarks`, whose phases last milliseconds); `None` without one. The error is
+/// the sentence for the user.
+fn power_sampler(
+    ctx: &Ctx,
+    cfg: &RunConfig,
+) -> Result<Option<crate::sys::meter::sampler::PowerSampler>, String> {
+    let Some(spec) = &cfg.power else {
+        return Ok(None);
+    };
+    let every = if cfg.fake_benchmarks {
+        Duration::from_millis(20)
+    } else {
+        crate::sys::meter::sampler::DEFAULT_EVERY
+    };
+    crate::run::power::start(spec, &ctx.root, every)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let cfg = match crate::cli::run_config(args, &|k| std::env::var(k).ok()) {
@@ -136,7 +156,18 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     };
     // Fail in the first second, not after 30 minutes: output files first.
     let sink = export_sink(&cfg, args.log.is_some())?;
+    // A meter that does not answer is said now, before any benchmark (status 2).
+    let power = match power_sampler(ctx, &cfg) {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Outcome::Usage);
+        }
+    };
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
+    if let Some(b) = power.as_ref().and_then(|p| p.banner()) {
+        println!("{b}");
+    }
     let (mut exec, host, monitor_interval) = seam(&cfg);
     let mut ui = Console {
         interactive: !cfg.unattended && std::io::stdin().is_terminal(),
@@ -154,7 +185,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     };
     let result = runner::execute(&rctx, exec.as_mut(), &mut ui);
     let outcome = runner::outcome(&result, shutdown::signal());
-    let report = match result {
+    let mut report = match result {
         Ok(r) => r,
         Err(RunError::Stopped) => {
             eprintln!("Stopped before benchmarking; nothing was changed.");
@@ -162,6 +193,20 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
+    if let Some(p) = power {
+        let (failed, _) = p.failures();
+        let history = p.history();
+        report.power = Some(crate::run::power::record(
+            &report,
+            p.describe(),
+            p.banner(),
+            &history,
+            failed,
+        ));
+        drop(p.stop());
+        // The files once more, now with the power section.
+        sink.finish(&report);
+    }
     let log = sink.path(Format::Log).map(Path::display);
     let summary = ConsoleSummary {
         log: log.map(|l| l.to_string()),

@@ -136,6 +136,12 @@ pub struct MonitorArgs {
     /// `scripts/monitor-cost.sh` measures. Hidden: not for users.
     #[arg(long, hide = true)]
     pub all_counters: bool,
+
+    /// Read a power meter and add an mW column: netio:HOST/SOCKET, hwmon:NAME[/CHANNEL],
+    /// rapl[:ZONE], pi5-pmic, fnirsi[:/dev/hidrawN] or auto (docs/POWER.md; also
+    /// sbc-bench's Netio=HOST/SOCKET).
+    #[arg(long, value_name = "SPEC")]
+    pub power: Option<String>,
 }
 
 /// A bad value in the words clap uses for its own (`error: invalid value 'abc' for
@@ -345,7 +351,33 @@ pub fn run_config(
         no_tuning: yes("NOTUNING"),
         max_khz: khz("MaxKHz")?,
         min_khz: khz("MinKHz")?,
+        power: power_spec(args.power.as_deref(), env("Netio").as_deref())?,
     })
+}
+
+/// The power meter to read: `--power SPEC`, else sbc-bench's `Netio=HOST/SOCKET` (empty is
+/// unset). A spec that names no meter is refused in [`invalid_value`]'s words; whether the
+/// meter answers is for the command to find out.
+pub fn power_spec(option: Option<&str>, netio: Option<&str>) -> Result<Option<String>, String> {
+    let spec = match option {
+        Some(o) => Some(o.trim().to_string()),
+        None => netio.and_then(crate::sys::meter::MeterSpec::from_netio_env),
+    };
+    if let Some(s) = &spec {
+        crate::sys::meter::MeterSpec::parse(s).map_err(|why| {
+            let name = if option.is_some() {
+                "--power <SPEC>"
+            } else {
+                "Netio"
+            };
+            let why = why
+                .split_once("': ")
+                .map_or(why.as_str(), |(_, w)| w)
+                .to_string();
+            invalid_value(s, name, &why)
+        })?;
+    }
+    Ok(spec)
 }
 
 #[cfg(test)]
@@ -387,6 +419,32 @@ mod tests {
             resolve_root(None, None, os("/c")),
             SysRoot::host().with_cpuinfo_file("/c")
         );
+    }
+
+    /// sbc-bench's `Netio=HOST/SOCKET` is `--power netio:HOST/SOCKET`; the option wins, an
+    /// empty variable is unset, and a spec naming no meter is refused before anything runs.
+    #[test]
+    fn netio_variable_maps_to_power_and_bad_specs_are_refused() {
+        assert_eq!(
+            power_spec(None, Some("powerbox-1.local/2")),
+            Ok(Some("netio:powerbox-1.local/2".to_string()))
+        );
+        assert_eq!(
+            power_spec(Some("rapl"), Some("powerbox-1.local/2")),
+            Ok(Some("rapl".to_string()))
+        );
+        assert_eq!(power_spec(None, Some("")), Ok(None));
+        assert_eq!(
+            power_spec(None, Some("powerbox")).unwrap_err(),
+            "invalid value 'netio:powerbox' for 'Netio': a Netio is netio:HOST/SOCKET (e.g. \
+             netio:powerbox-1.local/2)"
+        );
+        let args = run::RunArgs {
+            power: Some("hwmon:ina226".into()),
+            ..Default::default()
+        };
+        let cfg = run_config(&args, &|_| None).unwrap();
+        assert_eq!(cfg.power.as_deref(), Some("hwmon:ina226"));
     }
 
     /// `run` took `MaxKHz=abc` and `MODE=foo` silently (no clock limit, attended run)

@@ -59,4 +59,9 @@ pub struct RunArgs {
     /// Do not store the run in the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Read a power meter during the run: idle mW, mW and energy per benchmark, MIPS per
+    /// watt. netio:HOST/SOCKET, hwmon:NAME[/CHANNEL], rapl[:ZONE], pi5-pmic,
+    /// fnirsi[:/dev/hidrawN] or auto (docs/POWER.md; also sbc-bench's Netio=HOST/SOCKET).
+    #[arg(long, value_name = "SPEC")]
+    pub power: Option<String>,
 }

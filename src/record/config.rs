@@ -43,4 +43,7 @@ pub struct RunConfig {
     pub max_khz: Option<u64>,
     /// `MinKHz`: lowest OPP the clock walk checks.
     pub min_khz: Option<u64>,
+    /// `--power SPEC` (or sbc-bench's `Netio=HOST/SOCKET`): the power meter to read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<String>,
 }

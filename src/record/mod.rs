@@ -7,6 +7,7 @@ pub mod config;
 pub mod finding;
 pub mod net;
 pub mod plan;
+pub mod power;
 pub mod results_row;
 pub mod run;
 pub mod storage;

@@ -167,4 +167,7 @@ pub struct RunReport {
     pub findings: Vec<Finding>,
     /// Values of the Results.md row.
     pub results_row: Option<ResultsRow>,
+    /// Power drawn, with a `--power` meter (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::record::power::PowerRecord>,
 }

@@ -8,6 +8,7 @@ pub mod info;
 pub mod kernel;
 pub mod net;
 pub mod pcie;
+pub mod power;
 pub mod redact;
 pub mod results_row;
 pub mod run;

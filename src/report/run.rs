@@ -335,6 +335,7 @@ pub fn log(r: &RunReport) -> String {
     benchmark_sections(&mut s, r);
     after_sections(&mut s, r);
     section(&mut s, &phases(r));
+    section(&mut s, &crate::report::power::log_section(r));
     section(&mut s, &validation_and_tuning(r));
     if let Some(row) = &r.results_row {
         s.push_str(&row.render());

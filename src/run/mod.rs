@@ -3,6 +3,7 @@
 pub mod exec;
 pub mod host;
 pub mod plan;
+pub mod power;
 pub mod preflight;
 pub mod runner;
 pub mod tuning;

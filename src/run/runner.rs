@@ -341,6 +341,7 @@ fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
         kernel_log: Vec::new(),
         findings: Vec::new(),
         results_row: None,
+        power: None,
     };
     Running {
         tis_before: time_in_state(root, &policies),

@@ -18,6 +18,7 @@ mod monitor;
 mod net;
 mod net_harden;
 mod pcie_review;
+mod power_meters;
 mod results_import;
 mod results_store;
 mod run;
