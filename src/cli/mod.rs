@@ -9,6 +9,7 @@ pub mod net;
 pub mod results;
 pub mod run;
 pub mod storage;
+pub mod thermal;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -66,7 +67,10 @@ pub const LEGACY_HELP: &str = "\
 sbc-bench's short modes:
   -c                        The standard run with the stress test (= run -c)
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
-  -S                        List storage devices and what they sit behind (= storage)";
+  -S                        List storage devices and what they sit behind (= storage)
+  -t [°C]                   Thermal test: cool down to °C (50), then 5 minutes of load (= thermal --cool-to)
+  -T [°C]                   Thermal test: heat up to °C (50) first (= thermal --heat-to)
+  -M                        Memory controller throttling test (= thermal --memory-controller)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -90,6 +94,10 @@ pub enum Command {
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
     /// numbers differ.
     Compare(results::CompareArgs),
+    /// Thermal test: cool the SoC down to a temperature (or heat it there), then minutes of
+    /// scrypt on all cores while monitoring; or the memory-controller throttling test
+    /// (sbc-bench -t, -T, -M).
+    Thermal(thermal::ThermalArgs),
 }
 
 /// `sbc-bench info`.
@@ -338,6 +346,7 @@ pub fn run_config(
         no_tuning: yes("NOTUNING"),
         max_khz: khz("MaxKHz")?,
         min_khz: khz("MinKHz")?,
+        thermal: None,
     })
 }
 

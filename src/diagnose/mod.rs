@@ -3,6 +3,7 @@
 
 pub mod net;
 pub mod storage;
+pub mod thermal;
 pub mod throttle;
 pub mod validate;
 

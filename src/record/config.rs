@@ -43,4 +43,7 @@ pub struct RunConfig {
     pub max_khz: Option<u64>,
     /// `MinKHz`: lowest OPP the clock walk checks.
     pub min_khz: Option<u64>,
+    /// The thermal test (`sbc-bench thermal`, `-t`/`-T`/`-M`); `None` for every other run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::record::thermal::ThermalConfig>,
 }

@@ -164,6 +164,8 @@ finding_codes! {
     ThrottlingNotJudged = "throttling-not-judged",
     /// CPUs were killed (hot-unplugged) during the run and came back before its end.
     CpusKilledMidRun = "cpus-killed-mid-run",
+    /// `-M`: AES-256 on a cluster ran slower after minutes of all-core load than before.
+    AesSlowerAfterLoad = "aes-slower-after-load",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -223,7 +225,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 54);
+        assert_eq!(FindingCode::ALL.len(), 55);
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod host;
 pub mod plan;
 pub mod preflight;
 pub mod runner;
+pub mod thermal;
 pub mod tuning;
 pub mod validation;
 
