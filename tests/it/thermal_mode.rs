@@ -17,6 +17,15 @@ use crate::common::{copy_tree, sysroot};
 
 const ZONE0: &str = "sys/devices/virtual/thermal/thermal_zone0/temp";
 
+/// The sensor sbc-bench (and this run) reads on `board`: a thermal zone, or on the
+/// ODROID-N2+ the `cpu-thermal` hwmon device.
+fn sensor(board: &str) -> &'static str {
+    match board {
+        "odroid-n2plus" => "sys/class/hwmon/hwmon0/temp1_input",
+        _ => ZONE0,
+    }
+}
+
 /// Every regular file of the tree with its bytes (symlinks as their targets).
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
@@ -46,14 +55,14 @@ fn board(board: &str, temp_mc: u32) -> (tempfile::TempDir, PathBuf) {
     let root = tmp.path().join("root");
     copy_tree(&sysroot(board), &root);
     fs::write(root.join("proc/loadavg"), "0.02 0.10 0.20 1/200 4242\n").unwrap();
-    if root.join(ZONE0).exists() {
-        set_temp(&root, temp_mc);
+    if root.join(sensor(board)).exists() {
+        set_temp(&root, board, temp_mc);
     }
     (tmp, root)
 }
 
-fn set_temp(root: &Path, mc: u32) {
-    fs::write(root.join(ZONE0), format!("{mc}\n")).unwrap();
+fn set_temp(root: &Path, board: &str, mc: u32) {
+    fs::write(root.join(sensor(board)), format!("{mc}\n")).unwrap();
 }
 
 /// The run, its stdout line by line on a channel.
@@ -147,9 +156,20 @@ fn json(dir: &Path) -> Value {
 }
 
 /// The tree as it was, but for the sensor the test moved.
-fn assert_restored(root: &Path, mut before: BTreeMap<PathBuf, Vec<u8>>, temp_mc: Option<u32>) {
+fn assert_restored(
+    root: &Path,
+    board: &str,
+    mut before: BTreeMap<PathBuf, Vec<u8>>,
+    temp_mc: Option<u32>,
+) {
     if let Some(t) = temp_mc {
-        before.insert(PathBuf::from(ZONE0), format!("{t}\n").into_bytes());
+        // The test moved the sensor: its file is the one difference allowed.
+        let real = fs::canonicalize(root.join(sensor(board))).unwrap();
+        let rel = real
+            .strip_prefix(fs::canonicalize(root).unwrap())
+            .unwrap()
+            .to_path_buf();
+        before.insert(rel, format!("{t}\n").into_bytes());
     }
     let after = snapshot(root);
     let changed: Vec<_> = after
@@ -173,9 +193,9 @@ fn thermal_rock5b_waits_for_the_simulated_sensor_to_cool_down_then_loads() {
     run.wait_for("Thermal efficiency test using /sys/devices/virtual/thermal/thermal_zone0/temp");
     run.wait_for("Waiting for the SoC cooling down from current 63°C to 50°C. This may take some time...");
     // Still too warm at 50.9 °C? No: sbc-bench cuts to whole degrees, 50 is the target.
-    set_temp(&root, 57_400);
+    set_temp(&root, "rock-5b", 57_400);
     run.wait_for("from current 57°C to 50°C");
-    set_temp(&root, 50_900);
+    set_temp(&root, "rock-5b", 50_900);
     run.wait_for("Waiting for the SoC to cool down. Done.");
     let (out, code, err) = run.finish();
     assert_eq!(code, Some(0), "{out}\n{err}");
@@ -213,7 +233,7 @@ fn thermal_rock5b_waits_for_the_simulated_sensor_to_cool_down_then_loads() {
     assert!(doc["results_row"].is_null());
     // The thermal test leaves governors as they are (sbc-bench's `BasicSetup nochange`).
     assert!(doc["tuning"].as_array().unwrap().is_empty());
-    assert_restored(&root, before, Some(50_900));
+    assert_restored(&root, "rock-5b", before, Some(50_900));
 }
 
 #[test]
@@ -233,11 +253,12 @@ fn thermal_odroid_n2plus_heats_up_with_scrypt_until_past_the_target() {
             "20ms",
         ],
     );
+    run.wait_for("Thermal efficiency test using /sys/class/hwmon/hwmon0/temp1_input");
     run.wait_for("Heating SoC from current 41°C to 45°C. This may take some time...");
     // 45 °C is not past the target yet: sbc-bench heats while at or below it.
-    set_temp(&root, 45_600);
+    set_temp(&root, "odroid-n2plus", 45_600);
     run.wait_for("Heating SoC from current 45°C to 45°C");
-    set_temp(&root, 46_100);
+    set_temp(&root, "odroid-n2plus", 46_100);
     run.wait_for("Heating up the SoC. Done.");
     let (out, code, err) = run.finish();
     assert_eq!(code, Some(0), "{out}\n{err}");
@@ -249,7 +270,7 @@ fn thermal_odroid_n2plus_heats_up_with_scrypt_until_past_the_target() {
     let log = fs::read_to_string(tmp.path().join("l.log")).unwrap();
     assert!(log.contains("Heated the SoC from 41°C to 46°C"), "{log}");
     assert!(log.contains("System health while running SoC heat-up:"), "{log}");
-    assert_restored(&root, before, Some(46_100));
+    assert_restored(&root, "odroid-n2plus", before, Some(46_100));
 }
 
 #[test]
@@ -265,7 +286,7 @@ fn thermal_rpi4_already_cool_enough_does_not_wait() {
     );
     assert!(!out.contains("Waiting for the SoC cooling down"), "{out}");
     assert_eq!(json(tmp.path())["results"]["thermal"]["wait"]["already_there"], true);
-    assert_restored(&root, before, None);
+    assert_restored(&root, "rpi4", before, None);
 }
 
 #[test]
@@ -296,7 +317,7 @@ fn thermal_x86_vm_without_a_sensor_is_refused_before_anything() {
         assert!(!tmp.path().join("l.log").exists());
         assert!(!tmp.path().join("run.json").exists());
     }
-    assert_restored(&root, before, None);
+    assert_restored(&root, "x86-vm", before, None);
 }
 
 #[test]
@@ -335,7 +356,7 @@ fn thermal_rock5b_memory_controller_test_tunes_measures_aes_twice_and_restores()
     assert!(out.contains("not DRAM bandwidth"), "{out}");
     let findings = doc["findings"].as_array().unwrap();
     assert!(!findings.iter().any(|f| f["code"] == "aes-slower-after-load"));
-    assert_restored(&root, before, None);
+    assert_restored(&root, "rock-5b", before, None);
 }
 
 #[test]
@@ -352,7 +373,7 @@ fn thermal_rpi5_sigterm_while_cooling_down_leaves_the_tree_as_it_was() {
         doc["status"].as_str(),
         Some("running") | Some("interrupted")
     ));
-    assert_restored(&root, before, None);
+    assert_restored(&root, "rpi5", before, None);
 }
 
 #[test]
@@ -367,5 +388,5 @@ fn thermal_rock5b_sigterm_during_the_memory_controller_load_restores_governors()
     run.signal(nix::sys::signal::Signal::SIGTERM);
     let (out, code, err) = run.finish();
     assert_eq!(code, Some(143), "{out}\n{err}");
-    assert_restored(&root, before, None);
+    assert_restored(&root, "rock-5b", before, None);
 }
