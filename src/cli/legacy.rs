@@ -152,10 +152,19 @@ mod tests {
 
     #[test]
     fn thermal_modes_as_sbc_bench_types_them() {
-        assert_eq!(rw(&["sbc-bench", "-t"]), ["sbc-bench", "thermal", "--cool-to", "50"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-t"]),
+            ["sbc-bench", "thermal", "--cool-to", "50"]
+        );
         assert_eq!(
             rw(&["sbc-bench", "-t", "45", "--fake-benchmarks"]),
-            ["sbc-bench", "thermal", "--cool-to", "45", "--fake-benchmarks"]
+            [
+                "sbc-bench",
+                "thermal",
+                "--cool-to",
+                "45",
+                "--fake-benchmarks"
+            ]
         );
         assert_eq!(
             rw(&["sbc-bench", "--sysroot", "/x", "-c", "-T", "60"]),
@@ -163,7 +172,13 @@ mod tests {
         );
         assert_eq!(
             rw(&["sbc-bench", "-M", "--duration", "1s"]),
-            ["sbc-bench", "thermal", "--memory-controller", "--duration", "1s"]
+            [
+                "sbc-bench",
+                "thermal",
+                "--memory-controller",
+                "--duration",
+                "1s"
+            ]
         );
     }
 

@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::record::config::RunConfig;
-use crate::record::thermal::{
-    DEFAULT_POLL_S, DEFAULT_TARGET_C, ThermalConfig, ThermalMode,
-};
+use crate::record::thermal::{DEFAULT_POLL_S, DEFAULT_TARGET_C, ThermalConfig, ThermalMode};
 
 /// Options of the thermal test.
 #[derive(Debug, Clone, Args, Default)]
@@ -62,7 +60,12 @@ pub struct ThermalArgs {
 
 /// A temperature in °C between -40 and 150.
 pub fn parse_celsius(s: &str) -> Result<f64, String> {
-    match s.trim().trim_end_matches("°C").trim_end_matches('C').parse::<f64>() {
+    match s
+        .trim()
+        .trim_end_matches("°C")
+        .trim_end_matches('C')
+        .parse::<f64>()
+    {
         Ok(v) if (-40.0..=150.0).contains(&v) => Ok(v),
         _ => Err("not a temperature in °C between -40 and 150".into()),
     }
@@ -84,10 +87,7 @@ pub fn parse_duration(s: &str) -> Result<f64, String> {
 
 /// The run's settings: the standard run's (from the same environment variables), with
 /// the thermal test's on top.
-pub fn config(
-    a: &ThermalArgs,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<RunConfig, String> {
+pub fn config(a: &ThermalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<RunConfig, String> {
     let run = super::run::RunArgs {
         unattended: a.unattended,
         max_wait: a.max_wait,
@@ -134,27 +134,45 @@ mod tests {
     #[test]
     fn modes_and_defaults_as_sbc_bench() {
         let none = |_: &str| None;
-        let c = config(&ThermalArgs {
-            duration: DEFAULT_DURATION_S,
-            ..Default::default()
-        }, &none)
+        let c = config(
+            &ThermalArgs {
+                duration: DEFAULT_DURATION_S,
+                ..Default::default()
+            },
+            &none,
+        )
         .unwrap();
         let t = c.thermal.unwrap();
-        assert_eq!((t.mode, t.target_c, t.duration_s, t.poll_s), (ThermalMode::CoolTo, 50.0, 300.0, 2.0));
-        let c = config(&ThermalArgs {
-            heat_to: Some(60.0),
-            duration: 1.0,
-            ..Default::default()
-        }, &none)
+        assert_eq!(
+            (t.mode, t.target_c, t.duration_s, t.poll_s),
+            (ThermalMode::CoolTo, 50.0, 300.0, 2.0)
+        );
+        let c = config(
+            &ThermalArgs {
+                heat_to: Some(60.0),
+                duration: 1.0,
+                ..Default::default()
+            },
+            &none,
+        )
         .unwrap();
-        assert_eq!(c.thermal.map(|t| (t.mode, t.target_c)), Some((ThermalMode::HeatTo, 60.0)));
-        let c = config(&ThermalArgs {
-            memory_controller: true,
-            duration: 1.0,
-            ..Default::default()
-        }, &|k| (k == "MODE").then(|| "unattended".to_string()))
+        assert_eq!(
+            c.thermal.map(|t| (t.mode, t.target_c)),
+            Some((ThermalMode::HeatTo, 60.0))
+        );
+        let c = config(
+            &ThermalArgs {
+                memory_controller: true,
+                duration: 1.0,
+                ..Default::default()
+            },
+            &|k| (k == "MODE").then(|| "unattended".to_string()),
+        )
         .unwrap();
         assert!(c.unattended);
-        assert_eq!(c.thermal.map(|t| t.mode), Some(ThermalMode::MemoryController));
+        assert_eq!(
+            c.thermal.map(|t| t.mode),
+            Some(ThermalMode::MemoryController)
+        );
     }
 }

@@ -101,7 +101,12 @@ pub fn verdict(r: &RunReport) -> Option<ThermalVerdict> {
         ..Default::default()
     };
     if let Some(rec) = &r.monitor {
-        from_recording(&mut v, rec, &r.system_before.cpufreq, &r.system_before.topology);
+        from_recording(
+            &mut v,
+            rec,
+            &r.system_before.cpufreq,
+            &r.system_before.topology,
+        );
     }
     Some(v)
 }
@@ -309,7 +314,11 @@ mod tests {
         let f = aes_findings(&before, &after);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].code, FindingCode::AesSlowerAfterLoad);
-        assert!(f[0].message.contains("cpu4 (Cortex-A76) ran at 88%"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("cpu4 (Cortex-A76) ran at 88%"),
+            "{}",
+            f[0].message
+        );
         // Same speed after: no finding.
         assert!(aes_findings(&before, &before).is_empty());
     }
@@ -388,7 +397,10 @@ mod tests {
         assert_eq!(v.peak_c, Some(85.2));
         assert_eq!(v.settled_c, Some(83.0));
         assert_eq!(v.settled.len(), 1);
-        assert_eq!((v.settled[0].khz, v.settled[0].max_khz), (2_016_000, Some(2_400_000)));
+        assert_eq!(
+            (v.settled[0].khz, v.settled[0].max_khz),
+            (2_016_000, Some(2_400_000))
+        );
     }
 
     #[test]

@@ -29,7 +29,10 @@ pub fn wait_line(w: &ThermalWait) -> String {
     };
     match (w.mode, w.already_there) {
         (ThermalMode::HeatTo, true) => {
-            format!("Skipping heating up the SoC since already at {}", c(w.start_c))
+            format!(
+                "Skipping heating up the SoC since already at {}",
+                c(w.start_c)
+            )
         }
         (_, true) => format!(
             "No need to wait for the SoC chilling since already at {}",
@@ -166,10 +169,7 @@ mod tests {
         let k = [
             1.0, 2.0, 25.1, 25.3, 25.3, 24.9, 24.8, 24.8, 24.7, 24.6, 24.6,
         ];
-        assert_eq!(
-            total_scores(&k),
-            "25.30,25.10,24.90,24.80,24.70,24.60"
-        );
+        assert_eq!(total_scores(&k), "25.30,25.10,24.90,24.80,24.70,24.60");
         assert_eq!(total_scores(&[]), "");
     }
 

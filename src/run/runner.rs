@@ -500,7 +500,9 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
         &online_after,
     ));
     report.findings.extend(setup_findings(&report));
-    report.findings.extend(crate::run::thermal::findings(&report));
+    report
+        .findings
+        .extend(crate::run::thermal::findings(&report));
     report.system_after = Some(system_after);
     report.monitor = recording;
     report.status = if ctx.cancel.is_cancelled() {

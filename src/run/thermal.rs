@@ -78,8 +78,7 @@ pub fn plan(t: &ThermalConfig, cfg: &RunConfig, m: &PlanInput) -> Plan {
             // 6 buffer sizes natively per cluster, and openssl's 1 s each when installed.
             let aes = clusters
                 * 6.0
-                * (crate::run::plan::aes_seconds_per_size(cfg)
-                    + if m.openssl { 1.0 } else { 0.0 });
+                * (crate::run::plan::aes_seconds_per_size(cfg) + if m.openssl { 1.0 } else { 0.0 });
             steps.push(step(StepKind::Aes256Before, aes, aes * 1.2));
             steps.push(load);
             steps.push(step(StepKind::Aes256After, aes, aes * 1.2));
@@ -381,7 +380,11 @@ fn canned_run(cpus: &[u32], elapsed_s: f64) -> ScryptRun {
 
 /// The thermal test's findings: `-M`'s AES-256 slower after the load.
 pub fn findings(r: &RunReport) -> Vec<Finding> {
-    let after = r.results.thermal.as_ref().and_then(|t| t.aes_after.as_ref());
+    let after = r
+        .results
+        .thermal
+        .as_ref()
+        .and_then(|t| t.aes_after.as_ref());
     match (&r.results.aes, after) {
         (Some(before), Some(after)) => crate::diagnose::thermal::aes_findings(before, after),
         _ => Vec::new(),
@@ -440,13 +443,17 @@ mod tests {
                 "Waiting for the SoC cooling down from current 57°C to 50°C. This may take some time...",
             ]
         );
-        assert_eq!((w.start_c, w.end_c, w.already_there), (Some(63.2), Some(50.9), false));
+        assert_eq!(
+            (w.start_c, w.end_c, w.already_there),
+            (Some(63.2), Some(50.9), false)
+        );
         assert_eq!(w.readings.len(), 3);
     }
 
     #[test]
     fn heat_up_runs_the_load_until_above_the_target() {
-        let (w, lines, heats) = run_wait(ThermalMode::HeatTo, 50.0, &[41.0, 48.5, 50.0, 51.2], None);
+        let (w, lines, heats) =
+            run_wait(ThermalMode::HeatTo, 50.0, &[41.0, 48.5, 50.0, 51.2], None);
         assert_eq!(heats, 3);
         assert_eq!(lines.len(), 3);
         assert_eq!(
@@ -508,7 +515,11 @@ mod tests {
         };
         assert_eq!(
             kinds(ThermalMode::CoolTo),
-            [StepKind::ClockCold, StepKind::CoolDown, StepKind::ThermalLoad]
+            [
+                StepKind::ClockCold,
+                StepKind::CoolDown,
+                StepKind::ThermalLoad
+            ]
         );
         assert_eq!(
             kinds(ThermalMode::HeatTo),

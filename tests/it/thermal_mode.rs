@@ -126,7 +126,13 @@ fn start(root: &Path, dir: &Path, args: &[&str]) -> Running {
         .arg(root)
         .arg("--sysroot-writable")
         .args(args)
-        .args(["--fake-benchmarks", "--unattended", "--max-wait", "0", "--log"])
+        .args([
+            "--fake-benchmarks",
+            "--unattended",
+            "--max-wait",
+            "0",
+            "--log",
+        ])
         .arg(dir.join("l.log"))
         .arg("--json")
         .arg(dir.join("run.json"))
@@ -191,7 +197,9 @@ fn thermal_rock5b_waits_for_the_simulated_sensor_to_cool_down_then_loads() {
         &["-t", "--duration", "1s", "--poll-interval", "20ms"],
     );
     run.wait_for("Thermal efficiency test using /sys/devices/virtual/thermal/thermal_zone0/temp");
-    run.wait_for("Waiting for the SoC cooling down from current 63°C to 50°C. This may take some time...");
+    run.wait_for(
+        "Waiting for the SoC cooling down from current 63°C to 50°C. This may take some time...",
+    );
     // Still too warm at 50.9 °C? No: sbc-bench cuts to whole degrees, 50 is the target.
     set_temp(&root, "rock-5b", 57_400);
     run.wait_for("from current 57°C to 50°C");
@@ -222,8 +230,15 @@ fn thermal_rock5b_waits_for_the_simulated_sensor_to_cool_down_then_loads() {
     assert!(log.contains("Total Scores: 31.84,29.93"), "{log}");
     assert!(log.contains("Waited "), "{log}");
     assert!(log.contains("from 63°C to 50°C (target 50°C)"), "{log}");
-    assert!(log.contains("System health while running cpuminer:"), "{log}");
-    let verdict = out.lines().rev().find(|l| l.starts_with("Verdict: ")).unwrap();
+    assert!(
+        log.contains("System health while running cpuminer:"),
+        "{log}"
+    );
+    let verdict = out
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("Verdict: "))
+        .unwrap();
     assert!(
         verdict.starts_with("Verdict: sustained 94% of the first minute (31.84 → 29.93 kH/s)"),
         "{verdict}"
@@ -269,7 +284,10 @@ fn thermal_odroid_n2plus_heats_up_with_scrypt_until_past_the_target() {
     assert_eq!(wait["already_there"], false);
     let log = fs::read_to_string(tmp.path().join("l.log")).unwrap();
     assert!(log.contains("Heated the SoC from 41°C to 46°C"), "{log}");
-    assert!(log.contains("System health while running SoC heat-up:"), "{log}");
+    assert!(
+        log.contains("System health while running SoC heat-up:"),
+        "{log}"
+    );
     assert_restored(&root, "odroid-n2plus", before, Some(46_100));
 }
 
@@ -285,7 +303,10 @@ fn thermal_rpi4_already_cool_enough_does_not_wait() {
         "{out}"
     );
     assert!(!out.contains("Waiting for the SoC cooling down"), "{out}");
-    assert_eq!(json(tmp.path())["results"]["thermal"]["wait"]["already_there"], true);
+    assert_eq!(
+        json(tmp.path())["results"]["thermal"]["wait"]["already_there"],
+        true
+    );
     assert_restored(&root, "rpi4", before, None);
 }
 
@@ -299,7 +320,10 @@ fn thermal_rpi5_ominously_low_reading_is_warned_about() {
         err.contains("WARNING: sysfs thermal readout is ominously low: 12°C."),
         "{err}"
     );
-    assert!(out.contains("No need to heat the SoC to 10°C since already at 12°C."), "{out}");
+    assert!(
+        out.contains("No need to heat the SoC to 10°C since already at 12°C."),
+        "{out}"
+    );
 }
 
 #[test]
@@ -355,7 +379,11 @@ fn thermal_rock5b_memory_controller_test_tunes_measures_aes_twice_and_restores()
     );
     assert!(out.contains("not DRAM bandwidth"), "{out}");
     let findings = doc["findings"].as_array().unwrap();
-    assert!(!findings.iter().any(|f| f["code"] == "aes-slower-after-load"));
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f["code"] == "aes-slower-after-load")
+    );
     assert_restored(&root, "rock-5b", before, None);
 }
 
