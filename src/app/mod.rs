@@ -9,6 +9,7 @@ pub mod restore;
 pub mod results;
 pub mod run;
 pub mod storage;
+pub mod thermal;
 
 use crate::cli::{Cli, Command};
 use crate::output::{self, Outcome};
@@ -134,5 +135,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Compare(a)) => results::compare(&a),
         Some(Command::Share(a)) => results::share(&a),
         Some(Command::Kernel(a)) => kernel::run(ctx, &a),
+        Some(Command::Thermal(a)) => thermal::run(ctx, &a),
     }
 }

@@ -9,14 +9,11 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
     ("-G", "Geekbench mode"),
     ("-j", "Jeff Geerling mode"),
-    ("-M", "memory controller throttling test"),
     ("-N", "Netio power meter monitor mode"),
     ("-P", "Phoronix mode"),
     ("-r", "review mode"),
     ("-R", "review mode without baseline benchmarks"),
     ("-s", "stockfish stress tester"),
-    ("-t", "thermal test"),
-    ("-T", "thermal test"),
     (
         "-u",
         "update from GitHub; update this program with your package manager instead",
@@ -50,6 +47,10 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
                 argv.drain(pos..i);
                 break;
             }
+            "-t" | "-T" | "-M" => {
+                thermal_mode(&mut argv, pos, i, &arg);
+                break;
+            }
             "-c" | "-h" => i += 1,
             other => {
                 if let Some((_, what)) = UNSUPPORTED.iter().find(|(f, _)| *f == other) {
@@ -65,6 +66,33 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
     Ok(argv)
 }
 
+/// `-t [°C]` → `thermal --cool-to °C`, `-T [°C]` → `thermal --heat-to °C` (sbc-bench's
+/// default target is 50 °C, `thermal`'s too), `-M` → `thermal --memory-controller`. As
+/// with `-m`, flags of the standard run before the mode (`-c -t`) do not apply.
+fn thermal_mode(argv: &mut Vec<OsString>, pos: usize, i: usize, flag: &str) {
+    let option = match flag {
+        "-t" => "--cool-to",
+        "-T" => "--heat-to",
+        _ => "--memory-controller",
+    };
+    let degrees = argv
+        .get(i + 1)
+        .and_then(|a| a.to_str())
+        .filter(|a| flag != "-M" && a.parse::<f64>().is_ok())
+        .map(str::to_string);
+    let mut with: Vec<OsString> = vec!["thermal".into(), option.into()];
+    let mut end = i + 1;
+    match degrees {
+        Some(d) => {
+            with.push(d.into());
+            end += 1;
+        }
+        None if flag != "-M" => with.push("50".into()),
+        None => {}
+    }
+    argv.splice(pos..end, with);
+}
+
 /// Index of the first argument after the program name that is not a global option.
 fn first_positional(argv: &[OsString]) -> Option<usize> {
     let mut i = 1;
@@ -72,7 +100,7 @@ fn first_positional(argv: &[OsString]) -> Option<usize> {
         let a = argv[i].to_str()?;
         if a == "--sysroot" {
             i += 2;
-        } else if a.starts_with("--sysroot=") || a == "--no-color" {
+        } else if a.starts_with("--sysroot=") || a == "--no-color" || a == "--sysroot-writable" {
             i += 1;
         } else {
             return Some(i);
@@ -120,7 +148,6 @@ mod tests {
 
     #[test]
     fn modes_as_sbc_bench_names_them_with_or_without_arguments() {
-        assert!(err(&["sbc-bench", "-M"]).contains("memory controller throttling test"));
         assert!(err(&["sbc-bench", "-u"]).contains("-u (update from GitHub"));
         let n = err(&["sbc-bench", "-N", "powerbox.local", "2", "/tmp/x"]);
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
@@ -141,6 +168,38 @@ mod tests {
         assert_eq!(
             rw(&["sbc-bench", "--sysroot", "/x", "-k"]),
             ["sbc-bench", "--sysroot", "/x", "kernel"]
+        );
+    }
+
+    #[test]
+    fn thermal_modes_as_sbc_bench_types_them() {
+        assert_eq!(
+            rw(&["sbc-bench", "-t"]),
+            ["sbc-bench", "thermal", "--cool-to", "50"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-t", "45", "--fake-benchmarks"]),
+            [
+                "sbc-bench",
+                "thermal",
+                "--cool-to",
+                "45",
+                "--fake-benchmarks"
+            ]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "-c", "-T", "60"]),
+            ["sbc-bench", "--sysroot", "/x", "thermal", "--heat-to", "60"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-M", "--duration", "1s"]),
+            [
+                "sbc-bench",
+                "thermal",
+                "--memory-controller",
+                "--duration",
+                "1s"
+            ]
         );
     }
 

@@ -10,6 +10,7 @@ pub mod net;
 pub mod results;
 pub mod run;
 pub mod storage;
+pub mod thermal;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -68,7 +69,10 @@ sbc-bench's short modes:
   -c                        The standard run with the stress test (= run -c)
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
   -S                        List storage devices and what they sit behind (= storage)
-  -k                        Kernel info: version number and vendor/BSP check (= kernel)";
+  -k                        Kernel info: version number and vendor/BSP check (= kernel)
+  -t [°C]                   Thermal test: cool down to °C (50), then 5 minutes of load (= thermal --cool-to)
+  -T [°C]                   Thermal test: heat up to °C (50) first (= thermal --heat-to)
+  -M                        Memory controller throttling test (= thermal --memory-controller)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -97,6 +101,10 @@ pub enum Command {
     /// Is the kernel current (end of life, revisions behind) and is it a vendor/BSP kernel?
     /// (sbc-bench -k; offline, with a dated release table.)
     Kernel(kernel::KernelArgs),
+    /// Thermal test: cool the SoC down to a temperature (or heat it there), then minutes of
+    /// scrypt on all cores while monitoring; or the memory-controller throttling test
+    /// (sbc-bench -t, -T, -M).
+    Thermal(thermal::ThermalArgs),
 }
 
 /// `sbc-bench info`.
@@ -352,6 +360,7 @@ pub fn run_config(
         max_khz: khz("MaxKHz")?,
         min_khz: khz("MinKHz")?,
         power: power_spec(args.power.as_deref(), env("Netio").as_deref())?,
+        thermal: None,
     })
 }
 

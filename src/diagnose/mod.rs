@@ -7,6 +7,7 @@ pub mod irq_placement;
 pub mod net;
 pub mod pcie;
 pub mod storage;
+pub mod thermal;
 pub mod throttle;
 pub mod validate;
 

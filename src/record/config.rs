@@ -46,4 +46,7 @@ pub struct RunConfig {
     /// `--power SPEC` (or sbc-bench's `Netio=HOST/SOCKET`): the power meter to read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<String>,
+    /// The thermal test (`sbc-bench thermal`, `-t`/`-T`/`-M`); `None` for every other run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::record::thermal::ThermalConfig>,
 }

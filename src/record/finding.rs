@@ -176,6 +176,8 @@ finding_codes! {
     GovernorCpufreqIo = "governor-cpufreq-io",
     /// A DRAM controller (dmc) devfreq governor that clocks memory down under I/O.
     GovernorDmcIo = "governor-dmc-io",
+    /// `-M`: AES-256 on a cluster ran slower after minutes of all-core load than before.
+    AesSlowerAfterLoad = "aes-slower-after-load",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -235,7 +237,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 60);
+        assert_eq!(FindingCode::ALL.len(), 61);
     }
 
     #[test]

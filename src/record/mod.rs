@@ -11,5 +11,6 @@ pub mod power;
 pub mod results_row;
 pub mod run;
 pub mod storage;
+pub mod thermal;
 pub mod throttle;
 pub mod tuning;

@@ -24,6 +24,16 @@ pub enum StepKind {
     Scrypt,
     /// Clock measured again at the highest OPP while still hot.
     ClockHot,
+    /// Thermal test `-t`: wait for the SoC to cool down to the target.
+    CoolDown,
+    /// Thermal test `-T`: heat the SoC to the target with scrypt.
+    HeatUp,
+    /// Thermal test: minutes of scrypt on all cores (sbc-bench's cpuminer).
+    ThermalLoad,
+    /// `-M`: AES-256 per cluster before the load.
+    Aes256Before,
+    /// `-M`: AES-256 per cluster again, after the load.
+    Aes256After,
 }
 
 impl StepKind {
@@ -38,6 +48,11 @@ impl StepKind {
             StepKind::Lzma => "Executing native LZMA benchmark",
             StepKind::Scrypt => "Executing scrypt stress test",
             StepKind::ClockHot => "Checking cpufreq OPP again",
+            StepKind::CoolDown => "Waiting for the SoC to cool down",
+            StepKind::HeatUp => "Heating up the SoC",
+            StepKind::ThermalLoad => "Executing scrypt (cpuminer's algorithm) on all cores",
+            StepKind::Aes256Before => "Executing AES-256 benchmark",
+            StepKind::Aes256After => "Executing AES-256 benchmark again",
         }
     }
 
@@ -52,6 +67,11 @@ impl StepKind {
             StepKind::Lzma => "native LZMA benchmark",
             StepKind::Scrypt => "scrypt stress test",
             StepKind::ClockHot => "clock check under load",
+            StepKind::CoolDown => "SoC cool-down wait",
+            StepKind::HeatUp => "SoC heat-up",
+            StepKind::ThermalLoad => "thermal load",
+            StepKind::Aes256Before => "AES-256 benchmark before the load",
+            StepKind::Aes256After => "AES-256 benchmark after the load",
         }
     }
 

@@ -105,6 +105,9 @@ pub struct Results {
     pub clock_hot: Vec<ClockCheck>,
     /// CPUs that could not be used.
     pub skipped_cpus: Vec<Skipped>,
+    /// The thermal test's wait, load and second AES run (`sbc-bench thermal`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::record::thermal::ThermalResults>,
 }
 
 /// One multi-threaded compression run confined to a group of cores of one type.

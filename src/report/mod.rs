@@ -13,5 +13,6 @@ pub mod redact;
 pub mod results_row;
 pub mod run;
 pub mod storage;
+pub mod thermal;
 pub mod throttle;
 pub mod topology;

@@ -175,8 +175,11 @@ fn health_heading(kind: StepKind) -> &'static str {
         StepKind::MemBandwidth => "tinymembench",
         StepKind::MemLatency => "ramlat",
         StepKind::Aes => "OpenSSL benchmark",
-        StepKind::Scrypt => "cpuminer",
+        StepKind::Scrypt | StepKind::ThermalLoad => "cpuminer",
         StepKind::ClockCold | StepKind::SevenZip | StepKind::Lzma | StepKind::ClockHot => {
+            kind.phase()
+        }
+        StepKind::Aes256Before | StepKind::Aes256After | StepKind::CoolDown | StepKind::HeatUp => {
             kind.phase()
         }
     }
@@ -435,6 +438,9 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
     section(s, &per_core_type(r, StepKind::Lzma));
     if let Some(sc) = &r.results.scrypt {
         section(s, &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64));
+    }
+    if r.results.thermal.is_some() {
+        section(s, &crate::report::thermal::section(r));
     }
     if !r.results.clock_hot.is_empty() {
         let mut hot = String::from(

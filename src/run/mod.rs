@@ -6,6 +6,7 @@ pub mod plan;
 pub mod power;
 pub mod preflight;
 pub mod runner;
+pub mod thermal;
 pub mod tuning;
 pub mod validation;
 

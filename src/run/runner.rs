@@ -51,6 +51,11 @@ pub trait Ui {
     fn step_done(&mut self, what: &str, note: &str);
     /// sbc-bench's "Press [ctrl]-[c] to stop or [enter] to continue." — `false` stops.
     fn confirm(&mut self, warning: &str) -> bool;
+    /// A line that replaces the previous one on a terminal (the thermal test's current
+    /// temperature every 2 s); a plain line elsewhere.
+    fn status(&mut self, s: &str) {
+        self.line(s);
+    }
 }
 
 /// Why a run could not start.
@@ -293,7 +298,7 @@ fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
     let topo = system_before.topology.clone();
     let governors_before = tuning::read_governors(root, &system_before.cpufreq);
     let tuning_guard = Tuning::new(root);
-    let tuned = if cfg.no_tuning {
+    let tuned = if cfg.no_tuning || crate::run::thermal::keeps_governors(cfg) {
         Vec::new()
     } else {
         tuning::set_performance(&tuning_guard, &governors_before)
@@ -393,7 +398,12 @@ fn steps(
             progress: &*progress,
             all_cpus: &run.all_cpus,
         };
-        let status = run_step(step.kind, exec, &env, &run.targets, &mut run.report.results);
+        let status = if crate::run::thermal::handles(step.kind) {
+            let r = &mut run.report.results;
+            crate::run::thermal::step(step.kind, exec, &env, &run.targets, r, ui)
+        } else {
+            run_step(step.kind, exec, &env, &run.targets, &mut run.report.results)
+        };
         if let Some(m) = &monitor {
             m.end_phase();
         }
@@ -491,6 +501,9 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
         &online_after,
     ));
     report.findings.extend(setup_findings(&report));
+    report
+        .findings
+        .extend(crate::run::thermal::findings(&report));
     report.system_after = Some(system_after);
     report.monitor = recording;
     report.status = if ctx.cancel.is_cancelled() {
@@ -499,7 +512,8 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
         RunStatus::Complete
     };
     // An interrupted run has no Results.md row: a partial one would look paste-ready.
-    report.results_row = (report.status == RunStatus::Complete)
+    // The thermal test measures no Results.md row.
+    report.results_row = (report.status == RunStatus::Complete && report.config.thermal.is_none())
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     ctx.sink.finish(&report);
@@ -624,6 +638,11 @@ fn run_step(
             }
         }
         StepKind::SevenZip | StepKind::Lzma => compress(kind, exec, env, targets, e, results),
+        StepKind::CoolDown
+        | StepKind::HeatUp
+        | StepKind::ThermalLoad
+        | StepKind::Aes256Before
+        | StepKind::Aes256After => e.push("a step of the thermal test (run::thermal)".into()),
         StepKind::Scrypt => {
             let (bench, opts) = exec::scrypt(env);
             match exec::call(exec, env, bench, opts) {

@@ -26,4 +26,5 @@ mod runout_harden;
 mod storage;
 mod storage_harden;
 mod sysread;
+mod thermal_mode;
 mod validate_harden;
