@@ -2,6 +2,7 @@
 //! [`Finding`]s with a stable code, a severity and a sentence.
 
 pub mod net;
+pub mod review_diff;
 pub mod storage;
 pub mod throttle;
 pub mod validate;

@@ -8,6 +8,7 @@ pub mod finding;
 pub mod net;
 pub mod plan;
 pub mod results_row;
+pub mod review;
 pub mod run;
 pub mod storage;
 pub mod throttle;

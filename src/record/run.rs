@@ -167,4 +167,8 @@ pub struct RunReport {
     pub findings: Vec<Finding>,
     /// Values of the Results.md row.
     pub results_row: Option<ResultsRow>,
+    /// Review mode's inventory, Markdown review and waiting phase (`sbc-bench review`);
+    /// absent from a standard run's JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<crate::record::review::ReviewRecord>,
 }

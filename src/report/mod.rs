@@ -8,6 +8,7 @@ pub mod info;
 pub mod net;
 pub mod redact;
 pub mod results_row;
+pub mod review;
 pub mod run;
 pub mod storage;
 pub mod throttle;
