@@ -6,6 +6,7 @@ pub mod monitor;
 pub mod net;
 pub mod restore;
 pub mod results;
+pub mod review;
 pub mod run;
 pub mod storage;
 
@@ -131,5 +132,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Restore) => Ok(restore::run(ctx)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => results::compare(&a),
+        Some(Command::Review(a)) => review::run(ctx, &a),
     }
 }

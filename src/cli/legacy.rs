@@ -8,13 +8,10 @@ use std::ffi::OsString;
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
     ("-G", "Geekbench mode"),
-    ("-j", "Jeff Geerling mode"),
     ("-k", "kernel info: version number and vendor/BSP check"),
     ("-M", "memory controller throttling test"),
     ("-N", "Netio power meter monitor mode"),
     ("-P", "Phoronix mode"),
-    ("-r", "review mode"),
-    ("-R", "review mode without baseline benchmarks"),
     ("-s", "stockfish stress tester"),
     ("-t", "thermal test"),
     ("-T", "thermal test"),
@@ -42,6 +39,15 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             "-m" | "-S" => {
                 argv[i] = if arg == "-m" { "monitor" } else { "storage" }.into();
                 // Flags of the standard run given before the mode (`-c -m`) do not apply.
+                argv.drain(pos..i);
+                break;
+            }
+            // -j (Jeff Geerling mode) is -r in sbc-bench.
+            "-r" | "-j" | "-R" => {
+                argv[i] = "review".into();
+                if arg == "-R" {
+                    argv.insert(i + 1, "--no-benchmarks".into());
+                }
                 argv.drain(pos..i);
                 break;
             }
@@ -105,8 +111,7 @@ mod tests {
         assert_eq!(rw(&["sbc-bench", "-S"]), ["sbc-bench", "storage"]);
         assert_eq!(rw(&["sbc-bench", "-c"]), ["sbc-bench", "-c"]);
         assert_eq!(rw(&["sbc-bench"]), ["sbc-bench"]);
-        let e = rewrite(vec!["sbc-bench".into(), "-r".into()]).unwrap_err();
-        assert!(e.contains("review mode"), "{e}");
+        assert!(rewrite(vec!["sbc-bench".into(), "-g".into()]).is_err());
     }
 
     fn err(v: &[&str]) -> String {
@@ -121,6 +126,20 @@ mod tests {
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
         assert!(err(&["sbc-bench", "-k", "extra"]).contains("not offered"));
         assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+    }
+
+    #[test]
+    fn review_modes_as_sbc_bench() {
+        assert_eq!(rw(&["sbc-bench", "-r"]), ["sbc-bench", "review"]);
+        assert_eq!(rw(&["sbc-bench", "-j"]), ["sbc-bench", "review"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-R"]),
+            ["sbc-bench", "review", "--no-benchmarks"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "-c", "-R", "--", "true"]),
+            ["sbc-bench", "--sysroot", "/x", "review", "--no-benchmarks", "--", "true"]
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod legacy;
 pub mod net;
 pub mod results;
+pub mod review;
 pub mod run;
 pub mod storage;
 
@@ -66,7 +67,9 @@ pub const LEGACY_HELP: &str = "\
 sbc-bench's short modes:
   -c                        The standard run with the stress test (= run -c)
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
-  -S                        List storage devices and what they sit behind (= storage)";
+  -S                        List storage devices and what they sit behind (= storage)
+  -r, -j                    Review mode (= review)
+  -R                        Review mode without benchmarks (= review --no-benchmarks)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -90,6 +93,9 @@ pub enum Command {
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
     /// numbers differ.
     Compare(results::CompareArgs),
+    /// The review a board reviewer publishes (sbc-bench -r, -j; -R = --no-benchmarks),
+    /// then watch until Ctrl-C or until COMMAND exits, and report what changed.
+    Review(review::ReviewArgs),
 }
 
 /// `sbc-bench info`.

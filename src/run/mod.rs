@@ -4,6 +4,7 @@ pub mod exec;
 pub mod host;
 pub mod plan;
 pub mod preflight;
+pub mod review;
 pub mod runner;
 pub mod tuning;
 pub mod validation;

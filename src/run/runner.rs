@@ -553,7 +553,7 @@ fn setup_findings(r: &RunReport) -> Vec<Finding> {
 }
 
 /// Time spent at each OPP between two `time_in_state` readings, per policy.
-fn residency(
+pub(crate) fn residency(
     before: &[(u32, Vec<(u64, u64)>)],
     after: &[(u32, Vec<(u64, u64)>)],
     policies: &[Policy],
