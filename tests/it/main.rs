@@ -16,6 +16,7 @@ mod monitor;
 mod net;
 mod net_harden;
 mod results_import;
+mod review_mode;
 mod run;
 mod runout_harden;
 mod storage;
