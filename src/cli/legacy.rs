@@ -73,7 +73,7 @@ fn first_positional(argv: &[OsString]) -> Option<usize> {
         let a = argv[i].to_str()?;
         if a == "--sysroot" {
             i += 2;
-        } else if a.starts_with("--sysroot=") || a == "--no-color" {
+        } else if a.starts_with("--sysroot=") || a == "--no-color" || a == "--sysroot-writable" {
             i += 1;
         } else {
             return Some(i);
@@ -126,6 +126,14 @@ mod tests {
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
         assert!(err(&["sbc-bench", "-k", "extra"]).contains("not offered"));
         assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+    }
+
+    #[test]
+    fn a_mode_after_sysroot_writable_is_still_a_mode() {
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "-j"]),
+            ["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "review"]
+        );
     }
 
     #[test]
