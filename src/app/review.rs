@@ -61,7 +61,11 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
     let sink = export_sink(&cfg, args.log.is_some())?;
     let mut opts = options(args, cfg.fake_benchmarks, command);
     let log = sink.path(Format::Log).unwrap_or(&cfg.log).to_path_buf();
-    opts.review_file = Some(args.review.clone().unwrap_or_else(|| default_review_file(&log)));
+    opts.review_file = Some(
+        args.review
+            .clone()
+            .unwrap_or_else(|| default_review_file(&log)),
+    );
     println!("sbc-bench {} (Rust) review mode", env!("CARGO_PKG_VERSION"));
     let (mut exec, host, monitor_interval) = seam(&cfg);
     let mut ui = Console::new(!cfg.unattended && std::io::stdin().is_terminal());

@@ -132,7 +132,13 @@ mod tests {
     fn a_mode_after_sysroot_writable_is_still_a_mode() {
         assert_eq!(
             rw(&["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "-j"]),
-            ["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "review"]
+            [
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "--sysroot-writable",
+                "review"
+            ]
         );
     }
 
@@ -146,7 +152,15 @@ mod tests {
         );
         assert_eq!(
             rw(&["sbc-bench", "--sysroot", "/x", "-c", "-R", "--", "true"]),
-            ["sbc-bench", "--sysroot", "/x", "review", "--no-benchmarks", "--", "true"]
+            [
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "review",
+                "--no-benchmarks",
+                "--",
+                "true"
+            ]
         );
     }
 

@@ -168,7 +168,10 @@ mod tests {
 
     #[test]
     fn a_vanished_and_an_added_device() {
-        assert_eq!(diff(&v(&["a", "b", "c"]), &v(&["a", "c"])), v(&["2d1", "< b"]));
+        assert_eq!(
+            diff(&v(&["a", "b", "c"]), &v(&["a", "c"])),
+            v(&["2d1", "< b"])
+        );
         assert_eq!(
             diff(&v(&["a"]), &v(&["a", "b", "c"])),
             v(&["1a2,3", "> b", "> c"])
@@ -204,6 +207,8 @@ mod tests {
         assert_eq!(Noise::of(21), Some(Noise::Lots));
         assert!(is_known_noise("[UFW BLOCK] IN=eth0"));
         assert!(is_known_noise(MARK));
-        assert!(!is_known_noise("nvme nvme0: I/O 12 QID 3 timeout, aborting"));
+        assert!(!is_known_noise(
+            "nvme nvme0: I/O 12 QID 3 timeout, aborting"
+        ));
     }
 }

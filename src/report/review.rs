@@ -17,7 +17,8 @@ use crate::sys::review_state::{DeviceStates, NicLink};
 use crate::sys::usb::{self, UsbDevice};
 
 /// sbc-bench's closing lines after the review, when it then waits for Ctrl-C.
-pub const READY: &str = "All known settings adjusted for performance. Device now ready for benchmarking.
+pub const READY: &str =
+    "All known settings adjusted for performance. Device now ready for benchmarking.
 Once finished stop with [ctrl]-[c] to get info about throttling, frequency cap
 and too high background activity all potentially invalidating benchmark scores.
 All changes with storage and PCIe devices as well as suspicious dmesg contents
@@ -211,7 +212,10 @@ pub fn nic_line(n: &NicLink) -> String {
 }
 
 /// The lines compared before and after: PCIe, USB, NICs, storage.
-pub fn device_lines(states: &DeviceStates, storage_devices: &[crate::sys::storage::Device]) -> DeviceLines {
+pub fn device_lines(
+    states: &DeviceStates,
+    storage_devices: &[crate::sys::storage::Device],
+) -> DeviceLines {
     DeviceLines {
         pcie: states.pcie.iter().filter_map(pcie_line).collect(),
         usb: states.usb.iter().map(usb_line).collect(),

@@ -99,12 +99,15 @@ pub fn execute(
         let rec = runner::steps(ctx, &mut run, exec, ui);
         rv.temp_after_c = soc_temp(root);
         rv.throttled_in_benchmarks = !ctx.cfg.no_tuning
-            && throttled(&runner::residency(
-                &run.tis_before,
-                &runner::time_in_state(root, &run.policies),
+            && throttled(
+                &runner::residency(
+                    &run.tis_before,
+                    &runner::time_in_state(root, &run.policies),
+                    &run.policies,
+                    &run.topo,
+                ),
                 &run.policies,
-                &run.topo,
-            ), &run.policies);
+            );
         rec
     } else {
         None
@@ -226,10 +229,7 @@ fn lines(s: &str) -> Vec<String> {
 
 /// The device lines as they stand now.
 fn device_lines(root: &SysRoot) -> DeviceLines {
-    crate::report::review::device_lines(
-        &review_state::read(root),
-        &storage::discover(root).devices,
-    )
+    crate::report::review::device_lines(&review_state::read(root), &storage::discover(root).devices)
 }
 
 /// What the review shows besides the benchmarks, read once tuned.
@@ -319,8 +319,7 @@ fn waiting_phase(
         cool_down(ctx, ui, opts);
     }
     oneshot::drop_caches(root);
-    let last_seq = kmsg::read(root)
-        .and_then(|r| r.last().map(|m| m.seq));
+    let last_seq = kmsg::read(root).and_then(|r| r.last().map(|m| m.seq));
     oneshot::mark_kernel_log(root, review_diff::MARK);
     let tis_before = runner::time_in_state(root, &run.policies);
     let swap_before = swap_used_kib(root);
@@ -331,23 +330,23 @@ fn waiting_phase(
         .map(|r| r.devices.clone())
         .unwrap_or_default();
     let mut w = Waiting {
-            started: now(),
-            ended: None,
-            stopped_by: None,
-            command: None,
-            swap_used_before_kib: swap_before,
-            swap_used_after_kib: None,
-            throttling: Vec::new(),
-            throttled: false,
-            clocks_now: Vec::new(),
-            temp_now_c: None,
-            kernel_messages: Vec::new(),
-            noise: None,
-            devices_after: None,
-            pcie_diff: Vec::new(),
-            storage_diff: Vec::new(),
-            changed: None,
-            monitor: None,
+        started: now(),
+        ended: None,
+        stopped_by: None,
+        command: None,
+        swap_used_before_kib: swap_before,
+        swap_used_after_kib: None,
+        throttling: Vec::new(),
+        throttled: false,
+        clocks_now: Vec::new(),
+        temp_now_c: None,
+        kernel_messages: Vec::new(),
+        noise: None,
+        devices_after: None,
+        pcie_diff: Vec::new(),
+        storage_diff: Vec::new(),
+        changed: None,
+        monitor: None,
     };
     // Recorded before watching: a signal from now on is the review's normal stop.
     set_waiting(run, w.clone());
@@ -384,7 +383,12 @@ fn waiting_phase(
     w.noise = Noise::of(w.kernel_messages.len());
     let after = device_lines(root);
     let group = |d: &DeviceLines| -> Vec<String> {
-        d.pcie.iter().chain(&d.usb).chain(&d.nics).cloned().collect()
+        d.pcie
+            .iter()
+            .chain(&d.usb)
+            .chain(&d.nics)
+            .cloned()
+            .collect()
     };
     let stor = |d: &DeviceLines| -> Vec<String> {
         d.storage
@@ -481,7 +485,11 @@ fn watch(
         }
     };
     print_rows(ui);
-    (stop, command, monitor.map(crate::monitor::MonitorHandle::stop))
+    (
+        stop,
+        command,
+        monitor.map(crate::monitor::MonitorHandle::stop),
+    )
 }
 
 /// Run the reviewer's command, its output passed through and its tail kept, until it
@@ -516,8 +524,14 @@ fn run_command(
     };
     let (tx, out) = mpsc::channel::<String>();
     let readers: Vec<_> = [
-        child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-        child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
     ]
     .into_iter()
     .flatten()

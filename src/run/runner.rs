@@ -299,7 +299,10 @@ pub(crate) fn tune_with(
     ctx: &RunContext<'_>,
     started: String,
     checked: Checked,
-    set: &mut dyn FnMut(&Tuning, &[crate::record::tuning::Governor]) -> Vec<crate::record::tuning::Tuned>,
+    set: &mut dyn FnMut(
+        &Tuning,
+        &[crate::record::tuning::Governor],
+    ) -> Vec<crate::record::tuning::Tuned>,
 ) -> Running {
     let (root, cfg) = (ctx.root, ctx.cfg);
     let system_before = SystemInfo::read(root);
@@ -459,7 +462,11 @@ fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> Stri
 }
 
 /// Phase 4: restore, look again, validate, and write the final report.
-pub(crate) fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> RunReport {
+pub(crate) fn finish(
+    ctx: &RunContext<'_>,
+    run: Running,
+    recording: Option<Recording>,
+) -> RunReport {
     let root = ctx.root;
     let Running {
         mut report,
@@ -507,10 +514,7 @@ pub(crate) fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recor
     report.system_after = Some(system_after);
     report.monitor = recording;
     // Review mode's waiting phase ends with Ctrl-C or SIGTERM: its normal stop.
-    let planned_stop = report
-        .review
-        .as_ref()
-        .is_some_and(|v| v.waiting.is_some());
+    let planned_stop = report.review.as_ref().is_some_and(|v| v.waiting.is_some());
     report.status = if ctx.cancel.is_cancelled() && !planned_stop {
         RunStatus::Interrupted
     } else {

@@ -132,12 +132,7 @@ pub fn challenging_mounts(root: &SysRoot) -> Vec<ChallengingMount> {
                 || m.fstype == "fuse.exfat"
         })
         .map(|m| ChallengingMount {
-            partition: m
-                .source
-                .rsplit('/')
-                .next()
-                .unwrap_or(&m.source)
-                .to_string(),
+            partition: m.source.rsplit('/').next().unwrap_or(&m.source).to_string(),
             mount_point: m.mount_point,
             fstype: m.fstype,
         })

@@ -171,7 +171,10 @@ fn filtered() -> insta::Settings {
         r"\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}",
         "DATE",
     );
-    s.add_filter(r"sbc-bench v\d+\.\d+\.\d+ \(Rust\)", "sbc-bench vX.Y.Z (Rust)");
+    s.add_filter(
+        r"sbc-bench v\d+\.\d+\.\d+ \(Rust\)",
+        "sbc-bench vX.Y.Z (Rust)",
+    );
     s
 }
 
@@ -184,7 +187,10 @@ fn review_over_boards_restores_the_tree_byte_for_byte_and_writes_the_review() {
         assert_same_tree(&before, &root, board);
         let rv = &d.json["review"];
         assert_eq!(d.json["status"], "complete", "{board}");
-        assert!(d.json["results_row"].is_null(), "{board}: no Results.md row");
+        assert!(
+            d.json["results_row"].is_null(),
+            "{board}: no Results.md row"
+        );
         assert_eq!(rv["markdown"], d.markdown.as_str(), "{board}");
         let w = &rv["waiting"];
         assert_eq!(w["stopped_by"]["by"], "command_exited", "{board}");
@@ -201,7 +207,10 @@ fn review_over_boards_restores_the_tree_byte_for_byte_and_writes_the_review() {
         assert!(kinds.contains(&"scrypt"), "{board}: {kinds:?}");
         assert!(d.stdout.contains(&d.markdown), "{board}: printed");
         assert!(d.log.contains("Review (sbc-bench -r):"), "{board}");
-        assert!(d.log.contains(&d.markdown), "{board}: the review is in the log");
+        assert!(
+            d.log.contains(&d.markdown),
+            "{board}: the review is in the log"
+        );
         filtered().bind(|| insta::assert_snapshot!(format!("review_md_{board}"), d.markdown));
     }
 }
@@ -226,7 +235,12 @@ fn headings_and_line_formats_match_the_corpus_reviews() {
         texts.push(t);
     }
     for t in &texts {
-        all.extend(headings(t).into_iter().filter(|h| h.starts_with("###")).map(str::to_string));
+        all.extend(
+            headings(t)
+                .into_iter()
+                .filter(|h| h.starts_with("###"))
+                .map(str::to_string),
+        );
     }
     // sbc-bench's `ProvideReviewInfo` prints `### PCIe devices:` where no storage device
     // is listed; none of the corpus boards was reviewed without one.
@@ -237,11 +251,19 @@ fn headings_and_line_formats_match_the_corpus_reviews() {
     // In the ITX review's order (it has swap and storage, the fixture has not).
     let theirs = headings(&itx);
     let pos = |h: &str| {
-        let h = if h == "### PCIe devices:" { "### PCIe and storage devices:" } else { h };
+        let h = if h == "### PCIe devices:" {
+            "### PCIe and storage devices:"
+        } else {
+            h
+        };
         theirs.iter().position(|t| *t == h)
     };
     let order: Vec<usize> = ours.iter().skip(1).filter_map(|h| pos(h)).collect();
-    assert_eq!(order.len(), ours.len() - 1, "ours {ours:?}\ncorpus {theirs:?}");
+    assert_eq!(
+        order.len(),
+        ours.len() - 1,
+        "ours {ours:?}\ncorpus {theirs:?}"
+    );
     assert!(order.windows(2).all(|w| w[0] < w[1]), "ours {ours:?}");
     for h in [
         "### General information:",
@@ -308,14 +330,19 @@ fn a_device_change_during_the_command_gives_the_attention_block() {
         .unwrap_or_else(|| panic!("{s}"));
     let block = &s[at..];
     assert!(
-        block.contains("<   * SATA controller 1b21:1164: Speed 8GT/s (ok), Width x2 (ok), driver in use: ahci"),
+        block.contains(
+            "<   * SATA controller 1b21:1164: Speed 8GT/s (ok), Width x2 (ok), driver in use: ahci"
+        ),
         "{block}"
     );
     assert!(
         block.contains(">   * SATA controller 1b21:1164: Speed 8GT/s (ok), Width x1 (downgraded), driver in use: ahci"),
         "{block}"
     );
-    assert!(block.contains("<   * eth0: up, 2500 Mbps full duplex"), "{block}");
+    assert!(
+        block.contains("<   * eth0: up, 2500 Mbps full duplex"),
+        "{block}"
+    );
     assert!(block.contains(">   * eth0: down"), "{block}");
     let w = &d.json["review"]["waiting"];
     assert_eq!(w["changed"], "pcie");
@@ -331,13 +358,16 @@ fn a_device_change_during_the_command_gives_the_attention_block() {
     let gov = |p: &str| fs::read_to_string(root.join(p)).unwrap();
     assert_eq!(
         gov("sys/devices/system/cpu/cpufreq/policy0/scaling_governor").trim(),
-        fs::read_to_string(fixture("rock-5b").join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor"))
-            .unwrap()
-            .trim()
+        fs::read_to_string(
+            fixture("rock-5b").join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor")
+        )
+        .unwrap()
+        .trim()
     );
     assert_eq!(
         gov("sys/module/pcie_aspm/parameters/policy"),
-        fs::read_to_string(fixture("rock-5b").join("sys/module/pcie_aspm/parameters/policy")).unwrap()
+        fs::read_to_string(fixture("rock-5b").join("sys/module/pcie_aspm/parameters/policy"))
+            .unwrap()
     );
     assert_eq!(
         gov("sys/class/devfreq/dmc/governor"),
@@ -411,13 +441,18 @@ fn sigterm_in_the_waiting_phase_restores_everything_and_writes_the_report() {
     assert_eq!(w["stopped_by"]["by"], "signal");
     assert_eq!(w["stopped_by"]["signal"], 15);
     assert!(w["ended"].is_string());
-    assert!(w["monitor"].is_object(), "the waiting phase's recording is kept");
+    assert!(
+        w["monitor"].is_object(),
+        "the waiting phase's recording is kept"
+    );
     assert!(stdout.contains("Results validation:"), "{stdout}");
     let log = fs::read_to_string(tmp.path().join("l.log")).unwrap();
     assert!(log.contains("At the stop:"), "{log}");
-    assert!(fs::read_to_string(tmp.path().join("review.md"))
-        .unwrap()
-        .starts_with("# Radxa ROCK 5B\n"));
+    assert!(
+        fs::read_to_string(tmp.path().join("review.md"))
+            .unwrap()
+            .starts_with("# Radxa ROCK 5B\n")
+    );
 }
 
 #[test]
@@ -445,14 +480,19 @@ fn a_failing_command_is_recorded_with_its_status() {
     let (tmp, root) = board_copy("x86-vm");
     let d = run_review(
         tmp.path(),
-        review_cmd(tmp.path(), &root, &["--", "sh", "-c", "echo oops >&2; exit 7"]),
+        review_cmd(
+            tmp.path(),
+            &root,
+            &["--", "sh", "-c", "echo oops >&2; exit 7"],
+        ),
     );
     let cmd = &d.json["review"]["waiting"]["command"];
     assert_eq!(cmd["exit_code"], 7);
     assert_eq!(cmd["output_tail"], serde_json::json!(["oops"]));
-    assert!(d
-        .stdout
-        .contains("Command \"sh -c echo oops >&2; exit 7\" exited with status 7"));
+    assert!(
+        d.stdout
+            .contains("Command \"sh -c echo oops >&2; exit 7\" exited with status 7")
+    );
 }
 
 #[test]
@@ -470,7 +510,10 @@ fn notuning_leaves_governors_alone() {
     let tail = &d.json["review"]["waiting"]["command"]["output_tail"];
     assert_eq!(tail, &serde_json::json!(["ondemand", "dmc_ondemand"]));
     assert_eq!(d.json["tuning"], serde_json::json!([]));
-    assert!(d.markdown.contains("### Performance baseline (NOTUNING=yes was set)"));
+    assert!(
+        d.markdown
+            .contains("### Performance baseline (NOTUNING=yes was set)")
+    );
     assert!(!d.markdown.contains("Tuned governor settings:"));
 }
 
@@ -544,4 +587,30 @@ fn dash_j_is_review_mode() {
     // x86: no governors section (sbc-bench's HandleGovernors skips x86_64).
     assert!(!d.markdown.contains("### Governors/policies"));
     assert!(d.markdown.contains("### Clockspeeds (idle vs. heated up):"));
+}
+
+#[test]
+fn a_disk_gone_during_the_command_is_a_storage_change() {
+    // The Pi 5's SD card disappears from /sys/block while the reviewer's command runs
+    // (a card that lost contact).
+    let (tmp, root) = board_copy("rpi5");
+    let script = format!("rm {}/sys/block/mmcblk0", root.display());
+    let d = run_review(
+        tmp.path(),
+        review_cmd(tmp.path(), &root, &["--", "sh", "-c", &script]),
+    );
+    let s = &d.stdout;
+    let at = s
+        .find("ATTENTION: status of storage devices has changed:")
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        s[at..].contains("1d0\n<   * SD card as /dev/mmcblk0\n"),
+        "{}",
+        &s[at..]
+    );
+    assert_eq!(d.json["review"]["waiting"]["changed"], "storage");
+    assert!(
+        d.markdown
+            .contains("### Storage devices:\n\n  * SD card as /dev/mmcblk0\n")
+    );
 }
