@@ -625,3 +625,88 @@ pub fn log_section(r: &RunReport) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sys::pci::{Aspm, PciLink};
+
+    #[test]
+    fn pcie_line_of_the_rock_5_itx_sata_controller_at_half_width() {
+        // The ROCK 5 ITX seed: ASM1164 at `LnkSta: Speed 8GT/s (ok), Width x2
+        // (downgraded)` of a x4 capability, ahci, ASPM off.
+        let d = PciDevice {
+            address: "0000:01:00.0".into(),
+            vendor_id: Some("1b21".into()),
+            device_id: Some("1164".into()),
+            class: Some("010601".into()),
+            driver: Some("ahci".into()),
+            link: Some(PciLink {
+                speed_gts: Some(8.0),
+                width: Some(2),
+                max_speed_gts: Some(8.0),
+                max_width: Some(4),
+            }),
+            aspm: Some(Aspm {
+                l0s: false,
+                l1: false,
+                l1_1: false,
+                l1_2: false,
+                source: "sysfs".into(),
+            }),
+        };
+        assert_eq!(
+            pcie_line(&d).as_deref(),
+            Some(
+                "  * SATA controller 1b21:1164: Speed 8GT/s (ok), Width x2 (downgraded), driver in use: ahci, ASPM Disabled"
+            )
+        );
+        // Bridges are not listed, as sbc-bench's `lspci | grep controller`.
+        let bridge = PciDevice {
+            class: Some("060400".into()),
+            ..d
+        };
+        assert_eq!(pcie_line(&bridge), None);
+    }
+
+    #[test]
+    fn tuned_line_keeps_the_first_five_words() {
+        // NanoPi R5S review: `fde60000.gpu: performance / 800 MHz`.
+        let g = Governor {
+            name: "fde60000.gpu".into(),
+            path: "/sys/class/devfreq/fde60000.gpu/governor".into(),
+            governor: Some("performance".into()),
+            available: vec!["simple_ondemand".into(), "performance".into()],
+            cur_mhz: Some(800),
+            frequencies_mhz: vec![200, 800],
+            io_is_busy: None,
+        };
+        assert_eq!(tuned_line(&g), "fde60000.gpu: performance / 800 MHz");
+    }
+
+    #[test]
+    fn nic_lines_up_and_down() {
+        let up = NicLink {
+            name: "eth0".into(),
+            operstate: Some("up".into()),
+            speed_mbps: Some(2500),
+            duplex: Some("full".into()),
+        };
+        assert_eq!(nic_line(&up), "  * eth0: up, 2500 Mbps full duplex");
+        let down = NicLink {
+            operstate: Some("down".into()),
+            speed_mbps: None,
+            ..up
+        };
+        assert_eq!(nic_line(&down), "  * eth0: down");
+    }
+
+    #[test]
+    fn date_as_date_r() {
+        assert_eq!(
+            date_r("2023-11-09T13:38:32+00:00"),
+            "Thu, 09 Nov 2023 13:38:32 +0000"
+        );
+        assert_eq!(date_r("garbage"), "garbage");
+    }
+}
