@@ -7,6 +7,7 @@ pub mod monitor;
 pub mod net;
 pub mod restore;
 pub mod results;
+pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;
@@ -136,5 +137,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Share(a)) => results::share(&a),
         Some(Command::Kernel(a)) => kernel::run(ctx, &a),
         Some(Command::Thermal(a)) => thermal::run(ctx, &a),
+        Some(Command::Review(a)) => review::run(ctx, &a),
     }
 }

@@ -8,11 +8,8 @@ use std::ffi::OsString;
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
     ("-G", "Geekbench mode"),
-    ("-j", "Jeff Geerling mode"),
     ("-N", "Netio power meter monitor mode"),
     ("-P", "Phoronix mode"),
-    ("-r", "review mode"),
-    ("-R", "review mode without baseline benchmarks"),
     ("-s", "stockfish stress tester"),
     (
         "-u",
@@ -49,6 +46,15 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             }
             "-t" | "-T" | "-M" => {
                 thermal_mode(&mut argv, pos, i, &arg);
+                break;
+            }
+            // -j (Jeff Geerling mode) is -r in sbc-bench.
+            "-r" | "-j" | "-R" => {
+                argv[i] = "review".into();
+                if arg == "-R" {
+                    argv.insert(i + 1, "--no-benchmarks".into());
+                }
+                argv.drain(pos..i);
                 break;
             }
             "-c" | "-h" => i += 1,
@@ -138,8 +144,7 @@ mod tests {
         assert_eq!(rw(&["sbc-bench", "-S"]), ["sbc-bench", "storage"]);
         assert_eq!(rw(&["sbc-bench", "-c"]), ["sbc-bench", "-c"]);
         assert_eq!(rw(&["sbc-bench"]), ["sbc-bench"]);
-        let e = rewrite(vec!["sbc-bench".into(), "-r".into()]).unwrap_err();
-        assert!(e.contains("review mode"), "{e}");
+        assert!(rewrite(vec!["sbc-bench".into(), "-g".into()]).is_err());
     }
 
     fn err(v: &[&str]) -> String {
@@ -199,6 +204,42 @@ mod tests {
                 "--memory-controller",
                 "--duration",
                 "1s"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mode_after_sysroot_writable_is_still_a_mode() {
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "-j"]),
+            [
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "--sysroot-writable",
+                "review"
+            ]
+        );
+    }
+
+    #[test]
+    fn review_modes_as_sbc_bench() {
+        assert_eq!(rw(&["sbc-bench", "-r"]), ["sbc-bench", "review"]);
+        assert_eq!(rw(&["sbc-bench", "-j"]), ["sbc-bench", "review"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-R"]),
+            ["sbc-bench", "review", "--no-benchmarks"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "-c", "-R", "--", "true"]),
+            [
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "review",
+                "--no-benchmarks",
+                "--",
+                "true"
             ]
         );
     }

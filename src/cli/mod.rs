@@ -8,6 +8,7 @@ pub mod kernel;
 pub mod legacy;
 pub mod net;
 pub mod results;
+pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;
@@ -72,7 +73,9 @@ sbc-bench's short modes:
   -k                        Kernel info: version number and vendor/BSP check (= kernel)
   -t [°C]                   Thermal test: cool down to °C (50), then 5 minutes of load (= thermal --cool-to)
   -T [°C]                   Thermal test: heat up to °C (50) first (= thermal --heat-to)
-  -M                        Memory controller throttling test (= thermal --memory-controller)";
+  -M                        Memory controller throttling test (= thermal --memory-controller)
+  -r, -j                    Review mode (= review)
+  -R                        Review mode without benchmarks (= review --no-benchmarks)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -105,6 +108,9 @@ pub enum Command {
     /// scrypt on all cores while monitoring; or the memory-controller throttling test
     /// (sbc-bench -t, -T, -M).
     Thermal(thermal::ThermalArgs),
+    /// The review a board reviewer publishes (sbc-bench -r, -j; -R = --no-benchmarks),
+    /// then watch until Ctrl-C or until COMMAND exits, and report what changed.
+    Review(review::ReviewArgs),
 }
 
 /// `sbc-bench info`.

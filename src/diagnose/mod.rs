@@ -6,6 +6,7 @@ pub mod governor_advice;
 pub mod irq_placement;
 pub mod net;
 pub mod pcie;
+pub mod review_diff;
 pub mod storage;
 pub mod thermal;
 pub mod throttle;

@@ -9,6 +9,7 @@ pub mod net;
 pub mod plan;
 pub mod power;
 pub mod results_row;
+pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;

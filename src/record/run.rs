@@ -173,4 +173,8 @@ pub struct RunReport {
     /// Power drawn, with a `--power` meter (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<crate::record::power::PowerRecord>,
+    /// Review mode's inventory, Markdown review and waiting phase (`sbc-bench review`);
+    /// absent from a standard run's JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<crate::record::review::ReviewRecord>,
 }

@@ -11,6 +11,7 @@ pub mod pcie;
 pub mod power;
 pub mod redact;
 pub mod results_row;
+pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;

@@ -340,6 +340,7 @@ pub fn log(r: &RunReport) -> String {
     section(&mut s, &phases(r));
     section(&mut s, &crate::report::power::log_section(r));
     section(&mut s, &validation_and_tuning(r));
+    section(&mut s, &crate::report::review::log_section(r));
     if let Some(row) = &r.results_row {
         s.push_str(&row.render());
         s.push('\n');

@@ -5,6 +5,7 @@ pub mod host;
 pub mod plan;
 pub mod power;
 pub mod preflight;
+pub mod review;
 pub mod runner;
 pub mod thermal;
 pub mod tuning;

@@ -113,7 +113,7 @@ pub fn plan_input(
     }
 }
 
-fn time_in_state(root: &SysRoot, policies: &[Policy]) -> Vec<(u32, Vec<(u64, u64)>)> {
+pub(crate) fn time_in_state(root: &SysRoot, policies: &[Policy]) -> Vec<(u32, Vec<(u64, u64)>)> {
     policies
         .iter()
         .filter_map(|p| {
@@ -200,14 +200,14 @@ pub fn outcome(result: &Result<RunReport, RunError>, signal: Option<i32>) -> Out
 }
 
 /// What preflight found, and where the kernel log stood before the run.
-struct Checked {
+pub(crate) struct Checked {
     preflight: Preflight,
     /// Sequence number of the last kernel message before the run.
     last_seq: Option<u64>,
 }
 
 /// Phase 1: root, kernel log, offline cores, idle wait. Stops before anything changes.
-fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, RunError> {
+pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, RunError> {
     let root = ctx.root;
     let mut pre = Preflight {
         root: preflight::is_root(),
@@ -276,16 +276,16 @@ fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), RunError
 
 /// A tuned machine, ready for the steps: the report so far, the facts the steps and
 /// the final comparison need, and the guard that puts governors back.
-struct Running {
-    report: RunReport,
+pub(crate) struct Running {
+    pub(crate) report: RunReport,
     /// Clocks as tuned.
-    policies: Vec<Policy>,
-    topo: Topology,
-    targets: Vec<Target>,
+    pub(crate) policies: Vec<Policy>,
+    pub(crate) topo: Topology,
+    pub(crate) targets: Vec<Target>,
     /// Online CPUs the benchmarks may use (never empty).
-    all_cpus: Vec<u32>,
-    tuning: Tuning,
-    tis_before: Vec<(u32, Vec<(u64, u64)>)>,
+    pub(crate) all_cpus: Vec<u32>,
+    pub(crate) tuning: Tuning,
+    pub(crate) tis_before: Vec<(u32, Vec<(u64, u64)>)>,
     online_before: Vec<u32>,
     swap_before: validate::SwapState,
     last_seq: Option<u64>,
@@ -293,6 +293,22 @@ struct Running {
 
 /// Phase 2: look at the machine, tune it, plan the steps, open the report.
 fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
+    tune_with(ctx, started, checked, &mut |t, g| {
+        tuning::set_performance(t, g)
+    })
+}
+
+/// [`tune`] with the mode's own way to tune (review mode: everything to powersave, then
+/// to performance, ASPM too); not called with `NOTUNING=yes`.
+pub(crate) fn tune_with(
+    ctx: &RunContext<'_>,
+    started: String,
+    checked: Checked,
+    set: &mut dyn FnMut(
+        &Tuning,
+        &[crate::record::tuning::Governor],
+    ) -> Vec<crate::record::tuning::Tuned>,
+) -> Running {
     let (root, cfg) = (ctx.root, ctx.cfg);
     let system_before = SystemInfo::read(root);
     let topo = system_before.topology.clone();
@@ -301,7 +317,7 @@ fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
     let tuned = if cfg.no_tuning || crate::run::thermal::keeps_governors(cfg) {
         Vec::new()
     } else {
-        tuning::set_performance(&tuning_guard, &governors_before)
+        set(&tuning_guard, &governors_before)
     };
     // Clocks as tuned, for the OPP walk and the report.
     let policies = cpufreq::read_policies(root);
@@ -347,6 +363,7 @@ fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
         findings: Vec::new(),
         results_row: None,
         power: None,
+        review: None,
     };
     Running {
         tis_before: time_in_state(root, &policies),
@@ -364,7 +381,7 @@ fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
 
 /// Phase 3: every planned step while the monitor records; the report and its files are
 /// brought up to date after each. Returns the monitor's recording.
-fn steps(
+pub(crate) fn steps(
     ctx: &RunContext<'_>,
     run: &mut Running,
     exec: &mut dyn Executor,
@@ -456,7 +473,11 @@ fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> Stri
 }
 
 /// Phase 4: restore, look again, validate, and write the final report.
-fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> RunReport {
+pub(crate) fn finish(
+    ctx: &RunContext<'_>,
+    run: Running,
+    recording: Option<Recording>,
+) -> RunReport {
     let root = ctx.root;
     let Running {
         mut report,
@@ -506,14 +527,19 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
         .extend(crate::run::thermal::findings(&report));
     report.system_after = Some(system_after);
     report.monitor = recording;
-    report.status = if ctx.cancel.is_cancelled() {
+    // Review mode's waiting phase ends with Ctrl-C or SIGTERM: its normal stop.
+    let planned_stop = report.review.as_ref().is_some_and(|v| v.waiting.is_some());
+    report.status = if ctx.cancel.is_cancelled() && !planned_stop {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
     // An interrupted run has no Results.md row: a partial one would look paste-ready.
-    // The thermal test measures no Results.md row.
-    report.results_row = (report.status == RunStatus::Complete && report.config.thermal.is_none())
+    // The thermal test measures no Results.md row; review mode has none either, as
+    // sbc-bench.
+    report.results_row = (report.status == RunStatus::Complete
+        && report.config.thermal.is_none()
+        && report.review.is_none())
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     ctx.sink.finish(&report);
@@ -548,7 +574,7 @@ fn setup_findings(r: &RunReport) -> Vec<Finding> {
 }
 
 /// Time spent at each OPP between two `time_in_state` readings, per policy.
-fn residency(
+pub(crate) fn residency(
     before: &[(u32, Vec<(u64, u64)>)],
     after: &[(u32, Vec<(u64, u64)>)],
     policies: &[Policy],
@@ -602,7 +628,7 @@ pub fn groups_by_core_type(topo: &Topology, usable: &[u32]) -> Vec<(Vec<u32>, Op
 }
 
 /// Run one step over its targets and store the results.
-fn run_step(
+pub(crate) fn run_step(
     kind: StepKind,
     exec: &mut dyn Executor,
     env: &Env<'_>,

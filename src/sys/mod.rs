@@ -23,6 +23,7 @@ pub mod pci;
 pub mod policies;
 pub mod power;
 pub mod procs;
+pub mod review_state;
 pub mod root;
 pub mod soc;
 pub mod storage;

@@ -8,6 +8,7 @@
 //! writable copy of a fixture tree.
 
 pub mod journal;
+pub mod oneshot;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

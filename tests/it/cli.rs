@@ -15,10 +15,10 @@ fn unknown_flag_is_a_usage_error() {
 #[test]
 fn unsupported_sbc_bench_mode_says_so() {
     bin()
-        .arg("-r")
+        .arg("-g")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("review mode"));
+        .stderr(predicate::str::contains("graphs 7-zip MIPS"));
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod pcie_review;
 mod power_meters;
 mod results_import;
 mod results_store;
+mod review_mode;
 mod run;
 mod runout_harden;
 mod storage;

@@ -1,0 +1,107 @@
+//! `sbc-bench review [--no-benchmarks] [-- COMMAND …]` (sbc-bench's `-r`, `-j`, and `-R`
+//! = `--no-benchmarks`): the review a board reviewer publishes, then watching while the
+//! reviewer runs other benchmarks, until Ctrl-C or until COMMAND exits.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// Options of review mode.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ReviewArgs {
+    /// Leave out the baseline benchmarks and the 5-minute heat (sbc-bench -R).
+    #[arg(long)]
+    pub no_benchmarks: bool,
+
+    /// Never prompt; give up with an error when the system does not become idle
+    /// (MODE=unattended).
+    #[arg(long)]
+    pub unattended: bool,
+
+    /// Longest wait for the system to become idle, in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
+    pub max_wait: Option<u64>,
+
+    /// Full log file [default: /var/log/sbc-bench.log].
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// Write the whole run, review included, as one JSON document to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the Markdown review to FILE [default: sbc-bench-review.md beside the log].
+    #[arg(long, value_name = "FILE")]
+    pub review: Option<PathBuf>,
+
+    /// Return canned benchmark results instantly (tests of orchestration and reports).
+    #[arg(long, hide = true)]
+    pub fake_benchmarks: bool,
+
+    /// Run COMMAND (no shell) instead of waiting for Ctrl-C, and stop when it exits, as
+    /// sbc-bench's ExecuteCommand; its exit status, duration and last lines are recorded.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+impl ReviewArgs {
+    /// The run's options: the standard run's, with the heat when benchmarking.
+    pub fn run_args(&self) -> super::run::RunArgs {
+        super::run::RunArgs {
+            stress: !self.no_benchmarks,
+            unattended: self.unattended,
+            max_wait: self.max_wait,
+            log: self.log.clone(),
+            json: self.json.clone(),
+            fake_benchmarks: self.fake_benchmarks,
+            ..Default::default()
+        }
+    }
+
+    /// The command to run: after `--`, else sbc-bench's `ExecuteCommand` split into words
+    /// as its unquoted `${ExecuteCommand}` is; `None` to wait for Ctrl-C.
+    pub fn command(&self, execute_command: Option<&str>) -> Option<Vec<String>> {
+        if !self.command.is_empty() {
+            return Some(self.command.clone());
+        }
+        let words: Vec<String> = execute_command?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        (!words.is_empty()).then_some(words)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_after_dashes_wins_over_execute_command() {
+        let a = ReviewArgs {
+            command: vec!["sh".into(), "-c".into(), "echo hi there".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            a.command(Some("iperf3 -c x")).unwrap(),
+            ["sh", "-c", "echo hi there"]
+        );
+        let b = ReviewArgs::default();
+        assert_eq!(
+            b.command(Some("  iperf3  -c server ")).unwrap(),
+            ["iperf3", "-c", "server"]
+        );
+        assert_eq!(b.command(Some("   ")), None);
+        assert_eq!(b.command(None), None);
+    }
+
+    #[test]
+    fn benchmarks_bring_the_heat() {
+        assert!(ReviewArgs::default().run_args().stress);
+        let r = ReviewArgs {
+            no_benchmarks: true,
+            ..Default::default()
+        };
+        assert!(!r.run_args().stress);
+    }
+}
