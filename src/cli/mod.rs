@@ -338,6 +338,7 @@ pub fn run_config(
         no_tuning: yes("NOTUNING"),
         max_khz: khz("MaxKHz")?,
         min_khz: khz("MinKHz")?,
+        graph: None,
     })
 }
 

@@ -43,4 +43,7 @@ pub struct RunConfig {
     pub max_khz: Option<u64>,
     /// `MinKHz`: lowest OPP the clock walk checks.
     pub min_khz: Option<u64>,
+    /// The efficiency graph (`sbc-bench graph`, `-g`) instead of the standard run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<crate::record::graph::GraphConfig>,
 }

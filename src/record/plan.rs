@@ -24,6 +24,10 @@ pub enum StepKind {
     Scrypt,
     /// Clock measured again at the highest OPP while still hot.
     ClockHot,
+    /// Efficiency graph: idle consumption before the graph (with a power meter).
+    GraphIdle,
+    /// Efficiency graph: one group of CPUs walked through its OPPs.
+    Graph,
 }
 
 impl StepKind {
@@ -38,6 +42,8 @@ impl StepKind {
             StepKind::Lzma => "Executing native LZMA benchmark",
             StepKind::Scrypt => "Executing scrypt stress test",
             StepKind::ClockHot => "Checking cpufreq OPP again",
+            StepKind::GraphIdle => "Trying to determine idle consumption",
+            StepKind::Graph => "Walking through cpufreq OPPs",
         }
     }
 
@@ -52,6 +58,8 @@ impl StepKind {
             StepKind::Lzma => "native LZMA benchmark",
             StepKind::Scrypt => "scrypt stress test",
             StepKind::ClockHot => "clock check under load",
+            StepKind::GraphIdle => "idle consumption",
+            StepKind::Graph => "efficiency graph",
         }
     }
 

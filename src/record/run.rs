@@ -105,6 +105,9 @@ pub struct Results {
     pub clock_hot: Vec<ClockCheck>,
     /// CPUs that could not be used.
     pub skipped_cpus: Vec<Skipped>,
+    /// The efficiency graph (`sbc-bench graph`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<crate::record::graph::GraphResults>,
 }
 
 /// One multi-threaded compression run confined to a group of cores of one type.

@@ -44,6 +44,9 @@ pub fn scrypt_seconds(cfg: &RunConfig) -> f64 {
 
 /// Make the plan. Pure: tests snapshot it for every fixture board.
 pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
+    if let Some(g) = &cfg.graph {
+        return crate::run::graph::plan(cfg, g, m);
+    }
     let clusters = m.clusters.max(1) as f64;
     let q = cfg.quick;
     let per_measure = if q { (0.05, 0.2) } else { (0.5, 1.2) };

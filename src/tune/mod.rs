@@ -212,6 +212,30 @@ impl Tuning {
         res
     }
 
+    /// Write `value` to `path` without recording an original to put back: for attributes
+    /// whose value lasts only as long as a recorded setting does. `scaling_setspeed` holds
+    /// a clock only while the `userspace` governor is selected; once the governor is
+    /// restored the kernel shows `<unsupported>` there and refuses writes, so restoring it
+    /// would fail and there is nothing to restore. Refused on a read-only tree like [`set`].
+    ///
+    /// [`set`]: Tuning::set
+    pub fn set_volatile(&self, path: impl AsRef<Path>, value: &str) -> Result<(), TuneError> {
+        let path = path.as_ref();
+        let inner = lock(&self.inner);
+        let write_err = |source| TuneError::Write {
+            path: path.to_path_buf(),
+            value: value.to_string(),
+            source,
+        };
+        if inner.root.is_read_only() {
+            return Err(write_err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
+            )));
+        }
+        inner.root.write(path, value.as_bytes()).map_err(write_err)
+    }
+
     /// The value a path had before this guard first changed it.
     pub fn original(&self, path: impl AsRef<Path>) -> Option<String> {
         let path = path.as_ref();
