@@ -1,6 +1,7 @@
 //! Wiring: turn parsed arguments into work and pick the exit code. One file per command.
 
 pub mod bench;
+pub mod graph;
 pub mod info;
 pub mod monitor;
 pub mod net;
@@ -131,5 +132,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Restore) => Ok(restore::run(ctx)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => results::compare(&a),
+        Some(Command::Graph(a)) => graph::run(ctx, &a),
     }
 }

@@ -6,7 +6,6 @@ use std::ffi::OsString;
 /// Modes of sbc-bench we do not offer (yet), with sbc-bench's own name for them
 /// (`sbc-bench -h`).
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
     ("-G", "Geekbench mode"),
     ("-j", "Jeff Geerling mode"),
     ("-k", "kernel info: version number and vendor/BSP check"),
@@ -39,8 +38,13 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             break;
         };
         match arg.as_str() {
-            "-m" | "-S" => {
-                argv[i] = if arg == "-m" { "monitor" } else { "storage" }.into();
+            "-m" | "-S" | "-g" => {
+                argv[i] = match arg.as_str() {
+                    "-m" => "monitor",
+                    "-S" => "storage",
+                    _ => "graph",
+                }
+                .into();
                 // Flags of the standard run given before the mode (`-c -m`) do not apply.
                 argv.drain(pos..i);
                 break;
@@ -121,6 +125,16 @@ mod tests {
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
         assert!(err(&["sbc-bench", "-k", "extra"]).contains("not offered"));
         assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+    }
+
+    #[test]
+    fn graph_alias_with_sbc_bench_s_variants() {
+        assert_eq!(rw(&["sbc-bench", "-g"]), ["sbc-bench", "graph"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-g", "coreclusters"]),
+            ["sbc-bench", "graph", "coreclusters"]
+        );
+        assert_eq!(rw(&["sbc-bench", "-c", "-g", "4-7"]), ["sbc-bench", "graph", "4-7"]);
     }
 
     #[test]

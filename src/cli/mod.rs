@@ -4,6 +4,7 @@
 //! `-S` = `storage`, `-c` = `run -c`), see [`legacy`].
 
 pub mod bench;
+pub mod graph;
 pub mod legacy;
 pub mod net;
 pub mod results;
@@ -66,7 +67,8 @@ pub const LEGACY_HELP: &str = "\
 sbc-bench's short modes:
   -c                        The standard run with the stress test (= run -c)
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
-  -S                        List storage devices and what they sit behind (= storage)";
+  -S                        List storage devices and what they sit behind (= storage)
+  -g [WHAT]                 Efficiency graph: MIPS, °C and mW per cpufreq OPP (= graph [WHAT])";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -90,6 +92,9 @@ pub enum Command {
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
     /// numbers differ.
     Compare(results::CompareArgs),
+    /// Efficiency graph (sbc-bench -g): 7-Zip MIPS, temperature and mW at every cpufreq
+    /// OPP, as sbc-bench's table, SVG charts and an HTML page.
+    Graph(graph::GraphArgs),
 }
 
 /// `sbc-bench info`.
