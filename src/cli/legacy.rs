@@ -71,7 +71,7 @@ fn first_positional(argv: &[OsString]) -> Option<usize> {
         let a = argv[i].to_str()?;
         if a == "--sysroot" {
             i += 2;
-        } else if a.starts_with("--sysroot=") || a == "--no-color" {
+        } else if a.starts_with("--sysroot=") || a == "--no-color" || a == "--sysroot-writable" {
             i += 1;
         } else {
             return Some(i);
@@ -135,6 +135,12 @@ mod tests {
             ["sbc-bench", "graph", "coreclusters"]
         );
         assert_eq!(rw(&["sbc-bench", "-c", "-g", "4-7"]), ["sbc-bench", "graph", "4-7"]);
+        // A global option before the mode (`--sysroot-writable` was taken for the first
+        // argument, so `-m`/`-S`/`-g` after it reached clap unrewritten).
+        assert_eq!(
+            rw(&["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "-g", "all"]),
+            ["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "graph", "all"]
+        );
     }
 
     #[test]

@@ -337,6 +337,29 @@ mod tests {
         );
     }
 
+    // The efficiency graph holds OPPs through its own guard inside the run's, which had set
+    // `performance`: the inner guard's journal recovery undid the outer guard's live
+    // change (schedutil back mid-run) and deleted the journal that still had to cover it.
+    #[test]
+    fn a_nested_guard_does_not_recover_the_outer_guards_live_changes() {
+        let (d, r) = tree();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        let outer = Tuning::new(&r);
+        outer.set(GOV, "performance").unwrap();
+        let inner = Tuning::new(&r);
+        assert_eq!(fs::read(&file).unwrap(), b"performance", "outer change kept");
+        assert!(journal.exists(), "the outer change is still journalled");
+        inner.set(GOV, "userspace").unwrap();
+        assert_eq!(inner.original(GOV).as_deref(), Some("performance"));
+        assert!(inner.restore().is_empty());
+        assert_eq!(fs::read(&file).unwrap(), b"performance");
+        assert!(journal.exists(), "the outer guard's entry stays");
+        assert!(outer.restore().is_empty());
+        assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
+        assert!(!journal.exists());
+    }
+
     #[test]
     fn a_killed_run_is_restored_from_the_journal_by_the_next_guard() {
         let (d, r) = tree();

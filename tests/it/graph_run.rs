@@ -109,8 +109,8 @@ impl Ui for Quiet {
     }
 }
 
-/// A meter whose mW follow the clock policy 0 is held at (1000 mW + 2 mW per MHz), read
-/// from the tree as a real meter would see the board react.
+/// A meter whose mW follow the clock policy 0 runs at (1000 mW + 2 mW per MHz), read from
+/// the tree as a real meter would see the board react.
 struct FollowsTheClock {
     root: SysRoot,
     reads: Arc<Mutex<usize>>,
@@ -122,8 +122,17 @@ impl PowerMeter for FollowsTheClock {
     }
     fn read(&mut self) -> Result<PowerReading, MeterError> {
         *self.reads.lock().unwrap() += 1;
-        let khz = read_khz(&self.root, 0, "scaling_setspeed")
-            .or_else(|| read_khz(&self.root, 0, "scaling_max_freq"))
+        // As the kernel would run it: `powersave` at the minimum, `userspace` at
+        // `scaling_setspeed`, else at the maximum the limits allow.
+        let gov = self
+            .root
+            .read_opt(format!("/{CPUFREQ}/policy0/scaling_governor"))
+            .unwrap_or_default();
+        let khz = match gov.trim() {
+            "powersave" => read_khz(&self.root, 0, "cpuinfo_min_freq"),
+            "userspace" => read_khz(&self.root, 0, "scaling_setspeed"),
+            _ => read_khz(&self.root, 0, "scaling_max_freq"),
+        }
             .ok_or_else(|| MeterError::Unavailable("no clock".into()))?;
         Ok(PowerReading {
             mw: 1000.0 + 2.0 * khz as f64 / 1000.0,
@@ -317,9 +326,16 @@ fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
         check_well_formed(s).unwrap_or_else(|e| panic!("{e}\n{s}"));
     }
     assert!(svgs[2].contains("per watt"));
-    // MIPS per watt at 1500 MHz: canned 4 × 1492.5 × 1.5 MIPS over 4 W.
-    let eff = 4.0 * 1492.5 * 1.5 / 4.0;
-    assert!(page.contains(&format!("<td>{eff:.0}</td>")), "{page}");
+    // MIPS per watt at 1500 MHz: the canned MIPS over the meter's 4 W, in the page's table
+    // and as the efficiency chart's last point.
+    let top = r.results.graph.as_ref().unwrap().runs[0].points.last().unwrap().clone();
+    assert_eq!((top.sysfs_khz, top.mean_mw()), (1_500_000, Some(4000.0)));
+    let eff = top.mean_mips().unwrap() / 4.0;
+    assert!(
+        page.contains(&format!("<td>4000</td><td>{eff:.0}</td></tr>")),
+        "{page}"
+    );
+    assert!(svgs[2].contains(&format!("{eff:.0} at 1492")), "{}", svgs[2]);
 }
 
 /// The `<svg>…</svg>` elements of a page.
