@@ -69,7 +69,10 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
         None => None,
     };
     let sink = sink(&cfg, args.log.is_some())?;
-    println!("sbc-bench {} (Rust): efficiency graph", env!("CARGO_PKG_VERSION"));
+    println!(
+        "sbc-bench {} (Rust): efficiency graph",
+        env!("CARGO_PKG_VERSION")
+    );
     if let Some(m) = &meter {
         println!("Power: {}", m.describe());
     }
@@ -101,7 +104,10 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
     if let Some(g) = &report.results.graph {
         print!("\n{}", crate::report::graph::log_sections(g));
     }
-    print!("{}", crate::report::run::validation(&report, output::color()));
+    print!(
+        "{}",
+        crate::report::run::validation(&report, output::color())
+    );
     if let Some(l) = sink.path(Format::Log) {
         println!("Full log: {}", l.display());
     }

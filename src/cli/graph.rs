@@ -123,7 +123,10 @@ mod tests {
     #[test]
     fn variants_as_sbc_bench_spells_them() {
         assert_eq!(parse_variant("cores"), Ok(GraphVariant::Cores));
-        assert_eq!(parse_variant("coreclusters"), Ok(GraphVariant::CoreClusters));
+        assert_eq!(
+            parse_variant("coreclusters"),
+            Ok(GraphVariant::CoreClusters)
+        );
         assert_eq!(
             parse_variant("4-7"),
             Ok(GraphVariant::CpuList(vec![4, 5, 6, 7]))

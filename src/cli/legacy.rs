@@ -134,12 +134,29 @@ mod tests {
             rw(&["sbc-bench", "-g", "coreclusters"]),
             ["sbc-bench", "graph", "coreclusters"]
         );
-        assert_eq!(rw(&["sbc-bench", "-c", "-g", "4-7"]), ["sbc-bench", "graph", "4-7"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-c", "-g", "4-7"]),
+            ["sbc-bench", "graph", "4-7"]
+        );
         // A global option before the mode (`--sysroot-writable` was taken for the first
         // argument, so `-m`/`-S`/`-g` after it reached clap unrewritten).
         assert_eq!(
-            rw(&["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "-g", "all"]),
-            ["sbc-bench", "--sysroot", "/x", "--sysroot-writable", "graph", "all"]
+            rw(&[
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "--sysroot-writable",
+                "-g",
+                "all"
+            ]),
+            [
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "--sysroot-writable",
+                "graph",
+                "all"
+            ]
         );
     }
 

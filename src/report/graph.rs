@@ -135,9 +135,10 @@ fn series(
 }
 
 fn temperature_series(g: &GraphResults) -> impl Iterator<Item = Series> + '_ {
-    g.runs.iter().enumerate().map(|(i, r)| {
-        series(r, i, " SoC temp", Axis::Right, GraphPoint::mean_temp_c)
-    })
+    g.runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| series(r, i, " SoC temp", Axis::Right, GraphPoint::mean_temp_c))
 }
 
 fn mips_name(g: &GraphResults) -> &'static str {

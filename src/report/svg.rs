@@ -210,7 +210,10 @@ pub fn render(c: &Chart) -> String {
         Some((lo, hi)) => Scale::new(lo, hi, 8),
         None => Scale::new(0.0, 1.0, 8),
     };
-    let left = y_scale(range(c.series.iter().filter(|s| s.axis == Axis::Left), |p| p.1));
+    let left = y_scale(range(
+        c.series.iter().filter(|s| s.axis == Axis::Left),
+        |p| p.1,
+    ));
     let right = y_scale(range(
         c.series.iter().filter(|s| s.axis == Axis::Right),
         |p| p.1,
@@ -230,7 +233,14 @@ pub fn render(c: &Chart) -> String {
         w / 2.0,
         escape(&c.title)
     );
-    grid_and_axes(&mut o, c, &xs, &left, has_right.then_some(&right), (x0, x1, y0, y1));
+    grid_and_axes(
+        &mut o,
+        c,
+        &xs,
+        &left,
+        has_right.then_some(&right),
+        (x0, x1, y0, y1),
+    );
     for s in &c.series {
         let ys = if s.axis == Axis::Right { &right } else { &left };
         line(&mut o, s, &xs, ys, (x0, x1, y0, y1));
@@ -252,11 +262,17 @@ fn grid_and_axes(
     o.push_str("<g class=\"grid\" stroke=\"#dddddd\" stroke-width=\"1\">\n");
     for &t in &xs.ticks {
         let x = xs.map(t, x0, x1);
-        let _ = writeln!(o, "<line x1=\"{x:.1}\" y1=\"{y0:.1}\" x2=\"{x:.1}\" y2=\"{y1:.1}\"/>");
+        let _ = writeln!(
+            o,
+            "<line x1=\"{x:.1}\" y1=\"{y0:.1}\" x2=\"{x:.1}\" y2=\"{y1:.1}\"/>"
+        );
     }
     for &t in &left.ticks {
         let y = left.map(t, y0, y1);
-        let _ = writeln!(o, "<line x1=\"{x0:.1}\" y1=\"{y:.1}\" x2=\"{x1:.1}\" y2=\"{y:.1}\"/>");
+        let _ = writeln!(
+            o,
+            "<line x1=\"{x0:.1}\" y1=\"{y:.1}\" x2=\"{x1:.1}\" y2=\"{y:.1}\"/>"
+        );
     }
     o.push_str("</g>\n");
     let _ = writeln!(
@@ -322,7 +338,13 @@ fn grid_and_axes(
 }
 
 /// One series: a polyline and a marker per point, with the values as tooltips.
-fn line(o: &mut String, s: &Series, xs: &Scale, ys: &Scale, (x0, x1, y0, y1): (f64, f64, f64, f64)) {
+fn line(
+    o: &mut String,
+    s: &Series,
+    xs: &Scale,
+    ys: &Scale,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) {
     let pts: Vec<(f64, f64, f64, f64)> = finite(s)
         .map(|(x, y)| (xs.map(x, x0, x1), ys.map(y, y0, y1), x, y))
         .collect();
@@ -334,7 +356,10 @@ fn line(o: &mut String, s: &Series, xs: &Scale, ys: &Scale, (x0, x1, y0, y1): (f
     let color = escape(&s.color);
     let _ = writeln!(o, "<g class=\"series\" data-name=\"{}\">", escape(&s.name));
     if pts.len() > 1 {
-        let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", p.0, p.1)).collect();
+        let path: Vec<String> = pts
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", p.0, p.1))
+            .collect();
         let _ = writeln!(
             o,
             "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"{dash} points=\"{}\"/>",
@@ -401,7 +426,11 @@ mod tests {
         assert_eq!(s.hi, 2400.0);
         assert_eq!(s.ticks.first(), Some(&400.0));
         assert_eq!(s.ticks.last(), Some(&2400.0));
-        assert!(s.ticks.windows(2).all(|w| (w[1] - w[0] - 250.0).abs() < 1e-9));
+        assert!(
+            s.ticks
+                .windows(2)
+                .all(|w| (w[1] - w[0] - 250.0).abs() < 1e-9)
+        );
         // One value: still a range.
         let one = Scale::new(45.0, 45.0, 5);
         assert!(one.lo < 45.0 && one.hi > 45.0);
@@ -443,7 +472,11 @@ mod tests {
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.contains("MIPS &lt;all&gt; &amp; more"));
         assert_eq!(svg.matches("class=\"series\"").count(), 2);
-        assert_eq!(svg.matches("<circle").count(), 4, "the NaN point is left out");
+        assert_eq!(
+            svg.matches("<circle").count(),
+            4,
+            "the NaN point is left out"
+        );
         assert!(svg.contains("class=\"y2-axis\""));
         assert!(svg.contains("stroke-dasharray"));
         assert!(!svg.contains("NaN"));

@@ -271,11 +271,7 @@ fn graph_step(cfg: &RunConfig, g: &GraphConfig, opps: f64) -> Step {
 pub fn plan_for(cfg: &RunConfig, g: &GraphConfig, opps_per_group: &[usize]) -> Plan {
     let steps = idle_step(g)
         .into_iter()
-        .chain(
-            opps_per_group
-                .iter()
-                .map(|&n| graph_step(cfg, g, n as f64)),
-        )
+        .chain(opps_per_group.iter().map(|&n| graph_step(cfg, g, n as f64)))
         .collect();
     Plan {
         steps,
@@ -308,13 +304,16 @@ fn clamp(p: &Policy, khz: u64) -> u64 {
     khz.clamp(lo, hi)
 }
 
+/// A policy's (scaling_min_freq, scaling_max_freq) as last set or read, kHz.
+type Limits = (Option<u64>, Option<u64>);
+
 /// Holds policies at chosen clocks through one restoring guard.
 struct Holder<'a> {
     root: &'a SysRoot,
     tuning: Tuning,
     method: HoldMethod,
     /// Current limits per policy (min, max), for the order of limit writes.
-    limits: Vec<(u32, (Option<u64>, Option<u64>))>,
+    limits: Vec<(u32, Limits)>,
 }
 
 impl<'a> Holder<'a> {
@@ -374,7 +373,11 @@ impl<'a> Holder<'a> {
     }
 
     fn restore(&self) -> Vec<String> {
-        self.tuning.restore().iter().map(|e| e.to_string()).collect()
+        self.tuning
+            .restore()
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
     }
 }
 
@@ -526,7 +529,6 @@ struct Graphing<'a> {
     targets: Vec<GraphTarget>,
     temp: Option<thermal::ThermalSource>,
     meter: Option<Box<dyn PowerMeter>>,
-    _marker: std::marker::PhantomData<&'a ()>,
 }
 
 fn soc_temp(root: &SysRoot, src: Option<&thermal::ThermalSource>) -> Option<f64> {
@@ -548,9 +550,11 @@ fn idle(ctx: &RunContext<'_>, run: &Running, g: &mut Graphing<'_>) -> (IdleBasel
     }
     let total = Duration::from_secs(g.cfg.idle_s);
     let cancel = ctx.cancel;
-    let (_, readings) = metered(&mut g.meter, IDLE_METER_EVERY.min(total.max(METER_EVERY)), || {
-        cancel.sleep(total)
-    });
+    let (_, readings) = metered(
+        &mut g.meter,
+        IDLE_METER_EVERY.min(total.max(METER_EVERY)),
+        || cancel.sleep(total),
+    );
     errors.extend(guard.restore().iter().map(|e| e.to_string()));
     let base = IdleBaseline {
         seconds: t0.elapsed().as_secs_f64(),
@@ -740,6 +744,12 @@ fn steps(
         if ctx.cancel.is_cancelled() {
             break;
         }
+        // sbc-bench's `Checking CPU 4-5: …`: which group this step walks.
+        if step.kind == StepKind::Graph {
+            if let Some(t) = g.targets.get(next_target) {
+                ui.line(&format!("Checking {} ({}):", t.label, format_list(&t.cpus)));
+            }
+        }
         let progress = ui.step_started(step.kind.progress());
         if let Some(m) = &monitor {
             m.mark(step.kind.phase());
@@ -764,13 +774,17 @@ fn steps(
                     progress: &*progress,
                     all_cpus: &run.all_cpus,
                 };
-                let t = g.targets[next_target].clone();
-                next_target += 1;
-                let (r, status) = walk(exec, &env, g, &t);
-                if let Some(res) = run.report.results.graph.as_mut() {
-                    res.runs.push(r);
+                match g.targets.get(next_target).cloned() {
+                    Some(t) => {
+                        next_target += 1;
+                        let (r, status) = walk(exec, &env, g, &t);
+                        if let Some(res) = run.report.results.graph.as_mut() {
+                            res.runs.push(r);
+                        }
+                        status
+                    }
+                    None => StepStatus::Failed("no group of CPUs left to test".to_string()),
                 }
-                status
             }
         };
         if let Some(m) = &monitor {
@@ -852,7 +866,10 @@ pub fn execute(
         runs: Vec::new(),
     });
     if meter.is_none() {
-        run.report.plan.steps.retain(|s| s.kind != StepKind::GraphIdle);
+        run.report
+            .plan
+            .steps
+            .retain(|s| s.kind != StepKind::GraphIdle);
     }
     ctx.sink.write(&run.report);
     let mut g = Graphing {
@@ -862,7 +879,6 @@ pub fn execute(
         targets,
         temp: thermal::pick_source(ctx.root),
         meter,
-        _marker: std::marker::PhantomData,
     };
     let recording = steps(ctx, &mut run, exec, ui, &mut g);
     Ok(runner::finish(ctx, run, recording))
@@ -945,7 +961,10 @@ mod tests {
             max_khz: Some(2_000_000),
             ..Default::default()
         };
-        assert_eq!(opps(p4, &cfg), [1_008_000, 1_200_000, 1_416_000, 1_608_000, 1_800_000]);
+        assert_eq!(
+            opps(p4, &cfg),
+            [1_008_000, 1_200_000, 1_416_000, 1_608_000, 1_800_000]
+        );
     }
 
     #[test]
@@ -974,7 +993,9 @@ mod tests {
         fn describe(&self) -> String {
             "steady".into()
         }
-        fn read(&mut self) -> Result<crate::sys::meter::PowerReading, crate::sys::meter::MeterError> {
+        fn read(
+            &mut self,
+        ) -> Result<crate::sys::meter::PowerReading, crate::sys::meter::MeterError> {
             Ok(crate::sys::meter::PowerReading {
                 mw: self.0,
                 energy_mwh: None,

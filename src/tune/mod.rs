@@ -348,7 +348,11 @@ mod tests {
         let outer = Tuning::new(&r);
         outer.set(GOV, "performance").unwrap();
         let inner = Tuning::new(&r);
-        assert_eq!(fs::read(&file).unwrap(), b"performance", "outer change kept");
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            b"performance",
+            "outer change kept"
+        );
         assert!(journal.exists(), "the outer change is still journalled");
         inner.set(GOV, "userspace").unwrap();
         assert_eq!(inner.original(GOV).as_deref(), Some("performance"));

@@ -84,7 +84,11 @@ fn decode_png(png: &[u8]) -> (u32, u32, usize, Vec<u8>) {
         let filter = raw[y * (stride + 1)];
         let line = &raw[y * (stride + 1) + 1..(y + 1) * (stride + 1)];
         for x in 0..stride {
-            let a = if x >= bpp { out[y * stride + x - bpp] } else { 0 };
+            let a = if x >= bpp {
+                out[y * stride + x - bpp]
+            } else {
+                0
+            };
             let b = if y > 0 { out[(y - 1) * stride + x] } else { 0 };
             let c = if x >= bpp && y > 0 {
                 out[(y - 1) * stride + x - bpp]
@@ -98,7 +102,11 @@ fn decode_png(png: &[u8]) -> (u32, u32, usize, Vec<u8>) {
                 3 => line[x].wrapping_add(((a as u16 + b as u16) / 2) as u8),
                 4 => {
                     let p = a as i16 + b as i16 - c as i16;
-                    let (pa, pb, pc) = ((p - a as i16).abs(), (p - b as i16).abs(), (p - c as i16).abs());
+                    let (pa, pb, pc) = (
+                        (p - a as i16).abs(),
+                        (p - b as i16).abs(),
+                        (p - c as i16).abs(),
+                    );
                     let pred = if pa <= pb && pa <= pc {
                         a
                     } else if pb <= pc {
@@ -134,7 +142,14 @@ fn the_graph_page_renders_in_headless_chromium_offline_without_errors() {
         .arg("--sysroot")
         .arg(&root)
         .arg("--sysroot-writable")
-        .args(["graph", "clusters", "--fake-benchmarks", "--unattended", "--max-wait", "0"])
+        .args([
+            "graph",
+            "clusters",
+            "--fake-benchmarks",
+            "--unattended",
+            "--max-wait",
+            "0",
+        ])
         .arg("--log")
         .arg(tmp.path().join("l.log"))
         .arg("--html")
@@ -167,9 +182,15 @@ fn the_graph_page_renders_in_headless_chromium_offline_without_errors() {
         }
     }
     assert!(colours.len() > 20, "{} colours", colours.len());
-    assert!(not_white > (w * h / 100) as usize, "{not_white} pixels drawn");
+    assert!(
+        not_white > (w * h / 100) as usize,
+        "{not_white} pixels drawn"
+    );
     // The palette's first colour (the first cluster's line) is on screen.
-    assert!(colours.contains(&(0x00, 0x72, 0xb2)), "the first series is drawn");
+    assert!(
+        colours.contains(&(0x00, 0x72, 0xb2)),
+        "the first series is drawn"
+    );
     let lower = log.to_ascii_lowercase();
     for bad in [
         "uncaught",

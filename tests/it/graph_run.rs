@@ -133,7 +133,7 @@ impl PowerMeter for FollowsTheClock {
             "userspace" => read_khz(&self.root, 0, "scaling_setspeed"),
             _ => read_khz(&self.root, 0, "scaling_max_freq"),
         }
-            .ok_or_else(|| MeterError::Unavailable("no clock".into()))?;
+        .ok_or_else(|| MeterError::Unavailable("no clock".into()))?;
         Ok(PowerReading {
             mw: 1000.0 + 2.0 * khz as f64 / 1000.0,
             energy_mwh: None,
@@ -207,7 +207,11 @@ fn graph_on_rock_5b_holds_every_opp_from_600_mhz_with_userspace_and_restores_byt
         None,
         &html,
     );
-    assert_eq!(cpufreq_bytes(&root), before, "governors and limits restored");
+    assert_eq!(
+        cpufreq_bytes(&root),
+        before,
+        "governors and limits restored"
+    );
     let g = r.results.graph.as_ref().unwrap();
     assert_eq!(g.method, HoldMethod::Userspace);
     let labels: Vec<&str> = g.runs.iter().map(|r| r.label.as_str()).collect();
@@ -249,7 +253,11 @@ fn graph_on_odroid_n2plus_without_setspeed_holds_opps_with_min_and_max() {
         None,
         &tmp.path().join("g.html"),
     );
-    assert_eq!(cpufreq_bytes(&root), before, "limits restored byte for byte");
+    assert_eq!(
+        cpufreq_bytes(&root),
+        before,
+        "limits restored byte for byte"
+    );
     let g = r.results.graph.as_ref().unwrap();
     assert_eq!(g.method, HoldMethod::MinMax);
     // All cores: the OPPs of the highest policy (2: the A73s, up to 2.4 GHz); the A53s
@@ -272,7 +280,11 @@ fn graph_on_odroid_n2plus_without_setspeed_holds_opps_with_min_and_max() {
         for (id, _, _, min, max) in held.iter() {
             let cap = if *id == 0 { 2_016_000 } else { u64::MAX };
             let want = (*khz).min(cap);
-            assert_eq!((*min, *max), (Some(want), Some(want)), "policy{id} at {khz}");
+            assert_eq!(
+                (*min, *max),
+                (Some(want), Some(want)),
+                "policy{id} at {khz}"
+            );
         }
     }
 }
@@ -280,8 +292,10 @@ fn graph_on_odroid_n2plus_without_setspeed_holds_opps_with_min_and_max() {
 /// sbc-bench's rows (Efficiency_Graphing.md): `1600 / 1590 :  8033  45.0°C  9575mW`.
 fn row_re(metered: bool) -> regex::Regex {
     let mw = if metered { r" {0,5}\d{1,6}mW" } else { "" };
-    regex::Regex::new(&format!(r"^[ \d]{{4}} / [ \d]{{4}} : {{0,5}}\d{{1,6}} [ \d]{{2}}\d\.\d°C{mw}$"))
-        .unwrap()
+    regex::Regex::new(&format!(
+        r"^[ \d]{{4}} / [ \d]{{4}} : {{0,5}}\d{{1,6}} [ \d]{{2}}\d\.\d°C{mw}$"
+    ))
+    .unwrap()
 }
 
 #[test]
@@ -306,8 +320,7 @@ fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
     let log = sbc_bench::report::run::log(&r);
     // Idle: powersave on a Pi's policy 0 is its 600 MHz minimum: 1000 + 2 × 600 mW.
     assert!(
-        log.contains("\n\nIdle temperature: ")
-            && log.contains("°C, idle consumption: 2200 mW\n"),
+        log.contains("\n\nIdle temperature: ") && log.contains("°C, idle consumption: 2200 mW\n"),
         "{log}"
     );
     assert!(log.contains(
@@ -317,8 +330,16 @@ fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
     // 1000 + 2 × 1500 = 4000 mW; canned clock 0.5 % below (1492.5 → 1490).
     let rows: Vec<&str> = log.lines().filter(|l| row_re(true).is_match(l)).collect();
     assert_eq!(rows.len(), 10, "{log}");
-    assert!(rows.iter().any(|l| l.starts_with("1500 / 1490 :") && l.ends_with("  4000mW")), "{rows:?}");
-    assert!(rows.iter().any(|l| l.starts_with(" 600 /  600 :") && l.ends_with("  2200mW")), "{rows:?}");
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with("1500 / 1490 :") && l.ends_with("  4000mW")),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with(" 600 /  600 :") && l.ends_with("  2200mW")),
+        "{rows:?}"
+    );
     let page = fs::read_to_string(&html).unwrap();
     let svgs = svgs(&page);
     assert_eq!(svgs.len(), 3, "MIPS, mW and MIPS per watt");
@@ -328,14 +349,22 @@ fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
     assert!(svgs[2].contains("per watt"));
     // MIPS per watt at 1500 MHz: the canned MIPS over the meter's 4 W, in the page's table
     // and as the efficiency chart's last point.
-    let top = r.results.graph.as_ref().unwrap().runs[0].points.last().unwrap().clone();
+    let top = r.results.graph.as_ref().unwrap().runs[0]
+        .points
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!((top.sysfs_khz, top.mean_mw()), (1_500_000, Some(4000.0)));
     let eff = top.mean_mips().unwrap() / 4.0;
     assert!(
         page.contains(&format!("<td>4000</td><td>{eff:.0}</td></tr>")),
         "{page}"
     );
-    assert!(svgs[2].contains(&format!("{eff:.0} at 1492")), "{}", svgs[2]);
+    assert!(
+        svgs[2].contains(&format!("{eff:.0} at 1492")),
+        "{}",
+        svgs[2]
+    );
 }
 
 /// The `<svg>…</svg>` elements of a page.
@@ -375,11 +404,13 @@ fn check_well_formed(doc: &str) -> Result<(), String> {
         } else {
             let self_closing = tag.ends_with('/');
             let body = tag.trim_end_matches('/');
-            let name_end = body
-                .find(|c: char| c.is_whitespace())
-                .unwrap_or(body.len());
+            let name_end = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
             let name = &body[..name_end];
-            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == ':' || c == '-') {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == ':' || c == '-')
+            {
                 return Err(format!("bad tag name {name:?}"));
             }
             let mut attrs = &body[name_end..];
@@ -419,7 +450,13 @@ fn fake_graph_cmd(root: &Path, tmp: &Path, what: &[&str]) -> assert_cmd::Command
         .arg("--sysroot-writable")
         .arg("graph")
         .args(what)
-        .args(["--fake-benchmarks", "--unattended", "--max-wait", "0", "--log"])
+        .args([
+            "--fake-benchmarks",
+            "--unattended",
+            "--max-wait",
+            "0",
+            "--log",
+        ])
         .arg(tmp.join("l.log"))
         .arg("--json")
         .arg(tmp.join("g.json"))
@@ -437,14 +474,24 @@ fn sbc_bench_dash_g_coreclusters_on_rock_5b_logs_sbc_bench_s_table_and_one_serie
         .arg(&root)
         .arg("--sysroot-writable")
         .args(["-g", "coreclusters"])
-        .args(["--fake-benchmarks", "--unattended", "--max-wait", "0", "--log"])
+        .args([
+            "--fake-benchmarks",
+            "--unattended",
+            "--max-wait",
+            "0",
+            "--log",
+        ])
         .arg(tmp.path().join("l.log"))
         .arg("--html")
         .arg(tmp.path().join("g.html"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(cpufreq_bytes(&root), before);
     let log = fs::read_to_string(tmp.path().join("l.log")).unwrap();
     for label in ["CPU 0-3", "CPU 4-7"] {
@@ -458,7 +505,11 @@ fn sbc_bench_dash_g_coreclusters_on_rock_5b_logs_sbc_bench_s_table_and_one_serie
     let rows: Vec<&str> = log.lines().filter(|l| row_re(false).is_match(l)).collect();
     // 0-3: 600…1800 (7 OPPs); 4-7: 600…2400 (10).
     assert_eq!(rows.len(), 17, "{log}");
-    assert!(rows.contains(&"1608 / 1600 :  6400  36.9°C") || rows.iter().any(|r| r.starts_with("1608 / 1600 :")), "{rows:?}");
+    assert!(
+        rows.contains(&"1608 / 1600 :  6400  36.9°C")
+            || rows.iter().any(|r| r.starts_with("1608 / 1600 :")),
+        "{rows:?}"
+    );
     assert!(stdout.contains("Sysfs/Tested:  MIPS / Temp"), "{stdout}");
     assert!(stdout.contains("Please check "));
     // No Results.md row for a graph.
@@ -496,7 +547,10 @@ fn graph_on_x86_vm_without_cpufreq_is_refused_with_sbc_bench_s_words() {
         err.contains("No cpufreq support available. Not able to draw performance graph(s)"),
         "{err}"
     );
-    assert!(!tmp.path().join("l.log").exists(), "refused before any file");
+    assert!(
+        !tmp.path().join("l.log").exists(),
+        "refused before any file"
+    );
 }
 
 #[test]
@@ -510,17 +564,23 @@ fn graph_refuses_a_read_only_tree_and_cpus_the_board_lacks() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--sysroot-writable"));
     let (tmp, root) = board("rock-5b", true);
-    let out = fake_graph_cmd(&root, tmp.path(), &["9-11"]).output().unwrap();
+    let out = fake_graph_cmd(&root, tmp.path(), &["9-11"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("CPU 9 is not an online CPU"));
-    let out = fake_graph_cmd(&root, tmp.path(), &["bigcores"]).output().unwrap();
+    let out = fake_graph_cmd(&root, tmp.path(), &["bigcores"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn graph_json_records_every_point_and_the_method() {
     let (tmp, root) = board("rpi4", true);
-    fake_graph_cmd(&root, tmp.path(), &["cores"]).assert().success();
+    fake_graph_cmd(&root, tmp.path(), &["cores"])
+        .assert()
+        .success();
     let doc: Value =
         serde_json::from_str(&fs::read_to_string(tmp.path().join("g.json")).unwrap()).unwrap();
     let g = &doc["results"]["graph"];
@@ -548,7 +608,15 @@ fn sigterm_during_the_graph_restores_governors_and_limits_byte_for_byte() {
         .arg("--sysroot")
         .arg(&root)
         .arg("--sysroot-writable")
-        .args(["graph", "0", "--quick", "--unattended", "--max-wait", "0", "--log"])
+        .args([
+            "graph",
+            "0",
+            "--quick",
+            "--unattended",
+            "--max-wait",
+            "0",
+            "--log",
+        ])
         .arg(tmp.path().join("l.log"))
         .arg("--html")
         .arg(tmp.path().join("g.html"))
@@ -567,7 +635,12 @@ fn sigterm_during_the_graph_restores_governors_and_limits_byte_for_byte() {
         if let Ok(Some(st)) = child.try_wait() {
             let mut err = String::new();
             use std::io::Read;
-            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             panic!("graph ended before it could be interrupted: {st:?}\n{err}");
         }
         assert!(Instant::now() < deadline, "no OPP held within 120 s");
