@@ -78,7 +78,7 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// A "nice" tick step (1, 2 or 5 × 10ⁿ) that cuts `span` into about `n` parts.
+/// A "nice" tick step (1, 2, 2.5 or 5 × 10ⁿ) that cuts `span` into about `n` parts.
 pub fn nice_step(span: f64, n: usize) -> f64 {
     if !span.is_finite() || span <= 0.0 {
         return 1.0;
@@ -90,6 +90,8 @@ pub fn nice_step(span: f64, n: usize) -> f64 {
         1.0
     } else if f <= 2.0 {
         2.0
+    } else if f <= 2.5 {
+        2.5
     } else if f <= 5.0 {
         5.0
     } else {
@@ -421,16 +423,17 @@ mod tests {
 
     #[test]
     fn ticks_are_round_numbers_covering_the_data() {
+        // An RK3588's clocks, 408…2352 MHz: round steps of 250, not from zero.
         let s = Scale::new(408.0, 2352.0, 8);
-        assert_eq!(s.lo, 400.0);
-        assert_eq!(s.hi, 2400.0);
-        assert_eq!(s.ticks.first(), Some(&400.0));
-        assert_eq!(s.ticks.last(), Some(&2400.0));
+        assert_eq!((s.lo, s.hi), (250.0, 2500.0));
+        assert_eq!(s.ticks.len(), 10);
         assert!(
             s.ticks
                 .windows(2)
                 .all(|w| (w[1] - w[0] - 250.0).abs() < 1e-9)
         );
+        assert_eq!(nice_step(1944.0, 8), 250.0);
+        assert_eq!(nice_step(9.0, 5), 2.0);
         // One value: still a range.
         let one = Scale::new(45.0, 45.0, 5);
         assert!(one.lo < 45.0 && one.hi > 45.0);

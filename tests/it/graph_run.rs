@@ -298,6 +298,25 @@ fn row_re(metered: bool) -> regex::Regex {
     .unwrap()
 }
 
+/// Rows sbc-bench logged (Efficiency_Graphing.md: ODROID-HC2 all cores and cpu4-7,
+/// NanoPi K1 Plus), as `row_re` must accept them: the pattern our rows are held to is
+/// sbc-bench's.
+#[test]
+fn the_row_pattern_accepts_sbc_bench_s_own_rows() {
+    for row in [
+        " 500 /  500 :  3093  35.5°C  5510mW",
+        "1600 / 1590 :  8033  45.0°C  9575mW",
+        "1700 / 1700 :  8204  48.0°C 10265mW",
+        "2000 / 1990 :  5522  63.5°C 12640mW",
+        " 480 /  480 :   380  24.7°C  1906mW",
+        "1104 / 1110 :   796  32.7°C  2696mW",
+    ] {
+        assert!(row_re(true).is_match(row), "{row}");
+    }
+    assert!(row_re(false).is_match("1600 / 1590 :  8033  45.0°C"));
+    assert!(!row_re(true).is_match("1600 / 1590 : 8033 45.0°C 9575mW"));
+}
+
 #[test]
 fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
     let (tmp, root) = board("rpi4", false);
