@@ -1,6 +1,7 @@
 //! Wiring: turn parsed arguments into work and pick the exit code. One file per command.
 
 pub mod bench;
+pub mod graph;
 pub mod info;
 pub mod kernel;
 pub mod monitor;
@@ -138,5 +139,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Kernel(a)) => kernel::run(ctx, &a),
         Some(Command::Thermal(a)) => thermal::run(ctx, &a),
         Some(Command::Review(a)) => review::run(ctx, &a),
+        Some(Command::Graph(a)) => graph::run(ctx, &a),
     }
 }

@@ -18,12 +18,12 @@ use crate::shutdown;
 /// The terminal: sbc-bench's progress lines on stdout, a bar on stderr when it is a
 /// terminal, prompts only when interactive.
 pub(crate) struct Console {
-    interactive: bool,
-    bar: Option<indicatif::ProgressBar>,
+    pub(crate) interactive: bool,
+    pub(crate) bar: Option<indicatif::ProgressBar>,
     /// The run's steps (for `step 2/7` and the time left), once planned.
-    plan: Option<Plan>,
+    pub(crate) plan: Option<Plan>,
     /// Steps started so far.
-    started: usize,
+    pub(crate) started: usize,
 }
 
 impl Console {

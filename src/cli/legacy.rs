@@ -6,7 +6,6 @@ use std::ffi::OsString;
 /// Modes of sbc-bench we do not offer (yet), with sbc-bench's own name for them
 /// (`sbc-bench -h`).
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
     ("-G", "Geekbench mode"),
     ("-N", "Netio power meter monitor mode"),
     ("-P", "Phoronix mode"),
@@ -33,11 +32,12 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             break;
         };
         match arg.as_str() {
-            "-m" | "-S" | "-k" => {
+            "-m" | "-S" | "-k" | "-g" => {
                 argv[i] = match arg.as_str() {
                     "-m" => "monitor",
                     "-S" => "storage",
-                    _ => "kernel",
+                    "-k" => "kernel",
+                    _ => "graph",
                 }
                 .into();
                 // Flags of the standard run given before the mode (`-c -m`) do not apply.
@@ -240,6 +240,39 @@ mod tests {
                 "--no-benchmarks",
                 "--",
                 "true"
+            ]
+        );
+    }
+
+    #[test]
+    fn graph_alias_with_sbc_bench_s_variants() {
+        assert_eq!(rw(&["sbc-bench", "-g"]), ["sbc-bench", "graph"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-g", "coreclusters"]),
+            ["sbc-bench", "graph", "coreclusters"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-c", "-g", "4-7"]),
+            ["sbc-bench", "graph", "4-7"]
+        );
+        // A global option before the mode (`--sysroot-writable` was taken for the first
+        // argument, so `-m`/`-S`/`-g` after it reached clap unrewritten).
+        assert_eq!(
+            rw(&[
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "--sysroot-writable",
+                "-g",
+                "all"
+            ]),
+            [
+                "sbc-bench",
+                "--sysroot",
+                "/x",
+                "--sysroot-writable",
+                "graph",
+                "all"
             ]
         );
     }

@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod kernel;
+pub mod graph;
 pub mod legacy;
 pub mod net;
 pub mod results;
@@ -75,7 +76,8 @@ sbc-bench's short modes:
   -T [°C]                   Thermal test: heat up to °C (50) first (= thermal --heat-to)
   -M                        Memory controller throttling test (= thermal --memory-controller)
   -r, -j                    Review mode (= review)
-  -R                        Review mode without benchmarks (= review --no-benchmarks)";
+  -R                        Review mode without benchmarks (= review --no-benchmarks)
+  -g [WHAT]                 Efficiency graph: MIPS, °C and mW per cpufreq OPP (= graph [WHAT])";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -111,6 +113,9 @@ pub enum Command {
     /// The review a board reviewer publishes (sbc-bench -r, -j; -R = --no-benchmarks),
     /// then watch until Ctrl-C or until COMMAND exits, and report what changed.
     Review(review::ReviewArgs),
+    /// Efficiency graph (sbc-bench -g): 7-Zip MIPS, temperature and mW at every cpufreq
+    /// OPP, as sbc-bench's table, SVG charts and an HTML page.
+    Graph(graph::GraphArgs),
 }
 
 /// `sbc-bench info`.
@@ -367,6 +372,7 @@ pub fn run_config(
         min_khz: khz("MinKHz")?,
         power: power_spec(args.power.as_deref(), env("Netio").as_deref())?,
         thermal: None,
+        graph: None,
     })
 }
 

@@ -49,4 +49,7 @@ pub struct RunConfig {
     /// The thermal test (`sbc-bench thermal`, `-t`/`-T`/`-M`); `None` for every other run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thermal: Option<crate::record::thermal::ThermalConfig>,
+    /// The efficiency graph (`sbc-bench graph`, `-g`) instead of the standard run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<crate::record::graph::GraphConfig>,
 }

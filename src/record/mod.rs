@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod finding;
+pub mod graph;
 pub mod net;
 pub mod plan;
 pub mod power;

@@ -34,6 +34,10 @@ pub enum StepKind {
     Aes256Before,
     /// `-M`: AES-256 per cluster again, after the load.
     Aes256After,
+    /// Efficiency graph: idle consumption before the graph (with a power meter).
+    GraphIdle,
+    /// Efficiency graph: one group of CPUs walked through its OPPs.
+    Graph,
 }
 
 impl StepKind {
@@ -53,6 +57,8 @@ impl StepKind {
             StepKind::ThermalLoad => "Executing scrypt (cpuminer's algorithm) on all cores",
             StepKind::Aes256Before => "Executing AES-256 benchmark",
             StepKind::Aes256After => "Executing AES-256 benchmark again",
+            StepKind::GraphIdle => "Trying to determine idle consumption",
+            StepKind::Graph => "Walking through cpufreq OPPs",
         }
     }
 
@@ -72,6 +78,8 @@ impl StepKind {
             StepKind::ThermalLoad => "thermal load",
             StepKind::Aes256Before => "AES-256 benchmark before the load",
             StepKind::Aes256After => "AES-256 benchmark after the load",
+            StepKind::GraphIdle => "idle consumption",
+            StepKind::Graph => "efficiency graph",
         }
     }
 

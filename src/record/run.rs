@@ -108,6 +108,9 @@ pub struct Results {
     /// The thermal test's wait, load and second AES run (`sbc-bench thermal`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thermal: Option<crate::record::thermal::ThermalResults>,
+    /// The efficiency graph (`sbc-bench graph`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<crate::record::graph::GraphResults>,
 }
 
 /// One multi-threaded compression run confined to a group of cores of one type.

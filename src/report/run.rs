@@ -179,9 +179,12 @@ fn health_heading(kind: StepKind) -> &'static str {
         StepKind::ClockCold | StepKind::SevenZip | StepKind::Lzma | StepKind::ClockHot => {
             kind.phase()
         }
-        StepKind::Aes256Before | StepKind::Aes256After | StepKind::CoolDown | StepKind::HeatUp => {
-            kind.phase()
-        }
+        StepKind::Aes256Before
+        | StepKind::Aes256After
+        | StepKind::CoolDown
+        | StepKind::HeatUp
+        | StepKind::GraphIdle
+        | StepKind::Graph => kind.phase(),
     }
 }
 
@@ -452,6 +455,9 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
         }
         hot.push_str(bench_clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
         section(s, &hot);
+    }
+    if let Some(g) = &r.results.graph {
+        s.push_str(&crate::report::graph::log_sections(g));
     }
 }
 

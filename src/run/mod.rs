@@ -1,6 +1,7 @@
 //! Orchestration of the standard run: plan, tune, benchmark while monitoring, restore.
 
 pub mod exec;
+pub mod graph;
 pub mod host;
 pub mod plan;
 pub mod power;

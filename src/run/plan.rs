@@ -47,6 +47,9 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     if let Some(t) = &cfg.thermal {
         return crate::run::thermal::plan(t, cfg, m);
     }
+    if let Some(g) = &cfg.graph {
+        return crate::run::graph::plan(cfg, g, m);
+    }
     let clusters = m.clusters.max(1) as f64;
     let q = cfg.quick;
     let per_measure = if q { (0.05, 0.2) } else { (0.5, 1.2) };

@@ -78,7 +78,7 @@ pub enum RunError {
     Stopped,
 }
 
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
 }
 
@@ -292,7 +292,7 @@ pub(crate) struct Running {
 }
 
 /// Phase 2: look at the machine, tune it, plan the steps, open the report.
-fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
+pub(crate) fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
     tune_with(ctx, started, checked, &mut |t, g| {
         tuning::set_performance(t, g)
     })
@@ -535,10 +535,11 @@ pub(crate) fn finish(
         RunStatus::Complete
     };
     // An interrupted run has no Results.md row: a partial one would look paste-ready.
-    // The thermal test measures no Results.md row; review mode has none either, as
-    // sbc-bench.
+    // The thermal test and the efficiency graph measure no Results.md row (sbc-bench -g
+    // prints none); review mode has none either, as sbc-bench.
     report.results_row = (report.status == RunStatus::Complete
         && report.config.thermal.is_none()
+        && report.config.graph.is_none()
         && report.review.is_none())
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
@@ -643,6 +644,10 @@ pub(crate) fn run_step(
             results.clock_cold.extend(runs);
         }
         StepKind::ClockHot => clock_hot(exec, env, targets, e, results),
+        // The graph's steps are run by `run::graph`, which owns their meter.
+        StepKind::GraphIdle | StepKind::Graph => {
+            e.push("the efficiency graph's steps run in `run::graph`".to_string());
+        }
         StepKind::MemBandwidth => {
             results
                 .membw

@@ -165,6 +165,12 @@ pub fn recover(root: &SysRoot) -> Recovery {
             return out;
         }
     };
+    // Our own journal while a guard of this process still holds changes on this tree: a
+    // nested guard (the efficiency graph's, an OPP walk's, inside the run's) must not
+    // take the outer guard's live changes for a killed process's and undo them.
+    if j.pid == std::process::id() && live().iter().any(|(_, r, _)| r == root.root()) {
+        return out;
+    }
     if other_live_process(j.pid) {
         out.lines.push(format!(
             "process {} (another sbc-bench?) still holds tuned settings; not restoring them",

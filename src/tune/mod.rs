@@ -213,6 +213,30 @@ impl Tuning {
         res
     }
 
+    /// Write `value` to `path` without recording an original to put back: for attributes
+    /// whose value lasts only as long as a recorded setting does. `scaling_setspeed` holds
+    /// a clock only while the `userspace` governor is selected; once the governor is
+    /// restored the kernel shows `<unsupported>` there and refuses writes, so restoring it
+    /// would fail and there is nothing to restore. Refused on a read-only tree like [`set`].
+    ///
+    /// [`set`]: Tuning::set
+    pub fn set_volatile(&self, path: impl AsRef<Path>, value: &str) -> Result<(), TuneError> {
+        let path = path.as_ref();
+        let inner = lock(&self.inner);
+        let write_err = |source| TuneError::Write {
+            path: path.to_path_buf(),
+            value: value.to_string(),
+            source,
+        };
+        if inner.root.is_read_only() {
+            return Err(write_err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
+            )));
+        }
+        inner.root.write(path, value.as_bytes()).map_err(write_err)
+    }
+
     /// The value a path had before this guard first changed it.
     pub fn original(&self, path: impl AsRef<Path>) -> Option<String> {
         let path = path.as_ref();
@@ -312,6 +336,33 @@ mod tests {
             !d.path().join("run").exists(),
             "no journal in a read-only tree"
         );
+    }
+
+    // The efficiency graph holds OPPs through its own guard inside the run's, which had set
+    // `performance`: the inner guard's journal recovery undid the outer guard's live
+    // change (schedutil back mid-run) and deleted the journal that still had to cover it.
+    #[test]
+    fn a_nested_guard_does_not_recover_the_outer_guards_live_changes() {
+        let (d, r) = tree();
+        let file = d.path().join(GOV.trim_start_matches('/'));
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        let outer = Tuning::new(&r);
+        outer.set(GOV, "performance").unwrap();
+        let inner = Tuning::new(&r);
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            b"performance",
+            "outer change kept"
+        );
+        assert!(journal.exists(), "the outer change is still journalled");
+        inner.set(GOV, "userspace").unwrap();
+        assert_eq!(inner.original(GOV).as_deref(), Some("performance"));
+        assert!(inner.restore().is_empty());
+        assert_eq!(fs::read(&file).unwrap(), b"performance");
+        assert!(journal.exists(), "the outer guard's entry stays");
+        assert!(outer.restore().is_empty());
+        assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
+        assert!(!journal.exists());
     }
 
     #[test]

@@ -9,6 +9,8 @@ mod cli;
 mod cli_harden;
 mod common;
 mod cpuid;
+mod graph_chromium;
+mod graph_run;
 mod info;
 mod kernel_cli;
 mod kernel_rules;

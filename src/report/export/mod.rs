@@ -48,6 +48,8 @@ pub enum Format {
     Markdown,
     /// The Markdown review with every identifier kept (`--markdown` with `--no-redact`).
     MarkdownUnredacted,
+    /// The efficiency graph's HTML page with its SVG charts (`sbc-bench graph --html`).
+    GraphHtml,
 }
 
 impl Format {
@@ -58,6 +60,7 @@ impl Format {
             Format::Json => Box::new(Json),
             Format::Markdown => Box::new(Markdown { no_redact: false }),
             Format::MarkdownUnredacted => Box::new(Markdown { no_redact: true }),
+            Format::GraphHtml => Box::new(crate::report::graph::GraphHtml),
         }
     }
 }
