@@ -8,6 +8,7 @@ pub mod restore;
 pub mod results;
 pub mod run;
 pub mod storage;
+pub mod wrap;
 
 use crate::cli::{Cli, Command};
 use crate::output::{self, Outcome};
@@ -131,5 +132,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Restore) => Ok(restore::run(ctx)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => results::compare(&a),
+        Some(Command::Wrap(a)) => wrap::run(ctx, &a),
     }
 }

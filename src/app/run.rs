@@ -79,7 +79,7 @@ impl Ui for Console {
 /// the earlier runs, this one appended after sbc-bench's separator, as sbc-bench's does.
 /// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
 /// Ctrl-C) leaves no empty file behind and old ones intact.
-fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
+pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
         sink.add(Format::Json, j)?;
@@ -111,7 +111,7 @@ fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink
 /// The benchmarks, the host they run on and the monitor's sampling interval: canned
 /// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
 /// otherwise. The one place that asks.
-fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
+pub(crate) fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
     let fast = Duration::from_millis(250);
     if cfg.fake_benchmarks {
         (Box::new(Fake), Box::new(CannedHost), fast)

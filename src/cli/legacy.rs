@@ -7,15 +7,12 @@ use std::ffi::OsString;
 /// (`sbc-bench -h`).
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("-g", "graphs 7-zip MIPS for every cpufreq OPP"),
-    ("-G", "Geekbench mode"),
     ("-j", "Jeff Geerling mode"),
     ("-k", "kernel info: version number and vendor/BSP check"),
     ("-M", "memory controller throttling test"),
     ("-N", "Netio power meter monitor mode"),
-    ("-P", "Phoronix mode"),
     ("-r", "review mode"),
     ("-R", "review mode without baseline benchmarks"),
-    ("-s", "stockfish stress tester"),
     ("-t", "thermal test"),
     ("-T", "thermal test"),
     (
@@ -25,7 +22,8 @@ const UNSUPPORTED: &[(&str, &str)] = &[
 ];
 
 /// Rewrite `argv` so that sbc-bench's mode flags in front (after global options) become
-/// the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`. `-c` stays a
+/// the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`, `-G` →
+/// `wrap --geekbench`, `-P ARGS` → `wrap --pts ARGS`, `-s` → `wrap --stockfish`. `-c` stays a
 /// flag of the standard run; as in sbc-bench (getopts), flags combine and a mode flag
 /// wins: `-c -m` monitors. Modes we do not offer are an error that says so, whatever
 /// follows them.
@@ -42,6 +40,18 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             "-m" | "-S" => {
                 argv[i] = if arg == "-m" { "monitor" } else { "storage" }.into();
                 // Flags of the standard run given before the mode (`-c -m`) do not apply.
+                argv.drain(pos..i);
+                break;
+            }
+            // sbc-bench's Geekbench, Phoronix and stockfish modes are `wrap`'s tools.
+            "-G" | "-P" | "-s" => {
+                let tool = match arg.as_str() {
+                    "-G" => "--geekbench",
+                    "-P" => "--pts",
+                    _ => "--stockfish",
+                };
+                argv[i] = "wrap".into();
+                argv.insert(i + 1, tool.into());
                 argv.drain(pos..i);
                 break;
             }
@@ -120,7 +130,20 @@ mod tests {
         let n = err(&["sbc-bench", "-N", "powerbox.local", "2", "/tmp/x"]);
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
         assert!(err(&["sbc-bench", "-k", "extra"]).contains("not offered"));
-        assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+        assert!(err(&["sbc-bench", "-c", "-j"]).contains("Jeff Geerling"));
+    }
+
+    #[test]
+    fn geekbench_phoronix_and_stockfish_are_wrap_tools() {
+        assert_eq!(rw(&["sbc-bench", "-G"]), ["sbc-bench", "wrap", "--geekbench"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-P", "pts/c-ray"]),
+            ["sbc-bench", "wrap", "--pts", "pts/c-ray"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-c", "-s"]),
+            ["sbc-bench", "wrap", "--stockfish"]
+        );
     }
 
     #[test]

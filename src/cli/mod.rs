@@ -9,6 +9,7 @@ pub mod net;
 pub mod results;
 pub mod run;
 pub mod storage;
+pub mod wrap;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -59,14 +60,17 @@ pub struct Cli {
     pub run: run::RunArgs,
 }
 
-/// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`
-/// and `-S` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
+/// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`,
+/// `-S`, `-G`, `-P` and `-s` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
 /// would not list them.
 pub const LEGACY_HELP: &str = "\
 sbc-bench's short modes:
   -c                        The standard run with the stress test (= run -c)
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
-  -S                        List storage devices and what they sit behind (= storage)";
+  -S                        List storage devices and what they sit behind (= storage)
+  -G                        Geekbench per core type and twice on all cores (= wrap --geekbench)
+  -P ARGS                   Phoronix Test Suite batch-run ARGS likewise (= wrap --pts ARGS)
+  -s                        Stockfish bench three times (= wrap --stockfish)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -90,6 +94,9 @@ pub enum Command {
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
     /// numbers differ.
     Compare(results::CompareArgs),
+    /// Run any command (Geekbench, PTS, stockfish, a script) under the run's controls:
+    /// tuned, monitored, validated, per cluster or core type (sbc-bench -G, -P, -s).
+    Wrap(wrap::WrapArgs),
 }
 
 /// `sbc-bench info`.
@@ -338,6 +345,7 @@ pub fn run_config(
         no_tuning: yes("NOTUNING"),
         max_khz: khz("MaxKHz")?,
         min_khz: khz("MinKHz")?,
+        wrap: None,
     })
 }
 

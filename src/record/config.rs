@@ -43,4 +43,7 @@ pub struct RunConfig {
     pub max_khz: Option<u64>,
     /// `MinKHz`: lowest OPP the clock walk checks.
     pub min_khz: Option<u64>,
+    /// `sbc-bench wrap`: the command to run under the run's controls (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<crate::record::wrap::WrapSpec>,
 }

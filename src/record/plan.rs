@@ -24,6 +24,8 @@ pub enum StepKind {
     Scrypt,
     /// Clock measured again at the highest OPP while still hot.
     ClockHot,
+    /// `sbc-bench wrap`: one run of the wrapped command.
+    Wrap,
 }
 
 impl StepKind {
@@ -38,6 +40,7 @@ impl StepKind {
             StepKind::Lzma => "Executing native LZMA benchmark",
             StepKind::Scrypt => "Executing scrypt stress test",
             StepKind::ClockHot => "Checking cpufreq OPP again",
+            StepKind::Wrap => "Executing command",
         }
     }
 
@@ -52,6 +55,7 @@ impl StepKind {
             StepKind::Lzma => "native LZMA benchmark",
             StepKind::Scrypt => "scrypt stress test",
             StepKind::ClockHot => "clock check under load",
+            StepKind::Wrap => "command",
         }
     }
 

@@ -167,4 +167,7 @@ pub struct RunReport {
     pub findings: Vec<Finding>,
     /// Values of the Results.md row.
     pub results_row: Option<ResultsRow>,
+    /// `sbc-bench wrap`: the command's runs (absent from other runs' JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<crate::record::wrap::WrapResults>,
 }

@@ -12,3 +12,4 @@ pub mod run;
 pub mod storage;
 pub mod throttle;
 pub mod topology;
+pub mod wrap;

@@ -7,6 +7,7 @@ pub mod preflight;
 pub mod runner;
 pub mod tuning;
 pub mod validation;
+pub mod wrap;
 
 #[cfg(test)]
 mod sink_tests;

@@ -73,7 +73,7 @@ pub enum RunError {
     Stopped,
 }
 
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
 }
 
@@ -195,14 +195,14 @@ pub fn outcome(result: &Result<RunReport, RunError>, signal: Option<i32>) -> Out
 }
 
 /// What preflight found, and where the kernel log stood before the run.
-struct Checked {
+pub(crate) struct Checked {
     preflight: Preflight,
     /// Sequence number of the last kernel message before the run.
     last_seq: Option<u64>,
 }
 
 /// Phase 1: root, kernel log, offline cores, idle wait. Stops before anything changes.
-fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, RunError> {
+pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, RunError> {
     let root = ctx.root;
     let mut pre = Preflight {
         root: preflight::is_root(),
@@ -271,23 +271,23 @@ fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), RunError
 
 /// A tuned machine, ready for the steps: the report so far, the facts the steps and
 /// the final comparison need, and the guard that puts governors back.
-struct Running {
-    report: RunReport,
+pub(crate) struct Running {
+    pub(crate) report: RunReport,
     /// Clocks as tuned.
-    policies: Vec<Policy>,
-    topo: Topology,
-    targets: Vec<Target>,
+    pub(crate) policies: Vec<Policy>,
+    pub(crate) topo: Topology,
+    pub(crate) targets: Vec<Target>,
     /// Online CPUs the benchmarks may use (never empty).
-    all_cpus: Vec<u32>,
-    tuning: Tuning,
-    tis_before: Vec<(u32, Vec<(u64, u64)>)>,
-    online_before: Vec<u32>,
-    swap_before: validate::SwapState,
-    last_seq: Option<u64>,
+    pub(crate) all_cpus: Vec<u32>,
+    pub(crate) tuning: Tuning,
+    pub(crate) tis_before: Vec<(u32, Vec<(u64, u64)>)>,
+    pub(crate) online_before: Vec<u32>,
+    pub(crate) swap_before: validate::SwapState,
+    pub(crate) last_seq: Option<u64>,
 }
 
 /// Phase 2: look at the machine, tune it, plan the steps, open the report.
-fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
+pub(crate) fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
     let (root, cfg) = (ctx.root, ctx.cfg);
     let system_before = SystemInfo::read(root);
     let topo = system_before.topology.clone();
@@ -341,6 +341,7 @@ fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
         kernel_log: Vec::new(),
         findings: Vec::new(),
         results_row: None,
+        wrap: None,
     };
     Running {
         tis_before: time_in_state(root, &policies),
@@ -445,7 +446,11 @@ fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> Stri
 }
 
 /// Phase 4: restore, look again, validate, and write the final report.
-fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> RunReport {
+pub(crate) fn finish(
+    ctx: &RunContext<'_>,
+    run: Running,
+    recording: Option<Recording>,
+) -> RunReport {
     let root = ctx.root;
     let Running {
         mut report,
@@ -498,7 +503,8 @@ fn finish(ctx: &RunContext<'_>, run: Running, recording: Option<Recording>) -> R
         RunStatus::Complete
     };
     // An interrupted run has no Results.md row: a partial one would look paste-ready.
-    report.results_row = (report.status == RunStatus::Complete)
+    // `wrap` runs other tools: no row either.
+    report.results_row = (report.status == RunStatus::Complete && report.wrap.is_none())
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     ctx.sink.finish(&report);
@@ -602,6 +608,8 @@ fn run_step(
             results.clock_cold.extend(runs);
         }
         StepKind::ClockHot => clock_hot(exec, env, targets, e, results),
+        // Run by `run::wrap`, never planned into a standard run.
+        StepKind::Wrap => {}
         StepKind::MemBandwidth => {
             results
                 .membw
