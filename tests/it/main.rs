@@ -22,3 +22,4 @@ mod storage;
 mod storage_harden;
 mod sysread;
 mod validate_harden;
+mod wrap_run;
