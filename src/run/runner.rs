@@ -507,6 +507,7 @@ pub(crate) fn finish(
     report.results_row = (report.status == RunStatus::Complete && report.wrap.is_none())
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
+    crate::run::wrap::excuse_offlined(&mut report);
     ctx.sink.finish(&report);
     report
 }

@@ -184,6 +184,55 @@ pub fn execute(
     Ok(runner::finish(ctx, run, recording))
 }
 
+/// CPUs `--offline-others` took offline came back: no sign of CPUs killed mid-run. The
+/// `cpus-killed-mid-run` finding is made again from the kernel log and the monitor
+/// without them, so a CPU the kernel shut down on its own is still reported.
+pub fn excuse_offlined(r: &mut RunReport) {
+    let Some(w) = &r.wrap else {
+        return;
+    };
+    let ours: Vec<u32> = w
+        .runs
+        .iter()
+        .flat_map(|run| run.confinement.offlined.iter().copied())
+        .collect();
+    if ours.is_empty() {
+        return;
+    }
+    use crate::diagnose::validate;
+    let kernel: Vec<_> = r
+        .kernel_log
+        .iter()
+        .filter(|k| validate::cpu_taken_down(&k.message).is_none_or(|c| !ours.contains(&c)))
+        .cloned()
+        .collect();
+    let gone: Vec<u32> = r
+        .monitor
+        .as_ref()
+        .map(Recording::cpus_seen_gone)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| !ours.contains(c))
+        .collect();
+    let online_after = r
+        .system_after
+        .as_ref()
+        .map(|s| s.topology.online())
+        .unwrap_or_default();
+    let Some(i) = r
+        .findings
+        .iter()
+        .position(|f| f.code == FindingCode::CpusKilledMidRun)
+    else {
+        return;
+    };
+    r.findings.remove(i);
+    let again = validate::killed_findings(&kernel, &gone, &online_after);
+    for (k, f) in again.into_iter().enumerate() {
+        r.findings.insert(i + k, f);
+    }
+}
+
 /// Geekbench's compare URL between the first two all-core runs (sbc-bench's).
 fn compare_url(w: &WrapResults) -> Option<String> {
     if w.spec.tool != Tool::Geekbench {

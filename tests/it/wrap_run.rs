@@ -74,7 +74,10 @@ impl Setup {
 
     /// `sbc-bench --sysroot TREE --sysroot-writable wrap <args> --log L --json J …`, the
     /// fake script's settings in the environment.
+    /// `args` up to `--`: the subcommand and its options; what follows `--` is the command.
     fn command(&self, mode: &str, status: i32, secs: u32, args: &[&str]) -> Std {
+        let dd = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+        let (opts, cmd) = args.split_at(dd);
         let mut c = Std::new(assert_cmd::cargo::cargo_bin("sbc-bench"));
         c.env("NO_COLOR", "1")
             .env_remove("MODE")
@@ -88,12 +91,15 @@ impl Setup {
             .env("FAKE_FIXTURES", fixtures())
             .arg("--sysroot")
             .arg(&self.tree)
+            // sbc-bench's -G must come first to be read as the mode; global options
+            // may follow the subcommand.
+            .args(opts)
             .arg("--sysroot-writable")
-            .args(args)
             .args(["--fake-benchmarks", "--unattended", "--log"])
             .arg(self.log())
             .arg("--json")
             .arg(self.json())
+            .args(cmd)
             .stdin(Stdio::null());
         c
     }
@@ -469,7 +475,7 @@ fn real_stress_ng_per_cluster_on_this_machine() {
     assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
     let runs = j["wrap"]["runs"].as_array().unwrap();
-    let clusters = j["system_before"]["topology"]["clusters"].as_array().unwrap().len();
+    let clusters = j["system_before"]["clusters"].as_array().unwrap().len();
     assert_eq!(runs.len(), if clusters > 1 { clusters + 1 } else { 1 });
     let last = runs.last().unwrap();
     assert_eq!(last["label"], "stress-ng on all cores");
