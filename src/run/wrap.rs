@@ -747,6 +747,16 @@ mod tests {
     }
 
     #[test]
+    fn labels_keep_the_group_and_the_core_type() {
+        let t = topo("x86-hybrid-meteorlake");
+        let runs = plan_runs(&spec(Split::PerCoreType), &t, &t.online());
+        assert_eq!(runs.len(), 3, "{runs:?}");
+        assert_eq!(runs[0].cpus, (0..12).collect::<Vec<u32>>());
+        assert!(runs[0].pinned && !runs[2].pinned);
+        assert_eq!(runs[2].cpus.len(), 22);
+    }
+
+    #[test]
     fn tails_cut_at_characters() {
         assert_eq!(tail("abcdef", 3), "def");
         assert_eq!(tail("aé", 1), "");

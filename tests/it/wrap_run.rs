@@ -493,3 +493,48 @@ fn which(name: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
+
+/// SIGKILL of sbc-bench itself while CPUs are offline: nothing can run then, but the
+/// journal written before each change lets the next guard (here `sbc-bench restore`) put
+/// every CPU and governor back.
+#[test]
+fn sigkill_of_sbc_bench_is_restored_from_the_journal() {
+    let s = Setup::new("rock-5b");
+    let sh = script();
+    let mut child = s
+        .command(
+            "plain",
+            0,
+            30,
+            &["wrap", "--per-cluster", "--offline-others", "--", sh.to_str().unwrap()],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = PathBuf::from(format!("{}.started", s.out().display()));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while fs::read_to_string(&marker).unwrap_or_default().trim().is_empty() {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The command has its own process group and outlives us: stop it.
+    let pid: i32 = fs::read_to_string(&marker).unwrap().trim().parse().unwrap();
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    // The first run is on cores 0-3: cpu4 is offline.
+    let cpu4 = s.tree.join("sys/devices/system/cpu/cpu4/online");
+    assert_eq!(fs::read_to_string(&cpu4).unwrap().trim(), "0", "killed while offline");
+    let out = crate::common::bin()
+        .arg("--sysroot")
+        .arg(&s.tree)
+        .args(["--sysroot-writable", "restore"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.assert_tree_restored();
+}
