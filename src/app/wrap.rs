@@ -103,13 +103,21 @@ pub fn spec(args: &WrapArgs, online_cpus: usize) -> Result<WrapSpec, String> {
             }
         }
         Wrapped::Stockfish => {
-            let sf = find(&["stockfish"])
-                .ok_or_else(|| missing("Stockfish", "stockfish", "install it (apt install stockfish)"))?;
+            let sf = find(&["stockfish"]).ok_or_else(|| {
+                missing(
+                    "Stockfish",
+                    "stockfish",
+                    "install it (apt install stockfish)",
+                )
+            })?;
             WrapSpec {
                 name: "stockfish".to_string(),
                 command: vec![sf.display().to_string()],
                 // sbc-bench's bench line: hash 128 MB, every core, depth 24.
-                stdin: Some(format!("bench 128 {} 24 default depth\nquit\n", online_cpus.max(1))),
+                stdin: Some(format!(
+                    "bench 128 {} 24 default depth\nquit\n",
+                    online_cpus.max(1)
+                )),
                 tool: Tool::Stockfish,
                 all_core_runs: 3,
                 ..Default::default()

@@ -135,7 +135,10 @@ mod tests {
 
     #[test]
     fn geekbench_phoronix_and_stockfish_are_wrap_tools() {
-        assert_eq!(rw(&["sbc-bench", "-G"]), ["sbc-bench", "wrap", "--geekbench"]);
+        assert_eq!(
+            rw(&["sbc-bench", "-G"]),
+            ["sbc-bench", "wrap", "--geekbench"]
+        );
         assert_eq!(
             rw(&["sbc-bench", "-P", "pts/c-ray"]),
             ["sbc-bench", "wrap", "--pts", "pts/c-ray"]

@@ -142,20 +142,43 @@ mod tests {
     #[test]
     fn a_command_after_the_double_dash_keeps_its_own_flags() {
         let w = parse(&[
-            "sbc-bench", "wrap", "--per-cluster", "--repeat", "2", "--", "stress-ng", "--cpu",
-            "1", "-t", "2",
+            "sbc-bench",
+            "wrap",
+            "--per-cluster",
+            "--repeat",
+            "2",
+            "--",
+            "stress-ng",
+            "--cpu",
+            "1",
+            "-t",
+            "2",
         ])
         .unwrap();
         assert!(w.per_cluster && w.repeat == 2 && !w.offline_others);
         assert_eq!(
             w.wrapped().unwrap(),
-            Wrapped::Command(["stress-ng", "--cpu", "1", "-t", "2"].map(String::from).to_vec())
+            Wrapped::Command(
+                ["stress-ng", "--cpu", "1", "-t", "2"]
+                    .map(String::from)
+                    .to_vec()
+            )
         );
     }
 
     #[test]
     fn bad_wrap_arguments_are_refused() {
-        assert!(parse(&["sbc-bench", "wrap", "--per-cluster", "--per-core-type", "--", "x"]).is_err());
+        assert!(
+            parse(&[
+                "sbc-bench",
+                "wrap",
+                "--per-cluster",
+                "--per-core-type",
+                "--",
+                "x"
+            ])
+            .is_err()
+        );
         assert!(parse(&["sbc-bench", "wrap", "--repeat", "0", "--", "x"]).is_err());
         assert!(parse(&["sbc-bench", "wrap"]).unwrap().wrapped().is_err());
         let both = parse(&["sbc-bench", "wrap", "--geekbench", "--", "x"]).unwrap();

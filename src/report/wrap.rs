@@ -50,7 +50,13 @@ fn headline(s: Option<&Score>) -> String {
 
 /// One line per run: label, exit, duration, start-end, score.
 pub fn runs_table(w: &WrapResults) -> String {
-    let width = w.runs.iter().map(|r| r.label.len()).max().unwrap_or(3).max(3);
+    let width = w
+        .runs
+        .iter()
+        .map(|r| r.label.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
     let mut s = format!(
         "{:<width$}  {:<18} {:>10}  {:<17}  Score\n",
         "Run", "Exit", "Duration", "Time"
@@ -126,7 +132,12 @@ fn run_section(r: &WrapRun) -> String {
         let _ = writeln!(s, "Note: {n}");
     }
     let stopped = if r.interrupted { ", stopped" } else { "" };
-    let _ = writeln!(s, "Result: {}{stopped}, {:.1} seconds", r.exit.describe(), r.duration_s);
+    let _ = writeln!(
+        s,
+        "Result: {}{stopped}, {:.1} seconds",
+        r.exit.describe(),
+        r.duration_s
+    );
     let _ = writeln!(s, "Clocks before: {}", clocks(&r.clocks_before_mhz));
     let _ = writeln!(s, "Clocks after:  {}", clocks(&r.clocks_after_mhz));
     if let Some(sc) = &r.score {
@@ -335,10 +346,34 @@ mod tests {
                 ..Default::default()
             },
             runs: vec![
-                run("geekbench6 on cores 0-3 (Cortex-A55)", "Cortex-A55", vec![0, 1, 2, 3], 400.0, 1200.0),
-                run("geekbench6 on cores 4-7 (Cortex-A76)", "Cortex-A76", vec![4, 5, 6, 7], 800.0, 2600.0),
-                run("geekbench6 on all cores", "all", (0..8).collect(), 810.0, 3000.0),
-                run("geekbench6 on all cores (2nd run)", "all", (0..8).collect(), 805.0, 2990.0),
+                run(
+                    "geekbench6 on cores 0-3 (Cortex-A55)",
+                    "Cortex-A55",
+                    vec![0, 1, 2, 3],
+                    400.0,
+                    1200.0,
+                ),
+                run(
+                    "geekbench6 on cores 4-7 (Cortex-A76)",
+                    "Cortex-A76",
+                    vec![4, 5, 6, 7],
+                    800.0,
+                    2600.0,
+                ),
+                run(
+                    "geekbench6 on all cores",
+                    "all",
+                    (0..8).collect(),
+                    810.0,
+                    3000.0,
+                ),
+                run(
+                    "geekbench6 on all cores (2nd run)",
+                    "all",
+                    (0..8).collect(),
+                    805.0,
+                    2990.0,
+                ),
             ],
             compare_url: None,
         }
@@ -351,11 +386,17 @@ mod tests {
         assert_eq!(lines[0], "All Geekbench results:");
         assert_eq!(
             lines[2],
-            format!("{:25}{:>10}{:>10}{:>10}{:>10}", "", "0-3", "4-7", "all 1st", "all 2nd")
+            format!(
+                "{:25}{:>10}{:>10}{:>10}{:>10}",
+                "", "0-3", "4-7", "all 1st", "all 2nd"
+            )
         );
         assert_eq!(
             lines[3],
-            format!("{:>25}{:>10}{:>10}{:>10}{:>10}", "Single-Core Score", 400, 800, 810, 805)
+            format!(
+                "{:>25}{:>10}{:>10}{:>10}{:>10}",
+                "Single-Core Score", 400, 800, 810, 805
+            )
         );
         assert!(lines[4].ends_with("      3000      2990"), "{t}");
     }
@@ -365,10 +406,15 @@ mod tests {
         let d = durations(&gb());
         assert_eq!(
             d.lines().next(),
-            Some("geekbench6 on cores 0-3 (Cortex-A55): 123.4 seconds (2024-01-01; 10:00:00-10:02:03)")
+            Some(
+                "geekbench6 on cores 0-3 (Cortex-A55): 123.4 seconds (2024-01-01; 10:00:00-10:02:03)"
+            )
         );
         let t = runs_table(&gb());
-        assert!(t.contains("exit 0") && t.contains("Single-Core Score: 400 points"), "{t}");
+        assert!(
+            t.contains("exit 0") && t.contains("Single-Core Score: 400 points"),
+            "{t}"
+        );
         assert_eq!(shell_words(&["a b".into(), "x".into()]), "'a b' x");
     }
 }

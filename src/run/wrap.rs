@@ -63,14 +63,23 @@ fn ordinal(n: u32) -> String {
 
 /// The groups of a split: `(cpus, {cluster} name, core type)`. One group only (a
 /// machine of one cluster) gives none: the all-core run covers it, as in sbc-bench.
-fn groups(split: Split, topo: &Topology, online: &[u32]) -> Vec<(Vec<u32>, String, Option<String>)> {
+fn groups(
+    split: Split,
+    topo: &Topology,
+    online: &[u32],
+) -> Vec<(Vec<u32>, String, Option<String>)> {
     let out: Vec<(Vec<u32>, String, Option<String>)> = match split {
         Split::AllCores => Vec::new(),
         Split::PerCluster => topo
             .clusters
             .iter()
             .map(|c| {
-                let cpus: Vec<u32> = c.cpus.iter().copied().filter(|x| online.contains(x)).collect();
+                let cpus: Vec<u32> = c
+                    .cpus
+                    .iter()
+                    .copied()
+                    .filter(|x| online.contains(x))
+                    .collect();
                 (cpus, format!("cluster{}", c.id), c.core_type.clone())
             })
             .filter(|(cpus, _, _)| !cpus.is_empty())
@@ -415,7 +424,12 @@ fn confine(
         .copied()
         .filter(|x| allowed.is_empty() || allowed.contains(x))
         .collect();
-    let missing: Vec<u32> = p.cpus.iter().copied().filter(|x| !usable.contains(x)).collect();
+    let missing: Vec<u32> = p
+        .cpus
+        .iter()
+        .copied()
+        .filter(|x| !usable.contains(x))
+        .collect();
     if spec.offline_others {
         for cpu in run.topo.online() {
             if p.cpus.contains(&cpu) || !root.exists(online_path(cpu)) {
@@ -716,7 +730,11 @@ mod tests {
             ]
         );
         assert_eq!(
-            substitute(&spec(Split::PerCluster).command, &runs[1].cpus, &runs[1].cluster),
+            substitute(
+                &spec(Split::PerCluster).command,
+                &runs[1].cpus,
+                &runs[1].cluster
+            ),
             ["bench", "--cpus=4-5", "cluster1"]
         );
         // Per core type: the two A76 clusters are one group.

@@ -32,7 +32,13 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             }
             let ty = e.file_type().unwrap();
             if ty.is_symlink() {
-                out.insert(rel, fs::read_link(&p).unwrap().into_os_string().into_encoded_bytes());
+                out.insert(
+                    rel,
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
             } else if ty.is_dir() {
                 walk(base, &p, out);
             } else {
@@ -208,7 +214,11 @@ fn wrap_per_cluster_offline_others_on_rock_5b_is_applied_and_fully_undone() {
     for cpu in [4, 5] {
         assert_eq!(online_of(&seen[1], cpu), Some("1"), "{}", seen[1]);
     }
-    assert!(seen[1].contains("governor policy4=performance"), "{}", seen[1]);
+    assert!(
+        seen[1].contains("governor policy4=performance"),
+        "{}",
+        seen[1]
+    );
     // Every CPU back for the all-core run.
     for cpu in 1..8 {
         assert_eq!(online_of(&seen[3], cpu), Some("1"), "{}", seen[3]);
@@ -217,8 +227,14 @@ fn wrap_per_cluster_offline_others_on_rock_5b_is_applied_and_fully_undone() {
     let j = s.json_value();
     let runs = j["wrap"]["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
-    assert_eq!(runs[1]["confinement"]["offlined"], serde_json::json!([1, 2, 3, 6, 7]));
-    assert_eq!(runs[1]["exit"], serde_json::json!({"kind": "code", "value": 0}));
+    assert_eq!(
+        runs[1]["confinement"]["offlined"],
+        serde_json::json!([1, 2, 3, 6, 7])
+    );
+    assert_eq!(
+        runs[1]["exit"],
+        serde_json::json!({"kind": "code", "value": 0})
+    );
     assert_eq!(j["status"], "complete");
     let log = fs::read_to_string(s.log()).unwrap();
     assert!(
@@ -237,7 +253,13 @@ fn wrap_per_core_type_sets_the_affinity_on_meteor_lake() {
         "plain",
         0,
         0,
-        &["wrap", "--per-core-type", "--", sh.to_str().unwrap(), "{cpus}"],
+        &[
+            "wrap",
+            "--per-core-type",
+            "--",
+            sh.to_str().unwrap(),
+            "{cpus}",
+        ],
     ));
     assert_eq!(code, Some(0), "{out}");
     let host = host_cpus();
@@ -246,7 +268,10 @@ fn wrap_per_core_type_sets_the_affinity_on_meteor_lake() {
     assert_eq!(runs.len(), 3, "P-cores, E-cores, all cores");
     let seen = s.seen();
     let mut seen_i = 0;
-    for (r, group) in runs.iter().zip([(0..12).collect::<Vec<u32>>(), (12..22).collect()]) {
+    for (r, group) in runs
+        .iter()
+        .zip([(0..12).collect::<Vec<u32>>(), (12..22).collect()])
+    {
         let usable: Vec<u32> = group.iter().copied().filter(|c| host.contains(c)).collect();
         if usable.is_empty() {
             // CPUs this machine does not have: skipped, not run unpinned.
@@ -288,7 +313,11 @@ fn signalled_while_running(sig: nix::sys::signal::Signal) -> (Setup, Option<i32>
             sh.to_str().unwrap(),
         ],
     );
-    let mut child = c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let marker = PathBuf::from(format!("{}.started", s.out().display()));
     let deadline = Instant::now() + Duration::from_secs(60);
     while !marker.exists() {
@@ -310,16 +339,25 @@ fn signalled_while_running(sig: nix::sys::signal::Signal) -> (Setup, Option<i32>
 
 fn assert_stopped_and_reported(s: &Setup, text: &str) {
     let seen = fs::read_to_string(s.out()).unwrap();
-    assert!(seen.contains("TERM ignored once"), "the command got SIGTERM: {seen}");
+    assert!(
+        seen.contains("TERM ignored once"),
+        "the command got SIGTERM: {seen}"
+    );
     let j = s.json_value();
     assert_eq!(j["status"], "interrupted", "{text}");
     let runs = j["wrap"]["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 1, "stopped in the first run");
     assert_eq!(runs[0]["interrupted"], true);
     // It ignored SIGTERM, so SIGKILL ended it.
-    assert_eq!(runs[0]["exit"], serde_json::json!({"kind": "signal", "value": 9}));
+    assert_eq!(
+        runs[0]["exit"],
+        serde_json::json!({"kind": "signal", "value": 9})
+    );
     let log = fs::read_to_string(s.log()).unwrap();
-    assert!(log.contains("The run was interrupted: the command was stopped."), "{log}");
+    assert!(
+        log.contains("The run was interrupted: the command was stopped."),
+        "{log}"
+    );
     s.assert_tree_restored();
 }
 
@@ -359,7 +397,11 @@ fn sigkill_of_the_command_is_reported_and_every_cpu_comes_back() {
     let runs = j["wrap"]["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
     for r in runs {
-        assert_eq!(r["exit"], serde_json::json!({"kind": "signal", "value": 9}), "{r}");
+        assert_eq!(
+            r["exit"],
+            serde_json::json!({"kind": "signal", "value": 9}),
+            "{r}"
+        );
     }
     // The runs after a killed one still found every CPU back online first.
     let seen = s.seen();
@@ -368,10 +410,11 @@ fn sigkill_of_the_command_is_reported_and_every_cpu_comes_back() {
     }
     let findings = j["findings"].as_array().unwrap();
     assert!(
-        findings
-            .iter()
-            .any(|f| f["code"] == "benchmark-failed"
-                && f["message"].as_str().unwrap().contains("killed by signal 9")),
+        findings.iter().any(|f| f["code"] == "benchmark-failed"
+            && f["message"]
+                .as_str()
+                .unwrap()
+                .contains("killed by signal 9")),
         "{findings:?}"
     );
     s.assert_tree_restored();
@@ -392,7 +435,10 @@ fn a_failing_command_is_reported_and_the_other_runs_go_on() {
     let runs = j["wrap"]["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[1]["label"], "fake-bench.sh on all cores (2nd run)");
-    assert_eq!(runs[0]["exit"], serde_json::json!({"kind": "code", "value": 7}));
+    assert_eq!(
+        runs[0]["exit"],
+        serde_json::json!({"kind": "code", "value": 7})
+    );
     assert!(out.contains("exit 7"), "the table of runs: {out}");
     assert_eq!(j["results_row"], serde_json::Value::Null);
 }
@@ -404,7 +450,11 @@ fn geekbench_mode_per_core_type_scores_and_compare_url() {
     let bin = s.tmp.path().join("bin");
     fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(script(), bin.join("geekbench6")).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut c = s.command("geekbench", 0, 0, &["-G"]);
     c.env("PATH", path);
     let (code, out) = run_to_end(c);
@@ -422,7 +472,10 @@ fn geekbench_mode_per_core_type_scores_and_compare_url() {
         ]
     );
     // sbc-bench's way: the other CPUs offline.
-    assert_eq!(runs[0]["confinement"]["offlined"], serde_json::json!([4, 5, 6, 7]));
+    assert_eq!(
+        runs[0]["confinement"]["offlined"],
+        serde_json::json!([4, 5, 6, 7])
+    );
     assert_eq!(
         runs[2]["score"]["url"],
         "https://browser.geekbench.com/v6/cpu/3456789"
@@ -464,28 +517,53 @@ fn real_stress_ng_per_cluster_on_this_machine() {
     let json = tmp.path().join("w.json");
     let log = tmp.path().join("w.log");
     let out = crate::common::bin()
-        .args(["wrap", "--per-cluster", "--fake-benchmarks", "--unattended", "--log"])
+        .args([
+            "wrap",
+            "--per-cluster",
+            "--fake-benchmarks",
+            "--unattended",
+            "--log",
+        ])
         .arg(&log)
         .arg("--json")
         .arg(&json)
-        .args(["--", "stress-ng", "--cpu", "1", "-t", "2", "--metrics-brief"])
+        .args([
+            "--",
+            "stress-ng",
+            "--cpu",
+            "1",
+            "-t",
+            "2",
+            "--metrics-brief",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
     let runs = j["wrap"]["runs"].as_array().unwrap();
     let clusters = j["system_before"]["clusters"].as_array().unwrap().len();
     assert_eq!(runs.len(), if clusters > 1 { clusters + 1 } else { 1 });
     let last = runs.last().unwrap();
     assert_eq!(last["label"], "stress-ng on all cores");
-    assert_eq!(last["exit"], serde_json::json!({"kind": "code", "value": 0}));
+    assert_eq!(
+        last["exit"],
+        serde_json::json!({"kind": "code", "value": 0})
+    );
     let v = &last["score"]["values"][0];
     assert_eq!(v["name"], "cpu bogo ops/s (real time)");
     assert!(v["value"].as_f64().unwrap() > 0.0, "{v}");
     assert!(last["duration_s"].as_f64().unwrap() >= 2.0);
     let log = fs::read_to_string(&log).unwrap();
-    assert!(log.contains("System health while running stress-ng on all cores:"), "{log}");
+    assert!(
+        log.contains("System health while running stress-ng on all cores:"),
+        "{log}"
+    );
 }
 
 fn which(name: &str) -> Option<PathBuf> {
@@ -506,7 +584,13 @@ fn sigkill_of_sbc_bench_is_restored_from_the_journal() {
             "plain",
             0,
             30,
-            &["wrap", "--per-cluster", "--offline-others", "--", sh.to_str().unwrap()],
+            &[
+                "wrap",
+                "--per-cluster",
+                "--offline-others",
+                "--",
+                sh.to_str().unwrap(),
+            ],
         )
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -514,7 +598,11 @@ fn sigkill_of_sbc_bench_is_restored_from_the_journal() {
         .unwrap();
     let marker = PathBuf::from(format!("{}.started", s.out().display()));
     let deadline = Instant::now() + Duration::from_secs(60);
-    while fs::read_to_string(&marker).unwrap_or_default().trim().is_empty() {
+    while fs::read_to_string(&marker)
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+    {
         assert!(Instant::now() < deadline, "the command never started");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -528,13 +616,52 @@ fn sigkill_of_sbc_bench_is_restored_from_the_journal() {
     );
     // The first run is on cores 0-3: cpu4 is offline.
     let cpu4 = s.tree.join("sys/devices/system/cpu/cpu4/online");
-    assert_eq!(fs::read_to_string(&cpu4).unwrap().trim(), "0", "killed while offline");
+    assert_eq!(
+        fs::read_to_string(&cpu4).unwrap().trim(),
+        "0",
+        "killed while offline"
+    );
     let out = crate::common::bin()
         .arg("--sysroot")
         .arg(&s.tree)
         .args(["--sysroot-writable", "restore"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     s.assert_tree_restored();
+}
+
+/// The kernel logs `CPU4: shutdown` when `--offline-others` takes cpu4 down: that is no
+/// CPU killed mid-run. A CPU we never took down (cpu0 here) still is.
+#[test]
+fn cpus_we_took_offline_are_not_reported_as_killed() {
+    let s = Setup::new("rock-5b");
+    let sh = script();
+    let (code, out) = run_to_end(s.command(
+        "kmsg",
+        0,
+        0,
+        &[
+            "wrap",
+            "--per-cluster",
+            "--offline-others",
+            "--",
+            sh.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(code, Some(3), "cpu0 was killed: results not trusted: {out}");
+    let j = s.json_value();
+    let killed: Vec<&str> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "cpus-killed-mid-run")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(killed.len(), 1, "{killed:?}");
+    assert!(killed[0].starts_with("CPU(s) 0 were killed"), "{killed:?}");
 }

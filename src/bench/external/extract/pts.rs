@@ -89,11 +89,21 @@ mod tests {
     fn values_from_composite_xml() {
         let s = parse_composite(COMPOSITE);
         assert_eq!(s.values.len(), 2, "{s:?}");
-        assert_eq!(s.values[0].name, "C-Ray: Total Time - 4K, 16 Rays Per Pixel");
+        assert_eq!(
+            s.values[0].name,
+            "C-Ray: Total Time - 4K, 16 Rays Per Pixel"
+        );
         assert_eq!(s.values[0].value, 123.456);
         assert_eq!(s.values[0].unit, "Seconds");
-        assert_eq!(s.values[1].name, "7-Zip Compression: Test: Compression Rating");
+        assert_eq!(
+            s.values[1].name,
+            "7-Zip Compression: Test: Compression Rating"
+        );
         assert_eq!(s.values[1].unit, "MIPS");
-        assert!(parse_composite("<Result><Title>x</Title>").values.is_empty());
+        assert!(
+            parse_composite("<Result><Title>x</Title>")
+                .values
+                .is_empty()
+        );
     }
 }

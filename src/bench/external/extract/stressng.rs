@@ -80,7 +80,8 @@ mod tests {
     use super::*;
 
     /// Recorded on the build machine: `stress-ng --cpu 1 -t 2 --metrics-brief` (0.15.06).
-    const BRIEF: &str = include_str!("../../../../tests/fixtures/wrap/stress-ng-metrics-brief.stderr");
+    const BRIEF: &str =
+        include_str!("../../../../tests/fixtures/wrap/stress-ng-metrics-brief.stderr");
     /// The same tool's `--yaml FILE` of another 2 s run.
     const YAML: &str = include_str!("../../../../tests/fixtures/wrap/stress-ng.yaml");
 
@@ -106,7 +107,11 @@ mod tests {
 
     #[test]
     fn truncated_lines_give_nothing() {
-        assert!(parse_metrics("stress-ng: metrc: [1] cpu 12 2.0").values.is_empty());
+        assert!(
+            parse_metrics("stress-ng: metrc: [1] cpu 12 2.0")
+                .values
+                .is_empty()
+        );
         assert!(parse_metrics("stress-ng: info: [1").values.is_empty());
     }
 }
