@@ -818,19 +818,34 @@ mod tests {
 
     #[test]
     fn a_cancelled_child_that_ignores_sigterm_is_killed() {
+        let d = tempfile::tempdir().unwrap();
+        let ready = d.path().join("ready");
         let c = CancellationToken::new();
-        c.cancel();
-        let out = spawn_and_wait(
-            &[
-                "/bin/sh".to_string(),
-                "-c".to_string(),
-                "trap '' TERM; while :; do sleep 0.05; done".to_string(),
-            ],
-            &[],
-            None,
-            &[],
-            &c,
-        );
+        // Cancel once the child has set its trap (it says so in a file), not before:
+        // a SIGTERM before the trap would simply end it.
+        let out = std::thread::scope(|s| {
+            s.spawn(|| {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while !ready.exists() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                c.cancel();
+            });
+            spawn_and_wait(
+                &[
+                    "/bin/sh".to_string(),
+                    "-c".to_string(),
+                    format!(
+                        "trap '' TERM; touch '{}'; while :; do sleep 0.05; done",
+                        ready.display()
+                    ),
+                ],
+                &[],
+                None,
+                &[],
+                &c,
+            )
+        });
         assert_eq!(out.exit, Exit::Signal(9));
         assert!(out.interrupted);
     }
