@@ -12,6 +12,7 @@ pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;
+pub mod wrap;
 
 use crate::cli::{Cli, Command};
 use crate::output::{self, Outcome};
@@ -140,5 +141,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Thermal(a)) => thermal::run(ctx, &a),
         Some(Command::Review(a)) => review::run(ctx, &a),
         Some(Command::Graph(a)) => graph::run(ctx, &a),
+        Some(Command::Wrap(a)) => wrap::run(ctx, &a),
     }
 }

@@ -6,10 +6,7 @@ use std::ffi::OsString;
 /// Modes of sbc-bench we do not offer (yet), with sbc-bench's own name for them
 /// (`sbc-bench -h`).
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("-G", "Geekbench mode"),
     ("-N", "Netio power meter monitor mode"),
-    ("-P", "Phoronix mode"),
-    ("-s", "stockfish stress tester"),
     (
         "-u",
         "update from GitHub; update this program with your package manager instead",
@@ -18,7 +15,8 @@ const UNSUPPORTED: &[(&str, &str)] = &[
 
 /// Rewrite `argv` so that sbc-bench's mode flags in front (after global options) become
 /// the matching subcommand: `-m [SECS]` → `monitor [SECS]`, `-S` → `storage`, `-k` →
-/// `kernel`. `-c` stays a
+/// `kernel`, `-g` → `graph`, `-t`/`-T`/`-M` → `thermal`, `-r`/`-j`/`-R` → `review`, `-G` →
+/// `wrap --geekbench`, `-P ARGS` → `wrap --pts ARGS`, `-s` → `wrap --stockfish`. `-c` stays a
 /// flag of the standard run; as in sbc-bench (getopts), flags combine and a mode flag
 /// wins: `-c -m` monitors. Modes we do not offer are an error that says so, whatever
 /// follows them.
@@ -54,6 +52,18 @@ pub fn rewrite(mut argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
                 if arg == "-R" {
                     argv.insert(i + 1, "--no-benchmarks".into());
                 }
+                argv.drain(pos..i);
+                break;
+            }
+            // sbc-bench's Geekbench, Phoronix and stockfish modes are `wrap`'s tools.
+            "-G" | "-P" | "-s" => {
+                let tool = match arg.as_str() {
+                    "-G" => "--geekbench",
+                    "-P" => "--pts",
+                    _ => "--stockfish",
+                };
+                argv[i] = "wrap".into();
+                argv.insert(i + 1, tool.into());
                 argv.drain(pos..i);
                 break;
             }
@@ -156,8 +166,23 @@ mod tests {
         assert!(err(&["sbc-bench", "-u"]).contains("-u (update from GitHub"));
         let n = err(&["sbc-bench", "-N", "powerbox.local", "2", "/tmp/x"]);
         assert!(n.contains("-N (Netio") && n.contains("not offered"), "{n}");
-        assert!(err(&["sbc-bench", "-r", "extra"]).contains("not offered"));
-        assert!(err(&["sbc-bench", "-c", "-s"]).contains("stockfish"));
+        assert!(err(&["sbc-bench", "-N", "x"]).contains("not offered"));
+    }
+
+    #[test]
+    fn geekbench_phoronix_and_stockfish_are_wrap_tools() {
+        assert_eq!(
+            rw(&["sbc-bench", "-G"]),
+            ["sbc-bench", "wrap", "--geekbench"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-P", "pts/c-ray"]),
+            ["sbc-bench", "wrap", "--pts", "pts/c-ray"]
+        );
+        assert_eq!(
+            rw(&["sbc-bench", "-c", "-s"]),
+            ["sbc-bench", "wrap", "--stockfish"]
+        );
     }
 
     /// `-k` was refused as "not offered" until `kernel` existed; now it is that command,

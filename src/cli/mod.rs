@@ -13,6 +13,7 @@ pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;
+pub mod wrap;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -63,8 +64,8 @@ pub struct Cli {
     pub run: run::RunArgs,
 }
 
-/// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`
-/// and `-S` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
+/// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`,
+/// `-S`, `-G`, `-P` and `-s` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
 /// would not list them.
 pub const LEGACY_HELP: &str = "\
 sbc-bench's short modes:
@@ -77,7 +78,10 @@ sbc-bench's short modes:
   -M                        Memory controller throttling test (= thermal --memory-controller)
   -r, -j                    Review mode (= review)
   -R                        Review mode without benchmarks (= review --no-benchmarks)
-  -g [WHAT]                 Efficiency graph: MIPS, °C and mW per cpufreq OPP (= graph [WHAT])";
+  -g [WHAT]                 Efficiency graph: MIPS, °C and mW per cpufreq OPP (= graph [WHAT])
+  -G                        Geekbench per core type and twice on all cores (= wrap --geekbench)
+  -P ARGS                   Phoronix Test Suite batch-run ARGS likewise (= wrap --pts ARGS)
+  -s                        Stockfish bench three times (= wrap --stockfish)";
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
@@ -116,6 +120,9 @@ pub enum Command {
     /// Efficiency graph (sbc-bench -g): 7-Zip MIPS, temperature and mW at every cpufreq
     /// OPP, as sbc-bench's table, SVG charts and an HTML page.
     Graph(graph::GraphArgs),
+    /// Run any command (Geekbench, PTS, stockfish, a script) under the run's controls:
+    /// tuned, monitored, validated, per cluster or core type (sbc-bench -G, -P, -s).
+    Wrap(wrap::WrapArgs),
 }
 
 /// `sbc-bench info`.
@@ -373,6 +380,7 @@ pub fn run_config(
         power: power_spec(args.power.as_deref(), env("Netio").as_deref())?,
         thermal: None,
         graph: None,
+        wrap: None,
     })
 }
 

@@ -52,4 +52,7 @@ pub struct RunConfig {
     /// The efficiency graph (`sbc-bench graph`, `-g`) instead of the standard run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graph: Option<crate::record::graph::GraphConfig>,
+    /// `sbc-bench wrap`: the command to run under the run's controls (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<crate::record::wrap::WrapSpec>,
 }

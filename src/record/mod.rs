@@ -16,3 +16,4 @@ pub mod storage;
 pub mod thermal;
 pub mod throttle;
 pub mod tuning;
+pub mod wrap;

@@ -38,6 +38,8 @@ pub enum StepKind {
     GraphIdle,
     /// Efficiency graph: one group of CPUs walked through its OPPs.
     Graph,
+    /// `sbc-bench wrap`: one run of the wrapped command.
+    Wrap,
 }
 
 impl StepKind {
@@ -59,6 +61,7 @@ impl StepKind {
             StepKind::Aes256After => "Executing AES-256 benchmark again",
             StepKind::GraphIdle => "Trying to determine idle consumption",
             StepKind::Graph => "Walking through cpufreq OPPs",
+            StepKind::Wrap => "Executing command",
         }
     }
 
@@ -80,6 +83,7 @@ impl StepKind {
             StepKind::Aes256After => "AES-256 benchmark after the load",
             StepKind::GraphIdle => "idle consumption",
             StepKind::Graph => "efficiency graph",
+            StepKind::Wrap => "command",
         }
     }
 

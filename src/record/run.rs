@@ -180,4 +180,7 @@ pub struct RunReport {
     /// absent from a standard run's JSON.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<crate::record::review::ReviewRecord>,
+    /// `sbc-bench wrap`: the command's runs (absent from other runs' JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<crate::record::wrap::WrapResults>,
 }

@@ -19,3 +19,4 @@ pub mod thermal;
 pub mod svg;
 pub mod throttle;
 pub mod topology;
+pub mod wrap;

@@ -176,15 +176,17 @@ fn health_heading(kind: StepKind) -> &'static str {
         StepKind::MemLatency => "ramlat",
         StepKind::Aes => "OpenSSL benchmark",
         StepKind::Scrypt | StepKind::ThermalLoad => "cpuminer",
-        StepKind::ClockCold | StepKind::SevenZip | StepKind::Lzma | StepKind::ClockHot => {
-            kind.phase()
-        }
-        StepKind::Aes256Before
+        StepKind::ClockCold
+        | StepKind::SevenZip
+        | StepKind::Lzma
+        | StepKind::ClockHot
+        | StepKind::Aes256Before
         | StepKind::Aes256After
         | StepKind::CoolDown
         | StepKind::HeatUp
         | StepKind::GraphIdle
-        | StepKind::Graph => kind.phase(),
+        | StepKind::Graph
+        | StepKind::Wrap => kind.phase(),
     }
 }
 
@@ -272,6 +274,9 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
     let mut s = String::new();
     let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
     let opts = TableOptions::sbc_bench(dc);
+    if let Some(w) = &r.wrap {
+        return crate::report::wrap::health_tables(rec, w, &opts);
+    }
     let sevenzip = sevenzip_parts(r);
     for step in &r.steps {
         let Some(phase) = rec.phase(step.kind.phase()) else {
@@ -325,7 +330,7 @@ fn health_now(rec: &Recording) -> Option<String> {
     ))
 }
 
-fn section(s: &mut String, body: &str) {
+pub(crate) fn section(s: &mut String, body: &str) {
     if body.trim().is_empty() {
         return;
     }
@@ -337,6 +342,9 @@ fn section(s: &mut String, body: &str) {
 
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
+    if r.wrap.is_some() {
+        return crate::report::wrap::log(r);
+    }
     let mut s = log_head(r);
     benchmark_sections(&mut s, r);
     after_sections(&mut s, r);
@@ -354,7 +362,7 @@ pub fn log(r: &RunReport) -> String {
 }
 
 /// The first lines: version, device, mode and date; distro, uptime, summary, memory.
-fn log_head(r: &RunReport) -> String {
+pub(crate) fn log_head(r: &RunReport) -> String {
     let i = &r.system_before;
     let mut s = String::new();
     // Machines without a device-tree model or DMI (VMs, containers) go by their hostname.
@@ -462,7 +470,7 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
 }
 
 /// After the benchmarks: sensors, health tables, throttling, kernel log, environment.
-fn after_sections(s: &mut String, r: &RunReport) {
+pub(crate) fn after_sections(s: &mut String, r: &RunReport) {
     let i = &r.system_before;
     if let Some(after) = &r.system_after {
         section(s, &info::sensors_block(after));
@@ -532,7 +540,7 @@ fn phases(r: &RunReport) -> String {
 }
 
 /// Results validation, governors, and what tuning did.
-fn validation_and_tuning(r: &RunReport) -> String {
+pub(crate) fn validation_and_tuning(r: &RunReport) -> String {
     let mut v = validation(r, false);
     v.push('\n');
     v.push_str(&info::governors_block(&r.system_before));

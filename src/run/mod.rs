@@ -11,6 +11,7 @@ pub mod runner;
 pub mod thermal;
 pub mod tuning;
 pub mod validation;
+pub mod wrap;
 
 #[cfg(test)]
 mod sink_tests;

@@ -286,9 +286,9 @@ pub(crate) struct Running {
     pub(crate) all_cpus: Vec<u32>,
     pub(crate) tuning: Tuning,
     pub(crate) tis_before: Vec<(u32, Vec<(u64, u64)>)>,
-    online_before: Vec<u32>,
-    swap_before: validate::SwapState,
-    last_seq: Option<u64>,
+    pub(crate) online_before: Vec<u32>,
+    pub(crate) swap_before: validate::SwapState,
+    pub(crate) last_seq: Option<u64>,
 }
 
 /// Phase 2: look at the machine, tune it, plan the steps, open the report.
@@ -364,6 +364,7 @@ pub(crate) fn tune_with(
         results_row: None,
         power: None,
         review: None,
+        wrap: None,
     };
     Running {
         tis_before: time_in_state(root, &policies),
@@ -536,13 +537,15 @@ pub(crate) fn finish(
     };
     // An interrupted run has no Results.md row: a partial one would look paste-ready.
     // The thermal test and the efficiency graph measure no Results.md row (sbc-bench -g
-    // prints none); review mode has none either, as sbc-bench.
+    // prints none); review mode has none either, as sbc-bench; `wrap` runs other tools.
     report.results_row = (report.status == RunStatus::Complete
         && report.config.thermal.is_none()
         && report.config.graph.is_none()
-        && report.review.is_none())
+        && report.review.is_none()
+        && report.wrap.is_none())
         .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
+    crate::run::wrap::excuse_offlined(&mut report);
     ctx.sink.finish(&report);
     report
 }
@@ -648,6 +651,8 @@ pub(crate) fn run_step(
         StepKind::GraphIdle | StepKind::Graph => {
             e.push("the efficiency graph's steps run in `run::graph`".to_string());
         }
+        // Run by `run::wrap`, never planned into a standard run.
+        StepKind::Wrap => {}
         StepKind::MemBandwidth => {
             results
                 .membw

@@ -31,3 +31,4 @@ mod storage_harden;
 mod sysread;
 mod thermal_mode;
 mod validate_harden;
+mod wrap_run;

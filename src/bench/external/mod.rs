@@ -3,6 +3,7 @@
 //! Parsers are pure; nothing here is needed for a native run, and a missing tool is a note,
 //! not a failure.
 
+pub mod extract;
 pub mod openssl;
 pub mod sevenzip;
 pub mod smartctl;
