@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(rw(&["sbc-bench", "-S"]), ["sbc-bench", "storage"]);
         assert_eq!(rw(&["sbc-bench", "-c"]), ["sbc-bench", "-c"]);
         assert_eq!(rw(&["sbc-bench"]), ["sbc-bench"]);
-        assert!(rewrite(vec!["sbc-bench".into(), "-g".into()]).is_err());
+        assert!(rewrite(vec!["sbc-bench".into(), "-N".into()]).is_err());
     }
 
     fn err(v: &[&str]) -> String {

@@ -4,8 +4,8 @@
 //! `-S` = `storage`, `-c` = `run -c`), see [`legacy`].
 
 pub mod bench;
-pub mod kernel;
 pub mod graph;
+pub mod kernel;
 pub mod legacy;
 pub mod net;
 pub mod results;

@@ -1,9 +1,9 @@
 //! Validation and insight: pure functions from system state, results and recordings to
 //! [`Finding`]s with a stable code, a severity and a sentence.
 
-pub mod kernel;
 pub mod governor_advice;
 pub mod irq_placement;
+pub mod kernel;
 pub mod net;
 pub mod pcie;
 pub mod review_diff;

@@ -244,7 +244,7 @@ pub fn markdown(r: &RunReport, rv: &ReviewRecord) -> String {
         clockspeeds(&mut s, r, rv);
         baseline(&mut s, r);
     }
-    devices(&mut s, &rv.devices);
+    devices(&mut s, &rv.devices, rv);
     challenging(&mut s, rv);
     swap(&mut s, r);
     software(&mut s, r);
@@ -436,15 +436,24 @@ fn aes(s: &mut String, r: &RunReport) {
     }
 }
 
-fn devices(s: &mut String, d: &DeviceLines) {
-    let heading = match (d.pcie.is_empty(), d.storage.is_empty()) {
+fn devices(s: &mut String, d: &DeviceLines, rv: &ReviewRecord) {
+    let pcie = !d.pcie.is_empty() || !rv.pcie_controllers.is_empty() || !rv.pcie_details.is_empty();
+    let heading = match (!pcie, d.storage.is_empty()) {
         (false, false) => "PCIe and storage devices",
         (false, true) => "PCIe devices",
         (true, false) => "Storage devices",
         (true, true) => return,
     };
     let _ = writeln!(s, "\n### {heading}:\n");
-    for l in d.pcie.iter().chain(&d.storage) {
+    // sbc-bench's controller lines named from pci.ids where the tree has them, else the
+    // link lines the before/after comparison uses; then what sbc-bench lacks (payload
+    // sizes, IRQ placement), then the storage lines.
+    let controllers = if rv.pcie_controllers.is_empty() {
+        &d.pcie[..]
+    } else {
+        &rv.pcie_controllers[..]
+    };
+    for l in controllers.iter().chain(&rv.pcie_details).chain(&d.storage) {
         let _ = writeln!(s, "{l}");
     }
 }
@@ -511,6 +520,12 @@ fn software(s: &mut String, r: &RunReport) {
 fn kernel(s: &mut String, r: &RunReport, rv: &ReviewRecord) {
     let k = &r.system_before.kernel;
     s.push_str("\n### Kernel info:\n\n");
+    if !rv.kernel_info.is_empty() {
+        for l in &rv.kernel_info {
+            let _ = writeln!(s, "{l}");
+        }
+        return;
+    }
     if let Some(c) = &k.cmdline {
         let _ = writeln!(s, "  * `/proc/cmdline: {c}`");
     }

@@ -124,7 +124,7 @@ mod tests {
         assert!(
             String::from_utf8(body)
                 .unwrap()
-                .contains("filename=\"aX.y.txt\"")
+                .contains("filename=\"aXy.txt\"")
         );
     }
 

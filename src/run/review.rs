@@ -112,6 +112,10 @@ pub fn execute(
     } else {
         None
     };
+    let (controllers, details, insight) = insight(root, &run.report.governors_before);
+    rv.pcie_controllers = controllers;
+    rv.pcie_details = details;
+    rv.kernel_info = kernel_info(ctx, &run.report.system_before);
     rv.markdown = crate::report::review::markdown(&run.report, &rv);
     ui.line(&format!("\n\n\n{}", rv.markdown));
     if let Some(f) = &opts.review_file {
@@ -124,11 +128,77 @@ pub fn execute(
     if !ctx.cancel.is_cancelled() {
         waiting_phase(ctx, &mut run, exec, ui, opts);
     }
-    let report = runner::finish(ctx, run, recording);
+    let mut report = runner::finish(ctx, run, recording);
+    // What reviewers looked up by hand: PCIe payload sizes, IRQ placement, governors that
+    // keep clocks low under I/O.
+    report.findings.extend(insight);
+    ctx.sink.write(&report);
     if let Some(rv) = &report.review {
         ui.line(&crate::report::review::final_report(&report, rv));
     }
     Ok(report)
+}
+
+/// The review's PCIe lines (sbc-bench's per controller, then the details it lacks) and the
+/// findings reviewers made by hand:
+/// PCIe links and payload sizes, where NIC/storage/USB interrupts are served, governors
+/// that keep clocks low under I/O (judged on the governors as the review found them).
+fn insight(
+    root: &SysRoot,
+    governors_before: &[Governor],
+) -> (
+    Vec<String>,
+    Vec<String>,
+    Vec<crate::record::finding::Finding>,
+) {
+    use crate::diagnose::{governor_advice, irq_placement, pcie};
+    use crate::report::pcie as lines;
+    let funcs = crate::sys::pci::read_functions(root);
+    let checks = pcie::check(&funcs);
+    let mut findings = pcie::findings(&checks);
+    let placements = match crate::sys::irq::read_interrupts(root) {
+        Some(ints) => {
+            let aff = crate::sys::irq::read_affinities(root, &ints);
+            let nics = crate::sys::net::read_all(root);
+            let p = irq_placement::placement(&ints, &aff, &nics);
+            findings.extend(irq_placement::findings(&p, &ints.cpus));
+            p
+        }
+        None => Vec::new(),
+    };
+    findings.extend(governor_advice::advise(governors_before));
+    let mut details = lines::check_lines(&checks);
+    details.extend(lines::efficiency_note(&checks));
+    details.extend(lines::irq_lines(&placements));
+    // sbc-bench's lines name the controllers from pci.ids; without that database the
+    // class and IDs of the review's own lines say more than bare IDs.
+    let controllers = if funcs.iter().any(|f| f.device_name.is_some()) {
+        lines::controller_lines(&funcs)
+    } else {
+        Vec::new()
+    };
+    (controllers, details, findings)
+}
+
+/// The `### Kernel info:` lines with sbc-bench's kernel text (end of life, revisions
+/// behind, vendor/BSP kernel) from the release table in the binary. A run with canned
+/// results judges at the table's own date, so its review does not change with the day.
+fn kernel_info(ctx: &RunContext<'_>, info: &crate::sys::discover::SystemInfo) -> Vec<String> {
+    let Ok(table) = crate::diagnose::kernel::built_in_table() else {
+        return Vec::new();
+    };
+    let today = if ctx.cfg.fake_benchmarks {
+        table.snapshot
+    } else {
+        chrono::Local::now().date_naive()
+    };
+    let log = crate::sys::kernel::read_kernel_log(ctx.root);
+    let a = crate::report::kernel::assess_system(info, log.as_deref(), &table, today);
+    let facts = crate::report::kernel::ReviewKernelFacts::new(
+        &info.kernel,
+        crate::sys::kernel::read_vulnerabilities(ctx.root),
+    );
+    crate::report::kernel::review_section_lines(&facts, &a)
 }
 
 fn is_x86(root: &SysRoot) -> bool {
@@ -259,6 +329,9 @@ fn inventory(
         devices: device_lines(root),
         vulnerabilities: review_state::vulnerabilities(root),
         challenging_mounts: review_state::challenging_mounts(root),
+        kernel_info: Vec::new(),
+        pcie_controllers: Vec::new(),
+        pcie_details: Vec::new(),
         markdown: String::new(),
         waiting: None,
     }

@@ -543,7 +543,7 @@ pub(crate) fn finish(
         && report.config.graph.is_none()
         && report.review.is_none()
         && report.wrap.is_none())
-        .then(|| crate::run::validation::results_row(&report, &report.findings));
+    .then(|| crate::run::validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     crate::run::wrap::excuse_offlined(&mut report);
     ctx.sink.finish(&report);

@@ -614,3 +614,63 @@ fn a_disk_gone_during_the_command_is_a_storage_change() {
             .contains("### Storage devices:\n\n  * SD card as /dev/mmcblk0\n")
     );
 }
+
+/// The ROCK 5 ITX's PCIe devices and interrupts (tests/fixtures/pcie, built from the
+/// seeds' `lspci -vv`) laid over the ROCK 5B tree: the review's PCIe section names the
+/// controllers as sbc-bench does, adds the payload sizes with their efficiency and the IRQ
+/// placement, and the findings reviewers made by hand are the review's findings.
+#[test]
+fn review_shows_pcie_payload_irq_placement_and_their_findings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    copy_tree(&fixture("rock-5b"), &root);
+    overlay(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pcie/rock-5-itx"),
+        &root,
+    );
+    let before = tree(&root);
+    let d = run_review(tmp.path(), review_cmd(tmp.path(), &root, &["--", "true"]));
+    assert_same_tree(&before, &root, "rock-5b + rock-5-itx PCIe");
+    let md = &d.markdown;
+    assert!(
+        md.contains("  * ASMedia ASM1164 Serial ATA AHCI: Speed 8GT/s (ok), Width x2 (ok), driver in use: ahci"),
+        "{md}"
+    );
+    assert!(md.contains("MaxPayload"), "{md}");
+    let codes: Vec<&str> = d.json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    for want in ["pcie-max-payload-below-capability", "pcie-link-downgraded"] {
+        assert!(codes.contains(&want), "{want} missing from {codes:?}");
+    }
+    // The governors as the review found them (rock-5b: schedutil, dmc_ondemand).
+    assert!(
+        codes.iter().any(|c| c.starts_with("governor-")),
+        "no governor advice in {codes:?}"
+    );
+}
+
+/// Copy `from` over `to`: files replace files, links replace whatever was there.
+fn overlay(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let ty = e.file_type().unwrap();
+        let dst = to.join(e.file_name());
+        if ty.is_dir() {
+            overlay(&e.path(), &dst);
+            continue;
+        }
+        if fs::symlink_metadata(&dst).is_ok_and(|m| !m.is_dir()) {
+            fs::remove_file(&dst).unwrap();
+        }
+        if ty.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(e.path()).unwrap(), &dst).unwrap();
+        } else {
+            fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
