@@ -66,6 +66,9 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
             .clone()
             .unwrap_or_else(|| default_review_file(&log)),
     );
+    let Ok(power) = crate::app::run::open_power(ctx, &cfg) else {
+        return Ok(Outcome::Usage);
+    };
     println!("sbc-bench {} (Rust) review mode", env!("CARGO_PKG_VERSION"));
     let (mut exec, host, monitor_interval) = seam(&cfg);
     let mut ui = Console::new(!cfg.unattended && std::io::stdin().is_terminal());
@@ -80,7 +83,7 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
     let result = review::execute(&rctx, exec.as_mut(), &mut ui, &opts);
     let outcome = runner::outcome(&result, shutdown::signal());
     match result {
-        Ok(_) => {}
+        Ok(mut report) => crate::app::run::attach_power(&mut report, power, &sink),
         Err(RunError::Stopped) => {
             eprintln!("Stopped before the review began; nothing was changed.");
             return Ok(outcome);

@@ -157,6 +157,49 @@ fn power_sampler(
         .map_err(|e| e.to_string())
 }
 
+/// The `--power` meter of a mode, started now; a meter that does not answer is said here,
+/// before anything runs (the caller then exits with status 2), and its banner printed.
+pub(crate) fn open_power(
+    ctx: &Ctx,
+    cfg: &RunConfig,
+) -> Result<Option<crate::sys::meter::sampler::PowerSampler>, ()> {
+    match power_sampler(ctx, cfg) {
+        Ok(p) => {
+            if let Some(b) = p.as_ref().and_then(|p| p.banner()) {
+                println!("{b}");
+            }
+            Ok(p)
+        }
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            Err(())
+        }
+    }
+}
+
+/// The meter's readings laid over the run's phases (idle mW, mW and energy per phase,
+/// MIPS per watt), and the files written once more with them.
+pub(crate) fn attach_power(
+    report: &mut crate::record::run::RunReport,
+    power: Option<crate::sys::meter::sampler::PowerSampler>,
+    sink: &ExportSink,
+) {
+    let Some(p) = power else {
+        return;
+    };
+    let (failed, _) = p.failures();
+    let history = p.history();
+    report.power = Some(crate::run::power::record(
+        report,
+        p.describe(),
+        p.banner(),
+        &history,
+        failed,
+    ));
+    drop(p.stop());
+    sink.finish(report);
+}
+
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let cfg = match crate::cli::run_config(args, &|k| std::env::var(k).ok()) {
@@ -205,20 +248,8 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
-    if let Some(p) = power {
-        let (failed, _) = p.failures();
-        let history = p.history();
-        report.power = Some(crate::run::power::record(
-            &report,
-            p.describe(),
-            p.banner(),
-            &history,
-            failed,
-        ));
-        drop(p.stop());
-        // The files once more, now with the power section.
-        sink.finish(&report);
-    }
+    // The files once more, now with the power section.
+    attach_power(&mut report, power, &sink);
     let log = sink.path(Format::Log).map(Path::display);
     let summary = ConsoleSummary {
         log: log.map(|l| l.to_string()),

@@ -92,6 +92,9 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
         _ => {}
     }
     let sink = export_sink(&cfg, args.log.is_some())?;
+    let Ok(power) = crate::app::run::open_power(ctx, &cfg) else {
+        return Ok(Outcome::Usage);
+    };
     println!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
     if let (Ok((src, _)), Some(ThermalMode::CoolTo | ThermalMode::HeatTo)) = (&source, mode) {
         let file = src
@@ -117,7 +120,7 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
     };
     let result = runner::execute(&rctx, exec.as_mut(), &mut ui);
     let outcome = runner::outcome(&result, shutdown::signal());
-    let report = match result {
+    let mut report = match result {
         Ok(r) => r,
         Err(RunError::Stopped) => {
             eprintln!("Stopped before benchmarking; nothing was changed.");
@@ -125,6 +128,7 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
+    crate::app::run::attach_power(&mut report, power, &sink);
     let log = sink.path(Format::Log).map(Path::display);
     if mode == Some(ThermalMode::MemoryController) {
         let summary = ConsoleSummary {

@@ -143,6 +143,7 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
         log: args.log.clone(),
         json: args.json.clone(),
         fake_benchmarks: args.fake_benchmarks,
+        power: args.power.clone(),
         ..Default::default()
     };
     let mut cfg = match crate::cli::run_config(&run_args, &|k| std::env::var(k).ok()) {
@@ -162,6 +163,9 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
     };
     cfg.wrap = Some(spec.clone());
     let sink = crate::app::run::export_sink(&cfg, args.log.is_some())?;
+    let Ok(power) = crate::app::run::open_power(ctx, &cfg) else {
+        return Ok(Outcome::Usage);
+    };
     println!("sbc-bench {} (Rust) wrap", env!("CARGO_PKG_VERSION"));
     let (_exec, host, monitor_interval) = crate::app::run::seam(&cfg);
     let rctx = RunContext {
@@ -174,7 +178,7 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
     };
     let result = crate::run::wrap::execute(&rctx, &spec, &mut Console);
     let outcome = runner::outcome(&result, shutdown::signal());
-    let report = match result {
+    let mut report = match result {
         Ok(r) => r,
         Err(RunError::Stopped) => {
             eprintln!("Stopped before running the command; nothing was changed.");
@@ -182,6 +186,7 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
+    crate::app::run::attach_power(&mut report, power, &sink);
     let log = sink.path(Format::Log).map(|p| p.display().to_string());
     print!(
         "{}",

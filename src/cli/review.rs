@@ -34,6 +34,11 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "FILE")]
     pub review: Option<PathBuf>,
 
+    /// Read a power meter meanwhile: idle mW, mW and energy per phase (docs/POWER.md;
+    /// also sbc-bench's Netio=HOST/SOCKET).
+    #[arg(long, value_name = "SPEC")]
+    pub power: Option<String>,
+
     /// Return canned benchmark results instantly (tests of orchestration and reports).
     #[arg(long, hide = true)]
     pub fake_benchmarks: bool,
@@ -54,6 +59,7 @@ impl ReviewArgs {
             log: self.log.clone(),
             json: self.json.clone(),
             fake_benchmarks: self.fake_benchmarks,
+            power: self.power.clone(),
             ..Default::default()
         }
     }

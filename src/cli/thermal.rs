@@ -48,6 +48,11 @@ pub struct ThermalArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Read a power meter meanwhile: idle mW, mW and energy per phase (docs/POWER.md;
+    /// also sbc-bench's Netio=HOST/SOCKET).
+    #[arg(long, value_name = "SPEC")]
+    pub power: Option<String>,
+
     /// Return canned benchmark results (tests of orchestration and reports).
     #[arg(long, hide = true)]
     pub fake_benchmarks: bool,
@@ -94,6 +99,7 @@ pub fn config(a: &ThermalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<R
         log: a.log.clone(),
         json: a.json.clone(),
         fake_benchmarks: a.fake_benchmarks,
+        power: a.power.clone(),
         ..Default::default()
     };
     let mut cfg = super::run_config(&run, env)?;

@@ -58,6 +58,11 @@ pub struct WrapArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Read a power meter meanwhile: idle mW, mW and energy per phase (docs/POWER.md;
+    /// also sbc-bench's Netio=HOST/SOCKET).
+    #[arg(long, value_name = "SPEC")]
+    pub power: Option<String>,
+
     /// Canned host (idle at once, sampled often): tests over fixture trees. The command
     /// itself still runs.
     #[arg(long, hide = true)]

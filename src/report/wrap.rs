@@ -270,6 +270,7 @@ pub fn log(r: &RunReport) -> String {
     t.push('\n');
     t.push_str(&durations(w));
     section(&mut s, &t);
+    section(&mut s, &crate::report::power::log_section(r));
     after_sections(&mut s, r);
     section(&mut s, &validation_and_tuning(r));
     if r.status == RunStatus::Interrupted {

@@ -409,3 +409,66 @@ fn hidraw_node_that_is_a_fifo_or_missing_is_refused() {
         .code(2)
         .stderr(predicates::str::contains("not a hidraw device"));
 }
+
+/// Every mode reads the meter, not only the standard run: `thermal -M`, `wrap` and
+/// `review` over a ROCK 5B copy with an INA3221 record power per phase in their JSON and
+/// logs.
+#[test]
+fn power_in_thermal_wrap_and_review_modes() {
+    for mode in ["thermal", "wrap", "review"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        copy_tree(&fixture("rock-5b"), &root);
+        let h = root.join("sys/class/hwmon/hwmon9");
+        fs::create_dir_all(&h).unwrap();
+        fs::write(h.join("name"), "ina3221\n").unwrap();
+        fs::write(h.join("in1_input"), "5104\n").unwrap();
+        fs::write(h.join("curr1_input"), "612\n").unwrap();
+        let (log, json) = (tmp.path().join("l.log"), tmp.path().join("r.json"));
+        let mut c = bin();
+        c.env_remove("MODE")
+            .env_remove("NOTUNING")
+            .env_remove("NotReadyYet")
+            .env_remove("ExecuteCommand")
+            .env_remove("Netio")
+            .arg("--sysroot")
+            .arg(&root)
+            .arg("--sysroot-writable")
+            .arg(mode);
+        match mode {
+            "thermal" => c.args(["--memory-controller", "--duration", "1s"]),
+            "review" => c.arg("--review").arg(tmp.path().join("review.md")),
+            _ => &mut c,
+        };
+        c.args([
+            "--fake-benchmarks",
+            "--unattended",
+            "--power",
+            "hwmon:ina3221",
+        ])
+        .arg("--log")
+        .arg(&log)
+        .arg("--json")
+        .arg(&json);
+        match mode {
+            "wrap" => c.args(["--", "true"]),
+            "review" => c.args(["--", "true"]),
+            _ => &mut c,
+        };
+        let out = c.output().unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(3)),
+            "{mode}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+        let p = &doc["power"];
+        assert_eq!(
+            p["meter"], "INA3221 (hwmon9, channel 1, V × I)",
+            "{mode}: {p}"
+        );
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(text.contains("Power consumption"), "{mode}: {text}");
+    }
+}
