@@ -73,7 +73,7 @@ sbc-bench's short modes:
   -m [SECONDS]              Monitor clocks, load and temperature (= monitor [SECONDS])
   -S                        List storage devices and what they sit behind (= storage)
   -k                        Kernel info: version number and vendor/BSP check (= kernel)
-  -t [°C]                   Thermal test: cool down to °C (50), then 5 minutes of load (= thermal --cool-to)
+  -t [°C]                   Thermal test: cool to °C (50), then 5 min of load (= thermal --cool-to)
   -T [°C]                   Thermal test: heat up to °C (50) first (= thermal --heat-to)
   -M                        Memory controller throttling test (= thermal --memory-controller)
   -r, -j                    Review mode (= review)
