@@ -114,6 +114,7 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
     if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
+    crate::app::run::store_mode_run(ctx, &args.store, cfg.fake_benchmarks, &report, &sink);
     if let Some(h) = sink.path(Format::GraphHtml) {
         println!("Please check {}", h.display());
     }

@@ -283,6 +283,21 @@ fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
         ExportFormat::Json => format!("{}\n", serde_json::to_string_pretty(&rows)?),
         ExportFormat::Csv => crate::results::export::csv(&rows)?,
         ExportFormat::Yaml => crate::results::export::yaml(&rows),
+        ExportFormat::Geerling => {
+            let items: Vec<_> = rows
+                .into_iter()
+                .map(|e| {
+                    let link = s
+                        .shares(e.id)
+                        .ok()
+                        .and_then(|v| v.last().map(|(url, _, _)| url.clone()));
+                    let doc = s.record(e.id).map(|(_, d)| d).unwrap_or_default();
+                    let x = crate::results::export::GeerlingExtra::from_document(&doc, link);
+                    (e, x)
+                })
+                .collect();
+            crate::results::export::geerling_yaml(&items)
+        }
     };
     print!("{out}");
     Ok(Outcome::Ok)
@@ -427,7 +442,7 @@ fn compare_target(a: &CompareArgs) -> Result<(Parsed, Option<i64>), String> {
     // not create one).
     if let Some(path) = path.filter(|p| p.is_file()) {
         let s = Store::open(&path).map_err(|e| e.to_string())?;
-        if let Some(id) = s.last().map_err(|e| e.to_string())? {
+        if let Some(id) = s.last_with_figures().map_err(|e| e.to_string())? {
             return s
                 .record(id)
                 .map(|(p, _)| (p, Some(id)))
@@ -462,7 +477,13 @@ fn stored_references(a: &CompareArgs, except: Option<i64>) -> Vec<Reference> {
         .filter_map(|id| {
             let (p, _) = s.record(id).ok()?;
             let mut row = p.log.results_row.clone();
-            if row.device.is_empty() {
+            let no_figures = row.sevenzip_multi.is_none()
+                && row.sevenzip_single.is_none()
+                && row.aes256_16k.is_none()
+                && row.memcpy_mb_s.is_none()
+                && row.memset_mb_s.is_none()
+                && row.scrypt_khs.is_none();
+            if row.device.is_empty() || no_figures {
                 return None;
             }
             row.kernel = crate::record::results_row::kernel_major_minor(&row.kernel);

@@ -82,14 +82,15 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
     };
     let result = review::execute(&rctx, exec.as_mut(), &mut ui, &opts);
     let outcome = runner::outcome(&result, shutdown::signal());
-    match result {
-        Ok(mut report) => crate::app::run::attach_power(&mut report, power, &sink),
+    let mut report = match result {
+        Ok(report) => report,
         Err(RunError::Stopped) => {
             eprintln!("Stopped before the review began; nothing was changed.");
             return Ok(outcome);
         }
         Err(e) => return Err(e.into()),
-    }
+    };
+    crate::app::run::attach_power(&mut report, power, &sink);
     if let Some(f) = &opts.review_file {
         println!("Review in {}", f.display());
     }
@@ -97,5 +98,6 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
     if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
+    crate::app::run::store_mode_run(ctx, &args.store, cfg.fake_benchmarks, &report, &sink);
     Ok(outcome)
 }

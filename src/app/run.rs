@@ -259,7 +259,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
-    if let Some(db) = store_target(ctx, args) {
+    if let Some(db) = store_target(ctx, args.db.as_deref(), args.no_store, args.fake_benchmarks) {
         store_run(&db, &report, sink.path(Format::Log));
     }
     Ok(outcome)
@@ -268,14 +268,20 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
 /// Where the run is stored: the database `--db` (or `SBC_BENCH_DB`) names; else the
 /// default one, for a real run on this machine only (a run over a `--sysroot` tree or
 /// with canned results describes no real board). `--no-store`: nowhere.
-fn store_target(ctx: &Ctx, args: &RunArgs) -> Option<std::path::PathBuf> {
-    if args.no_store {
+/// Every mode that runs on the engine (run, review, thermal, graph, wrap) stores this way.
+pub(crate) fn store_target(
+    ctx: &Ctx,
+    db: Option<&Path>,
+    no_store: bool,
+    fake_benchmarks: bool,
+) -> Option<std::path::PathBuf> {
+    if no_store {
         return None;
     }
-    if let Some(db) = &args.db {
-        return Some(db.clone());
+    if let Some(db) = db {
+        return Some(db.to_path_buf());
     }
-    if args.fake_benchmarks || !ctx.root.is_host() {
+    if fake_benchmarks || !ctx.root.is_host() {
         return None;
     }
     crate::results::store::default_path(nix::unistd::geteuid().is_root(), &|k| {
@@ -283,9 +289,23 @@ fn store_target(ctx: &Ctx, args: &RunArgs) -> Option<std::path::PathBuf> {
     })
 }
 
+/// Store a finished mode run (review, thermal, graph, wrap) where its `--db`/`--no-store`
+/// and the run's kind say, as `run` does.
+pub(crate) fn store_mode_run(
+    ctx: &Ctx,
+    store: &crate::cli::results::StoreArgs,
+    fake_benchmarks: bool,
+    report: &crate::record::run::RunReport,
+    sink: &ExportSink,
+) {
+    if let Some(db) = store_target(ctx, store.db.as_deref(), store.no_store, fake_benchmarks) {
+        store_run(&db, report, sink.path(Format::Log));
+    }
+}
+
 /// Store the finished run; a database that cannot be written costs the run nothing but
 /// a warning (its log and JSON are written already).
-fn store_run(db: &Path, report: &crate::record::run::RunReport, log: Option<&Path>) {
+pub(crate) fn store_run(db: &Path, report: &crate::record::run::RunReport, log: Option<&Path>) {
     use crate::results::store::{Inserted, NewRun, Source, Store};
     let json = String::from_utf8_lossy(&crate::report::export::Json.render(report)).into_owned();
     let parsed = match crate::results::document::from_run_json(&json) {

@@ -195,5 +195,6 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
     if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
+    crate::app::run::store_mode_run(ctx, &args.store, cfg.fake_benchmarks, &report, &sink);
     Ok(outcome)
 }

@@ -57,6 +57,9 @@ pub struct GraphArgs {
     /// Return canned benchmark results instantly (tests of orchestration and reports).
     #[arg(long, hide = true)]
     pub fake_benchmarks: bool,
+
+    #[command(flatten)]
+    pub store: super::results::StoreArgs,
 }
 
 /// `cores`, `clusters`, `coreclusters`, `all` or a CPU list.

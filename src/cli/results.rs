@@ -31,6 +31,9 @@ pub enum ExportFormat {
     Csv,
     Json,
     Yaml,
+    /// Jeff Geerling's sbc-reviews `results.yml` items (his field names; what a run does
+    /// not measure is null; ours follow under `sbc_bench:`).
+    Geerling,
 }
 
 /// What to do with results.
@@ -176,4 +179,18 @@ pub struct ShareArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub db: DbArg,
+}
+
+/// Where a mode's run is stored (review, thermal, graph, wrap: as `run --db`/`--no-store`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct StoreArgs {
+    /// Store the run in this results database [default: /var/lib/sbc-bench/results.db
+    /// as root, else $XDG_DATA_HOME/sbc-bench/results.db; runs over a --sysroot tree or
+    /// with canned results are stored only when a database is named].
+    #[arg(long, value_name = "PATH", env = "SBC_BENCH_DB")]
+    pub db: Option<PathBuf>,
+
+    /// Do not store the run in the results database (wins over --db).
+    #[arg(long)]
+    pub no_store: bool,
 }

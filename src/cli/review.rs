@@ -47,6 +47,9 @@ pub struct ReviewArgs {
     /// sbc-bench's ExecuteCommand; its exit status, duration and last lines are recorded.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+
+    #[command(flatten)]
+    pub store: super::results::StoreArgs,
 }
 
 impl ReviewArgs {

@@ -61,6 +61,9 @@ pub struct ThermalArgs {
     /// milliseconds).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, hide = true)]
     pub poll_interval: Option<f64>,
+
+    #[command(flatten)]
+    pub store: super::results::StoreArgs,
 }
 
 /// A temperature in °C between -40 and 150.

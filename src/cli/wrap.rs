@@ -72,6 +72,9 @@ pub struct WrapArgs {
     /// CPU list (`4-5`) and cluster name (`cluster1`, `Cortex-A76`, `all`).
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+
+    #[command(flatten)]
+    pub store: super::results::StoreArgs,
 }
 
 /// What to wrap.

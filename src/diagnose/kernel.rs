@@ -1038,6 +1038,33 @@ pub fn assess(facts: &KernelFacts, table: &ReleaseTable, today: NaiveDate) -> Ke
     }
 }
 
+/// Whether `facts` describe a vendor (BSP) kernel, as sbc-bench's `CheckKernelVersion`
+/// rules judge it: `Some(true)` when a vendor rule flags it, `Some(false)` when no rule
+/// can (a distribution or x86 kernel, a virtual machine, a release candidate, the newest
+/// series, a version no vendor froze), `None` when it cannot be told: an unparsable
+/// release, or a vendor version whose SoC (or the kernel log a rule asks) is unknown.
+pub fn is_vendor_kernel(facts: &KernelFacts, table: &ReleaseTable) -> Option<bool> {
+    let version = KernelVersion::parse(facts.release);
+    match skip_reason(facts, version.as_ref(), table) {
+        Some(Skip::Unparsable) => return None,
+        Some(_) => return Some(false),
+        None => {}
+    }
+    let v = version?;
+    let Some(rule) = BSP_RULES
+        .iter()
+        .find(|r| r.versions.iter().any(|p| p.matches(&v.token)))
+    else {
+        return Some(false);
+    };
+    facts.soc?;
+    match vendor_kernel(rule, facts) {
+        (Some(_), _) => Some(true),
+        (None, Some(_)) => None,
+        (None, None) => Some(false),
+    }
+}
+
 fn listed(table: &ReleaseTable, series: &str) -> bool {
     Series::parse(series).is_some_and(|s| table.cycle(s).is_some())
 }
@@ -1404,6 +1431,42 @@ mod tests {
         assert_eq!((a.bsp, a.log_unread), (None, None));
         let a = run(None);
         assert_eq!((a.bsp, a.log_unread), (None, Some("cpu cpu0: pvtm")));
+    }
+
+    #[test]
+    fn vendor_kernel_is_told_where_it_can_be() {
+        let t = table();
+        assert_eq!(
+            is_vendor_kernel(&facts("4.4.194-rk322x", Some("Rockchip RK3229")), &t),
+            Some(true)
+        );
+        // The same vendor version on an unknown SoC cannot be told.
+        assert_eq!(is_vendor_kernel(&facts("4.4.194-rk322x", None), &t), None);
+        // A rule that needs the kernel log, without one: not known; with a mainline log: no.
+        fn rk(log: Option<&[String]>) -> KernelFacts<'_> {
+            KernelFacts {
+                release: "5.10.160-rockchip-rk356x",
+                machine: Some("aarch64"),
+                soc: Some("Rockchip RK3568 (35682000)"),
+                kernel_log: log,
+                virt: None,
+            }
+        }
+        assert_eq!(is_vendor_kernel(&rk(None), &t), None);
+        let mainline_log = vec!["Booting Linux on physical CPU 0x0".to_string()];
+        assert_eq!(is_vendor_kernel(&rk(Some(&mainline_log)), &t), Some(false));
+        // Distribution, x86 and newest-series kernels are no vendor's.
+        let x86 = KernelFacts {
+            release: "6.1.0-18-amd64",
+            machine: Some("x86_64"),
+            ..Default::default()
+        };
+        assert_eq!(is_vendor_kernel(&x86, &t), Some(false));
+        assert_eq!(
+            is_vendor_kernel(&facts("7.2.1", Some("RK3588")), &t),
+            Some(false)
+        );
+        assert_eq!(is_vendor_kernel(&facts("bogus", None), &t), None);
     }
 
     #[test]

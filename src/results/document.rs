@@ -126,6 +126,7 @@ pub fn from_run_json(text: &str) -> Result<Parsed, String> {
             .as_str()
             .map(str::to_string),
         core_types: run_json_core_types(&v),
+        mode: run_json_mode(&v),
         ..ParsedLog::default()
     };
     match serde_json::from_value::<ResultsRow>(v["results_row"].clone()) {
@@ -155,6 +156,61 @@ pub fn from_run_json(text: &str) -> Result<Parsed, String> {
         log,
         extra,
     })
+}
+
+/// Whether the document's kernel is a vendor (BSP) kernel, by sbc-bench's rules (see
+/// [`crate::diagnose::kernel::is_vendor_kernel`]); a rule that asks the kernel log cannot be
+/// checked here (neither a log nor a run JSON holds the boot messages), so it gives `None`.
+pub fn kernel_bsp(p: &Parsed) -> Option<bool> {
+    use crate::diagnose::kernel::{KernelFacts, built_in_table, is_vendor_kernel};
+    let release = p
+        .log
+        .kernel_release
+        .as_deref()
+        .filter(|r| !r.is_empty())
+        .or(Some(p.log.results_row.kernel.as_str()).filter(|k| !k.is_empty()))?;
+    let table = built_in_table().ok()?;
+    let machine = p.extra.machine.as_deref().or_else(|| {
+        // sbc-bench logs name the architecture with the distro (`… arm64`, `… x86_64/amd64`).
+        let d = &p.log.results_row.distro_arch;
+        if d.contains("x86_64") || d.ends_with("amd64") {
+            Some("x86_64")
+        } else if d.ends_with("arm64") || d.ends_with("aarch64") {
+            Some("aarch64")
+        } else {
+            None
+        }
+    });
+    let facts = KernelFacts {
+        release,
+        machine,
+        virt: None,
+        soc: p.log.soc_guess.as_deref(),
+        kernel_log: None,
+    };
+    is_vendor_kernel(&facts, &table)
+}
+
+/// The mode a run JSON records, named as the command that ran it (`thermal`, `graph`,
+/// `wrap`, `review`, `extensive`, `quick`); `None` for a standard run.
+fn run_json_mode(v: &serde_json::Value) -> Option<String> {
+    let c = &v["config"];
+    let mode = if !c["thermal"].is_null() {
+        "thermal"
+    } else if !c["graph"].is_null() {
+        "graph"
+    } else if !c["wrap"].is_null() {
+        "wrap"
+    } else if !v["review"].is_null() {
+        "review"
+    } else if c["extensive"] == true {
+        "extensive"
+    } else if c["quick"] == true {
+        "quick"
+    } else {
+        return None;
+    };
+    Some(mode.to_string())
 }
 
 /// The core types of a run JSON's clusters, in order, once each.

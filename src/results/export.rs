@@ -52,6 +52,181 @@ pub fn yaml(rows: &[Entry]) -> String {
     out
 }
 
+/// What a `results.yml` item (Jeff Geerling's sbc-reviews) takes from one stored run
+/// beyond its columns: read from the stored document (a run JSON of ours; sbc-bench logs
+/// hold neither), and the newest share receipt's URL.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GeerlingExtra {
+    /// Idle power from a power meter, W.
+    pub idle_watts: Option<f64>,
+    /// Geekbench (from `wrap` of Geekbench): major version, single-core, multi-core.
+    pub geekbench: Option<(u32, Option<f64>, Option<f64>)>,
+    /// Where the run was shared (`share`).
+    pub link: Option<String>,
+}
+
+impl GeerlingExtra {
+    /// Read from a stored document (our run JSON; anything else yields nothing).
+    pub fn from_document(document: &str, link: Option<String>) -> Self {
+        let mut out = Self {
+            link,
+            ..Self::default()
+        };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(document) else {
+            return out;
+        };
+        out.idle_watts = v["power"]["idle_mw"].as_f64().map(|mw| mw / 1000.0);
+        let runs = v["wrap"]["runs"].as_array().cloned().unwrap_or_default();
+        // The whole-system run (cluster `all`) when there is one, else the last scored.
+        let scored = |r: &&serde_json::Value| r["score"]["values"].is_array();
+        let run = runs
+            .iter()
+            .filter(scored)
+            .find(|r| r["cluster"] == "all")
+            .or_else(|| runs.iter().filter(scored).last());
+        if let Some(r) = run {
+            let value = |name: &str| {
+                r["score"]["values"]
+                    .as_array()?
+                    .iter()
+                    .find(|x| x["name"] == name)?["value"]
+                    .as_f64()
+            };
+            // The version is the Geekbench Browser's path (`/v6/cpu/…`); without it the
+            // scores cannot be told 5 from 6 and are left out.
+            let version = r["score"]["url"].as_str().and_then(|u| {
+                let i = u.find("browser.geekbench.com/v")? + "browser.geekbench.com/v".len();
+                u[i..].split('/').next()?.parse::<u32>().ok()
+            });
+            let (single, multi) = (value("Single-Core Score"), value("Multi-Core Score"));
+            if let (Some(ver), true) = (version, single.is_some() || multi.is_some()) {
+                out.geekbench = Some((ver, single, multi));
+            }
+        }
+        out
+    }
+}
+
+/// The `results.yml` architecture name for `uname -m` (sbc-reviews uses `aarch64`,
+/// `x86_64`, `riscv64`), from the machine column or the distro's architecture word.
+fn geerling_arch(e: &Entry) -> Option<&'static str> {
+    let m = e.machine.as_deref().unwrap_or_default();
+    let d = e.distro.as_deref().unwrap_or_default();
+    let has = |w: &str| m == w || d.split([' ', '/']).any(|x| x == w);
+    if has("aarch64") || has("arm64") {
+        Some("aarch64")
+    } else if has("x86_64") || has("amd64") {
+        Some("x86_64")
+    } else if has("riscv64") {
+        Some("riscv64")
+    } else if has("armv7l") || has("armhf") {
+        Some("armv7l")
+    } else {
+        None
+    }
+}
+
+/// The year of a stored date: `2026-…` (ours) or sbc-bench's `Mon, 10 Nov 2025 23:46:00`.
+fn year(date: Option<&str>) -> Option<u32> {
+    let d = date?;
+    d.split(|c: char| !c.is_ascii_digit())
+        .find(|w| w.len() == 4)
+        .and_then(|w| w.parse().ok())
+        .filter(|y| (1990..=2200).contains(y))
+}
+
+/// Jeff Geerling's sbc-reviews `results.yml` layout (`items:`, one mapping per board),
+/// with the fields our records fill: `name`, `arch`, `link`, `year`, `geekbench_5`/`_6`
+/// (from `wrap` runs of Geekbench), `power_watts.idle` (from a power meter) and
+/// `memory_mb_sec` (tinymembench's memcpy/memset, as his table takes them). Everything
+/// else his table holds (price, HPL, GPU, AI, Phoronix, network) is not measured by a run
+/// and stays `null`. Our figures beyond his fields follow under `sbc_bench:`.
+pub fn geerling_yaml(rows: &[(Entry, GeerlingExtra)]) -> String {
+    fn q(s: &str) -> String {
+        serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+    }
+    fn num(v: Option<f64>) -> String {
+        v.map_or_else(
+            || "null".into(),
+            |x| format!("{}", (x * 10.0).round() / 10.0),
+        )
+    }
+    fn int(v: Option<i64>) -> String {
+        v.map_or_else(|| "null".into(), |x| x.to_string())
+    }
+    fn text(v: Option<&str>) -> String {
+        v.map_or_else(|| "null".into(), q)
+    }
+    let mut out = String::from("items:\n");
+    for (e, x) in rows {
+        let gb = |major: u32| match x.geekbench {
+            Some((v, s, m)) if v == major => (num(s), num(m)),
+            _ => ("null".into(), "null".into()),
+        };
+        let (gb6s, gb6m) = gb(6);
+        let (gb5s, gb5m) = gb(5);
+        let lines = [
+            format!("\n- name: {}", text(e.device.as_deref())),
+            format!("  arch: {}", text(geerling_arch(e))),
+            format!("  link: {}", text(x.link.as_deref())),
+            "  price_as_tested: null".into(),
+            format!(
+                "  year: {}",
+                year(e.date.as_deref()).map_or("null".into(), |y| y.to_string())
+            ),
+            "  geekbench_6:".into(),
+            format!("    single: {gb6s}"),
+            format!("    multi: {gb6m}"),
+            "  geekbench_5:".into(),
+            format!("    single: {gb5s}"),
+            format!("    multi: {gb5m}"),
+            "  hpl_gflops: null".into(),
+            "  power_watts:".into(),
+            format!("    idle: {}", num(x.idle_watts)),
+            "    stress: null".into(),
+            "    geekbench: null".into(),
+            "    hpl: null".into(),
+            "  network_mbps:".into(),
+            "    primary: null".into(),
+            "    wifi: null".into(),
+            "  gpu:".into(),
+            "    glmark2: null".into(),
+            "    vkmark: null".into(),
+            "    gravitymark: null".into(),
+            "  ai_cpu:".into(),
+            "    llama3.2_3b: null".into(),
+            "  memory_mb_sec:".into(),
+            format!("    memcpy: {}", num(e.memcpy_mb_s)),
+            format!("    memset: {}", num(e.memset_mb_s)),
+            "  phoronix:".into(),
+            "    encode_mp3_sec: null".into(),
+            "    x264_1080p_fps: null".into(),
+            "    x264_4k_fps: null".into(),
+            "    phpbench: null".into(),
+            "    linux_recompile_sec: null".into(),
+            "  sbc_bench:".into(),
+            format!("    run: {}", e.id),
+            format!("    soc: {}", text(e.soc.as_deref())),
+            format!("    kernel: {}", text(e.kernel.as_deref())),
+            format!(
+                "    kernel_bsp: {}",
+                e.kernel_bsp.map_or("null".into(), |b| b.to_string())
+            ),
+            format!("    clock: {}", text(e.clock.as_deref())),
+            format!("    sevenzip_multi: {}", int(e.sevenzip_multi)),
+            format!("    sevenzip_single: {}", int(e.sevenzip_single)),
+            format!("    aes256_16k: {}", num(e.aes256_16k)),
+            format!("    scrypt_khs: {}", num(e.scrypt_khs)),
+            format!("    verdict: {}", text(e.verdict.as_deref())),
+        ];
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +295,42 @@ mod tests {
         assert!(y.contains("\n  aes256_16k: 1337000.5\n"), "{y}");
         assert_eq!(y.lines().count(), entry_fields().len());
         assert_eq!(yaml(&[]), "[]\n");
+    }
+
+    #[test]
+    fn geerling_items_take_his_field_names_and_null_what_a_run_does_not_measure() {
+        let mut e = entry();
+        e.machine = Some("aarch64".into());
+        e.date = Some("Mon, 10 Nov 2025 23:46:00 +0800".into());
+        e.memcpy_mb_s = Some(12093.24);
+        e.memset_mb_s = Some(28018.2);
+        let doc = r#"{"power":{"idle_mw":1400.0},"wrap":{"runs":[
+            {"cluster":"cluster0","score":{"values":[{"name":"Single-Core Score","value":300.0}],
+              "url":"https://browser.geekbench.com/v6/cpu/1"}},
+            {"cluster":"all","score":{"values":[{"name":"Single-Core Score","value":743.0},
+              {"name":"Multi-Core Score","value":2792.0}],"url":"https://browser.geekbench.com/v6/cpu/2"}}]}}"#;
+        let x = GeerlingExtra::from_document(doc, Some("https://0x0.st/abc.txt".into()));
+        assert_eq!(x.idle_watts, Some(1.4));
+        assert_eq!(x.geekbench, Some((6, Some(743.0), Some(2792.0))));
+        let y = geerling_yaml(&[(e, x)]);
+        assert!(y.starts_with("items:\n\n- name: \"Radxa ROCK 5B\"\n  arch: \"aarch64\"\n  link: \"https://0x0.st/abc.txt\"\n  price_as_tested: null\n  year: 2025\n  geekbench_6:\n    single: 743\n    multi: 2792\n  geekbench_5:\n    single: null\n"), "{y}");
+        assert!(
+            y.contains("\n  power_watts:\n    idle: 1.4\n    stress: null\n"),
+            "{y}"
+        );
+        assert!(
+            y.contains("\n  memory_mb_sec:\n    memcpy: 12093.2\n    memset: 28018.2\n"),
+            "{y}"
+        );
+        assert!(y.contains("\n    kernel_bsp: true\n"), "{y}");
+        assert!(y.contains("\n    sevenzip_multi: 16280\n"), "{y}");
+        // A log, or Geekbench without its browser URL, gives no version: nothing guessed.
+        let none = GeerlingExtra::from_document("sbc-bench v0.9.72 …", None);
+        assert_eq!(none, GeerlingExtra::default());
+        let unversioned = GeerlingExtra::from_document(
+            r#"{"wrap":{"runs":[{"cluster":"all","score":{"values":[{"name":"Single-Core Score","value":1.0}]}}]}}"#,
+            None,
+        );
+        assert_eq!(unversioned.geekbench, None);
     }
 }

@@ -373,7 +373,7 @@ impl Store {
                 soc_of(p),
                 (!p.log.core_types.is_empty()).then(|| p.log.core_types.join(", ")),
                 p.log.kernel_release.clone().or_else(|| text(&row.kernel)),
-                r.kernel_bsp,
+                r.kernel_bsp.or_else(|| crate::results::document::kernel_bsp(p)),
                 text(&row.distro_arch),
                 p.extra.machine,
                 text(&row.clock),
@@ -463,6 +463,22 @@ impl Store {
             .prepare("SELECT url, shared_at, sha256 FROM shares WHERE run_id = ?1 ORDER BY id")?;
         let rows = q.query_map([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// As [`Store::last`], among the runs with a benchmark figure of the Results.md row
+    /// (a thermal test or a review without benchmarks has none to compare).
+    pub fn last_with_figures(&self) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM runs WHERE sevenzip_multi IS NOT NULL OR sevenzip_single IS NOT NULL
+                    OR aes256_16k IS NOT NULL OR memcpy_mb_s IS NOT NULL OR memset_mb_s IS NOT NULL
+                    OR scrypt_khs IS NOT NULL
+                 ORDER BY source = 'run' DESC, id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// The newest run of ours stored on this machine (`source = run`), or else the newest

@@ -390,3 +390,105 @@ fn a_failed_upload_says_so_and_keeps_no_receipt() {
         assert_eq!(c.trim(), "[]");
     }
 }
+
+/// `sbc-bench thermal -M` and `sbc-bench review` store their runs as `run` does, named by
+/// their mode; `compare` still starts from the last run with benchmark figures.
+#[test]
+fn mode_runs_are_stored_with_their_mode_and_compare_skips_runs_without_figures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    stored_fake_run(tmp.path(), "rock-5b", &db);
+    let root = tmp.path().join("root-rock-5b");
+    let mode_run = |args: &[&str], name: &str| {
+        let out = bin()
+            .env_remove("MODE")
+            .env_remove("NOTUNING")
+            .env_remove("ExecuteCommand")
+            .arg("--sysroot")
+            .arg(&root)
+            .arg("--sysroot-writable")
+            .args(args)
+            .args([
+                "--fake-benchmarks",
+                "--unattended",
+                "--max-wait",
+                "0",
+                "--log",
+            ])
+            .arg(tmp.path().join(format!("{name}.log")))
+            .arg("--db")
+            .arg(&db)
+            .args(if name == "review" {
+                &["--", "true"][..]
+            } else {
+                &[][..]
+            })
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(3)),
+            "{name}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let out = mode_run(
+        &["thermal", "--memory-controller", "--duration", "1"],
+        "thermal",
+    );
+    assert!(out.contains("Stored as run #2 in"), "{out}");
+    let out = mode_run(&["review", "--no-benchmarks"], "review");
+    assert!(out.contains("Stored as run #3 in"), "{out}");
+    let (code, out, err) = stdout(&["results", "list", "--json"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let modes: Vec<&serde_json::Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["mode"])
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            &serde_json::Value::Null,
+            &"thermal".into(),
+            &"review".into()
+        ]
+    );
+    // The thermal and review runs have no row of figures: compare starts from run #1 and
+    // lists neither beside it.
+    let (code, out, err) = stdout(&["compare"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("| **this run: Radxa ROCK 5B** |"), "{out}");
+    assert!(!out.contains("(stored #"), "{out}");
+    // Jeff Geerling's results.yml items: one per stored run, his field names.
+    let (code, out, err) = stdout(&["results", "export", "--format", "geerling"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("items:\n\n- name: \"Radxa ROCK 5B\"\n  arch: \"aarch64\"\n"),
+        "{out}"
+    );
+    assert_eq!(out.matches("\n- name: ").count(), 3, "{out}");
+    assert!(out.contains("\n  memory_mb_sec:\n    memcpy: "), "{out}");
+    // --no-store wins for a mode too.
+    let out = bin()
+        .arg("--sysroot")
+        .arg(&root)
+        .arg("--sysroot-writable")
+        .args([
+            "thermal",
+            "--memory-controller",
+            "--fake-benchmarks",
+            "--unattended",
+        ])
+        .args(["--max-wait", "0"])
+        .args(["--no-store", "--log"])
+        .arg(tmp.path().join("t2.log"))
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Stored as run"));
+}
