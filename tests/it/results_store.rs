@@ -480,6 +480,8 @@ fn mode_runs_are_stored_with_their_mode_and_compare_skips_runs_without_figures()
         .args([
             "thermal",
             "--memory-controller",
+            "--duration",
+            "1",
             "--fake-benchmarks",
             "--unattended",
         ])
