@@ -20,6 +20,7 @@ mod monitor;
 mod net;
 mod net_harden;
 mod pcie_review;
+mod release_cli;
 mod power_meters;
 mod results_import;
 mod results_store;
