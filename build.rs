@@ -21,9 +21,8 @@ fn main() {
     // Only a checkout of this very crate counts: not a parent repository that happens to
     // hold an unpacked tarball.
     let top = git(&["-C", &manifest, "rev-parse", "--show-toplevel"]);
-    let ours = top.is_some_and(|t| {
-        std::fs::canonicalize(t).ok() == std::fs::canonicalize(&manifest).ok()
-    });
+    let ours =
+        top.is_some_and(|t| std::fs::canonicalize(t).ok() == std::fs::canonicalize(&manifest).ok());
     let commit = match std::env::var("SBC_BENCH_GIT_COMMIT") {
         Ok(c) if !c.trim().is_empty() => c.trim().to_string(),
         _ if ours => {

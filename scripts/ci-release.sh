@@ -54,7 +54,7 @@ rm -f /tmp/ci-release-list.$$
 smoke() {
   local t="$1" root="tests/fixtures/sysroots/$2" q bin out
   q="$(cross_qemu "$t")"
-  bin="target/$t/ci-dist/sbc-bench"
+  bin="${CARGO_TARGET_DIR:-target}/$t/ci-dist/sbc-bench"
   run() { timeout 120 ${q:+"$q"} "$bin" --sysroot "$root" "$@"; }
   out="$(run --version)"
   case "$out" in *"$t)"*) ;; *) fail "$t: --version names another target: $out" ;; esac

@@ -48,6 +48,7 @@ fi
 # Reproducible archives: file times are the commit's.
 epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
 
+tdir="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 stage_root="$(mktemp -d)"
@@ -74,12 +75,17 @@ check_static() {
   case "$desc" in
     *"not stripped"*) die "$f is not stripped" ;;
   esac
+  # The program headers themselves: no PT_INTERP, no shared library needed.
+  if command -v readelf >/dev/null 2>&1; then
+    if readelf -lW "$f" | grep -q "program interpreter"; then die "$f has a program interpreter"; fi
+    if readelf -dW "$f" 2>/dev/null | grep -q "(NEEDED)"; then die "$f needs shared libraries"; fi
+  fi
 }
 
 for t in "${targets[@]}"; do
   say "$t: cargo build --profile $profile"
   cross "$t" build --locked --profile "$profile" --bin sbc-bench
-  bin="target/$t/$profile/sbc-bench"
+  bin="$tdir/$t/$profile/sbc-bench"
   check_static "$bin"
   size="$(stat -c %s "$bin")"
   echo "    $(basename "$bin"): $size bytes ($((size / 1024)) KiB) stripped"

@@ -16,7 +16,9 @@ pub fn completions(a: &CompletionsArgs) -> anyhow::Result<Outcome> {
     let mut out = Vec::new();
     write_completions(a.shell, &mut out);
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(&out).context("writing the completion script")?;
+    stdout
+        .write_all(&out)
+        .context("writing the completion script")?;
     stdout.flush().context("writing the completion script")?;
     Ok(Outcome::Ok)
 }

@@ -30,24 +30,54 @@ pub const VERSION: &str = concat!(
 /// Commands worth knowing, with what they do: `--help`'s "Examples:" and the man page's
 /// EXAMPLES.
 pub const EXAMPLES: &[(&str, &str)] = &[
-    ("sbc-bench info", "Describe the machine: device, SoC, CPU topology, governors, sensors"),
-    ("sudo sbc-bench", "The standard run: tune, benchmark, monitor, validate, report"),
-    ("sudo sbc-bench -c", "The standard run with 5 minutes of stress test (= run -c)"),
-    ("sbc-bench monitor 2 --count 10", "Ten lines of clocks, load and temperature, 2 s apart"),
-    ("sbc-bench bench clock --quick", "Measure the real clock of every cluster"),
-    ("sbc-bench --sysroot DIR info", "Describe a board from a captured /proc, /sys tree"),
-    ("sbc-bench completions bash > /etc/bash_completion.d/sbc-bench", "Install bash completion"),
+    (
+        "sbc-bench info",
+        "Describe the machine: device, SoC, CPU topology, governors, sensors",
+    ),
+    (
+        "sudo sbc-bench",
+        "The standard run: tune, benchmark, monitor, validate, report",
+    ),
+    (
+        "sudo sbc-bench -c",
+        "The standard run with 5 minutes of stress test (= run -c)",
+    ),
+    (
+        "sbc-bench monitor 2 --count 10",
+        "Ten lines of clocks, load and temperature, 2 s apart",
+    ),
+    (
+        "sbc-bench bench clock --quick",
+        "Measure the real clock of every cluster",
+    ),
+    (
+        "sbc-bench --sysroot DIR info",
+        "Describe a board from a captured /proc, /sys tree",
+    ),
+    (
+        "sbc-bench completions bash > /etc/bash_completion.d/sbc-bench",
+        "Install bash completion",
+    ),
     ("sbc-bench manpage | man -l -", "Read this manual"),
 ];
 
 /// Every exit status the commands use (`output::Outcome`): `--help`'s "Exit status:" and the
 /// man page's EXIT STATUS.
 pub const EXIT_STATUSES: &[(&str, &str)] = &[
-    ("0", "All good; also monitor and net client -t 0 stopped by Ctrl-C or SIGTERM, their normal end"),
+    (
+        "0",
+        "All good; also monitor and net client -t 0 stopped by Ctrl-C or SIGTERM, their normal end",
+    ),
     ("1", "An error stopped the command"),
     ("2", "Bad command line or input"),
-    ("3", "A benchmark failed, or validation found the results cannot be trusted"),
-    ("128+N", "Interrupted by signal N (130 Ctrl-C, 143 SIGTERM), after restoring the system"),
+    (
+        "3",
+        "A benchmark failed, or validation found the results cannot be trusted",
+    ),
+    (
+        "128+N",
+        "Interrupted by signal N (130 Ctrl-C, 143 SIGTERM), after restoring the system",
+    ),
     ("141", "The output pipe closed under a one-shot command"),
 ];
 
