@@ -1,6 +1,7 @@
 //! Wiring: turn parsed arguments into work and pick the exit code. One file per command.
 
 pub mod bench;
+pub mod docs;
 pub mod graph;
 pub mod info;
 pub mod kernel;
@@ -142,5 +143,7 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Review(a)) => review::run(ctx, &a),
         Some(Command::Graph(a)) => graph::run(ctx, &a),
         Some(Command::Wrap(a)) => wrap::run(ctx, &a),
+        Some(Command::Completions(a)) => docs::completions(&a),
+        Some(Command::Manpage(_)) => docs::manpage(),
     }
 }

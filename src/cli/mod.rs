@@ -4,6 +4,7 @@
 //! `-S` = `storage`, `-c` = `run -c`), see [`legacy`].
 
 pub mod bench;
+pub mod docs;
 pub mod graph;
 pub mod kernel;
 pub mod legacy;
@@ -27,14 +28,14 @@ use crate::sys::root::SysRoot;
 #[derive(Debug, Parser)]
 #[command(
     name = "sbc-bench",
-    version,
+    version = docs::VERSION,
     about = "Benchmark a single-board computer or small server, and explain the numbers.",
     long_about = "Benchmark a single-board computer or small server the way sbc-bench does: \
 in a controlled environment, with measured (not advertised) clock speeds, monitoring while \
 benchmarks run, and a report that says whether the numbers can be trusted and why.\n\n\
 Without a subcommand, runs the standard benchmark (`sbc-bench run`).",
     after_help = LEGACY_HELP,
-    disable_help_subcommand = true
+    after_long_help = docs::long_after_help()
 )]
 pub struct Cli {
     /// Read /proc, /sys and /etc from DIR instead of / (a fixture tree captured from a board).
@@ -43,16 +44,16 @@ pub struct Cli {
     /// unless --sysroot-writable is given.
     // Not clap's `env = …`: clap rejects an empty variable ("a value is required for
     // '--sysroot'") although the user never typed the option. See [`Cli::sysroot`].
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR")]
     pub sysroot: Option<PathBuf>,
 
     /// Let tuning write to the --sysroot tree (tests of the restoring guard on a writable
     /// copy of a fixture). Without it a --sysroot tree is never written.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub sysroot_writable: bool,
 
     /// Never colour output (NO_COLOR in the environment does the same).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_color: bool,
 
     /// What to do; without one, the standard run.
@@ -63,6 +64,9 @@ pub struct Cli {
     #[command(flatten)]
     pub run: run::RunArgs,
 }
+
+/// The heading of the options every command takes, in every `--help`.
+pub const GLOBAL: &str = "Global options";
 
 /// sbc-bench's mode flags in `-h`: `-c` is an option of the run and listed by clap; `-m`,
 /// `-S`, `-G`, `-P` and `-s` are rewritten into subcommands before clap sees them ([`legacy`]), so clap
@@ -123,6 +127,10 @@ pub enum Command {
     /// Run any command (Geekbench, PTS, stockfish, a script) under the run's controls:
     /// tuned, monitored, validated, per cluster or core type (sbc-bench -G, -P, -s).
     Wrap(wrap::WrapArgs),
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page (roff): `sbc-bench manpage | man -l -`.
+    Manpage(docs::ManpageArgs),
 }
 
 /// `sbc-bench info`.

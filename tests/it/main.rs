@@ -21,6 +21,7 @@ mod net;
 mod net_harden;
 mod pcie_review;
 mod power_meters;
+mod release_cli;
 mod results_import;
 mod results_store;
 mod review_mode;

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# CI of the release: every artifact of scripts/release.sh in its quick form (the `ci-dist`
+# profile), each binary smoke-tested on two fixture sysroots (under qemu-user where it is
+# not this machine's), and scripts/install.sh tested against the artifact directory,
+# a checksum mismatch among its cases. Run by .ci/run; installs what it needs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/cross.sh
+
+say() { printf '\n==> [%4ds] %s\n' "$SECONDS" "$*"; }
+fail() { echo "ci-release: FAIL: $*" >&2; exit 1; }
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+
+need=()
+for p in qemu-aarch64-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf \
+  riscv64-linux-gnu-gcc:gcc-riscv64-linux-gnu file:file dpkg-deb:dpkg; do
+  command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing ${need[*]}"
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+python3 -m ziglang version >/dev/null 2>&1 || {
+  say "installing ziglang"
+  python3 -m pip install -q --disable-pip-version-check ziglang 2>&1 | grep -v "Running pip as the 'root' user" || true
+}
+rustup target add "${CROSS_TARGETS[@]}" >/dev/null
+
+dist="target/ci-dist-artifacts"
+rm -rf "$dist"
+say "scripts/release.sh --quick (all targets: tarballs, .debs, SHA256SUMS)"
+scripts/release.sh --quick --out "$dist"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)"
+
+for t in "${CROSS_TARGETS[@]}"; do
+  tar -tzf "$dist/sbc-bench-$version-$t.tar.gz" > /tmp/ci-release-list.$$
+  for f in sbc-bench README.md LICENSE CHANGELOG.md man/sbc-bench.1 \
+    completions/sbc-bench.bash completions/_sbc-bench completions/sbc-bench.fish; do
+    grep -qx "sbc-bench-$version-$t/$f" /tmp/ci-release-list.$$ || fail "$t tarball lacks $f"
+  done
+  a="$(cross_deb_arch "$t")"
+  dpkg-deb -c "$dist/sbc-bench_${version}-1_$a.deb" > /tmp/ci-release-list.$$
+  for f in ./usr/bin/sbc-bench ./usr/share/man/man1/sbc-bench.1.gz \
+    ./usr/share/bash-completion/completions/sbc-bench ./usr/share/doc/sbc-bench/copyright; do
+    grep -q " $f\$" /tmp/ci-release-list.$$ || fail "$a .deb lacks $f"
+  done
+done
+rm -f /tmp/ci-release-list.$$
+(cd "$dist" && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not match"
+
+# smoke T SYSROOT: the four commands of the release check, with their output checked.
+smoke() {
+  local t="$1" root="tests/fixtures/sysroots/$2" q bin out
+  q="$(cross_qemu "$t")"
+  bin="${CARGO_TARGET_DIR:-target}/$t/ci-dist/sbc-bench"
+  run() { timeout 120 ${q:+"$q"} "$bin" --sysroot "$root" "$@"; }
+  out="$(run --version)"
+  case "$out" in *"$t)"*) ;; *) fail "$t: --version names another target: $out" ;; esac
+  out="$(run info)" || fail "$t $2: info"
+  [ "$(printf '%s\n' "$out" | head -1)" = "$3" ] || fail "$t $2: info says $(printf '%s\n' "$out" | head -1)"
+  out="$(run monitor 0.2 --count 3)" || fail "$t $2: monitor"
+  [ "$(printf '%s\n' "$out" | grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]: ')" = 3 ] || fail "$t $2: monitor printed $out"
+  out="$(run bench clock --quick 2>&1)" || fail "$t $2: bench clock: $out"
+  printf '%s\n' "$out" | grep -q "Measured: [0-9]" || fail "$t $2: bench clock printed $out"
+  out="$(run bench aes --quick --native-only 2>&1)" || fail "$t $2: bench aes: $out"
+  printf '%s\n' "$out" | grep -q "^aes-256-cbc  *[0-9]" || fail "$t $2: bench aes printed $out"
+  echo "    $t on $2: info, monitor, bench clock, bench aes OK"
+}
+for t in "${CROSS_TARGETS[@]}"; do
+  say "smoke test $t $(cross_qemu "$t")"
+  smoke "$t" rock-5b "Radxa ROCK 5B"
+  smoke "$t" rpi4 "Raspberry Pi 4 Model B Rev 1.1"
+done
+
+say "scripts/install.sh from the artifact directory"
+inst="$(mktemp -d)"
+trap 'rm -rf "$inst"' EXIT
+sh scripts/install.sh --from "$dist" --prefix "$inst/ok" | tee "$inst/log"
+"$inst/ok/bin/sbc-bench" --version | grep -q "$(uname -m)" || fail "install.sh installed another arch"
+[ -f "$inst/ok/share/man/man1/sbc-bench.1" ] || fail "install.sh installed no man page"
+sh scripts/install.sh --from "$dist" --prefix "$inst/arm" --target aarch64-unknown-linux-musl >/dev/null
+file -b "$inst/arm/bin/sbc-bench" | grep -q aarch64 || fail "install.sh --target aarch64 installed $(file -b "$inst/arm/bin/sbc-bench")"
+
+say "scripts/install.sh refuses a checksum mismatch"
+bad="$inst/bad"
+cp -r "$dist" "$bad"
+tb="sbc-bench-$version-x86_64-unknown-linux-musl.tar.gz"
+printf 'x' >> "$bad/$tb"
+if sh scripts/install.sh --from "$bad" --prefix "$inst/no" --target x86_64-unknown-linux-musl 2> "$inst/err"; then
+  fail "install.sh installed a tarball whose checksum does not match"
+fi
+grep -q "checksum mismatch" "$inst/err" || fail "install.sh said $(cat "$inst/err")"
+[ ! -e "$inst/no/bin/sbc-bench" ] || fail "install.sh left a binary after a mismatch"
+cat "$inst/err"
+say "cargo package (the file list; the full verifying build is not repeated here)"
+cargo package --locked --no-verify --allow-dirty >/dev/null
+list="$(cargo package --locked --list --allow-dirty)"
+printf '%s\n' "$list" | grep -qx "src/main.rs" || fail "cargo package lacks src/main.rs"
+printf '%s\n' "$list" | grep -qx "LICENSE" || fail "cargo package lacks LICENSE"
+if printf '%s\n' "$list" | grep -q "^tests/"; then fail "cargo package ships the fixtures"; fi
+echo "    $(printf '%s\n' "$list" | wc -l) files"
+say "release artifacts OK"

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Cross builds for the boards we release for; sourced by .ci/run and scripts/release.sh.
+#
+#   cross RUST_TARGET cargo-args…    cargo for RUST_TARGET, its C built by zig's clang
+#
+# C in the dependency tree (the bundled SQLite, ring) is compiled with zig's clang through
+# scripts/zigcc/ (PyPI's `ziglang`: one download with musl and glibc headers for every
+# target). The musl targets link with rust-lld (.cargo/config.toml). armv7 and riscv64 are
+# glibc targets linked statically (`-C target-feature=+crt-static`): rustup has no std for
+# armv7-unknown-linux-musleabihf here, nor riscv64gc-unknown-linux-musl, and zig cannot
+# link glibc statically, so they link with Debian's cross gcc (gcc-arm-linux-gnueabihf,
+# gcc-riscv64-linux-gnu), whose libc.a is the static glibc.
+
+CROSS_ZIGCC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/zigcc"
+
+# The release targets, in build order.
+CROSS_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl
+  armv7-unknown-linux-gnueabihf riscv64gc-unknown-linux-gnu)
+
+# cross_zig RUST_TARGET: zig's name of the target.
+cross_zig() {
+  case "$1" in
+    x86_64-unknown-linux-musl) echo x86_64-linux-musl ;;
+    aarch64-unknown-linux-musl) echo aarch64-linux-musl ;;
+    armv7-unknown-linux-gnueabihf) echo arm-linux-gnueabihf ;;
+    riscv64gc-unknown-linux-gnu) echo riscv64-linux-gnu ;;
+    *) echo "cross: no zig target for $1" >&2; return 1 ;;
+  esac
+}
+
+# cross_gcc RUST_TARGET: the Debian cross gcc that links a static glibc target (empty for
+# musl targets).
+cross_gcc() {
+  case "$1" in
+    armv7-unknown-linux-gnueabihf) echo arm-linux-gnueabihf-gcc ;;
+    riscv64gc-unknown-linux-gnu) echo riscv64-linux-gnu-gcc ;;
+    *) echo "" ;;
+  esac
+}
+
+# cross_qemu RUST_TARGET: the qemu-user binary that runs it (empty: runs natively).
+cross_qemu() {
+  case "$1" in
+    x86_64-*) echo "" ;;
+    aarch64-*) echo qemu-aarch64-static ;;
+    armv7-*) echo qemu-arm-static ;;
+    riscv64*) echo qemu-riscv64-static ;;
+  esac
+}
+
+# cross_deb_arch RUST_TARGET: Debian's name of the architecture.
+cross_deb_arch() {
+  case "$1" in
+    x86_64-*) echo amd64 ;;
+    aarch64-*) echo arm64 ;;
+    armv7-*) echo armhf ;;
+    riscv64*) echo riscv64 ;;
+  esac
+}
+
+cross() {
+  local t="$1" z gcc v
+  shift
+  z="$(cross_zig "$t")" || return 1
+  gcc="$(cross_gcc "$t")"
+  v="${t//-/_}"
+  local -a envs=(ZIG_TARGET="$z" "CC_$v=$CROSS_ZIGCC/cc" "AR_$v=$CROSS_ZIGCC/ar")
+  if [ -n "$gcc" ]; then
+    local V="${v^^}"
+    envs+=("CARGO_TARGET_${V}_LINKER=$gcc"
+      "CARGO_TARGET_${V}_RUSTFLAGS=-C target-feature=+crt-static")
+  fi
+  env "${envs[@]}" cargo "$@" --target "$t"
+}
