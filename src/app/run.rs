@@ -4,6 +4,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
 
+use anyhow::Context;
+
 use crate::app::Ctx;
 use crate::cli::run::RunArgs;
 use crate::output::{self, Outcome};
@@ -92,6 +94,16 @@ impl Ui for Console {
 /// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
 /// Ctrl-C) leaves no empty file behind and old ones intact.
 pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
+    // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
+    // text goes to stderr (docs/RUN-JSON.md).
+    let dash = [cfg.json.as_deref(), cfg.markdown.as_deref()]
+        .into_iter()
+        .flatten()
+        .chain(explicit_log.then_some(cfg.log.as_path()))
+        .any(output::stdout::is_stdout);
+    if dash {
+        output::stdout::reserve().context("cannot keep standard output for the document")?;
+    }
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
         sink.add(Format::Json, j)?;

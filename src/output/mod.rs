@@ -3,6 +3,7 @@
 
 mod outcome;
 pub mod schema;
+pub mod stdout;
 pub use outcome::Outcome;
 
 use std::io::{IsTerminal, Write};
