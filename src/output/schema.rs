@@ -60,8 +60,8 @@ pub const BENCH_SCRYPT: Schema = v1("sbc-bench-bench-scrypt");
 pub const RESULTS_PARSE: Schema = v1("sbc-bench-results-parse");
 /// `results show --json`.
 pub const RESULTS_SHOW: Schema = v1("sbc-bench-results-show");
-/// `results compare --json`.
-pub const RESULTS_COMPARE: Schema = v1("sbc-bench-results-compare");
+/// `compare --json`.
+pub const RESULTS_COMPARE: Schema = v1("sbc-bench-compare");
 
 /// Every kind of document, once.
 pub const ALL: &[Schema] = &[
