@@ -96,12 +96,16 @@ impl Ui for Console {
 pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
     // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
     // text goes to stderr (docs/RUN-JSON.md).
-    let dash = [cfg.json.as_deref(), cfg.markdown.as_deref()]
+    let dashes = [cfg.json.as_deref(), cfg.markdown.as_deref()]
         .into_iter()
         .flatten()
         .chain(explicit_log.then_some(cfg.log.as_path()))
-        .any(output::stdout::is_stdout);
-    if dash {
+        .filter(|p| output::stdout::is_stdout(p))
+        .count();
+    if dashes > 1 {
+        anyhow::bail!("only one of --json, --markdown and --log can be - (standard output)");
+    }
+    if dashes == 1 {
         output::stdout::reserve().context("cannot keep standard output for the document")?;
     }
     let mut sink = ExportSink::new();

@@ -139,7 +139,7 @@ fn info_kernel_storage_net_info_and_monitor_of_every_board_match_their_schemas()
     let v = Validator::new();
     for board in BOARDS {
         let root = sysroot(board);
-        let mut run = |what: &str, args: &[&str], ok: &[i32]| {
+        let run = |what: &str, args: &[&str], ok: &[i32]| {
             let mut c = bin();
             c.arg("--sysroot").arg(&root).args(args);
             stdout_of(&format!("{board}: {what}"), &mut c, ok)
@@ -353,4 +353,25 @@ fn storage_bench_document_matches_its_schema() {
         .arg(dir.path())
         .args(["--size", "1M", "-r", "256k", "--json", "--no-monitor"]);
     v.check_text("storage bench", &stdout_of("storage bench", &mut c, &[0, 3]));
+}
+
+/// Two documents cannot share stdout: `--json - --log -` is refused before the run.
+#[test]
+fn two_documents_on_stdout_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bin()
+        .arg("--sysroot")
+        .arg(sysroot("x86-vm"))
+        .args(["run", "--fake-benchmarks", "--unattended", "--no-store"])
+        .args(["--json", "-", "--log", "-"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "nothing ran");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("only one of --json, --markdown and --log"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
