@@ -94,7 +94,10 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
         println!("Review in {}", f.display());
     }
     println!("Full log in {}", log.display());
-    if let Some(j) = sink.path(Format::Json).filter(|j| !crate::output::stdout::is_stdout(j)) {
+    if let Some(j) = sink
+        .path(Format::Json)
+        .filter(|j| !crate::output::stdout::is_stdout(j))
+    {
         println!("JSON report in {}", j.display());
     }
     Ok(outcome)

@@ -272,7 +272,10 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         color: output::color(),
     };
     print!("{}", String::from_utf8_lossy(&summary.render(&report)));
-    if let Some(j) = sink.path(Format::Json).filter(|j| !crate::output::stdout::is_stdout(j)) {
+    if let Some(j) = sink
+        .path(Format::Json)
+        .filter(|j| !crate::output::stdout::is_stdout(j))
+    {
         println!("JSON report in {}", j.display());
     }
     if let Some(db) = store_target(ctx, args) {

@@ -274,13 +274,24 @@ mod tests {
         }
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         let text = serde_json::to_string(&row()).unwrap();
-        assert!(text.find("\"quick\"") < text.find("\"memcpy_mb_s\""), "{keys:?}");
+        assert!(
+            text.find("\"quick\"") < text.find("\"memcpy_mb_s\""),
+            "{keys:?}"
+        );
         // Both keys, as written now.
-        assert_eq!(serde_json::from_value::<ResultsRow>(v.clone()).unwrap(), row());
+        assert_eq!(
+            serde_json::from_value::<ResultsRow>(v.clone()).unwrap(),
+            row()
+        );
         // The old keys alone, as written before the rename.
         let mut old = v.clone();
         let m = old.as_object_mut().unwrap();
-        for k in ["memcpy_mb_per_s", "memset_mb_per_s", "aes256_16k_kb_per_s", "scrypt_khash_per_s"] {
+        for k in [
+            "memcpy_mb_per_s",
+            "memset_mb_per_s",
+            "aes256_16k_kb_per_s",
+            "scrypt_khash_per_s",
+        ] {
             m.remove(k);
         }
         assert_eq!(serde_json::from_value::<ResultsRow>(old).unwrap(), row());

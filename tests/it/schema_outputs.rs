@@ -94,7 +94,10 @@ fn every_schema_file_is_valid_and_every_kind_has_one() {
         assert!(v.index.contains_key(*name), "{name} has no schema file");
     }
     for name in v.index.keys() {
-        assert!(want.contains(&name.as_str()), "{name}: a schema file of no output");
+        assert!(
+            want.contains(&name.as_str()),
+            "{name}: a schema file of no output"
+        );
     }
     // Each file is draft 2020-12, names itself and lets unknown keys through.
     let meta = {
@@ -129,7 +132,10 @@ fn every_schema_file_is_valid_and_every_kind_has_one() {
     // A schema rejects what it should: the wrong name, a missing required key.
     let mut bad = serde_json::json!({"schema": "sbc-bench-monitor", "schema_version": 1});
     let i = v.index["sbc-bench-monitor"];
-    assert!(v.schemas.validate(&bad, i).is_err(), "required keys missing");
+    assert!(
+        v.schemas.validate(&bad, i).is_err(),
+        "required keys missing"
+    );
     bad["schema"] = "sbc-bench-info".into();
     assert!(v.schemas.validate(&bad, v.index["sbc-bench-info"]).is_err());
 }
@@ -144,7 +150,10 @@ fn info_kernel_storage_net_info_and_monitor_of_every_board_match_their_schemas()
             c.arg("--sysroot").arg(&root).args(args);
             stdout_of(&format!("{board}: {what}"), &mut c, ok)
         };
-        v.check_text(&format!("{board}: info"), &run("info", &["info", "--json"], &[0]));
+        v.check_text(
+            &format!("{board}: info"),
+            &run("info", &["info", "--json"], &[0]),
+        );
         v.check_text(
             &format!("{board}: kernel"),
             &run("kernel", &["kernel", "--json"], &[0, 3]),
@@ -201,7 +210,13 @@ fn bench_documents_of_every_board_match_their_schemas() {
     let root = sysroot("x86-vm");
     for args in [
         &["memlat", "--quick"][..],
-        &["aes", "--quick", "--native-only", "--algorithms", "aes-128-cbc"],
+        &[
+            "aes",
+            "--quick",
+            "--native-only",
+            "--algorithms",
+            "aes-128-cbc",
+        ],
         &["compress", "--quick", "--native-only"],
         &["scrypt", "--duration", "2s"],
     ] {
@@ -244,7 +259,10 @@ fn run_json_dash_is_pure_json_on_stdout_and_matches_the_run_schema() {
         let doc: Value = serde_json::from_str(&stdout)
             .unwrap_or_else(|e| panic!("{board}: stdout is not one JSON document: {e}\n{stdout}"));
         assert_eq!(doc["status"], "complete", "{board}");
-        assert!(stderr.contains("sbc-bench "), "{board}: the text went to stderr");
+        assert!(
+            stderr.contains("sbc-bench "),
+            "{board}: the text went to stderr"
+        );
         assert!(!stderr.contains("\"schema\""), "{board}: no JSON on stderr");
         v.check(&format!("{board}: run"), &doc);
         // Its Results.md row reads back through the results store's parser.
@@ -284,7 +302,9 @@ fn results_show_and_compare_documents_match_their_schemas() {
     stdout_of("run", &mut c, &[0, 3]);
     let show = stdout_of(
         "results show",
-        bin().args(["results", "show", "1", "--json", "--db"]).arg(&db),
+        bin()
+            .args(["results", "show", "1", "--json", "--db"])
+            .arg(&db),
         &[0],
     );
     v.check_text("results show", &show);
@@ -297,6 +317,14 @@ fn results_show_and_compare_documents_match_their_schemas() {
         &[0],
     );
     v.check_text("compare", &compare);
+    // A bash sbc-bench log reads into the same record.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs/Kojb.txt");
+    let parsed = stdout_of(
+        "results parse of a log",
+        bin().args(["results", "parse", "--json"]).arg(&log),
+        &[0],
+    );
+    v.check_text("results parse of a log", &parsed);
 }
 
 fn free_port() -> u16 {
@@ -314,7 +342,16 @@ fn net_client_and_server_documents_match_the_net_schema() {
     let port = free_port().to_string();
     let exe = assert_cmd::cargo::cargo_bin("sbc-bench");
     let server = Std::new(&exe)
-        .args(["net", "server", "--one-off", "-J", "-B", "127.0.0.1", "-p", &port])
+        .args([
+            "net",
+            "server",
+            "--one-off",
+            "-J",
+            "-B",
+            "127.0.0.1",
+            "-p",
+            &port,
+        ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -338,7 +375,16 @@ fn net_client_and_server_documents_match_the_net_schema() {
     v.check_text("net server", &String::from_utf8(server.stdout).unwrap());
     // An error document too (nobody listens on a fresh port).
     let out = bin()
-        .args(["net", "client", "127.0.0.1", "-p", &free_port().to_string(), "-t", "1", "-J"])
+        .args([
+            "net",
+            "client",
+            "127.0.0.1",
+            "-p",
+            &free_port().to_string(),
+            "-t",
+            "1",
+            "-J",
+        ])
         .output()
         .unwrap();
     v.check_text("net client error", &String::from_utf8(out.stdout).unwrap());
@@ -349,10 +395,18 @@ fn storage_bench_document_matches_its_schema() {
     let v = Validator::new();
     let dir = tempfile::tempdir().unwrap();
     let mut c = bin();
-    c.args(["storage", "bench"])
-        .arg(dir.path())
-        .args(["--size", "1M", "-r", "256k", "--json", "--no-monitor"]);
-    v.check_text("storage bench", &stdout_of("storage bench", &mut c, &[0, 3]));
+    c.args(["storage", "bench"]).arg(dir.path()).args([
+        "--size",
+        "1M",
+        "-r",
+        "256k",
+        "--json",
+        "--no-monitor",
+    ]);
+    v.check_text(
+        "storage bench",
+        &stdout_of("storage bench", &mut c, &[0, 3]),
+    );
 }
 
 /// Two documents cannot share stdout: `--json - --log -` is refused before the run.
