@@ -68,7 +68,8 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     if let Some(rx) = handle.take_live() {
         for iv in rx {
             let line = if args.json {
-                let mut s = serde_json::to_string(&iv)?;
+                let mut s =
+                    serde_json::to_string(&output::schema::stamp(output::schema::MONITOR, &iv))?;
                 s.push('\n');
                 s
             } else {

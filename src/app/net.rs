@@ -72,7 +72,11 @@ fn info(root: &SysRoot, json: bool, only: &[String]) -> anyhow::Result<Outcome> 
         all.retain(|i| only.contains(&i.name));
     }
     if json {
-        out(&format!("{}\n", serde_json::to_string_pretty(&all)?));
+        // An object, not the bare array it was before the JSON contract: an array has no
+        // place for `schema` (docs/RUN-JSON.md, deprecations).
+        let interfaces = serde_json::json!({ "interfaces": all });
+        let doc = crate::output::schema::stamp(crate::output::schema::NET_INFO, &interfaces);
+        out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
     } else {
         out(&render_info(&all));
     }

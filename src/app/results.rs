@@ -231,7 +231,13 @@ fn show(s: &Store, a: &ShowArgs) -> anyhow::Result<Outcome> {
             println!();
         }
     } else if a.json {
-        println!("{}", serde_json::to_string_pretty(&parsed)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::output::schema::stamp(
+                crate::output::schema::RESULTS_SHOW,
+                &parsed
+            ))?
+        );
     } else {
         let e = s.entry(a.id)?;
         println!(
@@ -356,7 +362,13 @@ fn parse(a: &ParseArgs) -> anyhow::Result<Outcome> {
         }
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::output::schema::stamp(
+                crate::output::schema::RESULTS_PARSE,
+                &r
+            ))?
+        );
         return Ok(Outcome::Ok);
     }
     print!("{}", render_parsed(&r));
@@ -533,7 +545,13 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
     };
     let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::output::schema::stamp(
+                crate::output::schema::RESULTS_COMPARE,
+                &c
+            ))?
+        );
     } else {
         print!("{}", compare::render(&c));
     }

@@ -95,7 +95,10 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
         println!("Review in {}", f.display());
     }
     println!("Full log in {}", log.display());
-    if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
+    if let Some(j) = sink
+        .path(Format::Json)
+        .filter(|j| !crate::output::stdout::is_stdout(j))
+    {
         println!("JSON report in {}", j.display());
     }
     crate::app::run::store_mode_run(ctx, &args.store, cfg.fake_benchmarks, &report, &sink);

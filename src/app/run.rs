@@ -4,6 +4,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
 
+use anyhow::Context;
+
 use crate::app::Ctx;
 use crate::cli::run::RunArgs;
 use crate::output::{self, Outcome};
@@ -92,6 +94,20 @@ impl Ui for Console {
 /// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
 /// Ctrl-C) leaves no empty file behind and old ones intact.
 pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
+    // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
+    // text goes to stderr (docs/RUN-JSON.md).
+    let dashes = [cfg.json.as_deref(), cfg.markdown.as_deref()]
+        .into_iter()
+        .flatten()
+        .chain(explicit_log.then_some(cfg.log.as_path()))
+        .filter(|p| output::stdout::is_stdout(p))
+        .count();
+    if dashes > 1 {
+        anyhow::bail!("only one of --json, --markdown and --log can be - (standard output)");
+    }
+    if dashes == 1 {
+        output::stdout::reserve().context("cannot keep standard output for the document")?;
+    }
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
         sink.add(Format::Json, j)?;
@@ -256,7 +272,10 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         color: output::color(),
     };
     print!("{}", String::from_utf8_lossy(&summary.render(&report)));
-    if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
+    if let Some(j) = sink
+        .path(Format::Json)
+        .filter(|j| !crate::output::stdout::is_stdout(j))
+    {
         println!("JSON report in {}", j.display());
     }
     if let Some(db) = store_target(ctx, args.db.as_deref(), args.no_store, args.fake_benchmarks) {

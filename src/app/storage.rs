@@ -81,7 +81,10 @@ fn query_health(root: &SysRoot, inv: &mut Inventory, notes: &mut Vec<String>) {
 fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Outcome> {
     let rep = collect(&ctx.root);
     if json {
-        output::print_or_closed(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
+        output::print_or_closed(
+            &(serde_json::to_string_pretty(&output::schema::stamp(output::schema::STORAGE, &rep))?
+                + "\n"),
+        )?;
     } else {
         output::print_or_closed(&report::storage::inventory_text(
             &rep.inventory,
@@ -390,7 +393,12 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
     };
     let rep = bench_report(around, notes, watch.finish(&result), result);
     if json {
-        output::print_or_closed(&(serde_json::to_string_pretty(&rep)? + "\n"))?;
+        output::print_or_closed(
+            &(serde_json::to_string_pretty(&output::schema::stamp(
+                output::schema::STORAGE_BENCH,
+                &rep,
+            ))? + "\n"),
+        )?;
     } else {
         out.put(&pb, &report::storage::bench_tail(&rep));
         if let Some(e) = out.error {

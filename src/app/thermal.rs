@@ -148,7 +148,10 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
             println!("\nFull results in {l}");
         }
     }
-    if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
+    if let Some(j) = sink
+        .path(Format::Json)
+        .filter(|j| !crate::output::stdout::is_stdout(j))
+    {
         println!("JSON report in {}", j.display());
     }
     crate::app::run::store_mode_run(ctx, &args.store, cfg.fake_benchmarks, &report, &sink);

@@ -192,7 +192,10 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
         "{}",
         crate::report::wrap::console(&report, log.as_deref(), output::color())
     );
-    if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
+    if let Some(j) = sink
+        .path(Format::Json)
+        .filter(|j| !crate::output::stdout::is_stdout(j))
+    {
         println!("JSON report in {}", j.display());
     }
     crate::app::run::store_mode_run(ctx, &args.store, cfg.fake_benchmarks, &report, &sink);

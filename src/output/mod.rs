@@ -2,6 +2,8 @@
 //! when stdout/stderr is not a terminal, warnings, and exit codes.
 
 mod outcome;
+pub mod schema;
+pub mod stdout;
 pub use outcome::Outcome;
 
 use std::io::{IsTerminal, Write};

@@ -11,7 +11,12 @@
 use serde::{Deserialize, Serialize};
 
 /// The values of one Results.md row. Missing values print as `-`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// In JSON the figures carry their units by docs/RUN-JSON.md's rule (`memcpy_mb_per_s`);
+/// the keys they had before (`memcpy_mb_s`, `memset_mb_s`, `aes256_16k`, `scrypt_khs`) are
+/// written too, after the others, for one schema version, and either is read.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(from = "RowIn")]
 pub struct ResultsRow {
     /// Device name (`Radxa ROCK 5A`).
     pub device: String,
@@ -44,6 +49,105 @@ pub struct ResultsRow {
     /// where sbc-bench puts its notes on how a row was measured.
     #[serde(default)]
     pub quick: bool,
+}
+
+/// A row as written: the keys by the unit rule, then the deprecated ones.
+#[derive(Serialize)]
+struct RowOut<'a> {
+    device: &'a str,
+    clock: &'a str,
+    throttled: bool,
+    kernel: &'a str,
+    distro_arch: &'a str,
+    sevenzip_multi: Option<u64>,
+    sevenzip_single: Option<u64>,
+    aes256_16k_kb_per_s: Option<f64>,
+    memcpy_mb_per_s: Option<f64>,
+    memset_mb_per_s: Option<f64>,
+    scrypt_khash_per_s: Option<f64>,
+    quick: bool,
+    /// Deprecated: `aes256_16k_kb_per_s`.
+    aes256_16k: Option<f64>,
+    /// Deprecated: `memcpy_mb_per_s`.
+    memcpy_mb_s: Option<f64>,
+    /// Deprecated: `memset_mb_per_s`.
+    memset_mb_s: Option<f64>,
+    /// Deprecated: `scrypt_khash_per_s`.
+    scrypt_khs: Option<f64>,
+}
+
+impl Serialize for ResultsRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RowOut {
+            device: &self.device,
+            clock: &self.clock,
+            throttled: self.throttled,
+            kernel: &self.kernel,
+            distro_arch: &self.distro_arch,
+            sevenzip_multi: self.sevenzip_multi,
+            sevenzip_single: self.sevenzip_single,
+            aes256_16k_kb_per_s: self.aes256_16k,
+            memcpy_mb_per_s: self.memcpy_mb_s,
+            memset_mb_per_s: self.memset_mb_s,
+            scrypt_khash_per_s: self.scrypt_khs,
+            quick: self.quick,
+            aes256_16k: self.aes256_16k,
+            memcpy_mb_s: self.memcpy_mb_s,
+            memset_mb_s: self.memset_mb_s,
+            scrypt_khs: self.scrypt_khs,
+        }
+        .serialize(s)
+    }
+}
+
+/// A row as read: either key of a renamed figure (the new one wins), so rows written
+/// before the rename (stored runs, older JSON files) read as well as new ones.
+#[derive(Deserialize)]
+struct RowIn {
+    device: String,
+    clock: String,
+    throttled: bool,
+    kernel: String,
+    distro_arch: String,
+    sevenzip_multi: Option<u64>,
+    sevenzip_single: Option<u64>,
+    #[serde(default)]
+    aes256_16k_kb_per_s: Option<f64>,
+    #[serde(default)]
+    memcpy_mb_per_s: Option<f64>,
+    #[serde(default)]
+    memset_mb_per_s: Option<f64>,
+    #[serde(default)]
+    scrypt_khash_per_s: Option<f64>,
+    #[serde(default)]
+    quick: bool,
+    #[serde(default)]
+    aes256_16k: Option<f64>,
+    #[serde(default)]
+    memcpy_mb_s: Option<f64>,
+    #[serde(default)]
+    memset_mb_s: Option<f64>,
+    #[serde(default)]
+    scrypt_khs: Option<f64>,
+}
+
+impl From<RowIn> for ResultsRow {
+    fn from(r: RowIn) -> Self {
+        Self {
+            device: r.device,
+            clock: r.clock,
+            throttled: r.throttled,
+            kernel: r.kernel,
+            distro_arch: r.distro_arch,
+            sevenzip_multi: r.sevenzip_multi,
+            sevenzip_single: r.sevenzip_single,
+            aes256_16k: r.aes256_16k_kb_per_s.or(r.aes256_16k),
+            memcpy_mb_s: r.memcpy_mb_per_s.or(r.memcpy_mb_s),
+            memset_mb_s: r.memset_mb_per_s.or(r.memset_mb_s),
+            scrypt_khs: r.scrypt_khash_per_s.or(r.scrypt_khs),
+            quick: r.quick,
+        }
+    }
 }
 
 /// `5.10.66-rockchip-5.10` → `5.10` (sbc-bench: the first two dot-separated fields).
@@ -133,4 +237,70 @@ pub fn cpuminer_score(totals_khs: &[f64]) -> Option<f64> {
     v.sort_unstable_by(|a, b| b.cmp(a));
     v.dedup();
     v.get(1).map(|c| *c as f64 / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> ResultsRow {
+        ResultsRow {
+            device: "Radxa ROCK 5B".into(),
+            clock: "2400/1800 MHz".into(),
+            kernel: "6.1.43".into(),
+            distro_arch: "Debian arm64".into(),
+            sevenzip_multi: Some(16240),
+            aes256_16k: Some(1_340_000.5),
+            memcpy_mb_s: Some(5213.4),
+            memset_mb_s: Some(15447.9),
+            scrypt_khs: Some(9.87),
+            ..ResultsRow::default()
+        }
+    }
+
+    /// `memcpy_mb_s` beside `mb_per_s` elsewhere: one unit rule, the old keys kept (after
+    /// the others) for one schema version, and either read back.
+    #[test]
+    fn renamed_unit_keys_are_written_both_ways_and_read_either_way() {
+        let v = serde_json::to_value(row()).unwrap();
+        for (new, old) in [
+            ("memcpy_mb_per_s", "memcpy_mb_s"),
+            ("memset_mb_per_s", "memset_mb_s"),
+            ("aes256_16k_kb_per_s", "aes256_16k"),
+            ("scrypt_khash_per_s", "scrypt_khs"),
+        ] {
+            assert_eq!(v[new], v[old], "{new}");
+            assert!(v[new].is_number(), "{new}");
+        }
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let text = serde_json::to_string(&row()).unwrap();
+        assert!(
+            text.find("\"quick\"") < text.find("\"memcpy_mb_s\""),
+            "{keys:?}"
+        );
+        // Both keys, as written now.
+        assert_eq!(
+            serde_json::from_value::<ResultsRow>(v.clone()).unwrap(),
+            row()
+        );
+        // The old keys alone, as written before the rename.
+        let mut old = v.clone();
+        let m = old.as_object_mut().unwrap();
+        for k in [
+            "memcpy_mb_per_s",
+            "memset_mb_per_s",
+            "aes256_16k_kb_per_s",
+            "scrypt_khash_per_s",
+        ] {
+            m.remove(k);
+        }
+        assert_eq!(serde_json::from_value::<ResultsRow>(old).unwrap(), row());
+        // The new keys alone, as the next schema version will write them.
+        let mut new = v;
+        let m = new.as_object_mut().unwrap();
+        for k in ["memcpy_mb_s", "memset_mb_s", "aes256_16k", "scrypt_khs"] {
+            m.remove(k);
+        }
+        assert_eq!(serde_json::from_value::<ResultsRow>(new).unwrap(), row());
+    }
 }

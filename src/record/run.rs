@@ -18,9 +18,9 @@ use crate::sys::discover::SystemInfo;
 use crate::sys::kmsg::KmsgRecord;
 
 /// Name of the JSON document.
-pub const SCHEMA: &str = "sbc-bench-run";
+pub const SCHEMA: &str = crate::output::schema::RUN.name;
 /// Version of its layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = crate::output::schema::RUN.version;
 
 /// Where the run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -16,9 +16,9 @@ use crate::sys::discover::SystemInfo;
 use crate::sys::kernel::{Uname, Vulnerability};
 
 /// Name of the JSON document type.
-pub const SCHEMA: &str = "sbc-bench-kernel";
+pub const SCHEMA: &str = crate::output::schema::KERNEL.name;
 /// Version of the JSON layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = crate::output::schema::KERNEL.version;
 /// Where a newer release table can be had.
 pub const EOL_DATA_URL: &str = "https://endoflife.date/api/v1/products/linux";
 

@@ -20,9 +20,9 @@ use crate::sys::soc::{self, SocDevice, SocGuess, SocInputs};
 use crate::sys::thermal::{self, Hwmon, ThermalSource, ThermalZone};
 
 /// Name of the JSON document type.
-pub const SCHEMA: &str = "sbc-bench-info";
+pub const SCHEMA: &str = crate::output::schema::INFO.name;
 /// Version of the JSON layout; bumped on any incompatible change (see `docs/INFO-JSON.md`).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = crate::output::schema::INFO.version;
 
 /// Temperatures, sensors and supply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -27,6 +27,7 @@ mod results_store;
 mod review_mode;
 mod run;
 mod runout_harden;
+mod schema_outputs;
 mod storage;
 mod storage_harden;
 mod sysread;

@@ -1028,7 +1028,8 @@ fn net_info_over_the_nanopi_r5s_fixture() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "\"effective\": [\n          6\n        ]",
+            // One level deeper than before the JSON contract: under `interfaces`.
+            "\"effective\": [\n            6\n          ]",
         ));
     bin()
         .args(["--sysroot", &fixture("rock5-itx"), "net", "info", "eth9"])

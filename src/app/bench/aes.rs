@@ -15,6 +15,8 @@ use crate::report::crypto;
 
 #[derive(Serialize)]
 struct Doc<'a> {
+    #[serde(flatten)]
+    schema: crate::output::schema::Schema,
     benchmark: &'static str,
     targets: &'a [Target],
     skipped: &'a [Skipped],
@@ -117,6 +119,7 @@ impl Command for AesCommand {
 
     fn json(&self, r: &Resolved, outs: &[AesResults]) -> serde_json::Result<String> {
         serde_json::to_string_pretty(&Doc {
+            schema: crate::output::schema::BENCH_AES,
             benchmark: "aes",
             targets: &r.targets,
             skipped: &r.skipped,

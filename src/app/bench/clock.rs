@@ -84,7 +84,10 @@ impl Command for ClockCommand {
     }
 
     fn json(&self, r: &Resolved, checks: &[ClockCheck]) -> serde_json::Result<String> {
+        let schema = crate::output::schema::BENCH_CLOCK;
         serde_json::to_string_pretty(&serde_json::json!({
+            "schema": schema.name,
+            "schema_version": schema.version,
             "benchmark": "clock",
             "walk": self.walk,
             "skipped": r.skipped,

@@ -15,6 +15,8 @@ use crate::sys::memory;
 
 #[derive(Serialize)]
 struct Doc<'a> {
+    #[serde(flatten)]
+    schema: crate::output::schema::Schema,
     benchmark: &'static str,
     targets: &'a [Target],
     all_cpus: &'a [u32],
@@ -91,6 +93,7 @@ impl Command for CompressCommand {
 
     fn json(&self, r: &Resolved, outs: &[CompressResults]) -> serde_json::Result<String> {
         serde_json::to_string_pretty(&Doc {
+            schema: crate::output::schema::BENCH_COMPRESS,
             benchmark: "compress",
             targets: &r.targets,
             all_cpus: &r.all_cpus,

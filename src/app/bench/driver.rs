@@ -100,11 +100,21 @@ pub(super) fn runs_json(
     runs: &impl Serialize,
 ) -> serde_json::Result<String> {
     serde_json::to_string_pretty(&serde_json::json!({
+        "schema": bench_schema(benchmark).name,
+        "schema_version": bench_schema(benchmark).version,
         "benchmark": benchmark,
         "skipped": r.skipped,
         "sysroot_note": r.sysroot_note,
         "runs": runs,
     }))
+}
+
+/// The schema of a `bench …` command's document (docs/RUN-JSON.md).
+pub(super) fn bench_schema(benchmark: &str) -> output::schema::Schema {
+    output::schema::of_bench(benchmark).unwrap_or(output::schema::Schema {
+        name: "sbc-bench-bench",
+        version: 1,
+    })
 }
 
 /// Run a `bench …` command from start to exit status.

@@ -155,7 +155,10 @@ fn name_existing_cpus(topo: &Topology, skipped: &mut [Skipped]) {
 
 /// The `--json` document of a run that found no CPU to run on.
 pub fn no_cpu_json(benchmark: &str, skipped: &[Skipped]) -> String {
+    let schema = super::driver::bench_schema(benchmark);
     let doc = serde_json::json!({
+        "schema": schema.name,
+        "schema_version": schema.version,
         "benchmark": benchmark,
         "error": NO_CPU,
         "skipped": skipped,

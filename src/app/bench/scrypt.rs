@@ -13,6 +13,8 @@ use crate::report::crypto;
 
 #[derive(Serialize)]
 struct Doc<'a> {
+    #[serde(flatten)]
+    schema: crate::output::schema::Schema,
     benchmark: &'static str,
     cpus: &'a [u32],
     skipped: &'a [Skipped],
@@ -69,6 +71,7 @@ impl Command for ScryptCommand {
 
     fn json(&self, r: &Resolved, outs: &[Stress]) -> serde_json::Result<String> {
         serde_json::to_string_pretty(&Doc {
+            schema: crate::output::schema::BENCH_SCRYPT,
             benchmark: "scrypt",
             cpus: &r.all_cpus,
             skipped: &r.skipped,

@@ -774,6 +774,9 @@ struct JEnd {
 
 #[derive(Serialize)]
 struct JDoc<'a> {
+    /// `schema`, `schema_version` (docs/RUN-JSON.md); iperf3 parsers ignore them.
+    #[serde(flatten)]
+    schema: crate::output::schema::Schema,
     start: JStart<'a>,
     intervals: Vec<JInterval<'a>>,
     end: JEnd,
@@ -839,6 +842,7 @@ pub fn json_document(
         r.sender_has_retransmits,
     );
     let doc = JDoc {
+        schema: crate::output::schema::NET,
         start: json_start(r),
         intervals: json_intervals(r, &l, &s),
         end: json_end(r, &l, &s),
@@ -1105,7 +1109,15 @@ fn json_end(r: &TestReport, l: &Layout, s: &Summary) -> JEnd {
 
 /// A `-J` document for a test that failed before it produced results.
 pub fn json_error(error: &str) -> String {
-    let v = serde_json::json!({"start": {}, "intervals": [], "end": {}, "error": error});
+    let schema = crate::output::schema::NET;
+    let v = serde_json::json!({
+        "schema": schema.name,
+        "schema_version": schema.version,
+        "start": {},
+        "intervals": [],
+        "end": {},
+        "error": error,
+    });
     serde_json::to_string_pretty(&v).unwrap_or_default()
 }
 

@@ -75,7 +75,7 @@ impl AtomicFile {
     }
 
     fn kind(path: &Path) -> std::io::Result<Kind> {
-        if path == Path::new("-") {
+        if crate::output::stdout::is_stdout(path) {
             return Ok(Kind::Stdout);
         }
         // `metadata` follows every link the way the kernel will, magic `/proc/self/fd/N`
@@ -210,10 +210,7 @@ impl AtomicFile {
     pub fn write_keeping(&self, kept: usize, bytes: &[u8]) -> std::io::Result<()> {
         let kept = kept.min(bytes.len());
         let target = match &self.kind {
-            Kind::Stdout => {
-                let mut out = std::io::stdout().lock();
-                return out.write_all(&bytes[kept..]).and_then(|()| out.flush());
-            }
+            Kind::Stdout => return crate::output::stdout::write_document(&bytes[kept..]),
             Kind::InPlace(Some(f)) => return (&**f).write_all(&bytes[kept..]),
             Kind::InPlace(None) => return self.open_in_place()?.write_all(&bytes[kept..]),
             Kind::Replace(t) => t,
