@@ -13,6 +13,8 @@ pub mod run;
 pub mod storage;
 pub mod thermal;
 pub mod wrap;
+pub mod metrics_http;
+pub mod prometheus;
 
 use crate::cli::{Cli, Command};
 use crate::output::{self, Outcome};
