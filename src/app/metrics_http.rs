@@ -59,6 +59,8 @@ pub struct Stats {
     pub active: AtomicUsize,
     /// Connections accepted so far.
     pub accepted: AtomicU64,
+    /// Most connections handled at once so far.
+    pub peak: AtomicUsize,
     changed: Mutex<u64>,
     cv: Condvar,
 }
@@ -193,9 +195,20 @@ fn accept_loop(
                 (n < limits.max_connections).then_some(n + 1)
             })
             .is_ok();
+        if taken {
+            stats
+                .peak
+                .fetch_max(stats.active.load(Ordering::SeqCst), Ordering::SeqCst);
+        }
         if !taken {
             drop(conn.set_write_timeout(Some(Duration::from_secs(1))));
-            drop(respond(&mut conn, 503, "Service Unavailable", &[], b"too many connections\n"));
+            drop(respond(
+                &mut conn,
+                503,
+                "Service Unavailable",
+                &[],
+                b"too many connections\n",
+            ));
             drop(conn.shutdown(Shutdown::Both));
             stats.busy.fetch_add(1, Ordering::SeqCst);
             stats.bump();
@@ -282,7 +295,10 @@ fn read_head(conn: &mut TcpStream, limits: Limits) -> ReadHead {
             return ReadHead::TimedOut;
         }
         let wait = (deadline - now).min(limits.read_timeout);
-        if conn.set_read_timeout(Some(wait.max(Duration::from_millis(1)))).is_err() {
+        if conn
+            .set_read_timeout(Some(wait.max(Duration::from_millis(1))))
+            .is_err()
+        {
             return ReadHead::Closed;
         }
         match conn.read(&mut chunk) {
@@ -290,7 +306,10 @@ fn read_head(conn: &mut TcpStream, limits: Limits) -> ReadHead {
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e)
-                if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) =>
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
             {
                 return ReadHead::TimedOut;
             }
@@ -318,7 +337,9 @@ fn handle(mut conn: TcpStream, limits: Limits, body: &Mutex<Arc<String>>, stats:
                 let ct = [("Content-Type", crate::report::prometheus::CONTENT_TYPE)];
                 respond(&mut conn, 200, "OK", &ct, text.as_bytes()).map(|_| 200)
             }
-            Head::NotFound => respond(&mut conn, 404, "Not Found", &[], b"only /metrics\n").map(|_| 404),
+            Head::NotFound => {
+                respond(&mut conn, 404, "Not Found", &[], b"only /metrics\n").map(|_| 404)
+            }
             Head::NotAllowed => respond(
                 &mut conn,
                 405,
@@ -397,7 +418,11 @@ mod tests {
             .and_then(|l| l.split(' ').nth(1))
             .and_then(|c| c.parse().ok())
             .unwrap_or(0);
-        let body = out.split_once("\r\n\r\n").map(|x| x.1).unwrap_or("").to_string();
+        let body = out
+            .split_once("\r\n\r\n")
+            .map(|x| x.1)
+            .unwrap_or("")
+            .to_string();
         (code, body)
     }
 
@@ -405,7 +430,10 @@ mod tests {
     fn only_get_metrics_is_served() {
         let s = local(Limits::default());
         let a = s.local_addr();
-        assert_eq!(ask(a, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), (200, BODY.into()));
+        assert_eq!(
+            ask(a, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"),
+            (200, BODY.into())
+        );
         assert_eq!(ask(a, b"GET /metrics?x=1 HTTP/1.0\r\n\r\n").0, 200);
         assert_eq!(ask(a, b"GET / HTTP/1.1\r\n\r\n").0, 404);
         assert_eq!(ask(a, b"GET /metrics/../x HTTP/1.1\r\n\r\n").0, 404);
@@ -416,7 +444,10 @@ mod tests {
         s.set_body("new\n".into());
         assert_eq!(ask(a, b"GET /metrics HTTP/1.1\r\n\r\n").1, "new\n");
         s.stop();
-        assert!(TcpStream::connect(a).is_err(), "stopped server still accepts");
+        assert!(
+            TcpStream::connect(a).is_err(),
+            "stopped server still accepts"
+        );
     }
 
     #[test]
@@ -424,14 +455,21 @@ mod tests {
         let s = local(Limits::default());
         let mut c = TcpStream::connect(s.local_addr()).unwrap();
         c.write_all(b"GET /metrics HTTP/1.1\r\n\r\n").unwrap();
-        let lines: Vec<String> = io::BufReader::new(c).lines().map_while(Result::ok).collect();
+        let lines: Vec<String> = io::BufReader::new(c)
+            .lines()
+            .map_while(Result::ok)
+            .collect();
         assert!(
             lines
                 .iter()
                 .any(|l| l == "Content-Type: text/plain; version=0.0.4; charset=utf-8"),
             "{lines:?}"
         );
-        assert!(lines.iter().any(|l| l == &format!("Content-Length: {}", BODY.len())));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l == &format!("Content-Length: {}", BODY.len()))
+        );
     }
 
     #[test]
@@ -475,7 +513,11 @@ mod tests {
                 std::thread::spawn(move || {
                     let mut c = TcpStream::connect(a).unwrap();
                     // One byte at a time, never the blank line, until the server hangs up.
-                    for b in b"GET /metrics HTTP/1.1\r\nX-Slow: ".iter().cycle().take(10_000) {
+                    for b in b"GET /metrics HTTP/1.1\r\nX-Slow: "
+                        .iter()
+                        .cycle()
+                        .take(10_000)
+                    {
                         if c.write_all(&[*b]).is_err() {
                             break;
                         }
@@ -518,8 +560,12 @@ mod tests {
         big.extend(std::iter::repeat_n(b'h', 20_000));
         let (code, _) = ask_lenient(a, &big);
         assert!(code == 431 || code == 0, "{code}");
-        assert!(stats.wait_until(Duration::from_secs(30), |st| st.active.load(Ordering::SeqCst) == 0));
-        assert!(stats.active.load(Ordering::SeqCst) <= limits.max_connections);
+        assert!(stats.wait_until(
+            Duration::from_secs(30),
+            |st| st.active.load(Ordering::SeqCst) == 0
+        ));
+        let peak = stats.peak.load(Ordering::SeqCst);
+        assert!(peak >= 1 && peak <= limits.max_connections, "{peak}");
         assert_eq!(ask(a, b"GET /metrics HTTP/1.1\r\n\r\n"), (200, BODY.into()));
         assert!(stats.ok.load(Ordering::SeqCst) > ok as u64);
     }

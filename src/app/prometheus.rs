@@ -13,8 +13,8 @@ use std::time::SystemTime;
 
 use crate::monitor::{Interval, Setup};
 use crate::report::prometheus::{self, PolicyReading, PowerNow, Readings, RunScores};
-use crate::sys::cpufreq::{self, Policy};
 use crate::sys::cpu::Topology;
+use crate::sys::cpufreq::{self, Policy};
 use crate::sys::meter::pmic;
 use crate::sys::root::SysRoot;
 
@@ -30,7 +30,10 @@ pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
     if let Ok(a) = s.parse::<SocketAddr>() {
         return Ok(a);
     }
-    if let Some(port) = s.strip_prefix("localhost:").and_then(|p| p.parse::<u16>().ok()) {
+    if let Some(port) = s
+        .strip_prefix("localhost:")
+        .and_then(|p| p.parse::<u16>().ok())
+    {
         return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
     }
     Err("not PORT, ADDR:PORT or [ADDR]:PORT (e.g. 9101, 0.0.0.0:9101, [::1]:9101)".into())
@@ -74,7 +77,9 @@ struct Scores {
 
 impl Scores {
     fn refresh(&mut self) {
-        let mtime = std::fs::metadata(&self.path).and_then(|m| m.modified()).ok();
+        let mtime = std::fs::metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok();
         if mtime.is_some() && mtime == self.seen {
             return;
         }
@@ -185,10 +190,7 @@ impl Exporter {
             .read_opt(cpufreq::policy_attr(p.id, "stats/time_in_state"))
             .map(|t| cpufreq::parse_time_in_state(&t))
             .filter(|t| !t.is_empty());
-        let cluster = p
-            .cpus
-            .first()
-            .and_then(|&c| self.topology.cluster_of(c));
+        let cluster = p.cpus.first().and_then(|&c| self.topology.cluster_of(c));
         PolicyReading {
             policy: p.id,
             cluster: cluster.map(|c| c.id),
@@ -341,13 +343,22 @@ mod tests {
 
     #[test]
     fn listen_addresses_default_to_loopback() {
-        assert_eq!(parse_listen("9101").unwrap(), "127.0.0.1:9101".parse().unwrap());
+        assert_eq!(
+            parse_listen("9101").unwrap(),
+            "127.0.0.1:9101".parse().unwrap()
+        );
         assert_eq!(
             parse_listen("localhost:9101").unwrap(),
             "127.0.0.1:9101".parse().unwrap()
         );
-        assert_eq!(parse_listen("0.0.0.0:9101").unwrap(), "0.0.0.0:9101".parse().unwrap());
-        assert_eq!(parse_listen("[::1]:9101").unwrap(), "[::1]:9101".parse().unwrap());
+        assert_eq!(
+            parse_listen("0.0.0.0:9101").unwrap(),
+            "0.0.0.0:9101".parse().unwrap()
+        );
+        assert_eq!(
+            parse_listen("[::1]:9101").unwrap(),
+            "[::1]:9101".parse().unwrap()
+        );
         for bad in ["", "x", "99999", "1.2.3.4", "host:9101", "1.2.3.4:x"] {
             assert!(parse_listen(bad).is_err(), "{bad}");
         }
@@ -362,7 +373,12 @@ mod tests {
         std::os::unix::fs::symlink(&victim, &target).unwrap();
         write_textfile(d.path(), "a 1\n").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
-        assert!(!std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink());
+        assert!(
+            !std::fs::symlink_metadata(&target)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "a 1\n");
         write_textfile(d.path(), "a 2\n").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "a 2\n");
@@ -380,7 +396,9 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let victim = d.path().join("victim");
         std::fs::write(&victim, "keep me").unwrap();
-        let tmp = d.path().join(format!(".{TEXTFILE_NAME}.{}.tmp", std::process::id()));
+        let tmp = d
+            .path()
+            .join(format!(".{TEXTFILE_NAME}.{}.tmp", std::process::id()));
         std::os::unix::fs::symlink(&victim, &tmp).unwrap();
         write_textfile(d.path(), "b 1\n").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
@@ -406,7 +424,10 @@ mod tests {
         let mut ex = Exporter::new(&root, &setup, 5.0, None);
         let text = ex.render(None, None);
         prometheus::check_format(&text).unwrap();
-        assert!(text.contains("sbc_bench_cpu_opp_max_hertz{policy=\"4\""), "{text}");
+        assert!(
+            text.contains("sbc_bench_cpu_opp_max_hertz{policy=\"4\""),
+            "{text}"
+        );
         assert!(text.contains("sbc_bench_devfreq_governor{"), "{text}");
     }
 }

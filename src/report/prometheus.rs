@@ -153,7 +153,11 @@ impl Exposition {
             }
         };
         let fam = &mut self.families[i];
-        match fam.series.iter_mut().find(|s| same_labels(&s.labels, &labels)) {
+        match fam
+            .series
+            .iter_mut()
+            .find(|s| same_labels(&s.labels, &labels))
+        {
             Some(s) => s.value = value,
             None => fam.series.push(Series { labels, value }),
         }
@@ -642,12 +646,7 @@ pub fn run_scores(text: &str) -> Result<RunScores, String> {
                 Some(o) => (o["measured"]["mhz"].as_f64(), o["opp_khz"].as_u64()),
                 None => (c["measured"]["mhz"].as_f64(), c["kernel_cur_khz"].as_u64()),
             };
-            push(
-                "sbc_bench_run_clock_hertz",
-                phase,
-                t,
-                mhz.map(|m| m * 1e6),
-            );
+            push("sbc_bench_run_clock_hertz", phase, t, mhz.map(|m| m * 1e6));
             push(
                 "sbc_bench_run_clock_opp_hertz",
                 phase,
@@ -918,7 +917,12 @@ mod tests {
     fn label_values_are_escaped_and_read_back() {
         let mut e = Exposition::default();
         let nasty = "a\\b\"c\nd}{,=";
-        e.gauge("sbc_bench_x", "help with \\ and\nnewline", &[("l", nasty)], 1.5);
+        e.gauge(
+            "sbc_bench_x",
+            "help with \\ and\nnewline",
+            &[("l", nasty)],
+            1.5,
+        );
         let t = e.render();
         assert_eq!(
             t,
@@ -1005,13 +1009,19 @@ mod tests {
         });
         let t = e.render();
         check_format(&t).unwrap();
-        let l = [("policy", "4"), ("cluster", "1"), ("core_type", "Cortex-A76")];
+        let l = [
+            ("policy", "4"),
+            ("cluster", "1"),
+            ("core_type", "Cortex-A76"),
+        ];
         assert_eq!(
             e.value("sbc_bench_cpu_reported_frequency_hertz", &l),
             Some(2_256_000_000.0)
         );
         assert_eq!(e.value("sbc_bench_cpu_opp_max_hertz", &l), Some(2.4e9));
-        let below = e.value("sbc_bench_cpu_below_max_seconds_total", &l).unwrap();
+        let below = e
+            .value("sbc_bench_cpu_below_max_seconds_total", &l)
+            .unwrap();
         assert!((below - 17.34).abs() < 1e-9, "{below}");
         assert_eq!(
             e.value(
@@ -1020,7 +1030,12 @@ mod tests {
             ),
             Some(12.34)
         );
-        assert_eq!(e.family("sbc_bench_cpu_below_max_seconds_total").unwrap().kind, Kind::Counter);
+        assert_eq!(
+            e.family("sbc_bench_cpu_below_max_seconds_total")
+                .unwrap()
+                .kind,
+            Kind::Counter
+        );
     }
 
     #[test]
@@ -1037,7 +1052,11 @@ mod tests {
         assert_eq!(
             e.value(
                 "sbc_bench_devfreq_governor",
-                &[("device", "dmc"), ("kind", "memory"), ("governor", "dmc_ondemand")]
+                &[
+                    ("device", "dmc"),
+                    ("kind", "memory"),
+                    ("governor", "dmc_ondemand")
+                ]
             ),
             Some(1.0)
         );
@@ -1066,16 +1085,18 @@ mod tests {
             ..Readings::default()
         });
         check_format(&e.render()).unwrap();
-        let bit = |c: &str, w: &str| {
-            e.value("sbc_bench_rpi_throttled", &[("condition", c), ("when", w)])
-        };
+        let bit =
+            |c: &str, w: &str| e.value("sbc_bench_rpi_throttled", &[("condition", c), ("when", w)]);
         assert_eq!(bit("under_voltage", "now"), Some(1.0));
         assert_eq!(bit("throttled", "now"), Some(1.0));
         assert_eq!(bit("arm_frequency_capped", "now"), Some(0.0));
         assert_eq!(bit("under_voltage", "since_boot"), Some(1.0));
         assert_eq!(bit("throttled", "since_boot"), Some(1.0));
         assert_eq!(bit("soft_temperature_limit", "since_boot"), Some(0.0));
-        assert_eq!(e.value("sbc_bench_rpi_throttled_flags", &[]), Some(327_685.0));
+        assert_eq!(
+            e.value("sbc_bench_rpi_throttled_flags", &[]),
+            Some(327_685.0)
+        );
         assert_eq!(
             e.value("sbc_bench_pmic_rail_amperes", &[("rail", "VDD_CORE")]),
             Some(1.4288)
@@ -1104,7 +1125,10 @@ mod tests {
         });
         check_format(&e.render()).unwrap();
         assert_eq!(e.value("sbc_bench_busiest_cpu", &[]), Some(3.0));
-        assert_eq!(e.value("sbc_bench_busiest_cpu_busy_ratio", &[]), Some(0.875));
+        assert_eq!(
+            e.value("sbc_bench_busiest_cpu_busy_ratio", &[]),
+            Some(0.875)
+        );
         assert_eq!(e.value("sbc_bench_busiest_cpu_irq_ratio", &[]), Some(0.25));
         assert_eq!(
             e.value("sbc_bench_monitor_sample_timestamp_seconds", &[]),
@@ -1151,8 +1175,14 @@ mod tests {
             v.extend(a76);
             v
         };
-        assert_eq!(e.value("sbc_bench_run_clock_hertz", &with("cold")), Some(2_352_500_000.0));
-        assert_eq!(e.value("sbc_bench_run_clock_opp_hertz", &with("cold")), Some(2.4e9));
+        assert_eq!(
+            e.value("sbc_bench_run_clock_hertz", &with("cold")),
+            Some(2_352_500_000.0)
+        );
+        assert_eq!(
+            e.value("sbc_bench_run_clock_opp_hertz", &with("cold")),
+            Some(2.4e9)
+        );
         assert_eq!(
             e.value(
                 "sbc_bench_run_memory_bandwidth_bytes_per_second",
@@ -1165,7 +1195,10 @@ mod tests {
             Some(1_325_370_000.0)
         );
         assert_eq!(
-            e.value("sbc_bench_run_compression_mips", &with("lzma native single")),
+            e.value(
+                "sbc_bench_run_compression_mips",
+                &with("lzma native single")
+            ),
             Some(3600.0)
         );
         assert_eq!(

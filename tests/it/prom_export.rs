@@ -21,9 +21,7 @@ fn copy(board: &str, dir: &Path) -> PathBuf {
 
 /// The Raspberry Pi firmware node with `bits` (bare hex, as the driver prints it).
 fn plant_throttled(root: &Path, bits: &str) {
-    let f = root.join(
-        sbc_bench::sys::power::PI_GET_THROTTLED.trim_start_matches('/'),
-    );
+    let f = root.join(sbc_bench::sys::power::PI_GET_THROTTLED.trim_start_matches('/'));
     std::fs::create_dir_all(f.parent().unwrap()).unwrap();
     std::fs::write(f, format!("{bits}\n")).unwrap();
 }
@@ -52,8 +50,17 @@ fn get(addr: &str, path: &str) -> (u16, String) {
     write!(c, "GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
     let mut out = String::new();
     c.read_to_string(&mut out).unwrap();
-    let code = out.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (code, out.split_once("\r\n\r\n").map(|x| x.1.to_string()).unwrap_or_default())
+    let code = out
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (
+        code,
+        out.split_once("\r\n\r\n")
+            .map(|x| x.1.to_string())
+            .unwrap_or_default(),
+    )
 }
 
 /// Value of the first series of `name` whose labels include `labels`.
@@ -81,7 +88,14 @@ fn prom_monitor_serves_metrics_until_sigint() {
         .env("NO_COLOR", "1")
         .arg("--sysroot")
         .arg(&root)
-        .args(["monitor", "0.1", "--quiet", "--prometheus", "127.0.0.1:0", "--scores"])
+        .args([
+            "monitor",
+            "0.1",
+            "--quiet",
+            "--prometheus",
+            "127.0.0.1:0",
+            "--scores",
+        ])
         .arg(&json)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -92,8 +106,14 @@ fn prom_monitor_serves_metrics_until_sigint() {
     let mut line = String::new();
     let addr = loop {
         line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "no address announced");
-        if let Some(rest) = line.trim().strip_prefix("sbc-bench: serving metrics on http://") {
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "no address announced"
+        );
+        if let Some(rest) = line
+            .trim()
+            .strip_prefix("sbc-bench: serving metrics on http://")
+        {
             break rest.trim_end_matches("/metrics").to_string();
         }
     };
@@ -109,14 +129,30 @@ fn prom_monitor_serves_metrics_until_sigint() {
         }
     }
     check_format(&text).unwrap();
-    assert!(text.contains("sbc_bench_monitor_sample_timestamp_seconds "), "{text}");
+    assert!(
+        text.contains("sbc_bench_monitor_sample_timestamp_seconds "),
+        "{text}"
+    );
     // RK3588: three policies against their OPPs, dmc/gpu/npu devfreq.
-    let a76 = [("policy", "4"), ("cluster", "1"), ("core_type", "Cortex-A76")];
-    assert_eq!(value(&text, "sbc_bench_cpu_opp_max_hertz", &a76), Some(2.4e9), "{text}");
+    let a76 = [
+        ("policy", "4"),
+        ("cluster", "1"),
+        ("core_type", "Cortex-A76"),
+    ];
+    assert_eq!(
+        value(&text, "sbc_bench_cpu_opp_max_hertz", &a76),
+        Some(2.4e9),
+        "{text}"
+    );
     assert!(value(&text, "sbc_bench_cpu_reported_frequency_hertz", &a76).is_some());
     for kind in ["memory", "gpu", "npu"] {
         assert!(
-            value(&text, "sbc_bench_devfreq_frequency_hertz", &[("kind", kind)]).is_some(),
+            value(
+                &text,
+                "sbc_bench_devfreq_frequency_hertz",
+                &[("kind", kind)]
+            )
+            .is_some(),
             "{kind}: {text}"
         );
     }
@@ -128,7 +164,11 @@ fn prom_monitor_serves_metrics_until_sigint() {
     let clock = value(
         &text,
         "sbc_bench_run_clock_hertz",
-        &[("benchmark", "cold"), ("cluster", "1"), ("core_type", "Cortex-A76")],
+        &[
+            ("benchmark", "cold"),
+            ("cluster", "1"),
+            ("core_type", "Cortex-A76"),
+        ],
     )
     .expect("measured clock");
     assert!(clock > 1e9, "{clock}");
@@ -152,9 +192,17 @@ fn prom_monitor_serves_metrics_until_sigint() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let mut stdout = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
     assert_eq!(stdout, "");
-    assert!(TcpStream::connect(&addr).is_err(), "server outlived the monitor");
+    assert!(
+        TcpStream::connect(&addr).is_err(),
+        "server outlived the monitor"
+    );
 }
 
 #[test]
@@ -178,15 +226,25 @@ fn prom_textfile_with_pi_throttled_bits_and_the_table() {
     let text = std::fs::read_to_string(dir.join("sbc-bench.prom")).unwrap();
     check_format(&text).unwrap();
     let bit = |c: &str, w: &str| {
-        value(&text, "sbc_bench_rpi_throttled", &[("condition", c), ("when", w)])
+        value(
+            &text,
+            "sbc_bench_rpi_throttled",
+            &[("condition", c), ("when", w)],
+        )
     };
     assert_eq!(bit("under_voltage", "now"), Some(1.0));
     assert_eq!(bit("throttled", "now"), Some(1.0));
     assert_eq!(bit("arm_frequency_capped", "now"), Some(0.0));
     assert_eq!(bit("throttled", "since_boot"), Some(1.0));
-    assert_eq!(value(&text, "sbc_bench_rpi_throttled_flags", &[]), Some(327_685.0));
+    assert_eq!(
+        value(&text, "sbc_bench_rpi_throttled_flags", &[]),
+        Some(327_685.0)
+    );
     // Only the .prom file is left (no temporary file for the collector to trip on).
-    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("sbc-bench.prom")]);
 }
 
@@ -194,9 +252,15 @@ fn prom_textfile_with_pi_throttled_bits_and_the_table() {
 fn prom_bad_options_are_usage_errors() {
     let tmp = tempfile::tempdir().unwrap();
     for (args, why) in [
-        (vec!["--scores", "x.json"], "--scores needs --prometheus or --textfile"),
+        (
+            vec!["--scores", "x.json"],
+            "--scores needs --prometheus or --textfile",
+        ),
         (vec!["--quiet"], "--quiet needs --prometheus or --textfile"),
-        (vec!["--prometheus", "host:x"], "invalid value 'host:x' for '--prometheus"),
+        (
+            vec!["--prometheus", "host:x"],
+            "invalid value 'host:x' for '--prometheus",
+        ),
         (vec!["--textfile", "/nonexistent/dir"], "not a directory"),
     ] {
         bin()
