@@ -841,8 +841,11 @@ pub fn check_format(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A sample line split: name, labels (unescaped, in order) and the value's text.
+pub type SampleLine = (String, Vec<(String, String)>, String);
+
 /// A sample line's name, labels (unescaped) and value text; `None` when malformed.
-pub fn split_sample(line: &str) -> Option<(String, Vec<(String, String)>, String)> {
+pub fn split_sample(line: &str) -> Option<SampleLine> {
     let name_end = line.find(['{', ' '])?;
     let name = line[..name_end].to_string();
     let mut rest = &line[name_end..];
