@@ -8,6 +8,7 @@
 # Usage: scripts/ci-prom.sh [BINARY]   (default target/debug/sbc-bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bin="$(realpath -m "${1:-target/debug/sbc-bench}")"
 
 say() { printf '\n==> [ci-prom %3ds] %s\n' "$SECONDS" "$*"; }
 SUDO=""
@@ -24,7 +25,6 @@ cd contrib/ansible
 say "ansible-playbook --syntax-check contrib/ansible/sbc-bench.yml"
 ansible-playbook --syntax-check -i inventory.example.ini sbc-bench.yml
 
-bin="${1:-../../target/debug/sbc-bench}"
 [ -x "$bin" ] || { echo "ci-prom: no binary at $bin (build first)" >&2; exit 1; }
 if [ "$(id -u)" -ne 0 ]; then
   say "not root: skipping the local playbook run (it becomes root)"
