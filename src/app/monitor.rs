@@ -26,6 +26,13 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Usage);
         }
     };
+    let export_args = match crate::app::prometheus::ExportArgs::check(args) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Outcome::Usage);
+        }
+    };
     let setup = Setup::discover(&ctx.root, args.cores);
     let mut cfg = MonitorConfig::every(Duration::from_secs_f64(args.interval));
     cfg.count = args.count;
@@ -49,7 +56,25 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
 
     // A closed pipe (`sbc-bench -m | head`) ends the monitor quietly with 0, like Ctrl-C.
     let mut out = std::io::stdout().lock();
-    if !args.json {
+    let power_now = |power: &Option<Power>| {
+        power.as_ref().and_then(|p| {
+            Some(report::prometheus::PowerNow {
+                meter: p.sampler.describe().to_string(),
+                watts: p.sampler.rolling_mw_of(p.window)? / 1000.0,
+            })
+        })
+    };
+    let mut export = match export_args {
+        Some(a) => Some(crate::app::prometheus::Export::start(
+            &ctx.root,
+            &setup,
+            args.interval,
+            a,
+            power_now(&power),
+        )?),
+        None => None,
+    };
+    if !args.json && !args.quiet {
         let mut header = table.header();
         if let Some(p) = &power {
             header = report::power::add_mw_column(&header, None);
@@ -67,6 +92,12 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     let mut closed = false;
     if let Some(rx) = handle.take_live() {
         for iv in rx {
+            if let Some(e) = &mut export {
+                e.update(&iv, power_now(&power));
+            }
+            if args.quiet {
+                continue;
+            }
             let line = if args.json {
                 let mut s =
                     serde_json::to_string(&output::schema::stamp(output::schema::MONITOR, &iv))?;
@@ -95,6 +126,9 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
         }
     }
     drop(handle.stop());
+    if let Some(e) = export {
+        e.stop();
+    }
     Ok(if closed || crate::shutdown::signal().is_some() {
         Outcome::Ended
     } else {

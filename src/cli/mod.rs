@@ -176,6 +176,26 @@ pub struct MonitorArgs {
     /// sbc-bench's Netio=HOST/SOCKET).
     #[arg(long, value_name = "SPEC")]
     pub power: Option<String>,
+
+    /// Serve the readings node_exporter lacks at http://ADDR:PORT/metrics (Prometheus
+    /// text format) while monitoring; a bare PORT listens on 127.0.0.1 only
+    /// (docs/PROMETHEUS.md).
+    #[arg(long, value_name = "[ADDR:]PORT")]
+    pub prometheus: Option<String>,
+
+    /// Write the same metrics to DIR/sbc-bench.prom after every sample, atomically, for
+    /// node_exporter's textfile collector.
+    #[arg(long, value_name = "DIR")]
+    pub textfile: Option<std::path::PathBuf>,
+
+    /// With --prometheus or --textfile: also export a finished run's scores from its
+    /// run JSON (`run --json FILE`), read again whenever the file changes.
+    #[arg(long, value_name = "FILE")]
+    pub scores: Option<std::path::PathBuf>,
+
+    /// Print no table (or JSON lines) on stdout: only export (--prometheus, --textfile).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// A bad value in the words clap uses for its own (`error: invalid value 'abc' for

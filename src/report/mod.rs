@@ -10,6 +10,7 @@ pub mod kernel;
 pub mod net;
 pub mod pcie;
 pub mod power;
+pub mod prometheus;
 pub mod redact;
 pub mod results_row;
 pub mod review;

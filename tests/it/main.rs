@@ -22,6 +22,7 @@ mod net_harden;
 mod pcie_review;
 mod power_meters;
 mod release_cli;
+mod prom_export;
 mod results_import;
 mod results_store;
 mod review_mode;
