@@ -142,7 +142,7 @@ fn sevenzip_section(z: &SevenZipResults, all_cpus: &[u32]) -> String {
     let _ = writeln!(
         s,
         "7-Zip: {} ({})",
-        z.version.banner.as_deref().unwrap_or("unknown version"),
+        z.version.label(z.bundled),
         z.path
     );
     if let Some(w) = &z.warning {
@@ -591,6 +591,8 @@ mod tests {
                 p7zip: Some("16.02".into()),
             },
             warning: None,
+            bundled: false,
+            label: None,
             dict: None,
             single: vec![OnTarget {
                 target: Target {
