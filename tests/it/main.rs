@@ -32,3 +32,4 @@ mod sysread;
 mod thermal_mode;
 mod validate_harden;
 mod wrap_run;
+mod sevenzip_bundled;
