@@ -139,12 +139,7 @@ pub fn trim_blank_lines(s: &str) -> &str {
 
 fn sevenzip_section(z: &SevenZipResults, all_cpus: &[u32]) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "7-Zip: {} ({})",
-        z.version.label(z.bundled),
-        z.path
-    );
+    let _ = writeln!(s, "7-Zip: {} ({})", z.version.label(z.bundled), z.path);
     if let Some(w) = &z.warning {
         let _ = writeln!(s, "Warning: {w}");
     }

@@ -256,7 +256,11 @@ fn native_lzma_never_fills_the_7zip_columns() {
     sink.add(Format::Log, &log).unwrap();
     let r = fake_run(&WithoutSevenZip, &fake_cfg(), &sink, &mut Quiet);
     let native = r.results.lzma.as_ref().expect("native LZMA ran");
-    let single = &native.native_single.first().expect("single-threaded").result;
+    let single = &native
+        .native_single
+        .first()
+        .expect("single-threaded")
+        .result;
     assert!(single.compress_rating_mips > 0.0 && single.decompress_rating_mips > 0.0);
     assert!(r.results.sevenzip.is_none());
     let row = r.results_row.as_ref().unwrap();

@@ -73,7 +73,10 @@ fn bundled_7za_in_libdir_beats_the_distro_26_02_on_path() {
     assert_eq!(z["path"], distro.display().to_string());
     assert_eq!(z["version"]["engine"], "26.02");
     assert!(z["warning"].as_str().unwrap().contains("26.02"));
-    assert!(z.get("bundled").is_none() && z.get("label").is_none(), "{z}");
+    assert!(
+        z.get("bundled").is_none() && z.get("label").is_none(),
+        "{z}"
+    );
 
     // The bundled 16.02 in the lib dir wins.
     let bundled = fake_7za(&lib, &fixture_1602());
@@ -147,7 +150,10 @@ fn native_lzma_reports_compress_and_decompress_apart_from_7zip() {
     );
     let r = &v["results"];
     // 7-Zip's ratings are 7-Zip's; the native ones are under native_*, each part on its own.
-    assert_eq!(r["sevenzip"]["single"][0]["result"]["table"]["compress_rating_mips"], 3201);
+    assert_eq!(
+        r["sevenzip"]["single"][0]["result"]["table"]["compress_rating_mips"],
+        3201
+    );
     let native = &r["native_single"][0]["result"];
     let (c, d, tot) = (
         native["compress_rating_mips"].as_f64().unwrap(),

@@ -61,7 +61,10 @@ pub fn locate(
     lib_dir: &Path,
     path: Option<&OsStr>,
 ) -> Option<(PathBuf, Origin)> {
-    let bundled = [(exe_dir, Origin::NextToBinary), (Some(lib_dir), Origin::LibDir)];
+    let bundled = [
+        (exe_dir, Origin::NextToBinary),
+        (Some(lib_dir), Origin::LibDir),
+    ];
     for (dir, origin) in bundled {
         if let Some(dir) = dir
             && let Some(p) = external::find_in_dirs(&[dir.to_path_buf()], &[BUNDLED_NAME])
@@ -426,7 +429,11 @@ Tot:          100    741    741
     #[test]
     fn bundled_7za_is_found_before_the_path_next_to_the_binary_first() {
         let t = tempfile::tempdir().unwrap();
-        let (bin, lib, usr) = (t.path().join("bin"), t.path().join("lib"), t.path().join("usr"));
+        let (bin, lib, usr) = (
+            t.path().join("bin"),
+            t.path().join("lib"),
+            t.path().join("usr"),
+        );
         let distro = exe(&usr, "7za");
         let path = std::env::join_paths([&usr]).unwrap();
         // Only the distro's: PATH.
@@ -458,7 +465,11 @@ Tot:          100    741    741
     #[test]
     fn only_an_executable_7za_counts_as_bundled() {
         let t = tempfile::tempdir().unwrap();
-        let (bin, lib, usr) = (t.path().join("bin"), t.path().join("lib"), t.path().join("usr"));
+        let (bin, lib, usr) = (
+            t.path().join("bin"),
+            t.path().join("lib"),
+            t.path().join("usr"),
+        );
         // A 7z (not the bundled name) beside the binary, a non-executable 7za in the lib dir.
         exe(&bin, "7z");
         std::fs::create_dir_all(&lib).unwrap();
