@@ -139,12 +139,7 @@ pub fn trim_blank_lines(s: &str) -> &str {
 
 fn sevenzip_section(z: &SevenZipResults, all_cpus: &[u32]) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "7-Zip: {} ({})",
-        z.version.banner.as_deref().unwrap_or("unknown version"),
-        z.path
-    );
+    let _ = writeln!(s, "7-Zip: {} ({})", z.version.label(z.bundled), z.path);
     if let Some(w) = &z.warning {
         let _ = writeln!(s, "Warning: {w}");
     }
@@ -591,6 +586,8 @@ mod tests {
                 p7zip: Some("16.02".into()),
             },
             warning: None,
+            bundled: false,
+            label: None,
             dict: None,
             single: vec![OnTarget {
                 target: Target {

@@ -538,6 +538,8 @@ fn fake_sevenzip(targets: &[Target], multi_cpus: &[u32]) -> Result<CompressResul
             path: "/usr/bin/7za".to_string(),
             version: sevenzip::parse_version(FAKE_7Z_SINGLE),
             warning: None,
+            bundled: false,
+            label: None,
             dict: None,
             single: targets
                 .iter()

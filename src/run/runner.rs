@@ -570,7 +570,8 @@ fn setup_findings(r: &RunReport) -> Vec<Finding> {
             diagnose::Severity::Warning,
             "7-Zip is not installed, so the Results.md row's 7-zip columns show -: install it \
              (apt install p7zip-full). Only 7-Zip 16.02 compares with the published table; \
-             where the distro ships another version, build p7zip 16.02 \
+             sbc-bench's release packages bundle a static 7za 16.02 (next to the binary, or \
+             /usr/lib/sbc-bench/7za), which is found first; elsewhere build p7zip 16.02 \
              (https://github.com/ThomasKaiser/p7zip) and put its bin/7za on the PATH",
         ));
     }

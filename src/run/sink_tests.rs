@@ -247,6 +247,34 @@ fn missing_7zip_says_so_with_install_hint() {
 }
 
 #[test]
+fn native_lzma_never_fills_the_7zip_columns() {
+    // Without 7-Zip the native LZMA score stands in for the run (all cores too), yet the
+    // row's 7-zip columns stay `-` and the log gives its ratings as native ones.
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("sbc-bench.log");
+    let mut sink = ExportSink::new();
+    sink.add(Format::Log, &log).unwrap();
+    let r = fake_run(&WithoutSevenZip, &fake_cfg(), &sink, &mut Quiet);
+    let native = r.results.lzma.as_ref().expect("native LZMA ran");
+    let single = &native
+        .native_single
+        .first()
+        .expect("single-threaded")
+        .result;
+    assert!(single.compress_rating_mips > 0.0 && single.decompress_rating_mips > 0.0);
+    assert!(r.results.sevenzip.is_none());
+    let row = r.results_row.as_ref().unwrap();
+    assert_eq!((row.sevenzip_multi, row.sevenzip_single), (None, None));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("Native LZMA benchmark (") && text.contains("our own score, not 7-Zip's"),
+        "{text}"
+    );
+    assert!(!text.contains("7-zip total score"), "{text}");
+    assert!(text.contains("native LZMA total score"), "{text}");
+}
+
+#[test]
 fn sevenzip_not_16_02_warns_once_about_comparability() {
     let d = tempfile::tempdir().unwrap();
     let mut sink = ExportSink::new();

@@ -29,6 +29,7 @@ mod review_mode;
 mod run;
 mod runout_harden;
 mod schema_outputs;
+mod sevenzip_bundled;
 mod storage;
 mod storage_harden;
 mod sysread;

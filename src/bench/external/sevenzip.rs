@@ -7,7 +7,8 @@
 //! single-threaded here where a real 16.02 scored 2248). We take the version from the
 //! `7-Zip` line, which names the engine that ran.
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -22,6 +23,58 @@ pub const COMPARABLE_VERSION: &str = "16.02";
 /// Linux build `7zz`, the reduced `7zr`.
 pub const NAMES: [&str; 4] = ["7za", "7z", "7zz", "7zr"];
 
+/// The bundled 7-Zip's file name: the static `7za` 16.02 that
+/// `scripts/build-7za-16.02.sh` builds and the release artifacts carry.
+pub const BUNDLED_NAME: &str = "7za";
+
+/// Where the .deb installs the bundled `7za`.
+pub const LIB_DIR: &str = "/usr/lib/sbc-bench";
+
+/// Environment variable that replaces [`LIB_DIR`] (an unpacked tarball elsewhere; the
+/// integration tests).
+pub const LIB_DIR_ENV: &str = "SBC_BENCH_LIBDIR";
+
+/// Where a 7-Zip was found, in search order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// `7za` next to our own binary (the release tarball).
+    NextToBinary,
+    /// `7za` in [`LIB_DIR`] (the .deb) or `$SBC_BENCH_LIBDIR`.
+    LibDir,
+    /// The first of [`NAMES`] in `$PATH` (the distro's, or one built by hand).
+    Path,
+}
+
+impl Origin {
+    /// Next to the binary or in the lib dir: the one sbc-bench ships.
+    pub fn bundled(self) -> bool {
+        matches!(self, Self::NextToBinary | Self::LibDir)
+    }
+}
+
+/// Find 7-Zip in search order: the bundled `7za` next to our binary (`exe_dir`), then in
+/// `lib_dir`, then the first of [`NAMES`] in the `$PATH`-style list `path`. Only
+/// executable files count.
+pub fn locate(
+    exe_dir: Option<&Path>,
+    lib_dir: &Path,
+    path: Option<&OsStr>,
+) -> Option<(PathBuf, Origin)> {
+    let bundled = [
+        (exe_dir, Origin::NextToBinary),
+        (Some(lib_dir), Origin::LibDir),
+    ];
+    for (dir, origin) in bundled {
+        if let Some(dir) = dir
+            && let Some(p) = external::find_in_dirs(&[dir.to_path_buf()], &[BUNDLED_NAME])
+        {
+            return Some((p, origin));
+        }
+    }
+    external::find_in(path?, &NAMES).map(|p| (p, Origin::Path))
+}
+
 /// An installed 7-Zip.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SevenZip {
@@ -29,6 +82,8 @@ pub struct SevenZip {
     pub path: PathBuf,
     /// Which version the binary reports.
     pub version: Version,
+    /// Where it was found.
+    pub origin: Origin,
 }
 
 /// The versions a 7-Zip banner names.
@@ -43,6 +98,19 @@ pub struct Version {
 }
 
 impl Version {
+    /// How reports name this 7-Zip: `7-Zip 16.02 (bundled)` for the one sbc-bench ships,
+    /// else the banner (`7-Zip (a) [64] 16.02`).
+    pub fn label(&self, bundled: bool) -> String {
+        if bundled {
+            let engine = self.engine.as_deref().unwrap_or("of unknown version");
+            format!("7-Zip {engine} (bundled)")
+        } else {
+            self.banner
+                .clone()
+                .unwrap_or_else(|| "unknown version".to_string())
+        }
+    }
+
     /// Are this binary's scores comparable with published sbc-bench results?
     pub fn comparable(&self) -> bool {
         self.engine.as_deref() == Some(COMPARABLE_VERSION)
@@ -210,14 +278,23 @@ pub struct BenchRun {
 }
 
 impl SevenZip {
-    /// Find 7-Zip in `$PATH` and read its banner; `None` when none is installed.
+    /// Find 7-Zip ([`locate`]: bundled next to our binary, then in `$SBC_BENCH_LIBDIR` or
+    /// [`LIB_DIR`], then `$PATH`) and read its banner; `None` when none is installed.
     pub fn find(cancel: &CancellationToken) -> Option<Self> {
-        let path = external::find(&NAMES)?;
+        let exe_dir = std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(Path::to_path_buf));
+        let lib_dir = std::env::var_os(LIB_DIR_ENV)
+            .filter(|d| !d.is_empty())
+            .map_or_else(|| PathBuf::from(LIB_DIR), PathBuf::from);
+        let path_var = std::env::var_os("PATH");
+        let (path, origin) = locate(exe_dir.as_deref(), &lib_dir, path_var.as_deref())?;
         // Without arguments 7-Zip prints its banner and usage and exits.
         let out = external::run(&path, &[], None, Duration::from_secs(20), cancel).ok()?;
         Some(Self {
             version: parse_version(&format!("{}\n{}", out.stdout, out.stderr)),
             path,
+            origin,
         })
     }
 
@@ -339,6 +416,85 @@ RAM usage:    850 MB,  # Benchmark threads:      4
 Avr:          100    573    573               100    909    908
 Tot:          100    741    741
 ";
+
+    fn exe(dir: &Path, name: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn bundled_7za_is_found_before_the_path_next_to_the_binary_first() {
+        let t = tempfile::tempdir().unwrap();
+        let (bin, lib, usr) = (
+            t.path().join("bin"),
+            t.path().join("lib"),
+            t.path().join("usr"),
+        );
+        let distro = exe(&usr, "7za");
+        let path = std::env::join_paths([&usr]).unwrap();
+        // Only the distro's: PATH.
+        assert_eq!(
+            locate(Some(&bin), &lib, Some(&path)),
+            Some((distro.clone(), Origin::Path))
+        );
+        // The .deb's /usr/lib/sbc-bench/7za beats PATH.
+        let in_lib = exe(&lib, "7za");
+        assert_eq!(
+            locate(Some(&bin), &lib, Some(&path)),
+            Some((in_lib.clone(), Origin::LibDir))
+        );
+        // The tarball's 7za next to the binary beats both.
+        let beside = exe(&bin, "7za");
+        assert_eq!(
+            locate(Some(&bin), &lib, Some(&path)),
+            Some((beside, Origin::NextToBinary))
+        );
+        // No exe dir known (current_exe failed): the lib dir, then PATH.
+        assert_eq!(
+            locate(None, &lib, Some(&path)),
+            Some((in_lib, Origin::LibDir))
+        );
+        assert!(Origin::NextToBinary.bundled() && Origin::LibDir.bundled());
+        assert!(!Origin::Path.bundled());
+    }
+
+    #[test]
+    fn only_an_executable_7za_counts_as_bundled() {
+        let t = tempfile::tempdir().unwrap();
+        let (bin, lib, usr) = (
+            t.path().join("bin"),
+            t.path().join("lib"),
+            t.path().join("usr"),
+        );
+        // A 7z (not the bundled name) beside the binary, a non-executable 7za in the lib dir.
+        exe(&bin, "7z");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::write(lib.join("7za"), "").unwrap();
+        let path = std::env::join_paths([&usr]).unwrap();
+        assert_eq!(locate(Some(&bin), &lib, Some(&path)), None);
+        assert_eq!(locate(Some(&bin), &lib, None), None);
+        let zz = exe(&usr, "7zz");
+        assert_eq!(
+            locate(Some(&bin), &lib, Some(&path)),
+            Some((zz, Origin::Path))
+        );
+    }
+
+    #[test]
+    fn bundled_label_names_the_engine() {
+        let v = parse_version(P7ZIP_1602);
+        assert_eq!(v.label(true), "7-Zip 16.02 (bundled)");
+        assert_eq!(v.label(false), "7-Zip (a) [64] 16.02");
+        assert_eq!(Version::default().label(false), "unknown version");
+        assert_eq!(
+            Version::default().label(true),
+            "7-Zip of unknown version (bundled)"
+        );
+    }
 
     #[test]
     fn parses_p7zip_1602_table() {

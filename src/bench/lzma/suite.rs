@@ -153,6 +153,13 @@ pub struct SevenZipResults {
     pub version: Version,
     /// Why its scores may not compare with published ones, if they do not.
     pub warning: Option<String>,
+    /// The 7-Zip sbc-bench ships (next to our binary or in `/usr/lib/sbc-bench`), not
+    /// the distro's; only said (`"bundled": true`) when it is.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bundled: bool,
+    /// `7-Zip 16.02 (bundled)`: how the log names the bundled one (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// `-md=` passed, if any.
     pub dict: Option<String>,
     /// Single-threaded runs, one per target.
@@ -281,6 +288,8 @@ pub fn run(
         sevenzip = Some(SevenZipResults {
             path: z.path.display().to_string(),
             warning: z.version.warning(),
+            bundled: z.origin.bundled(),
+            label: z.origin.bundled().then(|| z.version.label(true)),
             version: z.version.clone(),
             dict: cfg.sevenzip_dict.clone(),
             single,
