@@ -6,6 +6,7 @@ pub mod info;
 pub mod kernel;
 pub mod monitor;
 pub mod net;
+pub mod report;
 pub mod restore;
 pub mod results;
 pub mod review;
@@ -142,5 +143,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Review(a)) => review::run(ctx, &a),
         Some(Command::Graph(a)) => graph::run(ctx, &a),
         Some(Command::Wrap(a)) => wrap::run(ctx, &a),
+        Some(Command::Report(a)) => report::run(&a),
     }
 }

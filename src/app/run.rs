@@ -259,6 +259,9 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     if let Some(j) = sink.path(Format::Json).filter(|j| *j != Path::new("-")) {
         println!("JSON report in {}", j.display());
     }
+    if let Some(log) = sink.path(Format::Log).filter(|l| *l != Path::new("-")) {
+        crate::app::report::write_beside_log(&report, log, store_target(ctx, args).as_deref());
+    }
     if let Some(db) = store_target(ctx, args) {
         store_run(&db, &report, sink.path(Format::Log));
     }

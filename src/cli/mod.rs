@@ -8,6 +8,7 @@ pub mod graph;
 pub mod kernel;
 pub mod legacy;
 pub mod net;
+pub mod report;
 pub mod results;
 pub mod review;
 pub mod run;
@@ -123,6 +124,9 @@ pub enum Command {
     /// Run any command (Geekbench, PTS, stockfish, a script) under the run's controls:
     /// tuned, monitored, validated, per cluster or core type (sbc-bench -G, -P, -s).
     Wrap(wrap::WrapArgs),
+    /// A self-contained HTML report of one run (summary, findings, clocks, latency,
+    /// bandwidth, AES, 7-Zip, the monitor's recording, known boards), or its Markdown form.
+    Report(report::ReportArgs),
 }
 
 /// `sbc-bench info`.
