@@ -103,12 +103,15 @@ fn figure(o: &mut String, id: &str, svgs: &[String]) {
 }
 
 fn table(o: &mut String, head: &[&str], rows: &[Vec<String>], numeric_from: usize) {
-    o.push_str("<div class=\"scroll\"><table>\n<tr>");
-    for (i, h) in head.iter().enumerate() {
-        let c = if i >= numeric_from { " class=\"n\"" } else { "" };
-        let _ = write!(o, "<th{c}>{}</th>", escape(h));
+    o.push_str("<div class=\"scroll\"><table>\n");
+    if head.iter().any(|h| !h.is_empty()) {
+        o.push_str("<tr>");
+        for (i, h) in head.iter().enumerate() {
+            let c = if i >= numeric_from { " class=\"n\"" } else { "" };
+            let _ = write!(o, "<th{c}>{}</th>", escape(h));
+        }
+        o.push_str("</tr>\n");
     }
-    o.push_str("</tr>\n");
     for r in rows {
         o.push_str("<tr>");
         for (i, cell) in r.iter().enumerate() {
@@ -389,12 +392,14 @@ fn latency(o: &mut String, d: &ReportData) {
                 line(col, j, false, pts)
             })
             .collect();
+        // Every size while they fit, else every other one.
+        let every = if c.rows.len() > 10 { 2 } else { 1 };
         let ticks: Vec<(f64, String)> = c
             .rows
             .iter()
             .filter(|r| r.size_bytes > 0)
             .enumerate()
-            .filter(|(i, _)| i % 2 == 0)
+            .filter(|(i, _)| i % every == 0)
             .map(|(_, r)| ((r.size_bytes as f64).log2(), size_label(r.size_bytes)))
             .collect();
         let decor = Decor {

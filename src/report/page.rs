@@ -403,6 +403,7 @@ fn summary(v: &Value) -> Vec<(String, String)> {
     };
     push("SoC", soc);
     push("Kernel", s(&i["kernel"]["release"]));
+    push("Kernel cmdline", s(&i["kernel"]["cmdline"]).map(|c| c.trim().to_string()));
     let distro = s(&i["distro"]["pretty_name"]).map(|d| match i["userland"]["arch"].as_str() {
         Some(a) => format!("{d} {a}"),
         None => d,

@@ -420,7 +420,7 @@ pub struct BarChart {
 }
 
 const BAR_ROW: f64 = 22.0;
-const BAR_LABEL_W: f64 = 250.0;
+const BAR_LABEL_W: f64 = 300.0;
 
 /// Render a bar chart as an `<svg>` element.
 pub fn render_bars(c: &BarChart) -> String {
@@ -459,7 +459,7 @@ pub fn render_bars(c: &BarChart) -> String {
              <text x=\"{:.1}\" y=\"{:.1}\"{weight}>{}</text>",
             x0 - 6.0,
             y + 15.0,
-            escape(&truncate_label(label, 38)),
+            escape(&truncate_label(label, 46)),
             y + 3.0,
             BAR_ROW - 6.0,
             escape(label),

@@ -21,6 +21,8 @@ mod net;
 mod net_harden;
 mod pcie_review;
 mod power_meters;
+mod report_chromium;
+mod report_run;
 mod results_import;
 mod results_store;
 mod review_mode;
