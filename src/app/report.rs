@@ -124,12 +124,10 @@ fn from_log(p: &Parsed) -> ReportData {
     );
     push(
         "ramlat 16 MiB / 128 MiB",
-        p.extra
-            .ramlat_16m_ns
-            .map(|a| match p.extra.ramlat_128m_ns {
-                Some(b) => format!("{a:.1} ns / {b:.1} ns"),
-                None => format!("{a:.1} ns"),
-            }),
+        p.extra.ramlat_16m_ns.map(|a| match p.extra.ramlat_128m_ns {
+            Some(b) => format!("{a:.1} ns / {b:.1} ns"),
+            None => format!("{a:.1} ns"),
+        }),
     );
     push(
         "Not in the file",

@@ -503,17 +503,15 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
         (Some(s), _, _) => Selection::Soc(s.clone()),
         (None, Some(d), _) => Selection::Device(d.clone()),
         (None, None, Some(t)) => Selection::CoreType(t.clone()),
-        (None, None, None) => {
-            match default_selection(&r, &refs) {
-                Some(s) => s,
-                None => {
-                    eprintln!(
-                        "error: no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE"
-                    );
-                    return Ok(Outcome::Usage);
-                }
+        (None, None, None) => match default_selection(&r, &refs) {
+            Some(s) => s,
+            None => {
+                eprintln!(
+                    "error: no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE"
+                );
+                return Ok(Outcome::Usage);
             }
-        }
+        },
     };
     let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
     if a.json {

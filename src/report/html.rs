@@ -107,7 +107,11 @@ fn table(o: &mut String, head: &[&str], rows: &[Vec<String>], numeric_from: usiz
     if head.iter().any(|h| !h.is_empty()) {
         o.push_str("<tr>");
         for (i, h) in head.iter().enumerate() {
-            let c = if i >= numeric_from { " class=\"n\"" } else { "" };
+            let c = if i >= numeric_from {
+                " class=\"n\""
+            } else {
+                ""
+            };
             let _ = write!(o, "<th{c}>{}</th>", escape(h));
         }
         o.push_str("</tr>\n");
@@ -115,7 +119,11 @@ fn table(o: &mut String, head: &[&str], rows: &[Vec<String>], numeric_from: usiz
     for r in rows {
         o.push_str("<tr>");
         for (i, cell) in r.iter().enumerate() {
-            let c = if i >= numeric_from { " class=\"n\"" } else { "" };
+            let c = if i >= numeric_from {
+                " class=\"n\""
+            } else {
+                ""
+            };
             let _ = write!(o, "<td{c}>{}</td>", escape(cell));
         }
         o.push_str("</tr>\n");
@@ -439,7 +447,12 @@ fn latency(o: &mut String, d: &ReportData) {
 fn bandwidth(o: &mut String, d: &ReportData) {
     o.push_str("<h2 id=\"bandwidth\">Memory bandwidth</h2>\n");
     if d.bandwidth.is_empty() {
-        missing(o, "chart-bandwidth", "no memory bandwidth results in the run", d);
+        missing(
+            o,
+            "chart-bandwidth",
+            "no memory bandwidth results in the run",
+            d,
+        );
         return;
     }
     let bars = d
@@ -503,12 +516,11 @@ fn aes(o: &mut String, d: &ReportData) {
         .iter()
         .map(|r| {
             let mut v = vec![r.algorithm.clone(), r.cluster.clone()];
-            v.extend(sizes.iter().map(|s| {
-                f(
-                    r.sizes.iter().find(|x| x.0 == *s).map(|x| x.1),
-                    2,
-                ) + "k"
-            }));
+            v.extend(
+                sizes
+                    .iter()
+                    .map(|s| f(r.sizes.iter().find(|x| x.0 == *s).map(|x| x.1), 2) + "k"),
+            );
             v
         })
         .collect();
@@ -518,7 +530,12 @@ fn aes(o: &mut String, d: &ReportData) {
 fn sevenzip(o: &mut String, d: &ReportData) {
     o.push_str("<h2 id=\"sevenzip\">7-Zip per cluster</h2>\n");
     if d.sevenzip.is_empty() {
-        missing(o, "chart-sevenzip", "no 7-Zip or LZMA results in the run", d);
+        missing(
+            o,
+            "chart-sevenzip",
+            "no 7-Zip or LZMA results in the run",
+            d,
+        );
         return;
     }
     let bars = d
@@ -551,7 +568,13 @@ fn sevenzip(o: &mut String, d: &ReportData) {
         .collect();
     table(
         o,
-        &["cores", "tool", "compress MIPS", "decompress MIPS", "total MIPS"],
+        &[
+            "cores",
+            "tool",
+            "compress MIPS",
+            "decompress MIPS",
+            "total MIPS",
+        ],
         &rows,
         2,
     );
@@ -569,14 +592,23 @@ fn time_chart(title: &str, y: &str, series: &[TimeSeries], bands: &Decor) -> Str
 fn monitor(o: &mut String, d: &ReportData) {
     o.push_str("<h2 id=\"monitor\">Monitor recording</h2>\n");
     let groups: [(&str, &str, &str, fn(&page::MonitorView) -> &Vec<TimeSeries>); 4] = [
-        ("chart-monitor-clock", "Clock per cluster", "MHz", |m| &m.clocks),
+        ("chart-monitor-clock", "Clock per cluster", "MHz", |m| {
+            &m.clocks
+        }),
         ("chart-monitor-temp", "Temperature", "°C", |m| &m.temp),
         ("chart-monitor-usage", "%cpu, %sys, %irq", "%", |m| &m.usage),
-        ("chart-monitor-busiest", "Busiest core", "%cpu", |m| &m.busiest),
+        ("chart-monitor-busiest", "Busiest core", "%cpu", |m| {
+            &m.busiest
+        }),
     ];
     let Some(m) = &d.monitor else {
         for (id, title, _, _) in groups {
-            missing(o, id, &format!("{title}: no monitor recording in the run"), d);
+            missing(
+                o,
+                id,
+                &format!("{title}: no monitor recording in the run"),
+                d,
+            );
         }
         return;
     };

@@ -403,7 +403,10 @@ fn summary(v: &Value) -> Vec<(String, String)> {
     };
     push("SoC", soc);
     push("Kernel", s(&i["kernel"]["release"]));
-    push("Kernel cmdline", s(&i["kernel"]["cmdline"]).map(|c| c.trim().to_string()));
+    push(
+        "Kernel cmdline",
+        s(&i["kernel"]["cmdline"]).map(|c| c.trim().to_string()),
+    );
     let distro = s(&i["distro"]["pretty_name"]).map(|d| match i["userland"]["arch"].as_str() {
         Some(a) => format!("{d} {a}"),
         None => d,
@@ -573,7 +576,11 @@ fn latency(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<L
                 .filter_map(|row| {
                     Some(LatencyRow {
                         size_bytes: row["size_bytes"].as_u64()?,
-                        ns: row["ns"].as_array()?.iter().filter_map(Value::as_f64).collect(),
+                        ns: row["ns"]
+                            .as_array()?
+                            .iter()
+                            .filter_map(Value::as_f64)
+                            .collect(),
                     })
                 })
                 .collect::<Vec<_>>();
@@ -624,7 +631,12 @@ fn aes(results: &Value, topo: &[ClusterView]) -> Vec<AesRow> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter_map(|z| Some((z["buffer_bytes"].as_u64()?, z["bytes_per_s"].as_f64()? / 1000.0)))
+                .filter_map(|z| {
+                    Some((
+                        z["buffer_bytes"].as_u64()?,
+                        z["bytes_per_s"].as_f64()? / 1000.0,
+                    ))
+                })
                 .collect();
             let tool = if key == "openssl" { " (OpenSSL)" } else { "" };
             out.push(AesRow {
@@ -639,7 +651,11 @@ fn aes(results: &Value, topo: &[ClusterView]) -> Vec<AesRow> {
 
 fn zip_row(label: String, tool: &str, r: &Value) -> Option<ZipRow> {
     // 7-Zip's table nests the ratings; the native LZMA has them at the top.
-    let t = if r["table"].is_object() { &r["table"] } else { r };
+    let t = if r["table"].is_object() {
+        &r["table"]
+    } else {
+        r
+    };
     Some(ZipRow {
         label,
         tool: tool.to_string(),
@@ -655,10 +671,7 @@ fn sevenzip(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<
         let c = &results[key];
         let z = &c["sevenzip"];
         if z.is_object() {
-            let tool = format!(
-                "7-Zip {}",
-                z["version"]["engine"].as_str().unwrap_or("n/a")
-            );
+            let tool = format!("7-Zip {}", z["version"]["engine"].as_str().unwrap_or("n/a"));
             for r in z["single"].as_array().into_iter().flatten() {
                 out.extend(zip_row(
                     target_name(&r["target"], topo, ids),
@@ -699,15 +712,17 @@ fn monitor(v: &Value, topo: &[ClusterView]) -> Option<MonitorView> {
         .or_else(|| rec.phases.first().map(|p| p.start_unix_ms))?;
     let t = |ms: i64| (ms - t0) as f64 / 1000.0;
     let ivs: Vec<_> = rec.intervals.iter().filter(|i| !i.since_boot).collect();
-    let series = |name: &str, f: &dyn Fn(&crate::monitor::interval::Interval) -> Option<f64>| {
-        TimeSeries {
+    let series =
+        |name: &str, f: &dyn Fn(&crate::monitor::interval::Interval) -> Option<f64>| TimeSeries {
             name: name.to_string(),
             points: ivs
                 .iter()
-                .filter_map(|i| f(i).filter(|x| x.is_finite()).map(|y| (t(i.end_unix_ms), y)))
+                .filter_map(|i| {
+                    f(i).filter(|x| x.is_finite())
+                        .map(|y| (t(i.end_unix_ms), y))
+                })
                 .collect(),
-        }
-    };
+        };
     let mut policies: Vec<u32> = ivs
         .iter()
         .flat_map(|i| i.clocks.iter().map(|c| c.policy))

@@ -14,13 +14,21 @@ fn cell(s: &str) -> String {
 }
 
 fn table(o: &mut String, head: &[&str], rows: &[Vec<String>], numeric_from: usize) {
-    let _ = writeln!(o, "| {} |", head.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(
+        o,
+        "| {} |",
+        head.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | ")
+    );
     let rule: Vec<&str> = (0..head.len())
         .map(|i| if i >= numeric_from { "---:" } else { "---" })
         .collect();
     let _ = writeln!(o, "| {} |", rule.join(" | "));
     for r in rows {
-        let _ = writeln!(o, "| {} |", r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(
+            o,
+            "| {} |",
+            r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+        );
     }
     o.push('\n');
 }
@@ -133,7 +141,13 @@ pub fn render(d: &ReportData) -> String {
             .collect();
         table(
             &mut o,
-            &["Cores", "Tool", "compress MIPS", "decompress MIPS", "total MIPS"],
+            &[
+                "Cores",
+                "Tool",
+                "compress MIPS",
+                "decompress MIPS",
+                "total MIPS",
+            ],
             &rows,
             2,
         );
@@ -251,15 +265,13 @@ fn monitor(o: &mut String, d: &ReportData) {
         .iter()
         .map(|p| {
             let within = |s: &[page::TimeSeries], name: &str| {
-                s.iter()
-                    .find(|t| t.name == name)
-                    .and_then(|t| {
-                        t.points
-                            .iter()
-                            .filter(|q| q.0 >= p.start_s && q.0 <= p.end_s)
-                            .map(|q| q.1)
-                            .reduce(f64::max)
-                    })
+                s.iter().find(|t| t.name == name).and_then(|t| {
+                    t.points
+                        .iter()
+                        .filter(|q| q.0 >= p.start_s && q.0 <= p.end_s)
+                        .map(|q| q.1)
+                        .reduce(f64::max)
+                })
             };
             vec![
                 p.label.clone(),
@@ -276,7 +288,14 @@ fn monitor(o: &mut String, d: &ReportData) {
     } else {
         table(
             o,
-            &["Phase", "duration s", "max °C", "peak %cpu", "peak %sys", "peak %irq"],
+            &[
+                "Phase",
+                "duration s",
+                "max °C",
+                "peak %cpu",
+                "peak %sys",
+                "peak %irq",
+            ],
             &rows,
             1,
         );
@@ -292,13 +311,20 @@ fn comparison(o: &mut String, d: &ReportData) {
         o.push_str("_No data: no published row shares the run's SoC or core types._\n");
         return;
     };
-    let _ = writeln!(o, "{}, sorted by {}; this run in bold.\n", c.selection, c.metric);
+    let _ = writeln!(
+        o,
+        "{}, sorted by {}; this run in bold.\n",
+        c.selection, c.metric
+    );
     let rows: Vec<Vec<String>> = c
         .bars
         .iter()
         .map(|b| {
             if b.this_run {
-                vec![format!("**{} (this run)**", b.label), format!("**{:.0}**", b.value)]
+                vec![
+                    format!("**{} (this run)**", b.label),
+                    format!("**{:.0}**", b.value),
+                ]
             } else {
                 vec![b.label.clone(), format!("{:.0}", b.value)]
             }
@@ -341,11 +367,19 @@ mod tests {
         let md = render(&d);
         assert!(md.starts_with("# sbc-bench report: Board\n"));
         assert!(md.contains("**Verdict:** results valid."));
-        assert!(md.contains("| cpu0-3 (Cortex-A55) | libc memcpy \\| copy | 10743.6 |"), "{md}");
+        assert!(
+            md.contains("| cpu0-3 (Cortex-A55) | libc memcpy \\| copy | 10743.6 |"),
+            "{md}"
+        );
         assert!(md.contains("| **Board (this run)** | **31190** |"), "{md}");
         assert!(md.contains("_No data: ramlat table._"), "{md}");
         assert!(md.contains("- slower clocks"));
-        for h in ["## Findings", "## Topology", "## AES", "## Monitor recording"] {
+        for h in [
+            "## Findings",
+            "## Topology",
+            "## AES",
+            "## Monitor recording",
+        ] {
             assert!(md.contains(h), "{h}");
         }
         assert!(!md.contains("<svg"));

@@ -381,7 +381,12 @@ fn grid_and_axes(
 }
 
 /// Shaded bands along x, numbered, each with its label as tooltip.
-fn bands(o: &mut String, bands: &[(f64, f64, String)], xs: &Scale, (x0, x1, y0, y1): (f64, f64, f64, f64)) {
+fn bands(
+    o: &mut String,
+    bands: &[(f64, f64, String)],
+    xs: &Scale,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) {
     if bands.is_empty() {
         return;
     }
@@ -448,7 +453,11 @@ pub fn render_bars(c: &BarChart) -> String {
     o.push_str("<g class=\"bars\">\n");
     for (i, (label, value, hi)) in c.bars.iter().enumerate() {
         let y = MARGIN_TOP + BAR_ROW * i as f64;
-        let v = if value.is_finite() { value.max(0.0) } else { 0.0 };
+        let v = if value.is_finite() {
+            value.max(0.0)
+        } else {
+            0.0
+        };
         let bw = scale.map(v, x0, x1) - x0;
         let color = if *hi { color(1) } else { color(0) };
         let weight = if *hi { " font-weight=\"bold\"" } else { "" };
@@ -667,12 +676,22 @@ mod tests {
             height: 300,
         };
         let d = Decor {
-            x_ticks: Some(vec![(12.0, "4K".into()), (20.0, "1M".into()), (26.0, "64M".into())]),
-            bands: vec![(12.0, 14.0, "clock <check>".into()), (14.0, 20.0, "7-zip".into())],
+            x_ticks: Some(vec![
+                (12.0, "4K".into()),
+                (20.0, "1M".into()),
+                (26.0, "64M".into()),
+            ]),
+            bands: vec![
+                (12.0, 14.0, "clock <check>".into()),
+                (14.0, 20.0, "7-zip".into()),
+            ],
         };
         let svg = render_decorated(&c, &d);
         assert!(svg.contains(">4K</text>") && svg.contains(">64M</text>"));
-        assert!(!svg.contains(">12</text>"), "the computed ticks are replaced");
+        assert!(
+            !svg.contains(">12</text>"),
+            "the computed ticks are replaced"
+        );
         assert_eq!(svg.matches("fill-opacity").count(), 2);
         assert!(svg.contains("<title>1 clock &lt;check&gt;</title>"));
     }

@@ -35,7 +35,11 @@ fn check_page(chrome: &Path, dir: &Path, page: &Path, name: &str, svgs: usize) {
                 not_white += 1;
             }
         }
-        assert!(colours.len() > 20, "{name} at {w}px: {} colours", colours.len());
+        assert!(
+            colours.len() > 20,
+            "{name} at {w}px: {} colours",
+            colours.len()
+        );
         assert!(not_white > (w * h / 100) as usize, "{name} at {w}px: blank");
         let lower = log.to_ascii_lowercase();
         for bad in [
@@ -55,7 +59,10 @@ fn check_page(chrome: &Path, dir: &Path, page: &Path, name: &str, svgs: usize) {
     }
     let (dom, log) = headless(chrome, &profile, page, &["--dump-dom"]);
     for id in CHART_IDS {
-        assert!(dom.contains(&format!("id=\"{id}\"")), "{name}: {id} missing\n{log}");
+        assert!(
+            dom.contains(&format!("id=\"{id}\"")),
+            "{name}: {id} missing\n{log}"
+        );
     }
     assert_eq!(dom.matches("<svg").count(), svgs, "{name}");
 }
@@ -78,7 +85,10 @@ fn report_pages_render_in_headless_chromium_at_desktop_and_phone_widths() {
     let vm = tmp.path().join("x86-vm");
     fake_run("x86-vm", &vm, |_| {});
     let html = fs::read_to_string(vm.join("run.html")).unwrap();
-    assert!(html.contains("No chart: no cpufreq OPPs were measured"), "{html}");
+    assert!(
+        html.contains("No chart: no cpufreq OPPs were measured"),
+        "{html}"
+    );
     let drawn = html.matches("<svg").count();
     assert!(drawn >= 4, "{drawn} charts drawn on x86-vm");
     check_page(&chrome, tmp.path(), &vm.join("run.html"), "x86-vm", drawn);

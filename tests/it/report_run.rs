@@ -66,7 +66,10 @@ fn report_of_the_last_stored_run_has_every_section_and_chart() {
     fake_run("rock-5b", tmp.path(), |_| {});
     // Neither --html nor --markdown: the page in the current directory, and it says so.
     let (out, _) = report(tmp.path(), &[]);
-    assert!(out.contains("HTML report in sbc-bench-report.html"), "{out}");
+    assert!(
+        out.contains("HTML report in sbc-bench-report.html"),
+        "{out}"
+    );
     let html = fs::read_to_string(tmp.path().join("sbc-bench-report.html")).unwrap();
     for id in CHART_IDS {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
@@ -90,7 +93,10 @@ fn report_markdown_to_stdout_from_a_run_json_has_the_same_sections() {
     let tmp = tempfile::tempdir().unwrap();
     fake_run("rock-5b", tmp.path(), |_| {});
     let (md, _) = report(tmp.path(), &["run.json", "--markdown", "-"]);
-    assert!(md.starts_with("# sbc-bench report: Radxa ROCK 5B\n"), "{md}");
+    assert!(
+        md.starts_with("# sbc-bench report: Radxa ROCK 5B\n"),
+        "{md}"
+    );
     for h in [
         "## Summary",
         "## Findings",
@@ -109,7 +115,10 @@ fn report_markdown_to_stdout_from_a_run_json_has_the_same_sections() {
         md.contains("| cpu4-5 (Cortex-A76) | 2400 | 2352 | -2.0 % | 2352 |"),
         "{md}"
     );
-    assert!(md.contains("| **Radxa ROCK 5B (this run)** | **31192** |"), "{md}");
+    assert!(
+        md.contains("| **Radxa ROCK 5B (this run)** | **31192** |"),
+        "{md}"
+    );
     assert!(!md.contains("<svg"));
     // Only the Markdown was asked for: no page written.
     assert!(!tmp.path().join("sbc-bench-report.html").exists());
@@ -139,12 +148,21 @@ fn run_whose_page_cannot_be_written_warns_and_succeeds() {
         .arg("--sysroot")
         .arg(&root)
         .arg("--sysroot-writable")
-        .args(["run", "--fake-benchmarks", "--unattended", "--no-store", "--log"])
+        .args([
+            "run",
+            "--fake-benchmarks",
+            "--unattended",
+            "--no-store",
+            "--log",
+        ])
         .arg(tmp.path().join("run.log"))
         .assert()
         .success();
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(err.contains("warning: the HTML report was not written to"), "{err}");
+    assert!(
+        err.contains("warning: the HTML report was not written to"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -164,10 +182,14 @@ fn report_of_an_imported_sbc_bench_log_says_what_it_lacks() {
     let html = fs::read_to_string(&page).unwrap();
     assert!(html.contains("sbc-bench log, sbc-bench 0.9.71"), "{html}");
     assert!(html.contains("X1E001DE Snapdragon Devkit"));
-    assert!(html.contains("<td class=\"n\">66120</td>"), "the log's row: {html}");
+    assert!(
+        html.contains("<td class=\"n\">66120</td>"),
+        "the log's row: {html}"
+    );
     // Every chart of the run's own data says why it is not there.
     assert_eq!(
-        html.matches("which is read for its Results.md figures only").count(),
+        html.matches("which is read for its Results.md figures only")
+            .count(),
         CHART_IDS.len() - 1,
         "{html}"
     );
@@ -216,7 +238,13 @@ fn report_redacts_hostname_mac_and_serials_unless_no_redact() {
     report(tmp.path(), &["--html", "r.html", "--markdown", "r.md"]);
     report(
         tmp.path(),
-        &["--html", "full.html", "--markdown", "full.md", "--no-redact"],
+        &[
+            "--html",
+            "full.html",
+            "--markdown",
+            "full.md",
+            "--no-redact",
+        ],
     );
     let json = fs::read_to_string(tmp.path().join("run.json")).unwrap();
     for f in ["r.html", "r.md", "run.html"] {
@@ -225,7 +253,11 @@ fn report_redacts_hostname_mac_and_serials_unless_no_redact() {
             assert!(json.contains(id), "the run JSON keeps {id}");
             assert!(!text.contains(id), "{f} leaks {id}");
         }
-        assert!(text.contains("smsc95xx.macaddr=&lt;mac&gt;") || text.contains("smsc95xx.macaddr=<mac>"), "{f}");
+        assert!(
+            text.contains("smsc95xx.macaddr=&lt;mac&gt;")
+                || text.contains("smsc95xx.macaddr=<mac>"),
+            "{f}"
+        );
     }
     for f in ["full.html", "full.md"] {
         let text = fs::read_to_string(tmp.path().join(f)).unwrap();
