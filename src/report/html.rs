@@ -508,7 +508,7 @@ fn aes(o: &mut String, d: &ReportData) {
         .collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let labels: Vec<String> = sizes.iter().map(|s| format!("{} bytes", s)).collect();
+    let labels: Vec<String> = sizes.iter().map(|s| format!("{s} bytes")).collect();
     let mut head = vec!["algorithm", "cluster"];
     head.extend(labels.iter().map(String::as_str));
     let rows: Vec<Vec<String>> = d
