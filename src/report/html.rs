@@ -589,9 +589,12 @@ fn time_chart(title: &str, y: &str, series: &[TimeSeries], bands: &Decor) -> Str
     svg::render_decorated(&chart(title, "seconds since the start", y, s), bands)
 }
 
+/// Which series of the recording a chart shows.
+type Pick = fn(&page::MonitorView) -> &Vec<TimeSeries>;
+
 fn monitor(o: &mut String, d: &ReportData) {
     o.push_str("<h2 id=\"monitor\">Monitor recording</h2>\n");
-    let groups: [(&str, &str, &str, fn(&page::MonitorView) -> &Vec<TimeSeries>); 4] = [
+    let groups: [(&str, &str, &str, Pick); 4] = [
         ("chart-monitor-clock", "Clock per cluster", "MHz", |m| {
             &m.clocks
         }),

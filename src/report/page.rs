@@ -472,7 +472,7 @@ fn findings(v: &Value) -> Vec<FindingView> {
         })
         .collect();
     // Worst first; the order of the run within one severity.
-    out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
 }
 

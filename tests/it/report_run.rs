@@ -194,7 +194,10 @@ fn report_of_an_imported_sbc_bench_log_says_what_it_lacks() {
         .filter_map(|rest| rest.split("</p>").next())
         .filter(|note| note.contains("which is read for its Results.md figures only"))
         .count();
-    assert!(said >= CHART_IDS.len() - 1, "{said} charts say why:\n{html}");
+    assert!(
+        said >= CHART_IDS.len() - 1,
+        "{said} charts say why:\n{html}"
+    );
     assert!(!html.contains("<svg") || html.contains("id=\"chart-comparison\">\n<svg"));
 }
 
