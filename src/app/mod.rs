@@ -9,6 +9,7 @@ pub mod metrics_http;
 pub mod monitor;
 pub mod net;
 pub mod prometheus;
+pub mod report;
 pub mod restore;
 pub mod results;
 pub mod review;
@@ -147,5 +148,6 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Wrap(a)) => wrap::run(ctx, &a),
         Some(Command::Completions(a)) => docs::completions(&a),
         Some(Command::Manpage(_)) => docs::manpage(),
+        Some(Command::Report(a)) => report::run(&a),
     }
 }

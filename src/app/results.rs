@@ -309,7 +309,7 @@ fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn read_file(path: &Path) -> Result<String, String> {
+pub(crate) fn read_file(path: &Path) -> Result<String, String> {
     use std::os::unix::fs::OpenOptionsExt;
     // Never blocks: a FIFO or device given by mistake is refused, not waited on.
     let f = std::fs::OpenOptions::new()
@@ -471,8 +471,8 @@ fn compare_target(a: &CompareArgs) -> Result<(Parsed, Option<i64>), String> {
 }
 
 /// The runs in the database beside the published rows (all but `except`).
-fn stored_references(a: &CompareArgs, except: Option<i64>) -> Vec<Reference> {
-    let Some(path) = db_path(&a.db).filter(|p| p.is_file()) else {
+pub(crate) fn stored_references(db: &DbArg, except: Option<i64>) -> Vec<Reference> {
+    let Some(path) = db_path(db).filter(|p| p.is_file()) else {
         return Vec::new();
     };
     let Ok(s) = Store::open(&path) else {
@@ -509,6 +509,19 @@ fn stored_references(a: &CompareArgs, except: Option<i64>) -> Vec<Reference> {
         .collect()
 }
 
+/// `compare`'s default rows: those of the run's SoC, else of its core types.
+pub(crate) fn default_selection(r: &Parsed, refs: &[Reference]) -> Option<Selection> {
+    let soc = r
+        .log
+        .soc_guess
+        .as_deref()
+        .and_then(Selection::from_soc_guess)
+        .filter(|s| s.matches_any(refs));
+    let types =
+        Some(Selection::CoreTypes(r.log.core_types.clone())).filter(|s| s.matches_any(refs));
+    soc.or(types)
+}
+
 pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
     let (r, stored_id) = match compare_target(a) {
         Ok(r) => r,
@@ -518,30 +531,20 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
         }
     };
     let mut refs = reference::published();
-    refs.extend(stored_references(a, stored_id));
+    refs.extend(stored_references(&a.db, stored_id));
     let selection = match (&a.soc, &a.device, &a.core_type) {
         (Some(s), _, _) => Selection::Soc(s.clone()),
         (None, Some(d), _) => Selection::Device(d.clone()),
         (None, None, Some(t)) => Selection::CoreType(t.clone()),
-        (None, None, None) => {
-            let soc = r
-                .log
-                .soc_guess
-                .as_deref()
-                .and_then(Selection::from_soc_guess)
-                .filter(|s| s.matches_any(&refs));
-            let types = Some(Selection::CoreTypes(r.log.core_types.clone()))
-                .filter(|s| s.matches_any(&refs));
-            match soc.or(types) {
-                Some(s) => s,
-                None => {
-                    eprintln!(
-                        "error: no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE"
-                    );
-                    return Ok(Outcome::Usage);
-                }
+        (None, None, None) => match default_selection(&r, &refs) {
+            Some(s) => s,
+            None => {
+                eprintln!(
+                    "error: no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE"
+                );
+                return Ok(Outcome::Usage);
             }
-        }
+        },
     };
     let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
     if a.json {

@@ -278,7 +278,11 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     {
         println!("JSON report in {}", j.display());
     }
-    if let Some(db) = store_target(ctx, args.db.as_deref(), args.no_store, args.fake_benchmarks) {
+    let store = store_target(ctx, args.db.as_deref(), args.no_store, args.fake_benchmarks);
+    if let Some(log) = sink.path(Format::Log).filter(|l| *l != Path::new("-")) {
+        crate::app::report::write_beside_log(&report, log, store.as_deref());
+    }
+    if let Some(db) = store {
         store_run(&db, &report, sink.path(Format::Log));
     }
     Ok(outcome)

@@ -9,6 +9,7 @@ pub mod graph;
 pub mod kernel;
 pub mod legacy;
 pub mod net;
+pub mod report;
 pub mod results;
 pub mod review;
 pub mod run;
@@ -131,6 +132,9 @@ pub enum Command {
     Completions(docs::CompletionsArgs),
     /// Print the manual page (roff): `sbc-bench manpage | man -l -`.
     Manpage(docs::ManpageArgs),
+    /// A self-contained HTML report of one run (summary, findings, clocks, latency,
+    /// bandwidth, AES, 7-Zip, the monitor's recording, known boards), or its Markdown form.
+    Report(report::ReportArgs),
 }
 
 /// `sbc-bench info`.

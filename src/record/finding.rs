@@ -50,6 +50,13 @@ macro_rules! finding_codes {
                     $(FindingCode::$variant => $code,)*
                 }
             }
+
+            /// What the code means in general (its line in this table).
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $(FindingCode::$variant => concat!($($doc, " ",)*).trim_ascii(),)*
+                }
+            }
         }
     };
 }

@@ -45,6 +45,10 @@ static SERIAL: LazyLock<Regex> = LazyLock::new(|| {
         r"(?im)^(\s*(?:[*-]\s+)?(?:Serial(?:[ _]?Number)?|serial|UUID|Product UUID|Chassis Serial|Board Serial|Unique ID|CID)\s*[:=]\s*)\S.*$",
     )
 });
+// A serial number handed over on the kernel command line: the Raspberry Pi firmware's
+// `bcm2709.serial=0x…`, Android bootloaders' `androidboot.serialno=…`.
+static CMDLINE_SERIAL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)(\b[\w.-]*serial(?:no|_?number)?=)[^\s<]+"));
 static CHIP_ID: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b([0-9a-f]{2} [0-9a-f]{2})((?: +[0-9a-f]{2}){4,})\b"));
 static HOME: LazyLock<Regex> = LazyLock::new(|| re(r"/home/[^/\s]+"));
@@ -90,6 +94,10 @@ const RULES: &[Rule] = &[
     Rule {
         name: "serial",
         apply: |t| SERIAL.replace_all(t, "${1}<serial>").into_owned(),
+    },
+    Rule {
+        name: "cmdline-serial",
+        apply: |t| CMDLINE_SERIAL.replace_all(t, "${1}<serial>").into_owned(),
     },
     Rule {
         name: "chip-id",
@@ -199,6 +207,19 @@ mod tests {
         );
         assert_eq!(r("\tUUID: 4c4c4544-0031"), "\tUUID: <serial>");
         assert_eq!(r("serial_number=ABC"), "serial_number=<serial>");
+    }
+
+    #[test]
+    fn serials_on_the_kernel_command_line_are_replaced() {
+        assert_eq!(
+            r("console=tty1 bcm2709.serial=0xa1b2c3d4 androidboot.serialno=R58M1234 quiet"),
+            "console=tty1 bcm2709.serial=<serial> androidboot.serialno=<serial> quiet"
+        );
+        // A switch that only names serial consoles is no serial number.
+        assert_eq!(
+            r("plymouth.ignore-serial-consoles console=ttyS0,115200"),
+            "plymouth.ignore-serial-consoles console=ttyS0,115200"
+        );
     }
 
     #[test]

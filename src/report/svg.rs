@@ -194,9 +194,24 @@ const MARGIN_TOP: f64 = 40.0;
 const MARGIN_BOTTOM: f64 = 52.0;
 const LEGEND_ROW: f64 = 18.0;
 
+/// What a chart may carry beyond its series: x ticks of its own (a log scale's `4K`,
+/// `1M`…) and labelled bands along the x axis (the phases of a recording).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decor {
+    /// (x, label) ticks instead of the computed ones.
+    pub x_ticks: Option<Vec<(f64, String)>>,
+    /// (from x, to x, label) shaded bands, numbered from 1 in the plot.
+    pub bands: Vec<(f64, f64, String)>,
+}
+
 /// Render the chart as a standalone `<svg>` element (no XML prolog, so it can be inlined
 /// in HTML as well as saved as a file).
 pub fn render(c: &Chart) -> String {
+    render_decorated(c, &Decor::default())
+}
+
+/// [`render`] with ticks of its own and bands.
+pub fn render_decorated(c: &Chart, decor: &Decor) -> String {
     let has_right = c.series.iter().any(|s| s.axis == Axis::Right);
     let (w, h) = (f64::from(c.width.max(200)), f64::from(c.height.max(150)));
     let legend_h = LEGEND_ROW * c.series.len() as f64;
@@ -208,10 +223,35 @@ pub fn render(c: &Chart) -> String {
     };
     let y0 = h - MARGIN_BOTTOM - legend_h;
     let y1 = MARGIN_TOP;
-    let xs = match range(c.series.iter(), |p| p.0) {
+    let band_range = decor
+        .bands
+        .iter()
+        .map(|b| (b.0.min(b.1), b.0.max(b.1)))
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let data_range = range(c.series.iter(), |p| p.0);
+    let x_range = match (data_range, band_range) {
+        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+        (a, b) => a.or(b),
+    };
+    let mut xs = match x_range {
         Some((lo, hi)) => Scale::new(lo, hi, 8),
         None => Scale::new(0.0, 1.0, 8),
     };
+    let mut x_labels: Vec<String> = xs.ticks.iter().map(|&t| tick_label(t)).collect();
+    if let Some(ticks) = decor.x_ticks.as_ref().filter(|t| !t.is_empty()) {
+        let lo = ticks.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
+        let hi = ticks.iter().map(|t| t.0).fold(f64::NEG_INFINITY, f64::max);
+        let (dlo, dhi) = x_range.unwrap_or((lo, hi));
+        xs = Scale {
+            lo: lo.min(dlo),
+            hi: hi.max(dhi),
+            ticks: ticks.iter().map(|t| t.0).collect(),
+        };
+        if xs.hi <= xs.lo {
+            xs.hi = xs.lo + 1.0;
+        }
+        x_labels = ticks.iter().map(|t| t.1.clone()).collect();
+    }
     let left = y_scale(range(
         c.series.iter().filter(|s| s.axis == Axis::Left),
         |p| p.1,
@@ -238,11 +278,12 @@ pub fn render(c: &Chart) -> String {
     grid_and_axes(
         &mut o,
         c,
-        &xs,
+        (&xs, &x_labels),
         &left,
         has_right.then_some(&right),
         (x0, x1, y0, y1),
     );
+    bands(&mut o, &decor.bands, &xs, (x0, x1, y0, y1));
     for s in &c.series {
         let ys = if s.axis == Axis::Right { &right } else { &left };
         line(&mut o, s, &xs, ys, (x0, x1, y0, y1));
@@ -256,7 +297,7 @@ pub fn render(c: &Chart) -> String {
 fn grid_and_axes(
     o: &mut String,
     c: &Chart,
-    xs: &Scale,
+    (xs, x_labels): (&Scale, &[String]),
     left: &Scale,
     right: Option<&Scale>,
     (x0, x1, y0, y1): (f64, f64, f64, f64),
@@ -284,13 +325,13 @@ fn grid_and_axes(
         y0 - y1
     );
     o.push_str("<g class=\"x-axis\" text-anchor=\"middle\">\n");
-    for &t in &xs.ticks {
+    for (&t, label) in xs.ticks.iter().zip(x_labels) {
         let x = xs.map(t, x0, x1);
         let _ = writeln!(
             o,
             "<text x=\"{x:.1}\" y=\"{:.1}\">{}</text>",
             y0 + 16.0,
-            tick_label(t)
+            escape(label)
         );
     }
     let _ = writeln!(
@@ -337,6 +378,128 @@ fn grid_and_axes(
             escape(label)
         );
     }
+}
+
+/// Shaded bands along x, numbered, each with its label as tooltip.
+fn bands(
+    o: &mut String,
+    bands: &[(f64, f64, String)],
+    xs: &Scale,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) {
+    if bands.is_empty() {
+        return;
+    }
+    o.push_str("<g class=\"bands\">\n");
+    for (i, (a, b, label)) in bands.iter().enumerate() {
+        let (xa, xb) = (xs.map(*a, x0, x1).max(x0), xs.map(*b, x0, x1).min(x1));
+        let fill = if i % 2 == 0 { "#e8eef7" } else { "#f4f4f4" };
+        let _ = writeln!(
+            o,
+            "<rect x=\"{xa:.1}\" y=\"{y1:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\" fill-opacity=\"0.8\"><title>{} {}</title></rect>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">{}</text>",
+            (xb - xa).max(1.0),
+            y0 - y1,
+            i + 1,
+            escape(label),
+            (xa + xb) / 2.0,
+            y1 + 12.0,
+            i + 1
+        );
+    }
+    o.push_str("</g>\n");
+}
+
+/// A horizontal bar chart: one bar per (label, value), the highlighted ones drawn in the
+/// second palette colour, the value at the bar's end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    /// Heading.
+    pub title: String,
+    /// Unit of the values (`MB/s`).
+    pub unit: String,
+    /// (label, value, highlighted).
+    pub bars: Vec<(String, f64, bool)>,
+    /// Width in px.
+    pub width: u32,
+}
+
+const BAR_ROW: f64 = 22.0;
+const BAR_LABEL_W: f64 = 300.0;
+
+/// Render a bar chart as an `<svg>` element.
+pub fn render_bars(c: &BarChart) -> String {
+    let w = f64::from(c.width.max(300));
+    let h = MARGIN_TOP + BAR_ROW * c.bars.len() as f64 + 30.0;
+    let max = c
+        .bars
+        .iter()
+        .map(|b| b.1)
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let scale = Scale::new(0.0, if max > 0.0 { max } else { 1.0 }, 5);
+    let (x0, x1) = (BAR_LABEL_W, w - 80.0);
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" \
+         viewBox=\"0 0 {w:.0} {h:.0}\" role=\"img\" aria-label=\"{t}\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n<title>{t}</title>\n\
+         <rect x=\"0\" y=\"0\" width=\"{w:.0}\" height=\"{h:.0}\" fill=\"#ffffff\"/>\n\
+         <text x=\"{:.1}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">{t}</text>\n",
+        w / 2.0,
+        t = escape(&c.title)
+    );
+    o.push_str("<g class=\"bars\">\n");
+    for (i, (label, value, hi)) in c.bars.iter().enumerate() {
+        let y = MARGIN_TOP + BAR_ROW * i as f64;
+        let v = if value.is_finite() {
+            value.max(0.0)
+        } else {
+            0.0
+        };
+        let bw = scale.map(v, x0, x1) - x0;
+        let color = if *hi { color(1) } else { color(0) };
+        let weight = if *hi { " font-weight=\"bold\"" } else { "" };
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\"{weight}>{}</text>\
+             <rect class=\"bar\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{color}\"><title>{}: {} {}</title></rect>\
+             <text x=\"{:.1}\" y=\"{:.1}\"{weight}>{}</text>",
+            x0 - 6.0,
+            y + 15.0,
+            escape(&truncate_label(label, 46)),
+            y + 3.0,
+            BAR_ROW - 6.0,
+            escape(label),
+            tick_label(*value),
+            escape(&c.unit),
+            x0 + bw + 4.0,
+            y + 15.0,
+            tick_label(*value)
+        );
+    }
+    let yb = MARGIN_TOP + BAR_ROW * c.bars.len() as f64;
+    let _ = writeln!(
+        o,
+        "<line x1=\"{x0:.1}\" y1=\"{:.1}\" x2=\"{x0:.1}\" y2=\"{yb:.1}\" stroke=\"#333333\"/>\n\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+        MARGIN_TOP - 4.0,
+        (x0 + x1) / 2.0,
+        yb + 20.0,
+        escape(&c.unit)
+    );
+    o.push_str("</g>\n</svg>\n");
+    o
+}
+
+fn truncate_label(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n - 1).collect();
+    t.push('…');
+    t
 }
 
 /// One series: a polyline and a marker per point, with the values as tooltips.
@@ -493,5 +656,69 @@ mod tests {
             ..c
         };
         assert!(render(&empty).ends_with("</svg>\n"));
+    }
+
+    #[test]
+    fn decor_gives_own_ticks_and_numbered_bands() {
+        let c = Chart {
+            title: "ramlat".into(),
+            x_label: "size".into(),
+            y_label: "ns".into(),
+            y2_label: None,
+            series: vec![Series {
+                name: "1x32".into(),
+                color: color(0).into(),
+                axis: Axis::Left,
+                dashed: false,
+                points: vec![(12.0, 1.7), (26.0, 99.0)],
+            }],
+            width: 600,
+            height: 300,
+        };
+        let d = Decor {
+            x_ticks: Some(vec![
+                (12.0, "4K".into()),
+                (20.0, "1M".into()),
+                (26.0, "64M".into()),
+            ]),
+            bands: vec![
+                (12.0, 14.0, "clock <check>".into()),
+                (14.0, 20.0, "7-zip".into()),
+            ],
+        };
+        let svg = render_decorated(&c, &d);
+        assert!(svg.contains(">4K</text>") && svg.contains(">64M</text>"));
+        assert!(
+            !svg.contains(">12</text>"),
+            "the computed ticks are replaced"
+        );
+        assert_eq!(svg.matches("fill-opacity").count(), 2);
+        assert!(svg.contains("<title>1 clock &lt;check&gt;</title>"));
+    }
+
+    #[test]
+    fn bars_are_scaled_to_the_largest_and_the_highlighted_one_stands_out() {
+        let c = BarChart {
+            title: "7-zip".into(),
+            unit: "MIPS".into(),
+            bars: vec![
+                ("Rock 5B".into(), 16000.0, false),
+                ("this run".into(), 8000.0, true),
+                ("broken".into(), f64::NAN, false),
+            ],
+            width: 700,
+        };
+        let svg = render_bars(&c);
+        assert_eq!(svg.matches("class=\"bar\"").count(), 3);
+        assert!(svg.contains(&format!("fill=\"{}\"", color(1))));
+        assert!(!svg.contains("NaN\""), "no NaN geometry");
+        // Widths: the first (largest) bar is twice the second.
+        let widths: Vec<f64> = svg
+            .split("class=\"bar\"")
+            .skip(1)
+            .filter_map(|p| p.split("width=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect();
+        assert!((widths[0] - 2.0 * widths[1]).abs() < 0.2, "{widths:?}");
+        assert_eq!(widths[2], 0.0);
     }
 }

@@ -10,7 +10,7 @@ use std::process::Command as Std;
 
 use crate::common::{bin, copy_tree, sysroot as fixture};
 
-fn chromium() -> Option<PathBuf> {
+pub fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     ["chromium", "chromium-browser", "google-chrome", "chrome"]
         .iter()
@@ -19,7 +19,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Run Chromium headless on `page` with `extra` flags; (stdout, stderr).
-fn headless(chrome: &Path, profile: &Path, page: &Path, extra: &[&str]) -> (String, String) {
+pub fn headless(chrome: &Path, profile: &Path, page: &Path, extra: &[&str]) -> (String, String) {
     let out = Std::new(chrome)
         .args([
             "--headless",
@@ -47,7 +47,7 @@ fn headless(chrome: &Path, profile: &Path, page: &Path, extra: &[&str]) -> (Stri
 
 /// PNG → (width, height, RGBA-or-RGB rows unfiltered), 8-bit colour types 2 and 6 only
 /// (what Chromium writes).
-fn decode_png(png: &[u8]) -> (u32, u32, usize, Vec<u8>) {
+pub fn decode_png(png: &[u8]) -> (u32, u32, usize, Vec<u8>) {
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
     let mut pos = 8;
     let (mut w, mut h, mut bpp) = (0u32, 0u32, 0usize);

@@ -23,6 +23,8 @@ mod pcie_review;
 mod power_meters;
 mod prom_export;
 mod release_cli;
+mod report_chromium;
+mod report_run;
 mod results_import;
 mod results_store;
 mod review_mode;
