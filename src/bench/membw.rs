@@ -372,7 +372,13 @@ impl TmbPool {
 }
 
 /// libc `memcpy` from `s` to `d`, `bytes` long.
-fn libc_copy(opts: &Options, d: *mut u8, s: *const u8, bytes: usize, cancel: &CancellationToken) -> (f64, f64, Vec<f64>) {
+fn libc_copy(
+    opts: &Options,
+    d: *mut u8,
+    s: *const u8,
+    bytes: usize,
+    cancel: &CancellationToken,
+) -> (f64, f64, Vec<f64>) {
     // SAFETY: the callers pass distinct live buffers of at least `bytes` bytes.
     repeat(opts, bytes, cancel, &mut || unsafe {
         libc::memcpy(d as *mut libc::c_void, s as *const libc::c_void, bytes);
@@ -380,7 +386,12 @@ fn libc_copy(opts: &Options, d: *mut u8, s: *const u8, bytes: usize, cancel: &Ca
 }
 
 /// libc `memset` of `d`, `bytes` long, with [`FILL_BYTE`].
-fn libc_fill(opts: &Options, d: *mut u8, bytes: usize, cancel: &CancellationToken) -> (f64, f64, Vec<f64>) {
+fn libc_fill(
+    opts: &Options,
+    d: *mut u8,
+    bytes: usize,
+    cancel: &CancellationToken,
+) -> (f64, f64, Vec<f64>) {
     // SAFETY: the callers pass a live buffer of at least `bytes` bytes.
     repeat(opts, bytes, cancel, &mut || unsafe {
         libc::memset(d as *mut libc::c_void, i32::from(FILL_BYTE), bytes);
@@ -420,7 +431,12 @@ pub fn run(
         let mut pool = TmbPool::new(bytes)?;
         let (dst, src) = pool.split();
         let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-        rows.push(row(ROW_MEMCPY, "libc", Kind::Copy, libc_copy(opts, d, s, bytes, cancel)));
+        rows.push(row(
+            ROW_MEMCPY,
+            "libc",
+            Kind::Copy,
+            libc_copy(opts, d, s, bytes, cancel),
+        ));
         if !cancel.is_cancelled() {
             let mut found = std::ptr::null_mut();
             // SAFETY: s points to `bytes` live bytes.
@@ -438,7 +454,12 @@ pub fn run(
             rows.push(row(ROW_MEMCHR, "libc", Kind::Scan, r));
         }
         if !cancel.is_cancelled() {
-            rows.push(row(ROW_MEMSET, "libc", Kind::Fill, libc_fill(opts, d, bytes, cancel)));
+            rows.push(row(
+                ROW_MEMSET,
+                "libc",
+                Kind::Fill,
+                libc_fill(opts, d, bytes, cancel),
+            ));
         }
         for k in &kernels {
             if cancel.is_cancelled() {
@@ -692,7 +713,10 @@ mod tests {
         assert_eq!(r.rows_buffer_bytes, TMB_BUFFER);
         assert_eq!(r.rows.len(), 3 + copy::kernels().len());
         assert_eq!(
-            r.dram_rows.iter().map(|x| x.name.as_str()).collect::<Vec<_>>(),
+            r.dram_rows
+                .iter()
+                .map(|x| x.name.as_str())
+                .collect::<Vec<_>>(),
             [ROW_DRAM_MEMCPY, ROW_DRAM_MEMSET]
         );
         assert_eq!(last, (r.rows.len() + 2, r.rows.len() + 2));

@@ -120,7 +120,10 @@ pub fn dram_summary(r: &MembwResult) -> Option<String> {
     use crate::bench::membw::{ROW_DRAM_MEMCPY, ROW_DRAM_MEMSET};
     let parts: Vec<String> = [("memcpy", ROW_DRAM_MEMCPY), ("memset", ROW_DRAM_MEMSET)]
         .iter()
-        .filter_map(|(n, row)| r.dram_row(row).map(|x| format!("{n} {:.1} MB/s", x.mb_per_s)))
+        .filter_map(|(n, row)| {
+            r.dram_row(row)
+                .map(|x| format!("{n} {:.1} MB/s", x.mb_per_s))
+        })
         .collect();
     (!parts.is_empty()).then(|| {
         format!(
@@ -471,7 +474,10 @@ mod tests {
             row("DRAM libc memset fill", "libc", Kind::Fill, 8177.0, 0.3),
         ];
         let text = render_membw_result(&r);
-        assert!(text.starts_with("libc: musl, buffers: 2 x 32 MiB,"), "{text}");
+        assert!(
+            text.starts_with("libc: musl, buffers: 2 x 32 MiB,"),
+            "{text}"
+        );
         assert!(
             text.ends_with(
                 "\nBeyond the 300 MiB last-level cache (2 x 512 MiB buffers), the DRAM bandwidth:\n\n \

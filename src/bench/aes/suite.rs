@@ -589,7 +589,11 @@ mod tests {
         let mut cfg = Config {
             targets: &one,
             all_cpus: &[cpu],
-            algorithms: vec![Algorithm::Aes128Cbc, Algorithm::Aes256Cbc, Algorithm::Aes256Gcm],
+            algorithms: vec![
+                Algorithm::Aes128Cbc,
+                Algorithm::Aes256Cbc,
+                Algorithm::Aes256Gcm,
+            ],
             parallel: Vec::new(),
             opts: Options {
                 per_size: std::time::Duration::from_millis(2),
@@ -609,7 +613,13 @@ mod tests {
         // sbc-bench: each CBC key length twice, GCM (extensive) once.
         assert_eq!(
             names,
-            ["aes-128-cbc", "aes-128-cbc", "aes-256-cbc", "aes-256-cbc", "aes-256-gcm"]
+            [
+                "aes-128-cbc",
+                "aes-128-cbc",
+                "aes-256-cbc",
+                "aes-256-cbc",
+                "aes-256-gcm"
+            ]
         );
         assert!(ssl.twice);
         assert_eq!(steps.into_inner(), cfg.steps());
