@@ -11,7 +11,8 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 pin() { taskset -c "$CPU" "$@"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a=="" || b=="" || a=="null" || b=="null" || b==0) print "n/a"; else printf "%.3f", a/b }'; }
-line() { printf '  %-34s ours %12s  tool %12s  ratio %s\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
+num() { awk -v a="$1" 'BEGIN { if (a ~ /^[0-9.eE+-]+$/) printf "%.1f", a; else print (a == "" ? "n/a" : a) }'; }
+line() { printf '  %-34s ours %12s  tool %12s  ratio %s\n' "$1" "$(num "$2")" "$(num "$3")" "$(ratio "$2" "$3")"; }
 
 arch="$(uname -m)"; [ "$arch" = armv7l ] && arch=armv7
 SEVENZ="${SBC_7ZA:-}"

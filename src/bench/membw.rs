@@ -57,6 +57,9 @@ pub struct Options {
     pub max_reps: u32,
     /// Shortened run (smaller buffers allowed).
     pub quick: bool,
+    /// Our kernels of the best instruction set only (`AVX2 …`, not also `SSE2 …`): the
+    /// standard run's choice, to save time; `bench membw` measures them all.
+    pub best_isa_only: bool,
 }
 
 impl Options {
@@ -67,6 +70,7 @@ impl Options {
             min_reps: 2,
             max_reps: 3,
             quick: false,
+            best_isa_only: false,
         }
     }
 
@@ -77,6 +81,7 @@ impl Options {
             min_reps: 2,
             max_reps: 2,
             quick: true,
+            best_isa_only: false,
         }
     }
 }
@@ -371,6 +376,14 @@ impl TmbPool {
     }
 }
 
+/// All kernels, or those of the first (best) kernel's instruction set.
+fn select_kernels(all: Vec<copy::Kernel>, best_isa_only: bool) -> Vec<copy::Kernel> {
+    match all.first().map(|k| k.isa) {
+        Some(best) if best_isa_only => all.into_iter().filter(|k| k.isa == best).collect(),
+        _ => all,
+    }
+}
+
 /// libc `memcpy` from `s` to `d`, `bytes` long.
 fn libc_copy(
     opts: &Options,
@@ -410,7 +423,7 @@ pub fn run(
     let start = Instant::now();
     let bytes = TMB_BUFFER.min(plan.bytes);
     let dram = plan.bytes > bytes;
-    let kernels = copy::kernels();
+    let kernels = select_kernels(copy::kernels(), opts.best_isa_only);
     let total = 3 + kernels.len() + if dram { 2 } else { 0 };
     let mut done = 0;
     let mut row = |name: &str, imp: &str, kind: Kind, r: (f64, f64, Vec<f64>)| {
@@ -629,6 +642,7 @@ mod tests {
             min_reps: 2,
             max_reps: 3,
             quick: true,
+            best_isa_only: false,
         };
         let mut calls = 0;
         let (best, pct, samples) = repeat(&opts, 1_000_000, &CancellationToken::new(), &mut || {
@@ -742,11 +756,23 @@ mod tests {
             min_reps: 3,
             max_reps: 3,
             quick: true,
+            best_isa_only: false,
         };
         let mut calls = 0;
         let (_, _, samples) = repeat(&opts, 1000, &CancellationToken::new(), &mut || calls += 1);
         assert!(samples.len() <= 3 && !samples.is_empty());
         assert_eq!(calls, 2 * samples.len());
+    }
+
+    #[test]
+    fn standard_run_keeps_the_best_instruction_set_only() {
+        let all = copy::kernels();
+        let best = select_kernels(copy::kernels(), true);
+        assert!(!best.is_empty());
+        assert!(best.iter().all(|k| k.isa == all[0].isa));
+        assert_eq!(select_kernels(copy::kernels(), false).len(), all.len());
+        // Copy and fill both stay.
+        assert!(best.iter().any(|k| k.op == Op::Copy) && best.iter().any(|k| k.op == Op::Fill));
     }
 
     #[test]

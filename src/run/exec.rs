@@ -198,7 +198,10 @@ pub fn membw<'a>(env: &'a Env<'_>, target: &'a Target) -> (Membw<'a>, membw::Opt
             ..membw::Options::standard()
         }
     } else {
-        membw::Options::standard()
+        membw::Options {
+            best_isa_only: true,
+            ..membw::Options::standard()
+        }
     };
     let bench = Membw {
         root: env.root,
