@@ -1,10 +1,14 @@
-//! Memory bandwidth with tinymembench's semantics: MB/s with 1 MB = 10^6 bytes, a copy counts
-//! the bytes copied once, buffers well beyond the last-level cache, each result the best of
-//! at least two repetitions with the sample standard deviation kept (shown when ≥ 0.1 %).
+//! Memory bandwidth with tinymembench's method (0.4.9-nuumio, the build sbc-bench runs): MB/s
+//! with 1 MB = 10^6 bytes, a copy counts the bytes copied once, two 32 MiB buffers placed as
+//! tinymembench places them, repetitions of ≥ 0.5 s in doubling batches, each result the best
+//! of two or three repetitions with the sample standard deviation kept (shown when ≥ 0.1 %).
+//! docs/FIDELITY.md states the method's facts.
 //!
-//! Measured: the C library's `memcpy`, `memset` and `memchr` (what sbc-bench summarises as
-//! `memcpy`/`memset`), then our own SIMD copy and fill kernels, so the best achievable
-//! bandwidth is visible where the libc is slow (musl's `memcpy` is).
+//! Measured: the C library's `memcpy`, `memchr` and `memset` (what sbc-bench summarises as
+//! `memcpy`/`memset`, and Results.md's columns), then our own SIMD copy and fill kernels, so
+//! the best achievable bandwidth is visible where the libc is slow (musl's `memcpy` is). Where
+//! the last-level cache is so large that 32 MiB buffers stay partly in it, libc `memcpy` and
+//! `memset` are measured once more on buffers well beyond it: the DRAM rows, labelled apart.
 //!
 //! Runs on the calling thread: pin it first ([`crate::bench::pin::run_on`]), so the buffers
 //! are also first touched, and placed, from that core.
@@ -20,17 +24,26 @@ use crate::bench::{BenchError, Benchmark, Progress};
 use crate::shutdown::CancellationToken;
 
 const MIB: usize = 1024 * 1024;
-/// tinymembench's buffer size, the minimum we use.
+/// tinymembench's buffer size, the minimum we use for the DRAM buffers.
 pub const MIN_BUFFER: usize = 32 * MIB;
+/// tinymembench's buffer size (`SIZE`): the libc and kernel rows use two of these.
+pub const TMB_BUFFER: usize = 32 * MIB;
+/// tinymembench aligns each buffer's region to 1 MiB …
+const TMB_ALIGN: usize = MIB;
+/// … and offsets the source and destination inside it by these anti-aliasing patterns
+/// (multiples of its 128-byte cache-line unit, so they never share cache sets in step).
+const TMB_SRC_OFFSET: usize = 0xAAA80;
+const TMB_DST_OFFSET: usize = 0x55500;
 /// Never more than this per buffer, however large the cache.
 pub const MAX_BUFFER: usize = 512 * MIB;
 /// Share of `MemAvailable` all our buffers together may take.
 pub const MEM_SHARE_DIVISOR: u64 = 4;
 
-/// Byte the source is filled with; `memchr` looks for [`SEARCH_BYTE`], found only in the
-/// last byte (tinymembench's setup), so it scans the whole buffer.
-const FILL_BYTE: u8 = 0x5a;
-const SEARCH_BYTE: u8 = 0x01;
+/// Byte everything is filled with, and `memset` writes (tinymembench's `FILL_8`); `memchr`
+/// looks for [`SEARCH_BYTE`] (its `SEARCH_8`), found only in the last byte, so it scans the
+/// whole buffer.
+const FILL_BYTE: u8 = 0xcc;
+const SEARCH_BYTE: u8 = 0x55;
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +57,9 @@ pub struct Options {
     pub max_reps: u32,
     /// Shortened run (smaller buffers allowed).
     pub quick: bool,
+    /// Our kernels of the best instruction set only (`AVX2 …`, not also `SSE2 …`): the
+    /// standard run's choice, to save time; `bench membw` measures them all.
+    pub best_isa_only: bool,
 }
 
 impl Options {
@@ -54,6 +70,7 @@ impl Options {
             min_reps: 2,
             max_reps: 3,
             quick: false,
+            best_isa_only: false,
         }
     }
 
@@ -64,6 +81,7 @@ impl Options {
             min_reps: 2,
             max_reps: 2,
             quick: true,
+            best_isa_only: false,
         }
     }
 }
@@ -186,8 +204,15 @@ pub struct MembwResult {
     pub libc: String,
     /// Buffer sizing.
     pub buffers: BufferPlan,
-    /// One row per routine: libc first, then our kernels.
+    /// One row per routine, tinymembench's way (2 x [`TMB_BUFFER`]): libc first, then our
+    /// kernels.
     pub rows: Vec<Row>,
+    /// Bytes per buffer of `rows` (32 MiB unless memory is short or the run is quick).
+    pub rows_buffer_bytes: usize,
+    /// libc `memcpy` and `memset` on `buffers` (beyond the last-level cache): only when those
+    /// are larger than `rows_buffer_bytes`, else `rows` are already the DRAM figures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dram_rows: Vec<Row>,
     /// Wall time in seconds.
     pub duration_s: f64,
     /// Stopped early by a signal.
@@ -225,7 +250,19 @@ impl MembwResult {
     pub fn memchr_mb_per_s(&self) -> Option<f64> {
         self.row(ROW_MEMCHR)
     }
+
+    /// The DRAM row of `name` ([`ROW_DRAM_MEMCPY`], [`ROW_DRAM_MEMSET`]); `None` when no
+    /// separate DRAM measurement was needed (or it was cancelled).
+    pub fn dram_row(&self, name: &str) -> Option<&Row> {
+        self.dram_rows.iter().find(|r| r.name == name)
+    }
 }
+
+/// Row label of libc `memcpy` on buffers beyond the last-level cache (never starts like
+/// [`ROW_MEMCPY`], so sbc-bench's `/^ libc memcpy copy/` never picks it).
+pub const ROW_DRAM_MEMCPY: &str = "DRAM libc memcpy copy";
+/// Row label of libc `memset` on buffers beyond the last-level cache.
+pub const ROW_DRAM_MEMSET: &str = "DRAM libc memset fill";
 
 /// Row label of libc `memcpy` (tinymembench 0.4.9-nuumio, current sbc-bench).
 pub const ROW_MEMCPY: &str = "libc memcpy copy";
@@ -256,9 +293,11 @@ pub fn sample_stddev(v: &[f64]) -> f64 {
     (ss / (n - 1.0)).sqrt()
 }
 
-/// Repeat `f` (which processes `bytes` bytes per call) as tinymembench does: a warm-up call,
-/// then calls for `rep_time`; at least `min_reps` repetitions, at most `max_reps`, stopping
-/// once the standard deviation is below 0.1 % of the best. Returns (best, stddev %, samples).
+/// Repeat `f` (which processes `bytes` bytes per call) as tinymembench does: per repetition
+/// one untimed call, then batches of 1, 2, 4 … calls until `rep_time` has passed (the clock
+/// is read after each batch); at least `min_reps` repetitions, at most `max_reps`, stopping
+/// once the sample standard deviation is below 0.1 % of the best. Returns (best, stddev %,
+/// samples).
 pub fn repeat(
     opts: &Options,
     bytes: usize,
@@ -271,15 +310,19 @@ pub fn repeat(
         f();
         let t0 = Instant::now();
         let mut calls = 0u64;
+        let mut batch = 1u64;
         let elapsed = loop {
-            f();
-            calls += 1;
+            for _ in 0..batch {
+                f();
+            }
+            calls += batch;
+            batch = batch.saturating_mul(2);
             let e = t0.elapsed();
-            if e >= opts.rep_time {
+            if e >= opts.rep_time || cancel.is_cancelled() {
                 break e.as_secs_f64();
             }
         };
-        let speed = bytes as f64 * calls as f64 / elapsed / 1e6;
+        let speed = bytes as f64 * calls as f64 / elapsed.max(1e-9) / 1e6;
         best = best.max(speed);
         samples.push(speed);
         if n + 1 >= opts.min_reps && sample_stddev(&samples) < best / 1000.0 {
@@ -297,7 +340,80 @@ pub fn repeat(
     (best, pct, samples)
 }
 
-/// Measure every routine on the calling thread's core. `progress(done, total)` after each.
+/// tinymembench's two buffers in one mapping: the region is 1 MiB-aligned, the source starts
+/// [`TMB_SRC_OFFSET`] into it, the destination [`TMB_DST_OFFSET`] after the next 1 MiB
+/// boundary past the source's end; everything is filled with [`FILL_BYTE`] (faulting every
+/// page in), and the source's last byte is [`SEARCH_BYTE`].
+struct TmbPool {
+    buf: Buffer,
+    bytes: usize,
+    dst_at: usize,
+}
+
+impl TmbPool {
+    fn new(bytes: usize) -> Result<Self, String> {
+        let dst_at = (TMB_SRC_OFFSET + bytes).div_ceil(TMB_ALIGN) * TMB_ALIGN + TMB_DST_OFFSET;
+        let mut buf = Buffer::new(dst_at + bytes, Advice::Default).map_err(|e| {
+            format!(
+                "cannot allocate the 2 x {} MiB buffers: {e}",
+                bytes.div_ceil(MIB)
+            )
+        })?;
+        buf.fill(FILL_BYTE);
+        if let Some(last) = buf.as_mut_slice().get_mut(TMB_SRC_OFFSET + bytes - 1) {
+            *last = SEARCH_BYTE;
+        }
+        Ok(Self { buf, bytes, dst_at })
+    }
+
+    /// (destination, source).
+    fn split(&mut self) -> (&mut [u8], &[u8]) {
+        let (head, tail) = self.buf.as_mut_slice().split_at_mut(self.dst_at);
+        (
+            &mut tail[..self.bytes],
+            &head[TMB_SRC_OFFSET..TMB_SRC_OFFSET + self.bytes],
+        )
+    }
+}
+
+/// All kernels, or those of the first (best) kernel's instruction set.
+fn select_kernels(all: Vec<copy::Kernel>, best_isa_only: bool) -> Vec<copy::Kernel> {
+    match all.first().map(|k| k.isa) {
+        Some(best) if best_isa_only => all.into_iter().filter(|k| k.isa == best).collect(),
+        _ => all,
+    }
+}
+
+/// libc `memcpy` from `s` to `d`, `bytes` long.
+fn libc_copy(
+    opts: &Options,
+    d: *mut u8,
+    s: *const u8,
+    bytes: usize,
+    cancel: &CancellationToken,
+) -> (f64, f64, Vec<f64>) {
+    // SAFETY: the callers pass distinct live buffers of at least `bytes` bytes.
+    repeat(opts, bytes, cancel, &mut || unsafe {
+        libc::memcpy(d as *mut libc::c_void, s as *const libc::c_void, bytes);
+    })
+}
+
+/// libc `memset` of `d`, `bytes` long, with [`FILL_BYTE`].
+fn libc_fill(
+    opts: &Options,
+    d: *mut u8,
+    bytes: usize,
+    cancel: &CancellationToken,
+) -> (f64, f64, Vec<f64>) {
+    // SAFETY: the callers pass a live buffer of at least `bytes` bytes.
+    repeat(opts, bytes, cancel, &mut || unsafe {
+        libc::memset(d as *mut libc::c_void, i32::from(FILL_BYTE), bytes);
+    })
+}
+
+/// Measure every routine on the calling thread's core: the libc and kernel rows on
+/// tinymembench's buffers (2 x 32 MiB, or `plan.bytes` when smaller), then, when `plan`'s
+/// buffers are larger, the DRAM rows on those. `progress(done, total)` after each row.
 pub fn run(
     opts: &Options,
     plan: &BufferPlan,
@@ -305,87 +421,114 @@ pub fn run(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<MembwResult, String> {
     let start = Instant::now();
-    let bytes = plan.bytes;
-    let alloc = |what: &str| {
-        Buffer::new(bytes, Advice::Default).map_err(|e| {
-            format!(
-                "cannot allocate the {what} buffer ({} MiB): {e}",
-                bytes / MIB
-            )
-        })
+    let bytes = TMB_BUFFER.min(plan.bytes);
+    let dram = plan.bytes > bytes;
+    let kernels = select_kernels(copy::kernels(), opts.best_isa_only);
+    let total = 3 + kernels.len() + if dram { 2 } else { 0 };
+    let mut done = 0;
+    let mut row = |name: &str, imp: &str, kind: Kind, r: (f64, f64, Vec<f64>)| {
+        done += 1;
+        progress(done, total);
+        Row {
+            name: name.to_string(),
+            implementation: imp.to_string(),
+            kind,
+            mb_per_s: r.0,
+            stddev_pct: r.1,
+            samples_mb_per_s: r.2,
+        }
     };
-    let mut src = alloc("source")?;
-    let mut dst = alloc("destination")?;
-    src.fill(FILL_BYTE);
-    if let Some(last) = src.as_mut_slice().get_mut(bytes - 1) {
-        *last = SEARCH_BYTE;
-    }
-    dst.fill(0);
 
-    let kernels = copy::kernels();
-    let total = 3 + kernels.len();
     let mut rows = Vec::new();
-    let mut push =
-        |rows: &mut Vec<Row>, name: &str, imp: &str, kind: Kind, r: (f64, f64, Vec<f64>)| {
-            rows.push(Row {
-                name: name.to_string(),
-                implementation: imp.to_string(),
-                kind,
-                mb_per_s: r.0,
-                stddev_pct: r.1,
-                samples_mb_per_s: r.2,
+    {
+        let mut pool = TmbPool::new(bytes)?;
+        let (dst, src) = pool.split();
+        let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+        rows.push(row(
+            ROW_MEMCPY,
+            "libc",
+            Kind::Copy,
+            libc_copy(opts, d, s, bytes, cancel),
+        ));
+        if !cancel.is_cancelled() {
+            let mut found = std::ptr::null_mut();
+            // SAFETY: s points to `bytes` live bytes.
+            let r = repeat(opts, bytes, cancel, &mut || unsafe {
+                found = std::hint::black_box(libc::memchr(
+                    s as *const libc::c_void,
+                    i32::from(SEARCH_BYTE),
+                    bytes,
+                ));
             });
-            progress(rows.len(), total);
-        };
-
-    let (s, d) = (src.as_mut_ptr() as *const u8, dst.as_mut_ptr());
-    // SAFETY (all three libc calls): s and d are distinct live mappings of `bytes` bytes.
-    let r = repeat(opts, bytes, cancel, &mut || unsafe {
-        libc::memcpy(d as *mut libc::c_void, s as *const libc::c_void, bytes);
-    });
-    push(&mut rows, ROW_MEMCPY, "libc", Kind::Copy, r);
-    if !cancel.is_cancelled() {
-        let mut found = std::ptr::null_mut();
-        let r = repeat(opts, bytes, cancel, &mut || unsafe {
-            found = std::hint::black_box(libc::memchr(
-                s as *const libc::c_void,
-                i32::from(SEARCH_BYTE),
-                bytes,
+            // The scan must have found the marker in the last byte, or it measured nothing.
+            if found as usize != s as usize + bytes - 1 {
+                return Err("memchr did not find the marker byte: measurement invalid".to_string());
+            }
+            rows.push(row(ROW_MEMCHR, "libc", Kind::Scan, r));
+        }
+        if !cancel.is_cancelled() {
+            rows.push(row(
+                ROW_MEMSET,
+                "libc",
+                Kind::Fill,
+                libc_fill(opts, d, bytes, cancel),
             ));
-        });
-        // The scan must have found the marker in the last byte, or it measured nothing.
-        if found as usize != s as usize + bytes - 1 {
-            return Err("memchr did not find the marker byte: measurement invalid".to_string());
         }
-        push(&mut rows, ROW_MEMCHR, "libc", Kind::Scan, r);
+        for k in &kernels {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let mut ok = true;
+            let r = repeat(opts, bytes, cancel, &mut || {
+                ok &= k.run(&mut *dst, src);
+            });
+            if !ok {
+                return Err(format!("kernel {} refused the buffers", k.name));
+            }
+            let kind = match k.op {
+                Op::Copy => Kind::Copy,
+                Op::Fill => Kind::Fill,
+            };
+            rows.push(row(k.name, k.isa, kind, r));
+        }
     }
-    if !cancel.is_cancelled() {
-        let r = repeat(opts, bytes, cancel, &mut || unsafe {
-            libc::memset(d as *mut libc::c_void, i32::from(FILL_BYTE), bytes);
-        });
-        push(&mut rows, ROW_MEMSET, "libc", Kind::Fill, r);
-    }
-    for k in &kernels {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let mut ok = true;
-        let r = repeat(opts, bytes, cancel, &mut || {
-            ok &= k.run(dst.as_mut_slice(), src.as_slice());
-        });
-        if !ok {
-            return Err(format!("kernel {} refused the buffers", k.name));
-        }
-        let kind = match k.op {
-            Op::Copy => Kind::Copy,
-            Op::Fill => Kind::Fill,
+
+    let mut dram_rows = Vec::new();
+    if dram && !cancel.is_cancelled() {
+        let alloc = |what: &str| {
+            Buffer::new(plan.bytes, Advice::Default).map_err(|e| {
+                format!(
+                    "cannot allocate the {what} buffer ({} MiB): {e}",
+                    plan.bytes / MIB
+                )
+            })
         };
-        push(&mut rows, k.name, k.isa, kind, r);
+        let mut src = alloc("source")?;
+        let mut dst = alloc("destination")?;
+        src.fill(FILL_BYTE);
+        dst.fill(0);
+        let (s, d) = (src.as_mut_ptr() as *const u8, dst.as_mut_ptr());
+        dram_rows.push(row(
+            ROW_DRAM_MEMCPY,
+            "libc",
+            Kind::Copy,
+            libc_copy(opts, d, s, plan.bytes, cancel),
+        ));
+        if !cancel.is_cancelled() {
+            dram_rows.push(row(
+                ROW_DRAM_MEMSET,
+                "libc",
+                Kind::Fill,
+                libc_fill(opts, d, plan.bytes, cancel),
+            ));
+        }
     }
     Ok(MembwResult {
         libc: libc_name(),
         buffers: plan.clone(),
         rows,
+        rows_buffer_bytes: bytes,
+        dram_rows,
         duration_s: start.elapsed().as_secs_f64(),
         cancelled: cancel.is_cancelled(),
     })
@@ -499,6 +642,7 @@ mod tests {
             min_reps: 2,
             max_reps: 3,
             quick: true,
+            best_isa_only: false,
         };
         let mut calls = 0;
         let (best, pct, samples) = repeat(&opts, 1_000_000, &CancellationToken::new(), &mut || {
@@ -548,6 +692,87 @@ mod tests {
         assert!(r.memset_mb_per_s().is_some());
         assert!(r.memchr_mb_per_s().is_some());
         assert!(!r.cancelled);
+    }
+
+    #[test]
+    fn tinymembench_buffers_sit_at_its_offsets() {
+        let mut pool = TmbPool::new(TMB_BUFFER).unwrap();
+        let (dst, src) = pool.split();
+        assert_eq!(src.len(), TMB_BUFFER);
+        assert_eq!(dst.len(), TMB_BUFFER);
+        assert_eq!(src.as_ptr() as usize % TMB_ALIGN, 0xAAA80);
+        assert_eq!(dst.as_ptr() as usize % TMB_ALIGN, 0x55500);
+        assert!(dst.as_ptr() as usize >= src.as_ptr() as usize + TMB_BUFFER);
+        assert_eq!(src[0], FILL_BYTE);
+        assert_eq!(src[TMB_BUFFER - 1], SEARCH_BYTE);
+        assert_eq!(dst[TMB_BUFFER - 1], FILL_BYTE);
+    }
+
+    #[test]
+    fn big_cache_adds_dram_rows_and_keeps_tinymembench_rows() {
+        // A 300 MiB L3 (this VM) plans 512 MiB DRAM buffers; here 34 MiB keep the test light.
+        let plan = BufferPlan {
+            bytes: 34 * MIB,
+            ..plan_buffer(Some(300 * MIB as u64), None, false)
+        };
+        let opts = Options {
+            rep_time: Duration::from_millis(3),
+            ..Options::quick()
+        };
+        let mut last = (0, 0);
+        let r = run(&opts, &plan, &CancellationToken::new(), &mut |d, t| {
+            last = (d, t)
+        })
+        .unwrap();
+        assert_eq!(r.rows_buffer_bytes, TMB_BUFFER);
+        assert_eq!(r.rows.len(), 3 + copy::kernels().len());
+        assert_eq!(
+            r.dram_rows
+                .iter()
+                .map(|x| x.name.as_str())
+                .collect::<Vec<_>>(),
+            [ROW_DRAM_MEMCPY, ROW_DRAM_MEMSET]
+        );
+        assert_eq!(last, (r.rows.len() + 2, r.rows.len() + 2));
+        assert!(r.dram_row(ROW_DRAM_MEMCPY).unwrap().mb_per_s > 0.0);
+        // The summary values stay tinymembench's rows.
+        assert_eq!(r.memcpy_mb_per_s(), Some(r.rows[0].mb_per_s));
+        // Small-cache boards: 32 MiB are already beyond the cache, no second measurement.
+        let small = BufferPlan {
+            bytes: 2 * MIB,
+            ..plan
+        };
+        let r = run(&opts, &small, &CancellationToken::new(), &mut |_, _| {}).unwrap();
+        assert!(r.dram_rows.is_empty());
+        assert_eq!(r.rows_buffer_bytes, 2 * MIB);
+    }
+
+    #[test]
+    fn repeat_doubles_the_batch_until_the_repetition_time() {
+        // 1 untimed call + batches 1, 2, 4 … per repetition: with a zero repetition time one
+        // batch of one call each; the call count shows the batches.
+        let opts = Options {
+            rep_time: Duration::ZERO,
+            min_reps: 3,
+            max_reps: 3,
+            quick: true,
+            best_isa_only: false,
+        };
+        let mut calls = 0;
+        let (_, _, samples) = repeat(&opts, 1000, &CancellationToken::new(), &mut || calls += 1);
+        assert!(samples.len() <= 3 && !samples.is_empty());
+        assert_eq!(calls, 2 * samples.len());
+    }
+
+    #[test]
+    fn standard_run_keeps_the_best_instruction_set_only() {
+        let all = copy::kernels();
+        let best = select_kernels(copy::kernels(), true);
+        assert!(!best.is_empty());
+        assert!(best.iter().all(|k| k.isa == all[0].isa));
+        assert_eq!(select_kernels(copy::kernels(), false).len(), all.len());
+        // Copy and fill both stay.
+        assert!(best.iter().any(|k| k.op == Op::Copy) && best.iter().any(|k| k.op == Op::Fill));
     }
 
     #[test]

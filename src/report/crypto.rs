@@ -94,6 +94,17 @@ pub fn aes_section(heading: &str, r: &AesResults) -> String {
     s.push_str(&table(&r.native));
     if let Some(o) = &r.openssl {
         s.push('\n');
+        if o.twice {
+            // sbc-bench's line above its table on one cluster.
+            let core = o
+                .rows
+                .first()
+                .map(|r| r.tag.as_str())
+                .filter(|t| !t.starts_with("cpu"))
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default();
+            let _ = writeln!(s, "Executing benchmark twice on cluster 0{core}\n");
+        }
         s.push_str(&o.version_line);
         s.push('\n');
         s.push_str(&table(&o.rows));
@@ -463,10 +474,12 @@ mod tests {
                 version_raw: "OpenSSL 3.0.19 27 Jan 2026".into(),
                 version_line: "OpenSSL 3.0.19, built on 27 Jan 2026".into(),
                 rows: vec![row(Algorithm::Aes256Cbc, [2.0e5; 6], "Cortex-A76")],
+                twice: false,
             }),
             errors: vec![Remark::Failed("cannot run on cpu9: offline".into())],
         };
         let s = aes_section("Executing benchmark on each cluster individually", &r);
+        assert!(!s.contains("twice"));
         assert!(s.starts_with("Executing benchmark on each cluster individually\n\n"));
         assert!(s.contains("Native AES (RustCrypto, aes-ni: AES-NI instructions)\n"));
         assert!(s.contains("\nOpenSSL 3.0.19, built on 27 Jan 2026\ntype  "));
@@ -474,6 +487,34 @@ mod tests {
             "aes-256-cbc     100000.00k   100000.00k   100000.00k   100000.00k   100000.00k   100000.00k (Cortex-A76)\n"
         ));
         assert!(s.ends_with("Failed: cannot run on cpu9: offline\n"));
+    }
+
+    #[test]
+    fn openssl_twice_on_one_cluster_says_so_and_shows_both_rows() {
+        let r = AesResults {
+            backend: Backend::Armv8Ce,
+            ghash_backend: "pmull",
+            native: vec![row(Algorithm::Aes256Cbc, [1.0e5; 6], "Cortex-A53")],
+            openssl: Some(OpensslResults {
+                version_raw: "OpenSSL 3.0.11 19 Sep 2023".into(),
+                version_line: "OpenSSL 3.0.11, built on 19 Sep 2023".into(),
+                rows: vec![
+                    row(Algorithm::Aes256Cbc, [7.04e8; 6], "Cortex-A53"),
+                    row(Algorithm::Aes256Cbc, [7.05e8; 6], "Cortex-A53"),
+                ],
+                twice: true,
+            }),
+            errors: Vec::new(),
+        };
+        let s = aes_section("AES", &r);
+        // Corpus log 1Ga0KBn.txt's line above the table.
+        assert!(
+            s.contains(
+                "\nExecuting benchmark twice on cluster 0 (Cortex-A53)\n\nOpenSSL 3.0.11, built on 19 Sep 2023\ntype"
+            ),
+            "{s}"
+        );
+        assert_eq!(s.matches("\naes-256-cbc ").count(), 3, "{s}");
     }
 
     #[test]

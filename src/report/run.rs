@@ -85,6 +85,9 @@ fn memory_summary(r: &RunReport) -> String {
                 let _ = writeln!(s, "{name}: {:.1} MB/s{dev}{tag}", row.mb_per_s);
             }
         }
+        if let Some(d) = crate::report::bench_mem::dram_summary(res) {
+            let _ = writeln!(s, "{d}{tag}");
+        }
     }
     s
 }

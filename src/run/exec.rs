@@ -198,7 +198,10 @@ pub fn membw<'a>(env: &'a Env<'_>, target: &'a Target) -> (Membw<'a>, membw::Opt
             ..membw::Options::standard()
         }
     } else {
-        membw::Options::standard()
+        membw::Options {
+            best_isa_only: true,
+            ..membw::Options::standard()
+        }
     };
     let bench = Membw {
         root: env.root,
@@ -259,6 +262,7 @@ pub fn aes<'a>(env: &'a Env<'_>, targets: &'a [Target]) -> (StandardAes<'a>, Aes
         opts,
         openssl_seconds: Some(1),
         outlier_retries: AES_RETRIES,
+        openssl_twice: true,
     };
     (bench, opts)
 }
@@ -664,6 +668,8 @@ fn fake_membw() -> membw::MembwResult {
             row(membw::ROW_MEMSET, "libc", membw::Kind::Fill, 28154.1),
             row("NEON LDP/STP copy", "neon", membw::Kind::Copy, 10761.5),
         ],
+        rows_buffer_bytes: 32 << 20,
+        dram_rows: Vec::new(),
         duration_s: 0.0,
         cancelled: false,
     }

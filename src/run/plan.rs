@@ -95,7 +95,9 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
         // 6 buffer sizes per algorithm, per cluster, natively; openssl at 1 s each.
         let sizes = aes_algorithms(cfg) as f64 * 6.0;
         let native = sizes * aes_seconds_per_size(cfg);
-        let openssl = if m.openssl { sizes } else { 0.0 };
+        // On one cluster openssl runs each CBC key length twice (sbc-bench's rule).
+        let twice = if m.clusters <= 1 { 3.0 * 6.0 } else { 0.0 };
+        let openssl = if m.openssl { sizes + twice } else { 0.0 };
         let parallel = if cfg.extensive { native } else { 0.0 };
         let aes = clusters * (native + openssl) + parallel;
         push(StepKind::Aes, aes, aes * 1.2);
@@ -120,6 +122,13 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     }
     if cfg.not_ready_yet {
         skipped.push(not_ready(StepKind::Lzma));
+    } else if m.sevenzip && !cfg.extensive {
+        // 7-Zip fills the Results.md columns; the native LZMA score is in no column.
+        skipped.push((
+            StepKind::Lzma,
+            "7-Zip measures compression; the native LZMA benchmark runs with --extensive"
+                .to_string(),
+        ));
     } else {
         let lz = if q { (1.0, 5.0) } else { (8.0, 30.0) };
         // The native multi-threaded run is left out when 7-Zip measures all cores
@@ -177,7 +186,6 @@ mod tests {
                 StepKind::MemLatency,
                 StepKind::Aes,
                 StepKind::SevenZip,
-                StepKind::Lzma,
                 StepKind::ClockHot
             ]
         );
@@ -199,14 +207,47 @@ mod tests {
         };
         let std = RunConfig::default();
         // rk3588: three clusters, so three single-threaded runs, plus the all-core run
-        // only where 7-Zip does not measure all cores.
-        assert_eq!(lzma(&std, true), Some(3.0 * 8.0));
+        // only where 7-Zip does not measure all cores; beside 7-Zip only in extensive mode.
+        assert_eq!(lzma(&std, true), None);
         assert_eq!(lzma(&std, false), Some(4.0 * 8.0));
         let ext = RunConfig {
             extensive: true,
             ..Default::default()
         };
         assert!(lzma(&ext, true) > Some(4.0 * 8.0));
+    }
+
+    #[test]
+    fn openssl_twice_on_one_cluster_is_in_the_estimate() {
+        let aes = |clusters: usize| {
+            let m = PlanInput {
+                clusters,
+                ..rk3588()
+            };
+            let p = plan(&RunConfig::default(), &m);
+            p.steps
+                .iter()
+                .find(|s| s.kind == StepKind::Aes)
+                .unwrap()
+                .min_s
+        };
+        // Native 18 x 0.5 s; openssl 18 x 1 s, twice on one cluster.
+        assert_eq!(aes(1), 9.0 + 36.0);
+        assert_eq!(aes(3), 3.0 * (9.0 + 18.0));
+    }
+
+    #[test]
+    fn native_lzma_only_with_extensive_when_7zip_ran() {
+        let p = plan(&RunConfig::default(), &rk3588());
+        assert!(!p.has(StepKind::Lzma));
+        let (kind, why) = p.skipped.last().unwrap();
+        assert_eq!(*kind, StepKind::Lzma);
+        assert!(why.contains("--extensive"), "{why}");
+        let ext = RunConfig {
+            extensive: true,
+            ..Default::default()
+        };
+        assert!(plan(&ext, &rk3588()).has(StepKind::Lzma));
     }
 
     #[test]

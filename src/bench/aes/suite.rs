@@ -27,6 +27,9 @@ pub struct Config<'a> {
     pub openssl: Option<&'a Openssl>,
     /// `openssl speed -seconds` (None: OpenSSL's default of 3 s).
     pub openssl_seconds: Option<u32>,
+    /// Run `openssl speed` twice per CBC key length when there is a single target (one
+    /// cluster), as sbc-bench does; its AES column averages the two rows.
+    pub openssl_twice: bool,
 }
 
 impl Config<'_> {
@@ -34,8 +37,26 @@ impl Config<'_> {
     pub fn steps(&self) -> u64 {
         let rows = self.algorithms.len() * self.targets.len() + self.parallel.len();
         let per = self.opts.buffer_sizes.len() as u64;
-        let sides = if self.openssl.is_some() { 2 } else { 1 };
-        rows as u64 * per * sides
+        let openssl = if self.openssl.is_some() {
+            let again: usize = plan(self)
+                .iter()
+                .map(|(alg, _)| self.openssl_runs(*alg) - 1)
+                .sum();
+            (rows + again) as u64 * 6
+        } else {
+            0
+        };
+        rows as u64 * per + openssl
+    }
+
+    /// How often `openssl speed` runs `alg` per target: twice for a CBC row on a single
+    /// target when [`Config::openssl_twice`], else once (GCM once, as sbc-bench).
+    pub fn openssl_runs(&self, alg: Algorithm) -> usize {
+        if self.openssl_twice && self.targets.len() == 1 && alg != Algorithm::Aes256Gcm {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -61,8 +82,11 @@ pub struct OpensslResults {
     pub version_raw: String,
     /// The line sbc-bench writes above the table.
     pub version_line: String,
-    /// Per-target rows, as the native ones.
+    /// Per-target rows, as the native ones; a CBC row twice in a row when it ran twice.
     pub rows: Vec<Row>,
+    /// Ran twice on the single cluster (sbc-bench's `Executing benchmark twice on cluster
+    /// 0`): the AES column averages the two aes-256-cbc rows.
+    pub twice: bool,
 }
 
 /// Everything `bench aes` measured.
@@ -190,12 +214,16 @@ pub fn run(
                     progress();
                 }
             };
+            let mut twice = false;
             for (alg, t) in &rows {
-                let r = o
-                    .speed(*alg, Some(t.cpu), cfg.openssl_seconds, cancel)
-                    .map(|r| from_openssl(r, t.cpu, tag_among(t, cfg.targets)));
-                keep(r, &mut out, &mut errors)?;
-                steps();
+                for _ in 0..cfg.openssl_runs(*alg) {
+                    let r = o
+                        .speed(*alg, Some(t.cpu), cfg.openssl_seconds, cancel)
+                        .map(|r| from_openssl(r, t.cpu, tag_among(t, cfg.targets)));
+                    keep(r, &mut out, &mut errors)?;
+                    steps();
+                }
+                twice |= cfg.openssl_runs(*alg) == 2;
             }
             for &alg in &cfg.parallel {
                 let results: Vec<(u32, Result<SpeedRun, BenchError>)> = std::thread::scope(|s| {
@@ -233,6 +261,7 @@ pub fn run(
                 version_raw: o.version_raw.clone(),
                 version_line: o.version_line(),
                 rows: out,
+                twice,
             })
         }
     };
@@ -270,6 +299,8 @@ pub struct SuiteOptions {
     /// Re-measurements of a native single-core row with an outlier (see [`outliers`])
     /// before it is reported as is, with a note (0: none).
     pub outlier_retries: usize,
+    /// [`Config::openssl_twice`]: the standard run's sbc-bench rule.
+    pub openssl_twice: bool,
 }
 
 impl<'a> Aes<'a> {
@@ -282,6 +313,7 @@ impl<'a> Aes<'a> {
             opts: o.opts.clone(),
             openssl: self.openssl,
             openssl_seconds: o.openssl_seconds,
+            openssl_twice: o.openssl_twice,
         }
     }
 }
@@ -476,6 +508,7 @@ mod tests {
             opts: Options::default(),
             openssl: None,
             openssl_seconds: None,
+            openssl_twice: true,
         };
         let order: Vec<(&str, u32)> = plan(&cfg).iter().map(|(a, t)| (a.name(), t.cpu)).collect();
         assert_eq!(
@@ -510,6 +543,7 @@ mod tests {
             },
             openssl: None,
             openssl_seconds: None,
+            openssl_twice: true,
         };
         let steps = std::sync::atomic::AtomicU64::new(0);
         let r = run(&cfg, &CancellationToken::new(), &|| {
@@ -522,5 +556,83 @@ mod tests {
         assert_eq!(r.native[1].algorithm, Algorithm::Aes256Gcm);
         assert!(r.errors.is_empty() && r.openssl.is_none());
         assert_eq!(steps.into_inner(), cfg.steps());
+    }
+
+    /// A stand-in `openssl` that prints `openssl speed`'s table for the algorithm it is asked.
+    fn fake_openssl(dir: &std::path::Path) -> Openssl {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("openssl");
+        std::fs::write(
+            &path,
+            "#!/bin/sh\nfor a; do alg=$a; done\n\
+             echo 'type             16 bytes     64 bytes    256 bytes   1024 bytes   8192 bytes  16384 bytes'\n\
+             echo \"$alg     101125.50k   283286.23k   503031.38k   643702.78k   700467.88k   704064.17k\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Openssl {
+            path,
+            version_raw: "OpenSSL 3.0.11 19 Sep 2023".into(),
+            version: Some("3.0.11".into()),
+        }
+    }
+
+    #[test]
+    fn openssl_runs_twice_on_a_single_cluster_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = fake_openssl(dir.path());
+        let cpu = crate::bench::pin::allowed_cpus()
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let one = [target(cpu, "Cortex-A53")];
+        let mut cfg = Config {
+            targets: &one,
+            all_cpus: &[cpu],
+            algorithms: vec![
+                Algorithm::Aes128Cbc,
+                Algorithm::Aes256Cbc,
+                Algorithm::Aes256Gcm,
+            ],
+            parallel: Vec::new(),
+            opts: Options {
+                per_size: std::time::Duration::from_millis(2),
+                buffer_sizes: vec![16],
+            },
+            openssl: Some(&o),
+            openssl_seconds: Some(1),
+            openssl_twice: true,
+        };
+        let steps = std::sync::atomic::AtomicU64::new(0);
+        let tick = || {
+            steps.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        };
+        let r = run(&cfg, &CancellationToken::new(), &tick).unwrap();
+        let ssl = r.openssl.unwrap();
+        let names: Vec<&str> = ssl.rows.iter().map(|x| x.algorithm.name()).collect();
+        // sbc-bench: each CBC key length twice, GCM (extensive) once.
+        assert_eq!(
+            names,
+            [
+                "aes-128-cbc",
+                "aes-128-cbc",
+                "aes-256-cbc",
+                "aes-256-cbc",
+                "aes-256-gcm"
+            ]
+        );
+        assert!(ssl.twice);
+        assert_eq!(steps.into_inner(), cfg.steps());
+        assert_eq!(r.native.len(), 3, "native rows stay once");
+        // Several clusters (or the rule off): once each.
+        cfg.openssl_twice = false;
+        let r = run(&cfg, &CancellationToken::new(), &|| {}).unwrap();
+        let ssl = r.openssl.unwrap();
+        assert_eq!(ssl.rows.len(), 3);
+        assert!(!ssl.twice);
+        let two = [target(cpu, "Cortex-A55"), target(cpu, "Cortex-A76")];
+        cfg.targets = &two;
+        cfg.openssl_twice = true;
+        assert_eq!(cfg.openssl_runs(Algorithm::Aes256Cbc), 1);
     }
 }
