@@ -83,7 +83,7 @@ impl GeerlingExtra {
             .iter()
             .filter(scored)
             .find(|r| r["cluster"] == "all")
-            .or_else(|| runs.iter().filter(scored).last());
+            .or_else(|| runs.iter().rfind(|r| scored(r)));
         if let Some(r) = run {
             let value = |name: &str| {
                 r["score"]["values"]
