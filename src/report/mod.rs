@@ -7,6 +7,7 @@ pub mod export;
 pub mod graph;
 pub mod info;
 pub mod kernel;
+pub mod logsec;
 pub mod net;
 pub mod pcie;
 pub mod power;

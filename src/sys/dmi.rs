@@ -194,12 +194,12 @@ pub fn read_memory_devices(root: &SysRoot) -> Vec<MemoryDevice> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A type 17 structure of the Radxa Orion O6 / Minisforum MS-R1 (CIX P1, corpus logs
     /// `88LE` and `1ET4`: `Row of chips 5500 MHz`, `Top - on board`, 16GiB, 32 bits),
-    /// rebuilt from those logs' `lshw` lines: LPDDR5 (0x23), synchronous, 16384 MB.
+    /// rebuilt from those logs' `lshw` lines: LPDDR5 (0x23), type detail Other, 16384 MB.
     pub(crate) fn ms_r1_bank() -> Vec<u8> {
         let mut f = vec![0u8; 0x5C];
         f[0] = 17;
@@ -210,7 +210,7 @@ mod tests {
         f[0x0E] = 11;
         f[0x10] = 1;
         f[0x12] = 0x23;
-        f[0x13..0x15].copy_from_slice(&0x0080u16.to_le_bytes());
+        f[0x13..0x15].copy_from_slice(&0x0002u16.to_le_bytes());
         f[0x15..0x17].copy_from_slice(&5500u16.to_le_bytes());
         f[0x17] = 0;
         f[0x1A] = 0;

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::sys::cache::{CacheLevel, read_caches};
+use crate::sys::cache::{MAX_INDEX, parse_cache_size};
 use crate::sys::cpu::Topology;
 use crate::sys::cpu::cpuinfo::CpuInfo;
 use crate::sys::kernel::{Vulnerability, read_vulnerabilities};
@@ -36,8 +36,47 @@ pub struct LscpuCpu {
     pub max_mhz: Option<u64>,
     /// `CPU min MHz:`.
     pub min_mhz: Option<u64>,
-    /// The CPU's caches, by level.
-    pub caches: Vec<CacheLevel>,
+    /// The CPU's caches, in index order.
+    pub caches: Vec<CacheIndex>,
+}
+
+/// One `cpuN/cache/indexM` directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CacheIndex {
+    /// M.
+    pub index: u32,
+    /// `level`.
+    pub level: u32,
+    /// `type` (`Data`, `Instruction`, `Unified`).
+    pub kind: String,
+    /// `size` as the kernel prints it (`64K`).
+    pub size: String,
+    /// The same in bytes.
+    pub size_bytes: u64,
+    /// `shared_cpu_list` (`0-7`): CPUs with the same list share one cache.
+    pub shared: Option<String>,
+}
+
+/// The cache directories of `cpu` (`index0` … `index7`, probed by name; a gap ends
+/// nothing: the kernel numbers densely, but a missing size is skipped).
+pub fn read_cache_indexes(root: &SysRoot, cpu: u32) -> Vec<CacheIndex> {
+    (0..MAX_INDEX)
+        .filter_map(|index| {
+            let dir = format!("/sys/devices/system/cpu/cpu{cpu}/cache/index{index}");
+            let size = root.value(format!("{dir}/size"))?;
+            let size_bytes = parse_cache_size(&size)?;
+            Some(CacheIndex {
+                index,
+                level: root.parse(format!("{dir}/level"))?,
+                kind: root
+                    .value(format!("{dir}/type"))
+                    .unwrap_or_else(|| "Unified".to_string()),
+                size,
+                size_bytes,
+                shared: root.value(format!("{dir}/shared_cpu_list")),
+            })
+        })
+        .collect()
 }
 
 /// Everything the lscpu-style summary and the per-CPU cache list show.
@@ -113,7 +152,7 @@ pub fn read(root: &SysRoot, topo: &Topology, arch: Option<String>) -> Lscpu {
     let info = CpuInfo::parse(&root.read_opt("/proc/cpuinfo").unwrap_or_default());
     let mut cpus = from_cpuinfo(&info, topo);
     for c in &mut cpus {
-        c.caches = read_caches(root, c.cpu);
+        c.caches = read_cache_indexes(root, c.cpu);
     }
     Lscpu {
         arch,
