@@ -22,6 +22,8 @@ pub struct LogInventory {
     pub lscpu: lscpu::Lscpu,
     /// I2C supply voltages shown above the OPP tables.
     pub regulators: Vec<regulator::Regulator>,
+    /// `/proc/device-tree/cpus` exists.
+    pub dt_cpus: bool,
     /// `/proc/device-tree/cpus/cpuN/capacity-dmips-mhz` present, per CPU of the topology.
     pub capacity_dmips_mhz: usize,
     /// CPUs whose node has `dynamic-power-coefficient` (the energy model schedutil uses).
@@ -61,6 +63,7 @@ impl LogInventory {
             free: meminfo::read(root),
             lscpu: lscpu::read(root, topo, arch),
             regulators: regulator::read(root),
+            dt_cpus: root.exists("/proc/device-tree/cpus"),
             capacity_dmips_mhz: count("capacity-dmips-mhz"),
             dynamic_power_coefficient: count("dynamic-power-coefficient"),
             sched_energy_costs: count("sched-energy-costs"),
