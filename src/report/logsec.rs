@@ -150,12 +150,7 @@ pub fn iostat(io: &IoStat, head: &IostatHead) -> String {
                     );
                 }
                 None => {
-                    let _ = writeln!(
-                        s,
-                        "{:>11}{:>11}",
-                        kb(d.read_sectors),
-                        kb(d.written_sectors)
-                    );
+                    let _ = writeln!(s, "{:>11}{:>11}", kb(d.read_sectors), kb(d.written_sectors));
                 }
             }
         }
@@ -174,7 +169,7 @@ pub fn health_block(io: &IoStat, head: &IostatHead, mem: &FreeAndSwaps) -> Strin
     }
     if let Some(sw) = &mem.swaps {
         s.push_str(sw);
-        s.push('\n');
+        s.push_str("\n\n");
     }
     s
 }
@@ -265,11 +260,16 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
     }
     let first = l.cpus.first();
     let x86 = first.is_some_and(|c| c.family.is_some());
-    if x86 && first.and_then(|c| c.flags.as_deref()).is_some_and(|f| f.split(' ').any(|x| x == "lm")) {
+    if x86
+        && first
+            .and_then(|c| c.flags.as_deref())
+            .is_some_and(|f| f.split(' ').any(|x| x == "lm"))
+    {
         row("CPU op-mode(s)", "32-bit, 64-bit".into());
     }
     if l.arch.as_deref().is_some_and(|a| {
-        matches!(a, "aarch64" | "x86_64" | "riscv64" | "i686" | "loongarch64") || a.starts_with("armv")
+        matches!(a, "aarch64" | "x86_64" | "riscv64" | "i686" | "loongarch64")
+            || a.starts_with("armv")
     }) {
         row("Byte Order", "Little Endian".into());
     }
@@ -282,14 +282,25 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
     if let Some(v) = first.and_then(|c| c.vendor.clone()) {
         row("Vendor ID", v);
     }
-    // One group per model name in CPU order, as lscpu lists each core type once.
-    let mut seen: Vec<(Option<String>, Option<u64>)> = Vec::new();
+    // One group per core type (model name, model, stepping) in CPU order, as lscpu lists
+    // each once; its cpufreq limits are the group's widest.
+    let mut groups: Vec<(&crate::sys::lscpu::LscpuCpu, Option<u64>, Option<u64>)> = Vec::new();
     for c in &l.cpus {
-        let key = (c.model_name.clone(), c.max_mhz);
-        if seen.contains(&key) {
-            continue;
+        let same = |g: &crate::sys::lscpu::LscpuCpu| {
+            g.model_name == c.model_name && g.model == c.model && g.stepping == c.stepping
+        };
+        match groups.iter_mut().find(|(g, _, _)| same(g)) {
+            Some((_, max, min)) => {
+                *max = (*max).max(c.max_mhz);
+                *min = match (*min, c.min_mhz) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            None => groups.push((c, c.max_mhz, c.min_mhz)),
         }
-        seen.push(key);
+    }
+    for (c, max, min) in groups {
         if let Some(m) = &c.model_name {
             row("Model name", m.clone());
         }
@@ -302,10 +313,10 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
         if let Some(st) = &c.stepping {
             row("Stepping", st.clone());
         }
-        if let Some(m) = c.max_mhz {
+        if let Some(m) = max {
             row("CPU max MHz", format!("{m}.0000"));
         }
-        if let Some(m) = c.min_mhz {
+        if let Some(m) = min {
             row("CPU min MHz", format!("{m}.0000"));
         }
         if let Some(b) = &c.bogomips {
@@ -321,7 +332,12 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
     for v in &l.vulnerabilities {
         rows.push((format!("Vulnerability {}:", v.label()), v.state.clone()));
     }
-    let width = rows.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0) + 1;
+    let width = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 1;
     let mut s = String::new();
     for (k, v) in rows {
         let _ = writeln!(s, "{k:<width$}{v}");
@@ -606,8 +622,14 @@ mod tests {
             lines[0],
             "Linux 5.10.66-11-rockchip-geee2b32138fd (rock-5b) \t07/04/22 \t_aarch64_\t(8 CPU)"
         );
-        assert_eq!(lines[2], "avg-cpu:  %user   %nice %system %iowait  %steal   %idle");
-        assert_eq!(lines[3], "           4.30    0.00    0.34    0.14    0.00   95.21");
+        assert_eq!(
+            lines[2],
+            "avg-cpu:  %user   %nice %system %iowait  %steal   %idle"
+        );
+        assert_eq!(
+            lines[3],
+            "           4.30    0.00    0.34    0.14    0.00   95.21"
+        );
         assert_eq!(
             lines[5],
             "Device             tps    kB_read/s    kB_wrtn/s    kB_dscd/s    kB_read    kB_wrtn    kB_dscd"
@@ -627,7 +649,10 @@ mod tests {
             machine: None,
             cpus: 0,
         };
-        assert_eq!(health_block(&IoStat::default(), &head, &FreeAndSwaps::default()), "");
+        assert_eq!(
+            health_block(&IoStat::default(), &head, &FreeAndSwaps::default()),
+            ""
+        );
         assert_eq!(iostat_date("garbage"), "n/a");
         assert_eq!(iostat_date("2022-07-04T17:51:16+00:00"), "07/04/22");
     }

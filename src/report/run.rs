@@ -402,7 +402,10 @@ pub(crate) fn log_head(r: &RunReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(s, "Uptime: {u}{temp}\n");
     }
-    s.push_str(&crate::report::logsec::health_block_of(i, crate::report::logsec::iostat_date(&r.started)));
+    s.push_str(&crate::report::logsec::health_block_of(
+        i,
+        crate::report::logsec::iostat_date(&r.started),
+    ));
     s.push_str(&info::summary_line(i));
     s.push_str("\n\n");
     s.push_str(&info::memory_block(

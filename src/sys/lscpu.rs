@@ -124,21 +124,28 @@ pub fn from_cpuinfo(info: &CpuInfo, topo: &Topology) -> Vec<LscpuCpu> {
             let x86 = get("vendor_id").is_some();
             LscpuCpu {
                 cpu: c.cpu,
-                vendor: get("vendor_id").or_else(|| get("CPU implementer").and_then(|v| arm_vendor(&v))),
+                vendor: get("vendor_id")
+                    .or_else(|| get("CPU implementer").and_then(|v| arm_vendor(&v))),
                 model_name: if x86 {
                     get("model name")
                 } else {
                     c.core_type.clone().or_else(|| get("model name"))
                 },
                 family: if x86 { get("cpu family") } else { None },
-                model: if x86 { get("model") } else { get("CPU revision") },
+                model: if x86 {
+                    get("model")
+                } else {
+                    get("CPU revision")
+                },
                 stepping: if x86 {
                     get("stepping")
                 } else {
                     c.stepping.clone()
                 },
                 bogomips: get("bogomips").or_else(|| get("BogoMIPS")),
-                flags: get("flags").or_else(|| get("Features")).or_else(|| get("isa")),
+                flags: get("flags")
+                    .or_else(|| get("Features"))
+                    .or_else(|| get("isa")),
                 max_mhz: c.max_mhz,
                 min_mhz: c.min_mhz,
                 caches: Vec::new(),

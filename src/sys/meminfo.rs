@@ -88,7 +88,9 @@ pub struct FreeAndSwaps {
 pub fn read(root: &SysRoot) -> FreeAndSwaps {
     FreeAndSwaps {
         free: root.read_opt("/proc/meminfo").and_then(|t| parse_free(&t)),
-        swaps: root.read_opt("/proc/swaps").and_then(|t| swapon_summary(&t)),
+        swaps: root
+            .read_opt("/proc/swaps")
+            .and_then(|t| swapon_summary(&t)),
     }
 }
 

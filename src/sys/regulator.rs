@@ -33,7 +33,12 @@ pub fn is_performance_relevant(name: &str) -> bool {
 pub fn line(r: &Regulator) -> String {
     let mv = |uv: u64| (uv as f64 / 1000.0).round() as u64;
     match r.max_microvolts {
-        Some(max) => format!("   {}: {} mV ({} mV max)", r.name, mv(r.microvolts), mv(max)),
+        Some(max) => format!(
+            "   {}: {} mV ({} mV max)",
+            r.name,
+            mv(r.microvolts),
+            mv(max)
+        ),
         None => format!("   {}: {} mV", r.name, mv(r.microvolts)),
     }
 }
@@ -47,7 +52,11 @@ pub fn read(root: &SysRoot) -> Vec<Regulator> {
         .filter_map(|e| {
             let dir = format!("{REGULATOR_CLASS}/{e}");
             let target = root.link_target(&dir)?;
-            if !target.to_string_lossy().to_ascii_lowercase().contains("i2c") {
+            if !target
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .contains("i2c")
+            {
                 return None;
             }
             let name = root.value(format!("{dir}/name"))?;
@@ -86,7 +95,9 @@ mod tests {
     #[test]
     fn only_i2c_regulators_with_relevant_names_are_read() {
         let d = tempfile::tempdir().unwrap();
-        let dev = d.path().join("sys/devices/platform/fdd40000.i2c/i2c-0/0-001c/regulator");
+        let dev = d
+            .path()
+            .join("sys/devices/platform/fdd40000.i2c/i2c-0/0-001c/regulator");
         let fixed = d.path().join("sys/devices/platform/vcc3v3/regulator");
         let class = d.path().join("sys/class/regulator");
         fs::create_dir_all(&class).unwrap();
