@@ -70,7 +70,7 @@ pub fn read(root: &SysRoot) -> Vec<Regulator> {
             })
         })
         .collect();
-    out.sort_by(|a, b| line(a).cmp(&line(b)));
+    out.sort_by_key(line);
     out
 }
 
