@@ -185,6 +185,12 @@ finding_codes! {
     GovernorDmcIo = "governor-dmc-io",
     /// `-M`: AES-256 on a cluster ran slower after minutes of all-core load than before.
     AesSlowerAfterLoad = "aes-slower-after-load",
+    /// A big.LITTLE device tree without `capacity-dmips-mhz` on every CPU node.
+    CapacityDmipsMhzMissing = "capacity-dmips-mhz-missing",
+    /// `schedutil` without (or with a partial) energy model in the device tree.
+    EnergyModelMissing = "energy-model-missing",
+    /// Intel RAPL power capping present (it may limit clocks under load).
+    PowercapPresent = "powercap-present",
 }
 
 impl std::fmt::Display for FindingCode {
@@ -244,7 +250,7 @@ mod tests {
             assert_eq!(back, *c);
         }
         assert_eq!(FindingCode::SevenZipVersion.as_str(), "7zip-version");
-        assert_eq!(FindingCode::ALL.len(), 61);
+        assert_eq!(FindingCode::ALL.len(), 64);
     }
 
     #[test]

@@ -396,6 +396,7 @@ pub(crate) fn log_head(r: &RunReport) -> String {
     );
     s.push_str(&info::distro_lines(i));
     s.push('\n');
+    s.push_str(&crate::report::logsec::dmi_blocks(&i.log_inventory.dmi));
     if let Some(u) = &r.preflight.uptime {
         let temp = i
             .sensors
@@ -404,6 +405,10 @@ pub(crate) fn log_head(r: &RunReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(s, "Uptime: {u}{temp}\n");
     }
+    s.push_str(&crate::report::logsec::health_block_of(
+        i,
+        crate::report::logsec::iostat_date(&r.started),
+    ));
     s.push_str(&info::summary_line(i));
     s.push_str("\n\n");
     s.push_str(&info::memory_block(
@@ -509,13 +514,20 @@ pub(crate) fn after_sections(s: &mut String, r: &RunReport) {
         dm.push('\n');
     }
     section(s, &dm);
+    let end = r.system_after.as_ref().unwrap_or(i);
+    let end_date = crate::report::logsec::iostat_date(r.finished.as_deref().unwrap_or(&r.started));
+    section(s, &crate::report::logsec::health_block_of(end, end_date));
     let mut env = topology::render(&i.topology);
     env.push('\n');
+    let lscpu = crate::report::logsec::lscpu_of(i);
+    if !lscpu.is_empty() {
+        env.push_str(&lscpu);
+        env.push('\n');
+    }
     env.push_str(&info::environment_block(i));
     section(s, &env);
-    if !i.opp_tables.is_empty() {
-        section(s, &crate::sys::opp::render(&i.opp_tables));
-    }
+    section(s, &crate::report::logsec::cache_and_dimms(i));
+    section(s, &crate::report::logsec::opp_section(i));
 }
 
 /// `Benchmark phases (local time):`, with the skipped steps.

@@ -149,6 +149,7 @@ pub fn findings(
         online_after,
     ));
     out.extend(validate::kernel_findings(&r.kernel_log));
+    out.extend(crate::diagnose::sched_dt::findings(&r.system_before));
     if let Some(after) = pi_after {
         out.extend(PiThrottled::findings(pi_before, after));
     }

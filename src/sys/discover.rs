@@ -88,6 +88,10 @@ pub struct SystemInfo {
     pub memory: Memory,
     /// Thermal source, zones, hwmon, DC-in.
     pub sensors: Sensors,
+    /// What the log's DMI, iostat, free, lscpu, cache, RAM and regulator sections show
+    /// (log only: not in the JSON schema).
+    #[serde(skip)]
+    pub log_inventory: crate::sys::logsec::LogInventory,
 }
 
 impl SystemInfo {
@@ -113,6 +117,8 @@ impl SystemInfo {
             power: power::read(root),
         };
         let devfreq = devfreq::read(root);
+        let log_inventory =
+            crate::sys::logsec::LogInventory::read(root, &topology, kernel.machine.clone());
         let names: Vec<String> = devfreq.iter().map(|d| d.name.clone()).collect();
         Self {
             schema: SCHEMA,
@@ -136,6 +142,7 @@ impl SystemInfo {
             opp_tables: crate::sys::opp::read(root),
             memory,
             sensors,
+            log_inventory,
         }
     }
 

@@ -15,6 +15,7 @@ mod info;
 mod kernel_cli;
 mod kernel_rules;
 mod layers;
+mod logsec_sections;
 mod markdown;
 mod monitor;
 mod net;

@@ -59,6 +59,7 @@ fn filtered() -> insta::Settings {
     );
     s.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "TMP");
     s.add_filter(r"Uptime: .*", "Uptime: UPTIME");
+    s.add_filter(r"\t\d{2}/\d{2}/\d{2} \t", "\tMM/DD/YY \t");
     s
 }
 
