@@ -62,7 +62,7 @@ fn target(a: &ReportArgs) -> Result<Target, String> {
     }
     if let Some(file) = &a.run {
         let text = crate::app::results::read_file(file)?;
-        let (document, parsed) = if text.trim_start().starts_with('{') {
+        let (document, parsed) = if document::is_run_json(&text) {
             let p = document::from_run_json(&text);
             (text, p)
         } else {

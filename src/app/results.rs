@@ -73,7 +73,7 @@ fn files_of(path: &Path) -> Result<Vec<std::path::PathBuf>, String> {
 
 /// The documents of one file: a run JSON, or each run of a log.
 fn documents(text: &str) -> Vec<(String, Result<Parsed, String>)> {
-    if text.trim_start().starts_with('{') {
+    if document::is_run_json(text) {
         return vec![(text.to_string(), document::from_run_json(text))];
     }
     document::split_runs(text)
@@ -602,7 +602,7 @@ fn share_source(a: &ShareArgs) -> Result<(String, Option<i64>, Option<String>), 
         }
     };
     let text = read_file(&file)?;
-    if text.trim_start().starts_with('{') {
+    if document::is_run_json(&text) {
         return Err(format!(
             "{}: a run JSON; share the run's log instead",
             file.display()

@@ -66,9 +66,15 @@ pub fn split_runs(text: &str) -> Vec<&str> {
     out
 }
 
+/// Whether `text` is a JSON document (our run JSON) rather than a log: the one test every
+/// reader of result files uses.
+pub fn is_run_json(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+}
+
 /// Read one document: our run JSON, or the last run of a log.
 pub fn parse(text: &str) -> Result<Parsed, String> {
-    if text.trim_start().starts_with('{') {
+    if is_run_json(text) {
         return from_run_json(text);
     }
     let last = split_runs(text).pop().unwrap_or(text);
