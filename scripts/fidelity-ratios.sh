@@ -25,7 +25,8 @@ fi
 
 echo "== ratios ours / real tool, cpu$CPU, $(uname -srm), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 
-# 7-Zip: `7za b -mmt1` (Avr: compress | decompress, Tot:) vs our native LZMA on the same CPU.
+# 7-Zip: `7za b -mmt1` (Avr: compress | decompress, Tot:) vs our native LZMA on the same CPU,
+# then `7za b -mmtN` vs our native run on all N CPUs.
 if [ -n "$SEVENZ" ] && [ -x "$SEVENZ" ]; then
   pin "$SEVENZ" b -mmt1 >"$TMP/7z.txt" 2>&1
   z_c=$(awk -F'|' '/^Avr:/ {n=split($1,a," "); print a[n]}' "$TMP/7z.txt")
@@ -38,6 +39,17 @@ if [ -n "$SEVENZ" ] && [ -x "$SEVENZ" ]; then
   line "LZMA decompress (MIPS, 1 thread)" "$(jq -r "$n.decompress_rating_mips" "$TMP/c.json")" "$z_d"
   line "LZMA total (MIPS, 1 thread)" "$(jq -r "$n.total_rating_mips" "$TMP/c.json")" "$z_t"
   line "7-Zip total via our run" "$(jq -r '.results.sevenzip.single[0].result.table.total_rating_mips // "null"' "$TMP/c.json")" "$z_t"
+  # All CPUs: `7za b -mmtN` once against our native multi-threaded run (not pinned).
+  ncpu="$(nproc)"
+  "$SEVENZ" b "-mmt$ncpu" >"$TMP/7zm.txt" 2>&1
+  m_c=$(awk -F'|' '/^Avr:/ {n=split($1,a," "); print a[n]}' "$TMP/7zm.txt")
+  m_d=$(awk -F'|' '/^Avr:/ {n=split($2,a," "); print a[n]}' "$TMP/7zm.txt")
+  m_t=$(awk '/^Tot:/ {print $NF}' "$TMP/7zm.txt")
+  "$BIN" bench compress --native-only --json >"$TMP/cm.json" 2>/dev/null
+  m='.results.native_multi'
+  line "LZMA compress (MIPS, $ncpu threads)" "$(jq -r "$m.compress_rating_mips" "$TMP/cm.json")" "$m_c"
+  line "LZMA decompress (MIPS, $ncpu threads)" "$(jq -r "$m.decompress_rating_mips" "$TMP/cm.json")" "$m_d"
+  line "LZMA total (MIPS, $ncpu threads)" "$(jq -r "$m.total_rating_mips" "$TMP/cm.json")" "$m_t"
 else
   echo "  7-Zip: not run (no SBC_7ZA, no bundled 7za, none on PATH)"
 fi

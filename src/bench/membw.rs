@@ -60,6 +60,9 @@ pub struct Options {
     /// Our kernels of the best instruction set only (`AVX2 …`, not also `SSE2 …`): the
     /// standard run's choice, to save time; `bench membw` measures them all.
     pub best_isa_only: bool,
+    /// Repetitions of our kernels' rows (`AVX2 copy` …), which no published column uses:
+    /// `None` as many as the libc rows (`bench membw`); the standard run measures them once.
+    pub kernel_reps: Option<u32>,
 }
 
 impl Options {
@@ -71,6 +74,7 @@ impl Options {
             max_reps: 3,
             quick: false,
             best_isa_only: false,
+            kernel_reps: None,
         }
     }
 
@@ -82,6 +86,7 @@ impl Options {
             max_reps: 2,
             quick: true,
             best_isa_only: false,
+            kernel_reps: None,
         }
     }
 }
@@ -474,12 +479,20 @@ pub fn run(
                 libc_fill(opts, d, bytes, cancel),
             ));
         }
+        let kernel_opts = match opts.kernel_reps {
+            Some(n) => Options {
+                min_reps: n,
+                max_reps: n,
+                ..opts.clone()
+            },
+            None => opts.clone(),
+        };
         for k in &kernels {
             if cancel.is_cancelled() {
                 break;
             }
             let mut ok = true;
-            let r = repeat(opts, bytes, cancel, &mut || {
+            let r = repeat(&kernel_opts, bytes, cancel, &mut || {
                 ok &= k.run(&mut *dst, src);
             });
             if !ok {
@@ -643,6 +656,7 @@ mod tests {
             max_reps: 3,
             quick: true,
             best_isa_only: false,
+            kernel_reps: None,
         };
         let mut calls = 0;
         let (best, pct, samples) = repeat(&opts, 1_000_000, &CancellationToken::new(), &mut || {
@@ -757,6 +771,7 @@ mod tests {
             max_reps: 3,
             quick: true,
             best_isa_only: false,
+            kernel_reps: None,
         };
         let mut calls = 0;
         let (_, _, samples) = repeat(&opts, 1000, &CancellationToken::new(), &mut || calls += 1);
@@ -773,6 +788,36 @@ mod tests {
         assert_eq!(select_kernels(copy::kernels(), false).len(), all.len());
         // Copy and fill both stay.
         assert!(best.iter().any(|k| k.op == Op::Copy) && best.iter().any(|k| k.op == Op::Fill));
+    }
+
+    #[test]
+    fn kernel_rows_take_their_own_repetitions_and_libc_rows_keep_theirs() {
+        let plan = BufferPlan {
+            bytes: MIB,
+            ..plan_buffer(None, None, true)
+        };
+        let opts = Options {
+            rep_time: Duration::ZERO,
+            min_reps: 3,
+            max_reps: 3,
+            kernel_reps: Some(1),
+            ..Options::quick()
+        };
+        let r = run(&opts, &plan, &CancellationToken::new(), &mut |_, _| {}).unwrap();
+        assert_eq!(r.rows.len(), 3 + copy::kernels().len());
+        for row in &r.rows {
+            let want = if row.implementation == "libc" { 3 } else { 1 };
+            // The 0.1 % early stop may end the libc rows sooner, never the kernels later.
+            assert!(
+                (1..=want).contains(&row.samples_mb_per_s.len()),
+                "{}: {:?}",
+                row.name,
+                row.samples_mb_per_s
+            );
+            if row.implementation != "libc" {
+                assert_eq!(row.samples_mb_per_s.len(), 1, "{}", row.name);
+            }
+        }
     }
 
     #[test]

@@ -290,6 +290,7 @@ mod tests {
                 .collect(),
             openssl: None,
             errors: Vec::new(),
+            native_skipped: false,
         }
     }
 

@@ -90,8 +90,12 @@ pub fn aes_section(heading: &str, r: &AesResults) -> String {
     if gcm {
         let _ = write!(s, "; GCM's GHASH: {}", r.ghash_backend);
     }
-    s.push_str(")\n");
-    s.push_str(&table(&r.native));
+    if r.native_skipped {
+        s.push_str("): not measured beside OpenSSL (--extensive measures both)\n");
+    } else {
+        s.push_str(")\n");
+        s.push_str(&table(&r.native));
+    }
     if let Some(o) = &r.openssl {
         s.push('\n');
         if o.twice {
@@ -477,6 +481,7 @@ mod tests {
                 twice: false,
             }),
             errors: vec![Remark::Failed("cannot run on cpu9: offline".into())],
+            native_skipped: false,
         };
         let s = aes_section("Executing benchmark on each cluster individually", &r);
         assert!(!s.contains("twice"));
@@ -505,6 +510,7 @@ mod tests {
                 twice: true,
             }),
             errors: Vec::new(),
+            native_skipped: false,
         };
         let s = aes_section("AES", &r);
         // Corpus log 1Ga0KBn.txt's line above the table.
@@ -515,6 +521,28 @@ mod tests {
             "{s}"
         );
         assert_eq!(s.matches("\naes-256-cbc ").count(), 3, "{s}");
+    }
+
+    #[test]
+    fn native_rows_skipped_beside_openssl_are_said_not_measured() {
+        let r = AesResults {
+            backend: Backend::AesNi,
+            ghash_backend: "pclmulqdq",
+            native: Vec::new(),
+            openssl: Some(OpensslResults {
+                version_raw: "OpenSSL 3.0.19 27 Jan 2026".into(),
+                version_line: "OpenSSL 3.0.19, built on 27 Jan 2026".into(),
+                rows: vec![row(Algorithm::Aes256Cbc, [2.0e5; 6], "Cortex-A76")],
+                twice: false,
+            }),
+            errors: Vec::new(),
+            native_skipped: true,
+        };
+        let s = aes_section("AES", &r);
+        assert!(s.contains(
+            "Native AES (RustCrypto, aes-ni: AES-NI instructions): not measured beside OpenSSL (--extensive measures both)\n\nOpenSSL 3.0.19"
+        ), "{s}");
+        assert_eq!(s.matches("\naes-256-cbc ").count(), 1, "{s}");
     }
 
     #[test]

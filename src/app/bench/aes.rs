@@ -101,6 +101,7 @@ impl Command for AesCommand {
             openssl_seconds: quick.then_some(1),
             outlier_retries: 0,
             openssl_twice: false,
+            native_beside_openssl: true,
         };
         Ok(Self {
             opts,

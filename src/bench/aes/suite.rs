@@ -30,13 +30,26 @@ pub struct Config<'a> {
     /// Run `openssl speed` twice per CBC key length when there is a single target (one
     /// cluster), as sbc-bench does; its AES column averages the two rows.
     pub openssl_twice: bool,
+    /// Measure natively also when OpenSSL runs. The standard run measures only with
+    /// `openssl speed` (what sbc-bench's AES column is) outside extensive mode; the
+    /// native rows stand in when OpenSSL is missing or none of its rows succeeded.
+    pub native_beside_openssl: bool,
 }
 
 impl Config<'_> {
+    /// The native rows are measured before OpenSSL's (not only as a stand-in after them).
+    fn native_first(&self) -> bool {
+        self.openssl.is_none() || self.native_beside_openssl
+    }
+
     /// Progress steps [`run`] reports (one per buffer size per row).
     pub fn steps(&self) -> u64 {
         let rows = self.algorithms.len() * self.targets.len() + self.parallel.len();
-        let per = self.opts.buffer_sizes.len() as u64;
+        let per = if self.native_first() {
+            self.opts.buffer_sizes.len() as u64
+        } else {
+            0
+        };
         let openssl = if self.openssl.is_some() {
             let again: usize = plan(self)
                 .iter()
@@ -102,6 +115,9 @@ pub struct AesResults {
     pub openssl: Option<OpensslResults>,
     /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…), and notes.
     pub errors: Vec<Remark>,
+    /// The native rows were not measured because OpenSSL's were (the standard run outside
+    /// extensive mode, [`Config::native_beside_openssl`]).
+    pub native_skipped: bool,
 }
 
 /// The row tag of a target: its core type (`Cortex-A76`, as sbc-bench tags one row per
@@ -191,19 +207,25 @@ pub fn run(
         }
     };
     let rows = plan(cfg);
-    for (alg, t) in &rows {
-        let r = aes::measure_on(t.cpu, *alg, &cfg.opts, cancel, progress)
-            .map(|r| from_native(&r, t.cpu, tag_among(t, cfg.targets)));
-        keep(r, &mut native, &mut errors)?;
-    }
-    for &alg in &cfg.parallel {
-        for (cpu, r) in aes::measure_parallel(cfg.all_cpus, alg, &cfg.opts, cancel, &|| {}) {
-            let r = r.map(|r| from_native(&r, cpu, PARALLEL.into()));
-            keep(r, &mut native, &mut errors)?;
+    let measure_native = |native: &mut Vec<Row>, errors: &mut Vec<Remark>| {
+        for (alg, t) in &rows {
+            let r = aes::measure_on(t.cpu, *alg, &cfg.opts, cancel, progress)
+                .map(|r| from_native(&r, t.cpu, tag_among(t, cfg.targets)));
+            keep(r, native, errors)?;
         }
-        for _ in &cfg.opts.buffer_sizes {
-            progress();
+        for &alg in &cfg.parallel {
+            for (cpu, r) in aes::measure_parallel(cfg.all_cpus, alg, &cfg.opts, cancel, &|| {}) {
+                let r = r.map(|r| from_native(&r, cpu, PARALLEL.into()));
+                keep(r, native, errors)?;
+            }
+            for _ in &cfg.opts.buffer_sizes {
+                progress();
+            }
         }
+        Ok::<(), BenchError>(())
+    };
+    if cfg.native_first() {
+        measure_native(&mut native, &mut errors)?;
     }
     let openssl = match cfg.openssl {
         None => None,
@@ -265,12 +287,19 @@ pub fn run(
             })
         }
     };
+    // OpenSSL was to stand for both but measured nothing: the native rows stand in.
+    let mut native_skipped = !cfg.native_first();
+    if native_skipped && openssl.as_ref().is_none_or(|o| o.rows.is_empty()) {
+        measure_native(&mut native, &mut errors)?;
+        native_skipped = false;
+    }
     Ok(AesResults {
         backend: Backend::detect(),
         ghash_backend: aes::ghash_backend(),
         native,
         openssl,
         errors,
+        native_skipped,
     })
 }
 
@@ -301,6 +330,8 @@ pub struct SuiteOptions {
     pub outlier_retries: usize,
     /// [`Config::openssl_twice`]: the standard run's sbc-bench rule.
     pub openssl_twice: bool,
+    /// [`Config::native_beside_openssl`].
+    pub native_beside_openssl: bool,
 }
 
 impl<'a> Aes<'a> {
@@ -314,6 +345,7 @@ impl<'a> Aes<'a> {
             openssl: self.openssl,
             openssl_seconds: o.openssl_seconds,
             openssl_twice: o.openssl_twice,
+            native_beside_openssl: o.native_beside_openssl,
         }
     }
 }
@@ -509,6 +541,7 @@ mod tests {
             openssl: None,
             openssl_seconds: None,
             openssl_twice: true,
+            native_beside_openssl: true,
         };
         let order: Vec<(&str, u32)> = plan(&cfg).iter().map(|(a, t)| (a.name(), t.cpu)).collect();
         assert_eq!(
@@ -544,6 +577,7 @@ mod tests {
             openssl: None,
             openssl_seconds: None,
             openssl_twice: true,
+            native_beside_openssl: true,
         };
         let steps = std::sync::atomic::AtomicU64::new(0);
         let r = run(&cfg, &CancellationToken::new(), &|| {
@@ -602,6 +636,7 @@ mod tests {
             openssl: Some(&o),
             openssl_seconds: Some(1),
             openssl_twice: true,
+            native_beside_openssl: true,
         };
         let steps = std::sync::atomic::AtomicU64::new(0);
         let tick = || {
@@ -634,5 +669,85 @@ mod tests {
         cfg.targets = &two;
         cfg.openssl_twice = true;
         assert_eq!(cfg.openssl_runs(Algorithm::Aes256Cbc), 1);
+    }
+
+    #[test]
+    fn native_rows_are_skipped_beside_openssl_unless_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = fake_openssl(dir.path());
+        let cpu = crate::bench::pin::allowed_cpus()
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let one = [target(cpu, "Cortex-A53")];
+        let cfg = Config {
+            targets: &one,
+            all_cpus: &[cpu],
+            algorithms: Algorithm::CBC.to_vec(),
+            parallel: Vec::new(),
+            opts: Options {
+                per_size: std::time::Duration::from_millis(2),
+                buffer_sizes: vec![16],
+            },
+            openssl: Some(&o),
+            openssl_seconds: Some(1),
+            openssl_twice: false,
+            native_beside_openssl: false,
+        };
+        let steps = std::sync::atomic::AtomicU64::new(0);
+        let tick = || {
+            steps.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        };
+        let r = run(&cfg, &CancellationToken::new(), &tick).unwrap();
+        assert!(r.native.is_empty());
+        assert!(r.native_skipped);
+        assert_eq!(r.openssl.unwrap().rows.len(), 3);
+        assert_eq!(
+            steps.into_inner(),
+            cfg.steps(),
+            "progress counts no native rows"
+        );
+    }
+
+    #[test]
+    fn native_rows_stand_in_when_openssl_measured_nothing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("openssl");
+        std::fs::write(
+            &path,
+            "#!/bin/sh\necho 'speed: unknown cipher' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let o = Openssl {
+            path,
+            version_raw: "OpenSSL 3.0.11 19 Sep 2023".into(),
+            version: Some("3.0.11".into()),
+        };
+        let cpu = crate::bench::pin::allowed_cpus()
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let one = [target(cpu, "Cortex-A53")];
+        let cfg = Config {
+            targets: &one,
+            all_cpus: &[cpu],
+            algorithms: vec![Algorithm::Aes256Cbc],
+            parallel: Vec::new(),
+            opts: Options {
+                per_size: std::time::Duration::from_millis(2),
+                buffer_sizes: vec![16],
+            },
+            openssl: Some(&o),
+            openssl_seconds: Some(1),
+            openssl_twice: false,
+            native_beside_openssl: false,
+        };
+        let r = run(&cfg, &CancellationToken::new(), &|| {}).unwrap();
+        assert!(r.openssl.as_ref().unwrap().rows.is_empty());
+        assert!(!r.errors.is_empty());
+        assert_eq!(r.native.len(), 1, "the native row stands in");
+        assert!(!r.native_skipped);
     }
 }
