@@ -2,7 +2,8 @@
 # CI of the release: every artifact of scripts/release.sh in its quick form (the `ci-dist`
 # profile), each binary smoke-tested on two fixture sysroots (under qemu-user where it is
 # not this machine's), and scripts/install.sh tested against the artifact directory,
-# a checksum mismatch among its cases. Run by .ci/run; installs what it needs.
+# a checksum mismatch among its cases. Run by .ci/run; installs what it needs
+# (`--deps`: only that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/cross.sh
@@ -27,14 +28,14 @@ python3 -m ziglang version >/dev/null 2>&1 || {
   python3 -m pip install -q --disable-pip-version-check ziglang 2>&1 | grep -v "Running pip as the 'root' user" || true
 }
 rustup target add "${CROSS_TARGETS[@]}" >/dev/null
+# --deps: only install what the cross builds need (.ci/run, before it starts them).
+[ "${1:-}" != --deps ] || exit 0
 
-# The targets whose artifacts CI builds and smoke-tests. A clean CI run has 20 minutes on
-# 2 cores, and one cross build of the whole dependency tree takes two to three of them: CI
-# builds the aarch64 artifact (the boards') in full and compile-checks armv7 and riscv64
-# (`cargo check`, no link; x86_64 is compiled by `cargo test` already).
-# `CI_RELEASE_TARGETS="${CROSS_TARGETS[*]}"` builds and smoke-tests all four, as
-# scripts/release.sh builds all four by default.
-read -r -a ci_targets <<< "${CI_RELEASE_TARGETS:-aarch64-unknown-linux-musl}"
+# The targets whose artifacts CI builds and smoke-tests: all four release targets, in one
+# cargo run (.ci/run starts it beside the test suite, `release.sh --build-only`, so that
+# here it finds them built). `CI_RELEASE_TARGETS="…"` picks fewer; a release target left
+# out is still compile-checked (`cargo check`).
+read -r -a ci_targets <<< "${CI_RELEASE_TARGETS:-${CROSS_TARGETS[*]}}"
 dist="target/ci-dist-artifacts"
 rm -rf "$dist"
 say "scripts/release.sh --quick (${ci_targets[*]}: tarballs, .debs, SHA256SUMS)"

@@ -2,6 +2,7 @@
 # Cross builds for the boards we release for; sourced by .ci/run and scripts/release.sh.
 #
 #   cross RUST_TARGET cargo-args…    cargo for RUST_TARGET, its C built by zig's clang
+#   cross_multi T… -- cargo-args…     one cargo run for several targets
 #
 # C in the dependency tree (the bundled SQLite, ring) is compiled with zig's clang through
 # scripts/zigcc/ (PyPI's `ziglang`: one download with musl and glibc headers for every
@@ -58,17 +59,47 @@ cross_deb_arch() {
   esac
 }
 
-cross() {
-  local t="$1" z gcc v
-  shift
+# cross_env RUST_TARGET: the environment (NAME=VALUE lines) cargo needs to build for it:
+# its C compiler and archiver (zig, through a wrapper that names the zig target, so that
+# several targets can build in one cargo run) and, for the static glibc targets, the linker
+# and `+crt-static`.
+cross_env() {
+  local t="$1" z gcc v w
   z="$(cross_zig "$t")" || return 1
   gcc="$(cross_gcc "$t")"
   v="${t//-/_}"
-  local -a envs=(ZIG_TARGET="$z" "CC_$v=$CROSS_ZIGCC/cc" "AR_$v=$CROSS_ZIGCC/ar")
+  w="$(mkdir -p "${CARGO_TARGET_DIR:-target}/zigcc/$t" && cd "${CARGO_TARGET_DIR:-target}/zigcc/$t" && pwd)"
+  for tool in cc ar; do
+    printf '#!/bin/sh\nZIG_TARGET=%s exec "%s/%s" "$@"\n' "$z" "$CROSS_ZIGCC" "$tool" > "$w/$tool"
+    chmod +x "$w/$tool"
+  done
+  printf '%s\n' "CC_$v=$w/cc" "AR_$v=$w/ar"
   if [ -n "$gcc" ]; then
     local V="${v^^}"
-    envs+=("CARGO_TARGET_${V}_LINKER=$gcc"
-      "CARGO_TARGET_${V}_RUSTFLAGS=-C target-feature=+crt-static")
+    echo "CARGO_TARGET_${V}_LINKER=$gcc"
+    echo "CARGO_TARGET_${V}_RUSTFLAGS=-C target-feature=+crt-static"
   fi
-  env "${envs[@]}" cargo "$@" --target "$t"
+}
+
+# cross_multi RUST_TARGET… -- cargo-args…: one cargo run for all the targets (the build
+# scripts and proc macros are built once for this machine, and both cores stay busy
+# across the targets' dependency trees).
+cross_multi() {
+  local -a envs=() targets=() e
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    mapfile -t e < <(cross_env "$1") && [ ${#e[@]} -gt 0 ] || return 1
+    envs+=("${e[@]}")
+    targets+=(--target "$1")
+    shift
+  done
+  [ "${1:-}" = -- ] || { echo "cross_multi: no -- before the cargo arguments" >&2; return 1; }
+  shift
+  env "${envs[@]}" cargo "$@" "${targets[@]}"
+}
+
+# cross RUST_TARGET cargo-args…: cargo for one target.
+cross() {
+  local t="$1"
+  shift
+  cross_multi "$t" -- "$@"
 }

@@ -5,10 +5,13 @@
 #   dist/sbc-bench_VERSION-1_ARCH.deb      the same, installed as a Debian package
 #   dist/SHA256SUMS
 #
-# Usage: scripts/release.sh [--quick] [--out DIR] [--target T]... [--no-deb]
+# Usage: scripts/release.sh [--quick] [--out DIR] [--target T]... [--no-deb] [--build-only]
 #   --quick   the `ci-dist` profile (no LTO, opt-level 1): the same artifacts in a fraction
 #             of the build time, for CI; not for publishing
 #   --target  only these targets (default: all four, see scripts/cross.sh)
+#   --build-only  only the binaries (one cargo run for all targets), no packages; a later
+#             run with the same options finds them built (.ci/run builds them beside the
+#             test suite this way)
 #
 # Needs: rustup targets, python3 -m ziglang, gcc-arm-linux-gnueabihf and
 # gcc-riscv64-linux-gnu (linkers of the static glibc targets), qemu-user-static (the man
@@ -21,6 +24,7 @@ cd "$(dirname "$0")/.."
 profile=dist
 out=dist
 debs=1
+build_only=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,6 +32,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift ;;
     --target) targets+=("$2"); shift ;;
     --no-deb) debs=0 ;;
+    --build-only) build_only=1 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "release.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -82,9 +87,14 @@ check_static() {
   fi
 }
 
+# One cargo run for every target: the build scripts and proc macros are built once, and
+# both cores stay busy across the targets.
+say "${targets[*]}: cargo build --profile $profile"
+cross_multi "${targets[@]}" -- build --locked --profile "$profile" --bin sbc-bench
+[ "$build_only" = 0 ] || exit 0
+
 for t in "${targets[@]}"; do
-  say "$t: cargo build --profile $profile"
-  cross "$t" build --locked --profile "$profile" --bin sbc-bench
+  say "$t: packaging"
   bin="$tdir/$t/$profile/sbc-bench"
   check_static "$bin"
   size="$(stat -c %s "$bin")"
