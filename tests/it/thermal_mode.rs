@@ -61,8 +61,21 @@ fn board(board: &str, temp_mc: u32) -> (tempfile::TempDir, PathBuf) {
     (tmp, root)
 }
 
+/// Rewrite the sensor in place, as a driver updates it: the same inode (the run keeps the
+/// file open and rereads it), overwritten without truncating first, so a read in between
+/// sees the old value or the new one, never an empty file (the temperatures here all have
+/// five digits; a shorter one is cut to length after the write).
 fn set_temp(root: &Path, board: &str, mc: u32) {
-    fs::write(root.join(sensor(board)), format!("{mc}\n")).unwrap();
+    use std::io::Write as _;
+    let text = format!("{mc}\n");
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(root.join(sensor(board)))
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f.set_len(text.len() as u64).unwrap();
 }
 
 /// The run, its stdout line by line on a channel.
