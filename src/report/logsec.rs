@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::sys::cpu::list::format_list;
 use crate::sys::discover::SystemInfo;
 use crate::sys::dmi::{DmiInfo, MemoryDevice};
 use crate::sys::iostat::IoStat;
@@ -250,9 +249,83 @@ fn lscpu_caches(l: &Lscpu) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The lscpu-style summary: architecture, CPUs, per core type its identity and cpufreq
-/// limits, caches, vulnerabilities; labels padded to one column as lscpu pads them.
-pub fn lscpu_summary(l: &Lscpu) -> String {
+/// A CPU list as util-linux writes it: runs of three or more as `a-b`, a pair as `a,b`
+/// (lscpu's `On-line CPU(s) list: 0,1` where the kernel writes `0-1`).
+pub fn lscpu_list(cpus: &[u32]) -> String {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        match j - i {
+            0 => parts.push(v[i].to_string()),
+            1 => parts.push(format!("{},{}", v[i], v[j])),
+            _ => parts.push(format!("{}-{}", v[i], v[j])),
+        }
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+/// lscpu's form of a vulnerability state: a mitigation reads `Mitigation; …` with every
+/// other colon dropped (`Mitigation; Retpolines; STIBP disabled`); others stay as the
+/// kernel writes them (`Vulnerable: Safe RET, no microcode`).
+pub fn lscpu_vulnerability(state: &str) -> String {
+    match state.strip_prefix("Mitigation") {
+        Some(rest) => {
+            // Already in lscpu's form (`Mitigation; …`, as fixture trees captured from
+            // logs have it) stays as it is.
+            let rest = rest
+                .strip_prefix(':')
+                .or_else(|| rest.strip_prefix(';'))
+                .unwrap_or(rest);
+            format!("Mitigation;{}", rest.replace(':', ""))
+        }
+        None => state.to_string(),
+    }
+}
+
+/// lscpu's `Hypervisor vendor:` for a hypervisor named as systemd-detect-virt names it
+/// (util-linux's vendor names), where lscpu tells one.
+fn lscpu_hypervisor(vm: &str) -> Option<&'static str> {
+    Some(match vm {
+        "kvm" => "KVM",
+        "xen" => "Xen",
+        "microsoft" => "Microsoft",
+        "vmware" => "VMware",
+        "oracle" => "Oracle",
+        "parallels" => "Parallels",
+        _ => return None,
+    })
+}
+
+/// Thread(s) per core, core(s) per socket and socket(s) of one core type, as lscpu counts
+/// them: the type's CPUs over its distinct core sibling lists, those over its distinct
+/// package lists. `None` where a CPU lacks either list.
+fn lscpu_counts(cpus: &[&crate::sys::lscpu::LscpuCpu]) -> Option<(usize, usize, usize)> {
+    let mut cores = std::collections::BTreeSet::new();
+    let mut sockets = std::collections::BTreeSet::new();
+    for c in cpus {
+        cores.insert(c.thread_siblings.as_deref()?);
+        sockets.insert(c.package_cpus.as_deref()?);
+    }
+    let (n, cores, sockets) = (cpus.len(), cores.len(), sockets.len());
+    if n == 0 || cores == 0 || sockets == 0 {
+        return None;
+    }
+    Some((n / cores, cores / sockets, sockets))
+}
+
+/// The lscpu-style summary: architecture, CPUs, per core type its identity, topology and
+/// cpufreq limits, virtualization, caches, NUMA nodes, vulnerabilities; labels padded to
+/// one column as lscpu pads them. `hypervisor`: the VM we run in (systemd-detect-virt's
+/// name), for lscpu's `Hypervisor vendor:` on x86.
+pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut row = |k: &str, v: String| rows.push((format!("{k}:"), v));
     if let Some(a) = &l.arch {
@@ -267,6 +340,9 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
     {
         row("CPU op-mode(s)", "32-bit, 64-bit".into());
     }
+    if let Some(a) = first.and_then(|c| c.address_sizes.clone()) {
+        row("Address sizes", a);
+    }
     if l.arch.as_deref().is_some_and(|a| {
         matches!(a, "aarch64" | "x86_64" | "riscv64" | "i686" | "loongarch64")
             || a.starts_with("armv")
@@ -277,30 +353,37 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
         row("CPU(s)", l.cpus.len().to_string());
     }
     if !l.online.is_empty() {
-        row("On-line CPU(s) list", format_list(&l.online));
+        row("On-line CPU(s) list", lscpu_list(&l.online));
     }
     if let Some(v) = first.and_then(|c| c.vendor.clone()) {
         row("Vendor ID", v);
     }
     // One group per core type (model name, model, stepping) in CPU order, as lscpu lists
     // each once; its cpufreq limits are the group's widest.
-    let mut groups: Vec<(&crate::sys::lscpu::LscpuCpu, Option<u64>, Option<u64>)> = Vec::new();
+    type Group<'a> = (
+        Vec<&'a crate::sys::lscpu::LscpuCpu>,
+        Option<u64>,
+        Option<u64>,
+    );
+    let mut groups: Vec<Group<'_>> = Vec::new();
     for c in &l.cpus {
         let same = |g: &crate::sys::lscpu::LscpuCpu| {
             g.model_name == c.model_name && g.model == c.model && g.stepping == c.stepping
         };
-        match groups.iter_mut().find(|(g, _, _)| same(g)) {
-            Some((_, max, min)) => {
+        match groups.iter_mut().find(|(g, _, _)| same(g[0])) {
+            Some((members, max, min)) => {
+                members.push(c);
                 *max = (*max).max(c.max_mhz);
                 *min = match (*min, c.min_mhz) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
             }
-            None => groups.push((c, c.max_mhz, c.min_mhz)),
+            None => groups.push((vec![c], c.max_mhz, c.min_mhz)),
         }
     }
-    for (c, max, min) in groups {
+    for (members, max, min) in groups {
+        let c = members[0];
         if let Some(m) = &c.model_name {
             row("Model name", m.clone());
         }
@@ -309,6 +392,11 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
         }
         if let Some(m) = &c.model {
             row("Model", m.clone());
+        }
+        if let Some((threads, cores, sockets)) = lscpu_counts(&members) {
+            row("Thread(s) per core", threads.to_string());
+            row("Core(s) per socket", cores.to_string());
+            row("Socket(s)", sockets.to_string());
         }
         if let Some(st) = &c.stepping {
             row("Stepping", st.clone());
@@ -326,11 +414,41 @@ pub fn lscpu_summary(l: &Lscpu) -> String {
             row("Flags", f.clone());
         }
     }
+    let flags: Vec<&str> = first
+        .and_then(|c| c.flags.as_deref())
+        .map(|f| f.split(' ').collect())
+        .unwrap_or_default();
+    if x86 {
+        if flags.contains(&"svm") {
+            rows.push(("Virtualization:".into(), "AMD-V".into()));
+        } else if flags.contains(&"vmx") {
+            rows.push(("Virtualization:".into(), "VT-x".into()));
+        }
+        if let Some(v) = hypervisor
+            .filter(|_| flags.contains(&"hypervisor"))
+            .and_then(lscpu_hypervisor)
+        {
+            rows.push(("Hypervisor vendor:".into(), v.into()));
+            rows.push(("Virtualization type:".into(), "full".into()));
+        }
+    }
     for (k, v) in lscpu_caches(l) {
         rows.push((k, v));
     }
+    if !l.numa_nodes.is_empty() {
+        rows.push(("NUMA node(s):".into(), l.numa_nodes.len().to_string()));
+        for n in &l.numa_nodes {
+            let cpus = crate::sys::cpu::list::parse_list(&n.cpus)
+                .map(|v| lscpu_list(&v))
+                .unwrap_or_else(|| n.cpus.clone());
+            rows.push((format!("NUMA node{} CPU(s):", n.node), cpus));
+        }
+    }
     for v in &l.vulnerabilities {
-        rows.push((format!("Vulnerability {}:", v.label()), v.state.clone()));
+        rows.push((
+            format!("Vulnerability {}:", v.label()),
+            lscpu_vulnerability(&v.state),
+        ));
     }
     let width = rows
         .iter()
@@ -537,7 +655,7 @@ pub fn cache_and_dimms(i: &SystemInfo) -> String {
 
 /// The lscpu summary of one system picture.
 pub fn lscpu_of(i: &SystemInfo) -> String {
-    lscpu_summary(&i.log_inventory.lscpu)
+    lscpu_summary(&i.log_inventory.lscpu, i.virtualization.vm.as_deref())
 }
 
 /// The OPP tables' section: the I2C supply voltages first, then the tables (sbc-bench
@@ -667,6 +785,150 @@ mod tests {
             "RAM configuration:\n     *-bank:0\n          description: Row of chips 5500 MHz (0.2 ns)\n          physical id: 0\n          slot: Top - on board\n          size: 16GiB\n          width: 32 bits\n          clock: 1205MHz (0.8ns)\n     *-bank:1\n"
         ), "{s}");
         assert_eq!(ram_configuration(&[], false), "");
+    }
+
+    /// This 2-core AMD EPYC KVM guest, as `lscpu` (util-linux 2.38.1) printed it
+    /// (flags cut to three, vulnerabilities to three).
+    #[test]
+    fn lscpu_summary_of_a_kvm_guest_reads_like_lscpu() {
+        use crate::sys::kernel::Vulnerability;
+        use crate::sys::lscpu::{CacheIndex, LscpuCpu, NumaNode};
+        let cache = |index, level, kind: &str, size: &str, bytes, shared: &str| CacheIndex {
+            index,
+            level,
+            kind: kind.into(),
+            size: size.into(),
+            size_bytes: bytes,
+            shared: Some(shared.into()),
+        };
+        let cpu = |n: u32| LscpuCpu {
+            cpu: n,
+            vendor: Some("AuthenticAMD".into()),
+            model_name: Some("AMD EPYC".into()),
+            family: Some("25".into()),
+            model: Some("17".into()),
+            stepping: Some("1".into()),
+            bogomips: Some("5192.26".into()),
+            flags: Some("fpu lm hypervisor".into()),
+            max_mhz: None,
+            min_mhz: None,
+            caches: vec![
+                cache(0, 1, "Data", "32K", 32 << 10, &n.to_string()),
+                cache(1, 1, "Instruction", "32K", 32 << 10, &n.to_string()),
+                cache(2, 2, "Unified", "1024K", 1 << 20, &n.to_string()),
+                cache(3, 3, "Unified", "32768K", 32 << 20, "0-1"),
+            ],
+            address_sizes: Some("48 bits physical, 48 bits virtual".into()),
+            thread_siblings: Some(n.to_string()),
+            package_cpus: Some("0-1".into()),
+        };
+        let vuln = |name: &str, state: &str| Vulnerability {
+            name: name.into(),
+            state: state.into(),
+        };
+        let l = Lscpu {
+            arch: Some("x86_64".into()),
+            cpus: vec![cpu(0), cpu(1)],
+            online: vec![0, 1],
+            vulnerabilities: vec![
+                vuln("spec_rstack_overflow", "Vulnerable: Safe RET, no microcode"),
+                vuln(
+                    "spectre_v1",
+                    "Mitigation: usercopy/swapgs barriers and __user pointer sanitization",
+                ),
+                vuln(
+                    "spectre_v2",
+                    "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+                ),
+            ],
+            numa_nodes: vec![NumaNode {
+                node: 0,
+                cpus: "0-1".into(),
+            }],
+        };
+        let want = "\
+Architecture:                    x86_64
+CPU op-mode(s):                  32-bit, 64-bit
+Address sizes:                   48 bits physical, 48 bits virtual
+Byte Order:                      Little Endian
+CPU(s):                          2
+On-line CPU(s) list:             0,1
+Vendor ID:                       AuthenticAMD
+Model name:                      AMD EPYC
+CPU family:                      25
+Model:                           17
+Thread(s) per core:              1
+Core(s) per socket:              2
+Socket(s):                       1
+Stepping:                        1
+BogoMIPS:                        5192.26
+Flags:                           fpu lm hypervisor
+Hypervisor vendor:               KVM
+Virtualization type:             full
+L1d cache:                       64 KiB (2 instances)
+L1i cache:                       64 KiB (2 instances)
+L2 cache:                        2 MiB (2 instances)
+L3 cache:                        32 MiB (1 instance)
+NUMA node(s):                    1
+NUMA node0 CPU(s):               0,1
+Vulnerability Spec rstack overflow: Vulnerable: Safe RET, no microcode
+";
+        let got = lscpu_summary(&l, Some("kvm"));
+        // The label column is as wide as the longest label (here a vulnerability's).
+        let width = "Vulnerability Spec rstack overflow: ".len();
+        let want: String = want
+            .lines()
+            .map(|line| {
+                let (k, v) = line.split_once(": ").unwrap();
+                let k = format!("{}:", k.trim_end_matches(':'));
+                format!("{k:<width$}{}\n", v.trim_start())
+            })
+            .collect();
+        assert!(got.starts_with(&want), "{got}");
+        assert!(got.ends_with(
+            "Vulnerability Spectre v1:           Mitigation; usercopy/swapgs barriers and __user pointer sanitization\n\
+             Vulnerability Spectre v2:           Mitigation; Retpolines; STIBP disabled; RSB filling; PBRSB-eIBRS Not affected; BHI Not affected\n"
+        ), "{got}");
+        // Without the topology lists (older kernels, fixture trees) the three counts are
+        // left out rather than guessed; on bare metal no hypervisor lines.
+        let mut bare = l.clone();
+        for c in &mut bare.cpus {
+            c.thread_siblings = None;
+            c.flags = Some("fpu lm svm".into());
+        }
+        let got = lscpu_summary(&bare, None);
+        assert!(!got.contains("Thread(s) per core"), "{got}");
+        assert!(!got.contains("Hypervisor"), "{got}");
+        assert!(
+            got.contains("\nVirtualization:                     AMD-V\n"),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn lscpu_vulnerability_form_from_the_kernel_and_already_converted() {
+        assert_eq!(
+            lscpu_vulnerability("Mitigation: Retpolines; STIBP: disabled"),
+            "Mitigation; Retpolines; STIBP disabled"
+        );
+        assert_eq!(
+            lscpu_vulnerability("Mitigation; __user pointer sanitization"),
+            "Mitigation; __user pointer sanitization"
+        );
+        assert_eq!(lscpu_vulnerability("Not affected"), "Not affected");
+        assert_eq!(
+            lscpu_vulnerability("Vulnerable: Safe RET, no microcode"),
+            "Vulnerable: Safe RET, no microcode"
+        );
+    }
+
+    #[test]
+    fn lscpu_lists_pairs_with_a_comma_and_runs_with_a_dash() {
+        assert_eq!(lscpu_list(&[0, 1]), "0,1");
+        assert_eq!(lscpu_list(&[0, 1, 2, 3]), "0-3");
+        assert_eq!(lscpu_list(&[0, 2, 3, 5, 6, 7]), "0,2,3,5-7");
+        assert_eq!(lscpu_list(&[4]), "4");
+        assert_eq!(lscpu_list(&[]), "");
     }
 
     #[test]

@@ -38,6 +38,21 @@ pub struct LscpuCpu {
     pub min_mhz: Option<u64>,
     /// The CPU's caches, in index order.
     pub caches: Vec<CacheIndex>,
+    /// `address sizes` (x86: `48 bits physical, 48 bits virtual`).
+    pub address_sizes: Option<String>,
+    /// `topology/thread_siblings_list` (or `core_cpus_list`): the CPUs of its core.
+    pub thread_siblings: Option<String>,
+    /// `topology/core_siblings_list` (or `package_cpus_list`): the CPUs of its socket.
+    pub package_cpus: Option<String>,
+}
+
+/// One NUMA node: `node/nodeN/cpulist`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NumaNode {
+    /// N.
+    pub node: u32,
+    /// Its CPUs, as the kernel lists them (`0-3`).
+    pub cpus: String,
 }
 
 /// One `cpuN/cache/indexM` directory.
@@ -90,6 +105,9 @@ pub struct Lscpu {
     pub online: Vec<u32>,
     /// `Vulnerability …:` lines.
     pub vulnerabilities: Vec<Vulnerability>,
+    /// NUMA nodes (`/sys/devices/system/node/online`, then each node's `cpulist`); empty
+    /// on kernels without NUMA, where lscpu prints no NUMA lines.
+    pub numa_nodes: Vec<NumaNode>,
 }
 
 /// lscpu's vendor names for Arm implementer codes (it prints `ARM`, not `Arm`).
@@ -149,7 +167,29 @@ pub fn from_cpuinfo(info: &CpuInfo, topo: &Topology) -> Vec<LscpuCpu> {
                 max_mhz: c.max_mhz,
                 min_mhz: c.min_mhz,
                 caches: Vec::new(),
+                address_sizes: get("address sizes"),
+                thread_siblings: None,
+                package_cpus: None,
             }
+        })
+        .collect()
+}
+
+/// The NUMA nodes the kernel lists online, each with its CPU list (nodes are read by the
+/// numbers `node/online` names, never by walking the directory).
+pub fn read_numa_nodes(root: &SysRoot) -> Vec<NumaNode> {
+    let Some(online) = root
+        .value("/sys/devices/system/node/online")
+        .and_then(|v| crate::sys::cpu::list::parse_list(&v))
+    else {
+        return Vec::new();
+    };
+    online
+        .into_iter()
+        .take(1024)
+        .filter_map(|node| {
+            let cpus = root.value(format!("/sys/devices/system/node/node{node}/cpulist"))?;
+            Some(NumaNode { node, cpus })
         })
         .collect()
 }
@@ -160,12 +200,20 @@ pub fn read(root: &SysRoot, topo: &Topology, arch: Option<String>) -> Lscpu {
     let mut cpus = from_cpuinfo(&info, topo);
     for c in &mut cpus {
         c.caches = read_cache_indexes(root, c.cpu);
+        let topo_file = |a: &str, b: &str| {
+            let dir = format!("/sys/devices/system/cpu/cpu{}/topology", c.cpu);
+            root.value(format!("{dir}/{a}"))
+                .or_else(|| root.value(format!("{dir}/{b}")))
+        };
+        c.thread_siblings = topo_file("thread_siblings_list", "core_cpus_list");
+        c.package_cpus = topo_file("core_siblings_list", "package_cpus_list");
     }
     Lscpu {
         arch,
         cpus,
         online: topo.online(),
         vulnerabilities: read_vulnerabilities(root),
+        numa_nodes: read_numa_nodes(root),
     }
 }
 
