@@ -6,7 +6,7 @@
 #   dist/SHA256SUMS
 #
 # Usage: scripts/release.sh [--quick] [--out DIR] [--target T]... [--no-deb] [--build-only]
-#   --quick   the `ci-dist` profile (no LTO, opt-level 1): the same artifacts in a fraction
+#   --quick   the `ci-dist` profile (no LTO, opt-level 0): the same artifacts in a fraction
 #             of the build time, for CI; not for publishing
 #   --target  only these targets (default: all four, see scripts/cross.sh)
 #   --build-only  only the binaries (one cargo run for all targets), no packages; a later
