@@ -58,7 +58,7 @@ headline() {
 }
 steps_line() { # per-step durations and the time outside 7-Zip (idle wait included)
   jq -r --argjson wall "$2" '
-    [.steps[] | "\(.kind) \(.duration_s * 10 | round / 10)"] | join(", ") as $s
+    ([.steps[] | "\(.kind) \(.duration_s * 10 | round / 10)"] | join(", ")) as $s
     | ([.steps[] | select(.kind != "seven_zip") | .duration_s] | add // 0) as $in
     | ([.steps[] | .duration_s] | add // 0) as $all
     | "  steps: \($s); outside 7-Zip \(($in + ($wall - $all)) | round) s (idle wait and set-up \(($wall - $all) | round) s)"' "$1"
