@@ -19,7 +19,7 @@ if ! command -v ansible-playbook >/dev/null 2>&1; then
   $SUDO apt-get update -qq || true
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ansible-core >/dev/null
 fi
-ansible-playbook --version | head -1
+ansible-playbook --version | sed -n 1p   # sed reads it all: no broken pipe under pipefail
 
 cd contrib/ansible
 say "ansible-playbook --syntax-check contrib/ansible/sbc-bench.yml"
