@@ -186,7 +186,7 @@ CONTROL
   find "$deb" -exec touch -h -d "@$epoch" {} +
   debfile="$out/sbc-bench_${version}-1_${arch}.deb"
   SOURCE_DATE_EPOCH="$epoch" dpkg-deb --root-owner-group -Zxz --build "$deb" "$debfile" >/dev/null
-  dpkg-deb --info "$debfile" | grep -q "Architecture: $arch" || die "$debfile: wrong architecture"
+  [ "$(dpkg-deb --field "$debfile" Architecture)" = "$arch" ] || die "$debfile: wrong architecture"
   echo "    $debfile"
 done
 
