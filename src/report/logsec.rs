@@ -249,27 +249,9 @@ fn lscpu_caches(l: &Lscpu) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A CPU list as util-linux writes it: runs of three or more as `a-b`, a pair as `a,b`
-/// (lscpu's `On-line CPU(s) list: 0,1` where the kernel writes `0-1`).
+/// A CPU list as util-linux writes it (`0,1`, `0-3`).
 pub fn lscpu_list(cpus: &[u32]) -> String {
-    let mut v = cpus.to_vec();
-    v.sort_unstable();
-    v.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        match j - i {
-            0 => parts.push(v[i].to_string()),
-            1 => parts.push(format!("{},{}", v[i], v[j])),
-            _ => parts.push(format!("{}-{}", v[i], v[j])),
-        }
-        i = j + 1;
-    }
-    parts.join(",")
+    crate::sys::cpu::list::format_util_linux_list(cpus)
 }
 
 /// lscpu's form of a vulnerability state: a mitigation reads `Mitigation; …` with every
@@ -319,6 +301,35 @@ fn lscpu_counts(cpus: &[&crate::sys::lscpu::LscpuCpu]) -> Option<(usize, usize, 
         return None;
     }
     Some((n / cores, cores / sockets, sockets))
+}
+
+/// lscpu's x86 virtualization lines: `Virtualization: VT-x|AMD-V` from the flags and, in
+/// a VM whose hypervisor lscpu names, `Hypervisor vendor:` and `Virtualization type:`.
+fn lscpu_virtualization(
+    first: Option<&crate::sys::lscpu::LscpuCpu>,
+    x86: bool,
+    hypervisor: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let flags: Vec<&str> = first
+        .and_then(|c| c.flags.as_deref())
+        .map(|f| f.split(' ').collect())
+        .unwrap_or_default();
+    if x86 {
+        if flags.contains(&"svm") {
+            rows.push(("Virtualization:".into(), "AMD-V".into()));
+        } else if flags.contains(&"vmx") {
+            rows.push(("Virtualization:".into(), "VT-x".into()));
+        }
+        if let Some(v) = hypervisor
+            .filter(|_| flags.contains(&"hypervisor"))
+            .and_then(lscpu_hypervisor)
+        {
+            rows.push(("Hypervisor vendor:".into(), v.into()));
+            rows.push(("Virtualization type:".into(), "full".into()));
+        }
+    }
+    rows
 }
 
 /// The lscpu-style summary: architecture, CPUs, per core type its identity, topology and
@@ -414,24 +425,7 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
             row("Flags", f.clone());
         }
     }
-    let flags: Vec<&str> = first
-        .and_then(|c| c.flags.as_deref())
-        .map(|f| f.split(' ').collect())
-        .unwrap_or_default();
-    if x86 {
-        if flags.contains(&"svm") {
-            rows.push(("Virtualization:".into(), "AMD-V".into()));
-        } else if flags.contains(&"vmx") {
-            rows.push(("Virtualization:".into(), "VT-x".into()));
-        }
-        if let Some(v) = hypervisor
-            .filter(|_| flags.contains(&"hypervisor"))
-            .and_then(lscpu_hypervisor)
-        {
-            rows.push(("Hypervisor vendor:".into(), v.into()));
-            rows.push(("Virtualization type:".into(), "full".into()));
-        }
-    }
+    rows.extend(lscpu_virtualization(first, x86, hypervisor));
     for (k, v) in lscpu_caches(l) {
         rows.push((k, v));
     }

@@ -71,15 +71,21 @@ pub fn parse_mask(s: &str) -> Option<Vec<u32>> {
 
 /// Format CPUs the way sbc-bench names ranges: `cpu0-cpu3`, `cpu4`, `cpu0-cpu1,cpu4`.
 pub fn format_cpu_range(cpus: &[u32]) -> String {
-    format_ranges(cpus, "cpu", "-cpu")
+    format_ranges(cpus, "cpu", "-cpu", false)
 }
 
 /// Format CPUs as a kernel list: `0-3,6`.
 pub fn format_list(cpus: &[u32]) -> String {
-    format_ranges(cpus, "", "-")
+    format_ranges(cpus, "", "-", false)
 }
 
-fn format_ranges(cpus: &[u32], prefix: &str, sep: &str) -> String {
+/// Format CPUs as util-linux writes a list (lscpu): like [`format_list`], but a run of two
+/// reads `0,1`, not `0-1`.
+pub fn format_util_linux_list(cpus: &[u32]) -> String {
+    format_ranges(cpus, "", "-", true)
+}
+
+fn format_ranges(cpus: &[u32], prefix: &str, sep: &str, pairs_apart: bool) -> String {
     let mut v = cpus.to_vec();
     v.sort_unstable();
     v.dedup();
@@ -94,6 +100,8 @@ fn format_ranges(cpus: &[u32], prefix: &str, sep: &str) -> String {
         }
         if start == end {
             parts.push(format!("{prefix}{start}"));
+        } else if pairs_apart && end == start + 1 {
+            parts.push(format!("{prefix}{start},{prefix}{end}"));
         } else {
             parts.push(format!("{prefix}{start}{sep}{end}"));
         }
