@@ -7,8 +7,8 @@
 #   scripts/build-7za-16.02.sh [TARGET…]
 #
 # TARGETs are Rust-style names (default: all four):
-#   aarch64-unknown-linux-musl  armv7-unknown-linux-gnueabihf
-#   riscv64gc-unknown-linux-gnu x86_64-unknown-linux-musl
+#   aarch64-unknown-linux-gnu  armv7-unknown-linux-gnueabihf
+#   riscv64gc-unknown-linux-gnu x86_64-unknown-linux-gnu
 # (any name starting with aarch64/armv7/riscv64/x86_64 picks that CPU). Whatever the
 # target's libc suffix, the binary is linked statically against glibc (Debian's cross
 # toolchains), not musl: it needs no library on the board.
@@ -52,8 +52,8 @@ JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 say() { printf '==> [%4ds] %s\n' "$SECONDS" "$*"; }
 die() { printf 'build-7za-16.02: %s\n' "$*" >&2; exit 1; }
 
-[ $# -gt 0 ] || set -- aarch64-unknown-linux-musl armv7-unknown-linux-gnueabihf \
-  riscv64gc-unknown-linux-gnu x86_64-unknown-linux-musl
+[ $# -gt 0 ] || set -- aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf \
+  riscv64gc-unknown-linux-gnu x86_64-unknown-linux-gnu
 
 # target → GNU triple of Debian's toolchain, qemu CPU name, Debian cross g++ package.
 triple_of() {

@@ -36,10 +36,10 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 arch="$(uname -m)"
 case "$arch" in
-  aarch64) target=aarch64-unknown-linux-musl ;;
+  aarch64) target=aarch64-unknown-linux-gnu ;;
   armv7l) target=armv7-unknown-linux-gnueabihf ;;
   riscv64) target=riscv64gc-unknown-linux-gnu ;;
-  x86_64) target=x86_64-unknown-linux-musl ;;
+  x86_64) target=x86_64-unknown-linux-gnu ;;
   *) echo "ci-prom: no target for $arch" >&2; exit 1 ;;
 esac
 version=0.0.0-ci

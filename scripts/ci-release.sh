@@ -14,7 +14,8 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 
 need=()
-for p in qemu-aarch64-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf \
+for p in qemu-aarch64-static:qemu-user-static x86_64-linux-gnu-gcc:gcc \
+  aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf \
   riscv64-linux-gnu-gcc:gcc-riscv64-linux-gnu file:file dpkg-deb:dpkg; do
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
 done
@@ -100,7 +101,7 @@ done
 say "scripts/install.sh from the artifact directory"
 inst="$(mktemp -d)"
 trap 'rm -rf "$inst"' EXIT
-if [ -e "$dist/sbc-bench-$version-$(uname -m)-unknown-linux-musl.tar.gz" ]; then
+if [ -e "$dist/sbc-bench-$version-$(uname -m)-unknown-linux-gnu.tar.gz" ]; then
   sh scripts/install.sh --from "$dist" --prefix "$inst/ok" | tee "$inst/log"
   "$inst/ok/bin/sbc-bench" --version | grep -q "$(uname -m)" || fail "install.sh installed another arch"
   [ -f "$inst/ok/share/man/man1/sbc-bench.1" ] || fail "install.sh installed no man page"
@@ -112,16 +113,16 @@ else
   [ ! -e "$inst/none/bin/sbc-bench" ] || fail "install.sh left a binary without a tarball"
   echo "    no $(uname -m) tarball: $(head -1 "$inst/err")"
 fi
-sh scripts/install.sh --from "$dist" --prefix "$inst/arm" --target aarch64-unknown-linux-musl | tee "$inst/log"
+sh scripts/install.sh --from "$dist" --prefix "$inst/arm" --target aarch64-unknown-linux-gnu | tee "$inst/log"
 file -b "$inst/arm/bin/sbc-bench" | grep -q aarch64 || fail "install.sh --target aarch64 installed $(file -b "$inst/arm/bin/sbc-bench")"
 [ -f "$inst/arm/share/man/man1/sbc-bench.1" ] || fail "install.sh installed no man page"
 
 say "scripts/install.sh refuses a checksum mismatch"
 bad="$inst/bad"
 cp -r "$dist" "$bad"
-tb="sbc-bench-$version-aarch64-unknown-linux-musl.tar.gz"
+tb="sbc-bench-$version-aarch64-unknown-linux-gnu.tar.gz"
 printf 'x' >> "$bad/$tb"
-if sh scripts/install.sh --from "$bad" --prefix "$inst/no" --target aarch64-unknown-linux-musl 2> "$inst/err"; then
+if sh scripts/install.sh --from "$bad" --prefix "$inst/no" --target aarch64-unknown-linux-gnu 2> "$inst/err"; then
   fail "install.sh installed a tarball whose checksum does not match"
 fi
 grep -q "checksum mismatch" "$inst/err" || fail "install.sh said $(cat "$inst/err")"

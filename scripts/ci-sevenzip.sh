@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 say() { printf '\n==> [ci-sevenzip %4ds] %s\n' "$SECONDS" "$*"; }
 
 say "building 7za 16.02 for x86_64 and aarch64 (installs dpkg-dev, g++-aarch64-linux-gnu, qemu-user-static if missing)"
-INSTALL_DEPS=1 scripts/build-7za-16.02.sh x86_64-unknown-linux-musl aarch64-unknown-linux-musl
+INSTALL_DEPS=1 scripts/build-7za-16.02.sh x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu
 
 check() { # target, runner…
   local t="$1"; shift
@@ -23,6 +23,6 @@ check() { # target, runner…
   done
   grep -q 'p7zip 16.02+dfsg-8 (Debian bullseye source package)' "target/7za-16.02/$t/SOURCE"
 }
-check x86_64-unknown-linux-musl
-check aarch64-unknown-linux-musl qemu-aarch64-static
+check x86_64-unknown-linux-gnu
+check aarch64-unknown-linux-gnu qemu-aarch64-static
 say "7za 16.02 ok"

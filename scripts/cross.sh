@@ -6,21 +6,27 @@
 #
 # C in the dependency tree (the bundled SQLite, ring) is compiled with zig's clang through
 # scripts/zigcc/ (PyPI's `ziglang`: one download with musl and glibc headers for every
-# target). The musl targets link with rust-lld (.cargo/config.toml). armv7 and riscv64 are
-# glibc targets linked statically (`-C target-feature=+crt-static`): rustup has no std for
-# armv7-unknown-linux-musleabihf here, nor riscv64gc-unknown-linux-musl, and zig cannot
-# link glibc statically, so they link with Debian's cross gcc (gcc-arm-linux-gnueabihf,
-# gcc-riscv64-linux-gnu), whose libc.a is the static glibc.
+# target). Every release target is a glibc target linked statically (`-C
+# target-feature=+crt-static`) by Debian's gcc (x86_64-linux-gnu-gcc, the cross
+# gcc-aarch64-linux-gnu, gcc-arm-linux-gnueabihf, gcc-riscv64-linux-gnu), whose libc.a is the
+# static glibc: the `libc memcpy copy` / `libc memset fill` rows sbc-bench's Results.md
+# columns take then time glibc's routines, chosen for the CPU at start as on the board, where
+# tinymembench calls the board's glibc (musl's x86_64 memcpy measured 1.2–1.3x glibc's on
+# the VM of docs/FIDELITY.md). zig cannot link glibc statically; rustup has no musl std for
+# armv7 and riscv64 here. The musl targets still build (`cross x86_64-unknown-linux-musl
+# build`; they link with rust-lld, .cargo/config.toml) but are not released.
 
 CROSS_ZIGCC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/zigcc"
 
 # The release targets, in build order.
-CROSS_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl
+CROSS_TARGETS=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu
   armv7-unknown-linux-gnueabihf riscv64gc-unknown-linux-gnu)
 
 # cross_zig RUST_TARGET: zig's name of the target.
 cross_zig() {
   case "$1" in
+    x86_64-unknown-linux-gnu) echo x86_64-linux-gnu ;;
+    aarch64-unknown-linux-gnu) echo aarch64-linux-gnu ;;
     x86_64-unknown-linux-musl) echo x86_64-linux-musl ;;
     aarch64-unknown-linux-musl) echo aarch64-linux-musl ;;
     armv7-unknown-linux-gnueabihf) echo arm-linux-gnueabihf ;;
@@ -29,10 +35,12 @@ cross_zig() {
   esac
 }
 
-# cross_gcc RUST_TARGET: the Debian cross gcc that links a static glibc target (empty for
-# musl targets).
+# cross_gcc RUST_TARGET: the Debian gcc that links a static glibc target (empty for musl
+# targets).
 cross_gcc() {
   case "$1" in
+    x86_64-unknown-linux-gnu) echo x86_64-linux-gnu-gcc ;;
+    aarch64-unknown-linux-gnu) echo aarch64-linux-gnu-gcc ;;
     armv7-unknown-linux-gnueabihf) echo arm-linux-gnueabihf-gcc ;;
     riscv64gc-unknown-linux-gnu) echo riscv64-linux-gnu-gcc ;;
     *) echo "" ;;

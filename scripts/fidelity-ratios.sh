@@ -17,7 +17,7 @@ line() { printf '  %-34s ours %12s  tool %12s  ratio %s\n' "$1" "$(num "$2")" "$
 arch="$(uname -m)"; [ "$arch" = armv7l ] && arch=armv7
 SEVENZ="${SBC_7ZA:-}"
 if [ -z "$SEVENZ" ]; then
-  for c in target/7za-16.02/"$arch"-unknown-linux-musl/7za target/7za-16.02/"$arch"-unknown-linux-musleabihf/7za; do
+  for c in target/7za-16.02/"$arch"-unknown-linux-gnu/7za target/7za-16.02/"$arch"-unknown-linux-gnueabihf/7za; do
     [ -x "$c" ] && SEVENZ="$c" && break
   done
 fi

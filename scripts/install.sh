@@ -32,8 +32,8 @@ done
 if [ -z "$target" ]; then
   m="$(uname -m)"
   case "$m" in
-    aarch64|arm64|armv8*) target=aarch64-unknown-linux-musl ;;
-    x86_64|amd64) target=x86_64-unknown-linux-musl ;;
+    aarch64|arm64|armv8*) target=aarch64-unknown-linux-gnu ;;
+    x86_64|amd64) target=x86_64-unknown-linux-gnu ;;
     armv7*|armhf) target=armv7-unknown-linux-gnueabihf ;;
     riscv64) target=riscv64gc-unknown-linux-gnu ;;
     *) die "no release for this machine ($m): aarch64, x86_64, armv7 and riscv64 are built" ;;

@@ -13,10 +13,10 @@
 #             run with the same options finds them built (.ci/run builds them beside the
 #             test suite this way)
 #
-# Needs: rustup targets, python3 -m ziglang, gcc-arm-linux-gnueabihf and
-# gcc-riscv64-linux-gnu (linkers of the static glibc targets), qemu-user-static (the man
-# page and completions are written by each binary itself, so its version line names its
-# own target), file, dpkg-deb. .ci/run installs them.
+# Needs: rustup targets, python3 -m ziglang, gcc, gcc-aarch64-linux-gnu,
+# gcc-arm-linux-gnueabihf and gcc-riscv64-linux-gnu (linkers of the static glibc targets),
+# qemu-user-static (the man page and completions are written by each binary itself, so its
+# version line names its own target), file, dpkg-deb. .ci/run installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/cross.sh

@@ -5,10 +5,12 @@
 //! docs/FIDELITY.md states the method's facts.
 //!
 //! Measured: the C library's `memcpy`, `memchr` and `memset` (what sbc-bench summarises as
-//! `memcpy`/`memset`, and Results.md's columns), then our own SIMD copy and fill kernels, so
-//! the best achievable bandwidth is visible where the libc is slow (musl's `memcpy` is). Where
-//! the last-level cache is so large that 32 MiB buffers stay partly in it, libc `memcpy` and
-//! `memset` are measured once more on buffers well beyond it: the DRAM rows, labelled apart.
+//! `memcpy`/`memset`, and Results.md's columns), then (not in the standard run) our own SIMD
+//! copy and fill kernels, so the best achievable bandwidth is visible where the libc is slow
+//! (an old or generic one).
+//! Where the last-level cache is so large that 32 MiB buffers stay partly in it, libc
+//! `memcpy` and `memset` are measured once more on buffers well beyond it: the DRAM rows,
+//! labelled apart.
 //!
 //! Runs on the calling thread: pin it first ([`crate::bench::pin::run_on`]), so the buffers
 //! are also first touched, and placed, from that core.
@@ -57,12 +59,14 @@ pub struct Options {
     pub max_reps: u32,
     /// Shortened run (smaller buffers allowed).
     pub quick: bool,
-    /// Our kernels of the best instruction set only (`AVX2 …`, not also `SSE2 …`): the
-    /// standard run's choice, to save time; `bench membw` measures them all.
-    pub best_isa_only: bool,
-    /// Repetitions of our kernels' rows (`AVX2 copy` …), which no published column uses:
-    /// `None` as many as the libc rows (`bench membw`); the standard run measures them once.
-    pub kernel_reps: Option<u32>,
+    /// Measure our SIMD kernels (`AVX2 copy` …) after the libc rows: `bench membw` and the
+    /// extensive run do; the standard run leaves them out (no published column or log line
+    /// of sbc-bench's is theirs, and they cost ~3 s per cluster).
+    pub kernels: bool,
+    /// Repetitions of the rows no published column uses, our kernels (`AVX2 copy` …) and the
+    /// DRAM rows: `None` as many as the libc rows (`bench membw`); the standard run measures
+    /// them once.
+    pub extra_reps: Option<u32>,
 }
 
 impl Options {
@@ -73,8 +77,8 @@ impl Options {
             min_reps: 2,
             max_reps: 3,
             quick: false,
-            best_isa_only: false,
-            kernel_reps: None,
+            kernels: true,
+            extra_reps: None,
         }
     }
 
@@ -85,8 +89,8 @@ impl Options {
             min_reps: 2,
             max_reps: 2,
             quick: true,
-            best_isa_only: false,
-            kernel_reps: None,
+            kernels: true,
+            extra_reps: None,
         }
     }
 }
@@ -381,14 +385,6 @@ impl TmbPool {
     }
 }
 
-/// All kernels, or those of the first (best) kernel's instruction set.
-fn select_kernels(all: Vec<copy::Kernel>, best_isa_only: bool) -> Vec<copy::Kernel> {
-    match all.first().map(|k| k.isa) {
-        Some(best) if best_isa_only => all.into_iter().filter(|k| k.isa == best).collect(),
-        _ => all,
-    }
-}
-
 /// libc `memcpy` from `s` to `d`, `bytes` long.
 fn libc_copy(
     opts: &Options,
@@ -428,7 +424,11 @@ pub fn run(
     let start = Instant::now();
     let bytes = TMB_BUFFER.min(plan.bytes);
     let dram = plan.bytes > bytes;
-    let kernels = select_kernels(copy::kernels(), opts.best_isa_only);
+    let kernels = if opts.kernels {
+        copy::kernels()
+    } else {
+        Vec::new()
+    };
     let total = 3 + kernels.len() + if dram { 2 } else { 0 };
     let mut done = 0;
     let mut row = |name: &str, imp: &str, kind: Kind, r: (f64, f64, Vec<f64>)| {
@@ -444,6 +444,16 @@ pub fn run(
         }
     };
 
+    // Our kernels and the DRAM rows take their own repetitions (the libc rows keep
+    // tinymembench's).
+    let extra_opts = match opts.extra_reps {
+        Some(n) => Options {
+            min_reps: n,
+            max_reps: n,
+            ..opts.clone()
+        },
+        None => opts.clone(),
+    };
     let mut rows = Vec::new();
     {
         let mut pool = TmbPool::new(bytes)?;
@@ -479,20 +489,12 @@ pub fn run(
                 libc_fill(opts, d, bytes, cancel),
             ));
         }
-        let kernel_opts = match opts.kernel_reps {
-            Some(n) => Options {
-                min_reps: n,
-                max_reps: n,
-                ..opts.clone()
-            },
-            None => opts.clone(),
-        };
         for k in &kernels {
             if cancel.is_cancelled() {
                 break;
             }
             let mut ok = true;
-            let r = repeat(&kernel_opts, bytes, cancel, &mut || {
+            let r = repeat(&extra_opts, bytes, cancel, &mut || {
                 ok &= k.run(&mut *dst, src);
             });
             if !ok {
@@ -525,14 +527,14 @@ pub fn run(
             ROW_DRAM_MEMCPY,
             "libc",
             Kind::Copy,
-            libc_copy(opts, d, s, plan.bytes, cancel),
+            libc_copy(&extra_opts, d, s, plan.bytes, cancel),
         ));
         if !cancel.is_cancelled() {
             dram_rows.push(row(
                 ROW_DRAM_MEMSET,
                 "libc",
                 Kind::Fill,
-                libc_fill(opts, d, plan.bytes, cancel),
+                libc_fill(&extra_opts, d, plan.bytes, cancel),
             ));
         }
     }
@@ -655,8 +657,8 @@ mod tests {
             min_reps: 2,
             max_reps: 3,
             quick: true,
-            best_isa_only: false,
-            kernel_reps: None,
+            kernels: true,
+            extra_reps: None,
         };
         let mut calls = 0;
         let (best, pct, samples) = repeat(&opts, 1_000_000, &CancellationToken::new(), &mut || {
@@ -688,6 +690,9 @@ mod tests {
         };
         let opts = Options {
             rep_time: Duration::from_millis(3),
+            min_reps: 2,
+            max_reps: 2,
+            extra_reps: Some(1),
             ..Options::quick()
         };
         let mut last = (0, 0);
@@ -723,7 +728,7 @@ mod tests {
     }
 
     #[test]
-    fn big_cache_adds_dram_rows_and_keeps_tinymembench_rows() {
+    fn big_cache_adds_dram_rows_measured_as_often_as_our_kernels_and_keeps_tinymembench_rows() {
         // A 300 MiB L3 (this VM) plans 512 MiB DRAM buffers; here 34 MiB keep the test light.
         let plan = BufferPlan {
             bytes: 34 * MIB,
@@ -731,6 +736,9 @@ mod tests {
         };
         let opts = Options {
             rep_time: Duration::from_millis(3),
+            min_reps: 2,
+            max_reps: 2,
+            extra_reps: Some(1),
             ..Options::quick()
         };
         let mut last = (0, 0);
@@ -749,6 +757,12 @@ mod tests {
         );
         assert_eq!(last, (r.rows.len() + 2, r.rows.len() + 2));
         assert!(r.dram_row(ROW_DRAM_MEMCPY).unwrap().mb_per_s > 0.0);
+        // The DRAM rows are in no published column: the extra rows' repetitions, as our
+        // kernels; the libc rows keep theirs (two here).
+        for d in &r.dram_rows {
+            assert_eq!(d.samples_mb_per_s.len(), 1, "{}", d.name);
+        }
+        assert_eq!(r.rows[0].samples_mb_per_s.len(), 2);
         // The summary values stay tinymembench's rows.
         assert_eq!(r.memcpy_mb_per_s(), Some(r.rows[0].mb_per_s));
         // Small-cache boards: 32 MiB are already beyond the cache, no second measurement.
@@ -770,8 +784,8 @@ mod tests {
             min_reps: 3,
             max_reps: 3,
             quick: true,
-            best_isa_only: false,
-            kernel_reps: None,
+            kernels: true,
+            extra_reps: None,
         };
         let mut calls = 0;
         let (_, _, samples) = repeat(&opts, 1000, &CancellationToken::new(), &mut || calls += 1);
@@ -780,14 +794,25 @@ mod tests {
     }
 
     #[test]
-    fn standard_run_keeps_the_best_instruction_set_only() {
-        let all = copy::kernels();
-        let best = select_kernels(copy::kernels(), true);
-        assert!(!best.is_empty());
-        assert!(best.iter().all(|k| k.isa == all[0].isa));
-        assert_eq!(select_kernels(copy::kernels(), false).len(), all.len());
-        // Copy and fill both stay.
-        assert!(best.iter().any(|k| k.op == Op::Copy) && best.iter().any(|k| k.op == Op::Fill));
+    fn without_kernels_only_the_libc_rows_are_measured() {
+        let plan = BufferPlan {
+            bytes: MIB,
+            ..plan_buffer(None, None, true)
+        };
+        let opts = Options {
+            rep_time: Duration::ZERO,
+            kernels: false,
+            ..Options::quick()
+        };
+        let mut last = (0, 0);
+        let r = run(&opts, &plan, &CancellationToken::new(), &mut |d, t| {
+            last = (d, t)
+        })
+        .unwrap();
+        let names: Vec<&str> = r.rows.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, [ROW_MEMCPY, ROW_MEMCHR, ROW_MEMSET]);
+        // Progress counts only the rows measured.
+        assert_eq!(last, (3, 3));
     }
 
     #[test]
@@ -800,7 +825,7 @@ mod tests {
             rep_time: Duration::ZERO,
             min_reps: 3,
             max_reps: 3,
-            kernel_reps: Some(1),
+            extra_reps: Some(1),
             ..Options::quick()
         };
         let r = run(&opts, &plan, &CancellationToken::new(), &mut |_, _| {}).unwrap();

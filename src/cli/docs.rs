@@ -15,7 +15,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ManpageArgs {}
 
-/// The version line: `0.1.0 (git 1a2b3c4d5e6f, aarch64-unknown-linux-musl)`. The commit is
+/// The version line: `0.1.0 (git 1a2b3c4d5e6f, aarch64-unknown-linux-gnu)`. The commit is
 /// the one built (not whether the tree had changes), or `unknown` when built from a
 /// tarball or `cargo package` without `.git` (build.rs).
 pub const VERSION: &str = concat!(

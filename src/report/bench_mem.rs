@@ -532,6 +532,7 @@ mod tests {
             columns: RAMLAT_COLUMNS.iter().map(|s| s.to_string()).collect(),
             advised: true,
             huge_page_bytes: None,
+            cell_ms: 25.0,
             rows: vec![
                 RamlatRow {
                     size_bytes: 4096,
@@ -669,6 +670,7 @@ mod tests {
                 columns: vec![],
                 advised: true,
                 huge_page_bytes: Some(62 * 1024 * 1024),
+                cell_ms: 25.0,
                 rows: vec![],
             }),
             duration_s: 1.0,

@@ -299,6 +299,27 @@ fn memlat_json_is_typed() {
     assert_eq!(rows[0]["size_bytes"], 4096);
     assert_eq!(rows[0]["ns"].as_array().unwrap().len(), 8);
     assert!(r["tinymembench"][0]["rows"][0]["single_ns"].is_number());
+    // The JSON says how long each ramlat cell was measured (`--quick`: 3 ms).
+    assert_eq!(r["ramlat"]["cell_ms"], 3.0);
+}
+
+#[test]
+fn memlat_ramlat_ms_sets_the_cell_time_and_refuses_zero() {
+    let out = bin()
+        .args(["bench", "memlat", "--quick", "--json", "--cpus", "0"])
+        .args(["--ramlat-ms", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["runs"][0]["result"]["ramlat"]["cell_ms"], 1.0);
+    bin()
+        .args(["bench", "memlat", "--ramlat-ms", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--ramlat-ms"));
 }
 
 /// The OPP walk end to end through the library, on a writable copy of the Rock 5B fixture

@@ -33,13 +33,16 @@ impl Command for MemlatCommand {
     }
 
     fn prepare(args: MemlatArgs, ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
-        let opts = if args.common.quick {
+        let mut opts = if args.common.quick {
             Options::quick()
         } else if args.extensive {
             Options::extensive()
         } else {
             Options::standard()
         };
+        if let Some(ms) = args.ramlat_ms {
+            opts.ramlat_cell = std::time::Duration::from_millis(ms);
+        }
         let mut plan = memlat::plan(
             opts.max_bytes,
             memory::available_bytes(&ctx.root),

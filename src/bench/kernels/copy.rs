@@ -1,7 +1,7 @@
 //! Copy and fill kernels: the best bandwidth the CPU can reach with plain SIMD loads and
-//! stores, for boards whose libc `memcpy` is slow (musl's is). SSE2 and AVX2 (detected at
-//! run time) on x86_64, NEON on arm64 and on armv7 when the CPU has it, 64-bit scalar
-//! elsewhere. Non-temporal variants bypass the caches on the way to DRAM, which is how
+//! stores, for boards whose libc `memcpy` is slow (an old or generic one). SSE2 and AVX2
+//! (detected at run time) on x86_64, NEON on arm64 and on armv7 when the CPU has it, 64-bit
+//! scalar elsewhere. Non-temporal variants bypass the caches on the way to DRAM, which is how
 //! glibc's `memset` reaches its numbers on large buffers.
 //!
 //! Every kernel processes whole [`GRANULE`]-byte blocks from [`ALIGNMENT`]-aligned
