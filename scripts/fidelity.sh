@@ -13,7 +13,7 @@
 # Then, from one pass over the real tools side by side with ours (same CPU, same minute),
 # one ratio per metric (ours / the tool's), the figures docs/FIDELITY.md quotes:
 #   7-Zip   SBC_7ZA=path (default: the bundled 16.02 of scripts/build-7za-16.02.sh,
-#           target/7za-16.02/<arch>-unknown-linux-musl/7za, else 7za/7z on PATH):
+#           target/7za-16.02/<arch>-unknown-linux-gnu/7za, else 7za/7z on PATH):
 #           `7za b -mmt1` compress/decompress/total vs our native LZMA, and vs the 7-Zip
 #           score our run takes from the same binary (1.00 unless the wrapper differs)
 #   openssl `openssl speed -elapsed -seconds 1 -evp aes-256-cbc` 16 KiB vs our native AES

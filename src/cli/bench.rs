@@ -81,8 +81,8 @@ pub struct MemlatArgs {
     #[arg(long)]
     pub extensive: bool,
 
-    /// Time per ramlat cell in milliseconds (1–10000; default 25 as the standard run, 200
-    /// with --extensive, which is what sbc-bench passes to ramlat).
+    /// Time per ramlat cell in milliseconds (1–10000; default 25 as the standard run, 3
+    /// with --quick, 200 with --extensive, which is what sbc-bench passes to ramlat).
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub ramlat_ms: Option<u64>,
 }
