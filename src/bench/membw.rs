@@ -510,33 +510,9 @@ pub fn run(
 
     let mut dram_rows = Vec::new();
     if dram && !cancel.is_cancelled() {
-        let alloc = |what: &str| {
-            Buffer::new(plan.bytes, Advice::Default).map_err(|e| {
-                format!(
-                    "cannot allocate the {what} buffer ({} MiB): {e}",
-                    plan.bytes / MIB
-                )
-            })
-        };
-        let mut src = alloc("source")?;
-        let mut dst = alloc("destination")?;
-        src.fill(FILL_BYTE);
-        dst.fill(0);
-        let (s, d) = (src.as_mut_ptr() as *const u8, dst.as_mut_ptr());
-        dram_rows.push(row(
-            ROW_DRAM_MEMCPY,
-            "libc",
-            Kind::Copy,
-            libc_copy(&extra_opts, d, s, plan.bytes, cancel),
-        ));
-        if !cancel.is_cancelled() {
-            dram_rows.push(row(
-                ROW_DRAM_MEMSET,
-                "libc",
-                Kind::Fill,
-                libc_fill(&extra_opts, d, plan.bytes, cancel),
-            ));
-        }
+        measure_dram(&extra_opts, plan.bytes, cancel, &mut |name, kind, r| {
+            dram_rows.push(row(name, "libc", kind, r));
+        })?;
     }
     Ok(MembwResult {
         libc: libc_name(),
@@ -547,6 +523,45 @@ pub fn run(
         duration_s: start.elapsed().as_secs_f64(),
         cancelled: cancel.is_cancelled(),
     })
+}
+
+/// One row's measurement: the best MB/s, the standard deviation in % and every repetition.
+type Measured = (f64, f64, Vec<f64>);
+
+/// The DRAM rows: libc `memcpy` and `memset` on two buffers of `bytes` each, beyond the
+/// last-level cache; `each` gets every row as it is measured.
+fn measure_dram(
+    opts: &Options,
+    bytes: usize,
+    cancel: &CancellationToken,
+    each: &mut dyn FnMut(&str, Kind, Measured),
+) -> Result<(), String> {
+    let alloc = |what: &str| {
+        Buffer::new(bytes, Advice::Default).map_err(|e| {
+            format!(
+                "cannot allocate the {what} buffer ({} MiB): {e}",
+                bytes / MIB
+            )
+        })
+    };
+    let mut src = alloc("source")?;
+    let mut dst = alloc("destination")?;
+    src.fill(FILL_BYTE);
+    dst.fill(0);
+    let (s, d) = (src.as_mut_ptr() as *const u8, dst.as_mut_ptr());
+    each(
+        ROW_DRAM_MEMCPY,
+        Kind::Copy,
+        libc_copy(opts, d, s, bytes, cancel),
+    );
+    if !cancel.is_cancelled() {
+        each(
+            ROW_DRAM_MEMSET,
+            Kind::Fill,
+            libc_fill(opts, d, bytes, cancel),
+        );
+    }
+    Ok(())
 }
 
 /// Memory bandwidth on one target (see [`run_target`]).

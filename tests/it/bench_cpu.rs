@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::common::bin;
+use crate::common::{bin, json_of};
 use predicates::prelude::*;
 
 /// An RK3399 (NanoPi NEO4, kernel 5.10.63): cpu0-cpu3 Cortex-A53 on policy0, cpu4-cpu5
@@ -82,14 +82,7 @@ fn clock_on_this_machine() {
 
 #[test]
 fn clock_json_has_three_samples() {
-    let out = bin()
-        .args(["bench", "clock", "--quick", "--json", "--cpus", "0"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of(&["bench", "clock", "--quick", "--json", "--cpus", "0"]);
     assert_eq!(v["benchmark"], "clock");
     let c = &v["checks"][0];
     assert_eq!(c["target"]["cpu"], 0);
@@ -241,23 +234,16 @@ fn membw_quick_prints_tinymembench_lines_and_a_summary() {
 fn membw_with_little_memory_uses_smaller_buffers_and_says_so() {
     let d = tempfile::tempdir().unwrap();
     rk3399(d.path());
-    let out = bin()
-        .args([
-            "--sysroot",
-            d.path().to_str().unwrap(),
-            "bench",
-            "membw",
-            "--quick",
-            "--json",
-            "--cpus",
-            "0",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of(&[
+        "--sysroot",
+        d.path().to_str().unwrap(),
+        "bench",
+        "membw",
+        "--quick",
+        "--json",
+        "--cpus",
+        "0",
+    ]);
     let r = &v["runs"][0]["result"];
     // 40 MiB available: both buffers together get a quarter, 5 MiB each.
     assert_eq!(r["buffers"]["bytes"], 5 * 1024 * 1024);
@@ -286,14 +272,7 @@ fn memlat_quick_prints_both_tables() {
 
 #[test]
 fn memlat_json_is_typed() {
-    let out = bin()
-        .args(["bench", "memlat", "--quick", "--json", "--cpus", "0"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of(&["bench", "memlat", "--quick", "--json", "--cpus", "0"]);
     let r = &v["runs"][0]["result"];
     let rows = r["ramlat"]["rows"].as_array().unwrap();
     assert_eq!(rows[0]["size_bytes"], 4096);
@@ -305,15 +284,16 @@ fn memlat_json_is_typed() {
 
 #[test]
 fn memlat_ramlat_ms_sets_the_cell_time_and_refuses_zero() {
-    let out = bin()
-        .args(["bench", "memlat", "--quick", "--json", "--cpus", "0"])
-        .args(["--ramlat-ms", "1"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of(&[
+        "bench",
+        "memlat",
+        "--quick",
+        "--json",
+        "--cpus",
+        "0",
+        "--ramlat-ms",
+        "1",
+    ]);
     assert_eq!(v["runs"][0]["result"]["ramlat"]["cell_ms"], 1.0);
     bin()
         .args(["bench", "memlat", "--ramlat-ms", "0"])

@@ -41,6 +41,18 @@ pub fn bin() -> Command {
     c
 }
 
+/// Run `sbc-bench ARGS`, expect success and parse its standard output as JSON.
+pub fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = bin()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).expect("JSON on standard output")
+}
+
 /// Copy a tree, keeping symlinks as symlinks (a writable fixture for governor changes).
 pub fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
