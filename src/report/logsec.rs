@@ -332,6 +332,26 @@ fn lscpu_virtualization(
     rows
 }
 
+/// lscpu's MHz from kHz: single precision, four decimals (`3801600` → `3801.6001`), as
+/// util-linux stores and prints it.
+fn lscpu_mhz(khz: u64) -> String {
+    format!("{:.4}", khz as f32 / 1000.0)
+}
+
+/// lscpu's `CPU(s) scaling MHz:`: the CPUs' summed current clock over their summed
+/// maximum (those with both), in single precision, rounded to a whole percent; `None`
+/// when no CPU tells its current clock.
+fn lscpu_scaling_percent(cpus: &[&crate::sys::lscpu::LscpuCpu]) -> Option<String> {
+    let (mut fmax, mut fcur) = (0f32, 0f32);
+    for c in cpus {
+        if let (Some(max), Some(cur)) = (c.max_khz, c.cur_khz) {
+            fmax += max as f32 / 1000.0;
+            fcur += cur as f32 / 1000.0;
+        }
+    }
+    (fcur > 0.0 && fmax > 0.0).then(|| format!("{:.0}%", fcur / fmax * 100.0))
+}
+
 /// The lscpu-style summary: architecture, CPUs, per core type its identity, topology and
 /// cpufreq limits, virtualization, caches, NUMA nodes, vulnerabilities; labels padded to
 /// one column as lscpu pads them. `hypervisor`: the VM we run in (systemd-detect-virt's
@@ -344,12 +364,21 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
     }
     let first = l.cpus.first();
     let x86 = first.is_some_and(|c| c.family.is_some());
-    if x86
-        && first
+    // util-linux: x86 always runs 32-bit code and 64-bit with `lm`; aarch64 asks the
+    // kernel for AArch32 (only on the live system); other architectures print no line.
+    let op_modes = if x86 {
+        let lm = first
             .and_then(|c| c.flags.as_deref())
-            .is_some_and(|f| f.split(' ').any(|x| x == "lm"))
-    {
-        row("CPU op-mode(s)", "32-bit, 64-bit".into());
+            .is_some_and(|f| f.split(' ').any(|x| x == "lm"));
+        Some(if lm { "32-bit, 64-bit" } else { "32-bit" })
+    } else if l.arch.as_deref() == Some("aarch64") {
+        l.aarch32
+            .map(|a| if a { "32-bit, 64-bit" } else { "64-bit" })
+    } else {
+        None
+    };
+    if let Some(m) = op_modes {
+        row("CPU op-mode(s)", m.into());
     }
     if let Some(a) = first.and_then(|c| c.address_sizes.clone()) {
         row("Address sizes", a);
@@ -368,9 +397,18 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
     }
     if let Some(v) = first.and_then(|c| c.vendor.clone()) {
         row("Vendor ID", v);
+        if let Some(b) = l
+            .dmi_processors
+            .first()
+            .and_then(|p| p.manufacturer.clone())
+        {
+            row("BIOS Vendor ID", b);
+        }
     }
-    // One group per core type (model name, model, stepping) in CPU order, as lscpu lists
-    // each once; its cpufreq limits are the group's widest.
+    // One group per run of CPUs of one core type (model name, model, stepping) in CPU
+    // order: util-linux starts a type whenever cpuinfo's block differs from the one
+    // before, so the CIX P1's A720, A520, A720 runs are three (logs `1ET4`, `8opg`). Its
+    // cpufreq limits are the group's widest.
     type Group<'a> = (
         Vec<&'a crate::sys::lscpu::LscpuCpu>,
         Option<u64>,
@@ -381,22 +419,30 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
         let same = |g: &crate::sys::lscpu::LscpuCpu| {
             g.model_name == c.model_name && g.model == c.model && g.stepping == c.stepping
         };
-        match groups.iter_mut().find(|(g, _, _)| same(g[0])) {
+        match groups.last_mut().filter(|(g, _, _)| same(g[0])) {
             Some((members, max, min)) => {
                 members.push(c);
-                *max = (*max).max(c.max_mhz);
-                *min = match (*min, c.min_mhz) {
+                *max = (*max).max(c.max_khz);
+                *min = match (*min, c.min_khz) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
             }
-            None => groups.push((vec![c], c.max_mhz, c.min_mhz)),
+            None => groups.push((vec![c], c.max_khz, c.min_khz)),
         }
     }
-    for (members, max, min) in groups {
+    // util-linux's cluster form: aarch64 without ACPI's PPTT and one core type counts
+    // clusters, and sockets only where SMBIOS lists processors.
+    let cluster_form = l.arch.as_deref() == Some("aarch64") && !l.acpi_pptt && groups.len() == 1;
+    let bios = l.dmi_processors.first();
+    for (n, (members, max, min)) in groups.into_iter().enumerate() {
         let c = members[0];
         if let Some(m) = &c.model_name {
             row("Model name", m.clone());
+        }
+        if let Some(p) = bios {
+            row("BIOS Model name", p.bios_model_name());
+            row("BIOS CPU family", p.family.to_string());
         }
         if let Some(f) = &c.family {
             row("CPU family", f.clone());
@@ -406,17 +452,41 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
         }
         if let Some((threads, cores, sockets)) = lscpu_counts(&members) {
             row("Thread(s) per core", threads.to_string());
-            row("Core(s) per socket", cores.to_string());
-            row("Socket(s)", sockets.to_string());
+            if cluster_form {
+                row("Core(s) per cluster", cores.to_string());
+                row(
+                    "Socket(s)",
+                    match l.dmi_processors.len() {
+                        0 => "-".to_string(),
+                        n => n.to_string(),
+                    },
+                );
+                row("Cluster(s)", sockets.to_string());
+            } else {
+                row("Core(s) per socket", cores.to_string());
+                row("Socket(s)", sockets.to_string());
+            }
         }
         if let Some(st) = &c.stepping {
             row("Stepping", st.clone());
         }
-        if let Some(m) = max {
-            row("CPU max MHz", format!("{m}.0000"));
+        // util-linux prints the boost state with the first type only.
+        if let Some(b) = l.freq_boost.filter(|_| n == 0) {
+            row(
+                "Frequency boost",
+                if b { "enabled" } else { "disabled" }.into(),
+            );
         }
-        if let Some(m) = min {
-            row("CPU min MHz", format!("{m}.0000"));
+        if max.is_some() || min.is_some() {
+            if let Some(p) = lscpu_scaling_percent(&members) {
+                row("CPU(s) scaling MHz", p);
+            }
+        }
+        if let Some(k) = max {
+            row("CPU max MHz", lscpu_mhz(k));
+        }
+        if let Some(k) = min {
+            row("CPU min MHz", lscpu_mhz(k));
         }
         if let Some(b) = &c.bogomips {
             row("BogoMIPS", b.clone());
@@ -804,8 +874,9 @@ mod tests {
             stepping: Some("1".into()),
             bogomips: Some("5192.26".into()),
             flags: Some("fpu lm hypervisor".into()),
-            max_mhz: None,
-            min_mhz: None,
+            max_khz: None,
+            min_khz: None,
+            cur_khz: None,
             caches: vec![
                 cache(0, 1, "Data", "32K", 32 << 10, &n.to_string()),
                 cache(1, 1, "Instruction", "32K", 32 << 10, &n.to_string()),
@@ -839,6 +910,7 @@ mod tests {
                 node: 0,
                 cpus: "0-1".into(),
             }],
+            ..Lscpu::default()
         };
         let want = "\
 Architecture:                    x86_64
@@ -897,6 +969,195 @@ Vulnerability Spec rstack overflow: Vulnerable: Safe RET, no microcode
             got.contains("\nVirtualization:                     AMD-V\n"),
             "{got}"
         );
+    }
+
+    /// The lscpu block of a published log, `Architecture:` through the last
+    /// `Vulnerability` line, and its vulnerabilities in the kernel's naming.
+    fn lscpu_block_of(log: &str) -> (String, Vec<crate::sys::kernel::Vulnerability>) {
+        let start = log.find("\nArchitecture:").unwrap() + 1;
+        let block: Vec<&str> = log[start..].lines().take_while(|l| !l.is_empty()).collect();
+        let vulns = block
+            .iter()
+            .filter_map(|l| l.strip_prefix("Vulnerability "))
+            .map(|l| {
+                let (k, v) = l.split_once(':').unwrap();
+                crate::sys::kernel::Vulnerability {
+                    name: k.to_lowercase().replace(' ', "_"),
+                    state: v.trim().into(),
+                }
+            })
+            .collect();
+        (block.join("\n") + "\n", vulns)
+    }
+
+    /// The value of the `n`-th line labelled `label` in an lscpu block.
+    fn lscpu_value<'a>(block: &'a str, label: &str, n: usize) -> &'a str {
+        block
+            .lines()
+            .filter_map(|l| l.strip_prefix(label))
+            .map(|v| v.trim_start_matches(':').trim())
+            .nth(n)
+            .unwrap()
+    }
+
+    /// An Arm CPU as the lscpu facts hold it, alone in its core and package `pkg`.
+    fn arm_cpu(
+        cpu: u32,
+        name: &str,
+        stepping: &str,
+        khz: (u64, u64, u64),
+        pkg: &str,
+    ) -> crate::sys::lscpu::LscpuCpu {
+        crate::sys::lscpu::LscpuCpu {
+            cpu,
+            model_name: Some(name.into()),
+            stepping: Some(stepping.into()),
+            max_khz: Some(khz.0),
+            min_khz: Some(khz.1),
+            cur_khz: Some(khz.2),
+            thread_siblings: Some(cpu.to_string()),
+            package_cpus: Some(pkg.into()),
+            ..Default::default()
+        }
+    }
+
+    /// Raspberry Pi 5 (log `1ULtUe`, util-linux 2.38.1): one core type on aarch64
+    /// without ACPI gives lscpu's cluster form, `Socket(s): -` without SMBIOS, and
+    /// `CPU(s) scaling MHz:` at the performance governor.
+    #[test]
+    fn lscpu_summary_of_the_rpi5_is_its_log_block_byte_for_byte() {
+        let log = include_str!("../../tests/fixtures/logs/1ULtUe.txt");
+        let (want, vulnerabilities) = lscpu_block_of(log);
+        let cpus = (0..4)
+            .map(|n| crate::sys::lscpu::LscpuCpu {
+                vendor: Some("ARM".into()),
+                model: Some("1".into()),
+                bogomips: Some("108.00".into()),
+                flags: Some(lscpu_value(&want, "Flags", 0).into()),
+                ..arm_cpu(
+                    n,
+                    "Cortex-A76",
+                    "r4p1",
+                    (2_400_000, 1_500_000, 2_400_000),
+                    "0-3",
+                )
+            })
+            .collect();
+        let l = Lscpu {
+            arch: Some("aarch64".into()),
+            cpus,
+            online: vec![0, 1, 2, 3],
+            vulnerabilities,
+            aarch32: Some(true),
+            ..Lscpu::default()
+        };
+        assert_eq!(lscpu_summary(&l, None), want);
+        // On the SMBIOS of a UEFI board lscpu counts its processors as sockets; with
+        // ACPI's PPTT it keeps the socket form; without AArch32, `64-bit`.
+        let mut uefi = l.clone();
+        uefi.dmi_processors = vec![crate::sys::dmi::Processor::default()];
+        assert!(lscpu_summary(&uefi, None).contains(
+            "\nCore(s) per cluster:                4\n\
+             Socket(s):                          1\n\
+             Cluster(s):                         1\n"
+        ));
+        let mut acpi = l.clone();
+        acpi.acpi_pptt = true;
+        acpi.aarch32 = Some(false);
+        let got = lscpu_summary(&acpi, None);
+        assert!(
+            got.contains(
+                "\nCore(s) per socket:                 4\n\
+             Socket(s):                          1\n\
+             Stepping:"
+            ),
+            "{got}"
+        );
+        assert!(got.contains("\nCPU op-mode(s):                     64-bit\n"));
+        // Read through a sysroot, where this process cannot ask the kernel: no line.
+        let mut sysroot = l;
+        sysroot.aarch32 = None;
+        assert!(!lscpu_summary(&sysroot, None).contains("op-mode"));
+    }
+
+    /// Snapdragon X Elite (log `8SWL`, Ubuntu's util-linux): two runs of CPUs, SMBIOS
+    /// type 4's `BIOS` lines with each, `Frequency boost:` with the first only, and the
+    /// single-precision MHz (`3801.6001`). The names are the log's (lscpu did not know
+    /// the part: `-`, raw variant); ours print the decoded ones.
+    #[test]
+    fn lscpu_summary_of_the_snapdragon_x_elite_is_its_log_block_byte_for_byte() {
+        let log = include_str!("../../tests/fixtures/logs/8SWL.txt");
+        let (want, vulnerabilities) = lscpu_block_of(log);
+        let cpus = (0..12)
+            .map(|n| {
+                let (stepping, max, flags) = if n < 4 {
+                    ("0x2", 3_801_600, lscpu_value(&want, "Flags", 0))
+                } else {
+                    ("0x1", 4_300_800, lscpu_value(&want, "Flags", 1))
+                };
+                crate::sys::lscpu::LscpuCpu {
+                    vendor: Some("Qualcomm".into()),
+                    model: Some("1".into()),
+                    bogomips: Some("38.40".into()),
+                    flags: Some(flags.into()),
+                    ..arm_cpu(n, "-", stepping, (max, 710_400, max), "0-11")
+                }
+            })
+            .collect();
+        let l = Lscpu {
+            arch: Some("aarch64".into()),
+            cpus,
+            online: (0..12).collect(),
+            vulnerabilities,
+            numa_nodes: vec![crate::sys::lscpu::NumaNode {
+                node: 0,
+                cpus: "0-11".into(),
+            }],
+            freq_boost: Some(true),
+            aarch32: Some(false),
+            dmi_processors: vec![crate::sys::dmi::Processor {
+                family: 280,
+                manufacturer: Some("Qualcomm Technologies Inc".into()),
+                version: Some(
+                    "Snapdragon(R) X Elite - X1E001DE - Qualcomm(R) Oryon(TM) CPU".into(),
+                ),
+                current_mhz: 4200,
+                part_number: Some("446".into()),
+            }],
+            ..Lscpu::default()
+        };
+        assert_eq!(lscpu_summary(&l, None), want);
+    }
+
+    /// util-linux keeps MHz in single precision and prints four decimals: the values of
+    /// published logs (Snapdragon X Elite, Jetson Orin, a Celeron, an Allwinner H616).
+    #[test]
+    fn lscpu_mhz_is_single_precision_as_util_linux_prints_it() {
+        assert_eq!(lscpu_mhz(3_801_600), "3801.6001");
+        assert_eq!(lscpu_mhz(4_300_800), "4300.7998");
+        assert_eq!(lscpu_mhz(115_200), "115.2000");
+        assert_eq!(lscpu_mhz(2_165_800), "2165.8000");
+        assert_eq!(lscpu_mhz(1_799_998), "1799.9980");
+        assert_eq!(lscpu_mhz(1_800_000), "1800.0000");
+    }
+
+    /// A Celeron N2830 at ondemand (log `4HYd`: `CPU(s) scaling MHz: 61%`): the summed
+    /// current clocks over the summed maxima; CPUs without a current clock are left out
+    /// of both sums, and none at all leaves the line out.
+    #[test]
+    fn lscpu_scaling_percent_sums_current_over_maximum() {
+        let c = |cur| crate::sys::lscpu::LscpuCpu {
+            max_khz: Some(2_165_800),
+            cur_khz: cur,
+            ..Default::default()
+        };
+        let (a, b, off) = (c(Some(1_330_000)), c(Some(1_330_000)), c(None));
+        assert_eq!(
+            lscpu_scaling_percent(&[&a, &b, &off]).as_deref(),
+            Some("61%")
+        );
+        assert_eq!(lscpu_scaling_percent(&[&off]), None);
+        assert_eq!(lscpu_scaling_percent(&[]), None);
     }
 
     #[test]

@@ -3,10 +3,13 @@
 //! Number, Family), the `BIOS/UEFI:` block (`dmidecode -t bios`: Vendor, Version, Release
 //! Date, BIOS Revision, Firmware Revision) from the kernel's `/sys/class/dmi/id/*`
 //! attributes, and the memory devices of `RAM configuration:` (`lshw -C memory`, which
-//! reads SMBIOS type 17) from the raw tables `/sys/firmware/dmi/entries/17-N/raw`.
+//! reads SMBIOS type 17) from the raw tables `/sys/firmware/dmi/entries/17-N/raw`, and
+//! the processors (type 4, `4-N`) behind lscpu's `BIOS Vendor ID:`, `BIOS Model name:`,
+//! `BIOS CPU family:` lines and its socket count on Arm.
 //!
 //! Only known attribute names are read, and of the entries directory only the `17-N`
-//! entries (N < [`MAX_TYPE17`]), each `raw` file capped at [`MAX_RAW`] bytes.
+//! entries (N < [`MAX_TYPE17`]) and the `4-N` ones (N < [`MAX_TYPE4`]), each `raw` file
+//! capped at [`MAX_RAW`] bytes.
 
 use serde::Serialize;
 
@@ -18,6 +21,8 @@ pub const DMI_ID: &str = "/sys/class/dmi/id";
 pub const DMI_ENTRIES: &str = "/sys/firmware/dmi/entries";
 /// Memory device structures probed (`17-0` … `17-63`): servers have 48 slots at most.
 pub const MAX_TYPE17: u32 = 64;
+/// Processor structures probed (`4-0` … `4-15`).
+pub const MAX_TYPE4: u32 = 16;
 /// A type 17 structure is under 100 bytes plus its strings; a page is plenty.
 pub const MAX_RAW: u64 = 4096;
 
@@ -128,14 +133,94 @@ fn le32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 
-/// The strings after a structure's formatted area (1-based references; 0 means none).
-fn smbios_strings(raw: &[u8], len: usize) -> Vec<String> {
+/// The strings after a structure's formatted area (1-based references; 0 means none),
+/// as stored: lscpu prints them untrimmed.
+fn smbios_strings_raw(raw: &[u8], len: usize) -> Vec<String> {
     let Some(tail) = raw.get(len..) else {
         return Vec::new();
     };
     tail.split(|&b| b == 0)
         .take_while(|s| !s.is_empty())
-        .map(|s| String::from_utf8_lossy(s).trim().to_string())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+/// The same, trimmed.
+fn smbios_strings(raw: &[u8], len: usize) -> Vec<String> {
+    smbios_strings_raw(raw, len)
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+/// One processor (SMBIOS type 4), the fields lscpu shows of the first one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Processor {
+    /// Processor family (offset 0x06; 0xFE defers to the word at 0x28: 0x102 ARMv8).
+    pub family: u16,
+    /// Manufacturer string (0x07), untrimmed.
+    pub manufacturer: Option<String>,
+    /// Version string (0x10), untrimmed.
+    pub version: Option<String>,
+    /// Current speed in MHz (0x16).
+    pub current_mhz: u16,
+    /// Part number string (0x22, SMBIOS 2.3+), untrimmed.
+    pub part_number: Option<String>,
+}
+
+impl Processor {
+    /// lscpu's `BIOS Model name:`: version, part number and current speed, as util-linux
+    /// 2.38 joins them (`Intel(R) N100 To Be Filled By O.E.M. CPU @ 2.8GHz`).
+    pub fn bios_model_name(&self) -> String {
+        format!(
+            "{} {} CPU @ {}.{}GHz",
+            self.version.as_deref().unwrap_or(""),
+            self.part_number.as_deref().unwrap_or(""),
+            self.current_mhz / 1000,
+            (self.current_mhz % 1000) / 100
+        )
+    }
+}
+
+/// Parse one raw SMBIOS type 4 structure (`/sys/firmware/dmi/entries/4-N/raw`). `None`
+/// for another type or a structure too short for the SMBIOS 2.0 fields (through the
+/// current speed at 0x16); fields past the formatted area are absent, not read.
+pub fn parse_type4(raw: &[u8]) -> Option<Processor> {
+    if *raw.first()? != 4 {
+        return None;
+    }
+    let len = usize::from(*raw.get(1)?);
+    if len < 0x18 || raw.len() < len {
+        return None;
+    }
+    let f = &raw[..len];
+    let strings = smbios_strings_raw(raw, len);
+    let string = |at: usize| -> Option<String> {
+        let n = usize::from(*f.get(at)?);
+        let s = strings.get(n.checked_sub(1)?)?.clone();
+        (!s.is_empty()).then_some(s)
+    };
+    let family = match f[0x06] {
+        0xFE => le16(f, 0x28).unwrap_or(0xFE),
+        b => u16::from(b),
+    };
+    Some(Processor {
+        family,
+        manufacturer: string(0x07),
+        version: string(0x10),
+        current_mhz: le16(f, 0x16)?,
+        part_number: string(0x22),
+    })
+}
+
+/// The processors of the raw SMBIOS tables, in structure order; empty without them.
+pub fn read_processors(root: &SysRoot) -> Vec<Processor> {
+    (0..MAX_TYPE4)
+        .map_while(|n| {
+            root.read_bytes_max(format!("{DMI_ENTRIES}/4-{n}/raw"), MAX_RAW)
+                .ok()
+        })
+        .filter_map(|raw| parse_type4(&raw))
         .collect()
 }
 
@@ -230,6 +315,67 @@ pub(crate) mod tests {
         assert_eq!(d.form_factor, 11);
         assert_eq!(d.locator.as_deref(), Some("Top - on board"));
         assert_eq!(d.manufacturer, None);
+    }
+
+    /// A type 4 structure as the CIX P1 logs (`1ET4`) show it through lscpu: Cix's
+    /// manufacturer string, version `CIX P1 CP8180 ` (lscpu's three spaces before `CPU`
+    /// mean a trailing blank, as stored), no part number, 1900 MHz, family 0xFE → 258.
+    pub(crate) fn cix_p1_processor() -> Vec<u8> {
+        let mut f = vec![0u8; 0x30];
+        f[0] = 4;
+        f[1] = 0x30;
+        f[0x06] = 0xFE;
+        f[0x07] = 1;
+        f[0x10] = 2;
+        f[0x16..0x18].copy_from_slice(&1900u16.to_le_bytes());
+        f[0x22] = 0;
+        f[0x28..0x2A].copy_from_slice(&258u16.to_le_bytes());
+        f.extend_from_slice(b"Cix Technology Group Co., Ltd.\0CIX P1 CP8180 \0\0");
+        f
+    }
+
+    #[test]
+    fn type4_of_the_cix_p1_reads_as_lscpu_prints_it() {
+        let p = parse_type4(&cix_p1_processor()).unwrap();
+        assert_eq!(p.family, 258);
+        assert_eq!(
+            p.manufacturer.as_deref(),
+            Some("Cix Technology Group Co., Ltd.")
+        );
+        assert_eq!(p.bios_model_name(), "CIX P1 CP8180   CPU @ 1.9GHz");
+        // The Celeron N2830 log (`4HYd`): version and part number joined, 2167 MHz.
+        let mut f = vec![0u8; 0x28];
+        f[0] = 4;
+        f[1] = 0x28;
+        f[0x06] = 15;
+        f[0x07] = 1;
+        f[0x10] = 2;
+        f[0x16..0x18].copy_from_slice(&2167u16.to_le_bytes());
+        f[0x22] = 3;
+        f.extend_from_slice(b"Intel\0Intel(R) Celeron(R) CPU N2830 @ 2.16GHz\0Fill By OEM\0\0");
+        let p = parse_type4(&f).unwrap();
+        assert_eq!(p.family, 15);
+        assert_eq!(
+            p.bios_model_name(),
+            "Intel(R) Celeron(R) CPU N2830 @ 2.16GHz Fill By OEM CPU @ 2.1GHz"
+        );
+    }
+
+    #[test]
+    fn type4_garbage_short_and_other_structures_are_none() {
+        assert_eq!(parse_type4(&[]), None);
+        assert_eq!(parse_type4(&[4, 0x10, 0, 0]), None);
+        assert_eq!(parse_type4(&ms_r1_bank()), None);
+        let mut short = cix_p1_processor();
+        short[1] = 0xFF;
+        assert_eq!(parse_type4(&short[..0x30]), None);
+        // An SMBIOS 2.0 structure (0x1A bytes) has no part number: none is read past it.
+        let mut old = cix_p1_processor();
+        old[1] = 0x1A;
+        old[0x22] = 2;
+        let p = parse_type4(&old).unwrap();
+        assert_eq!(p.part_number, None);
+        assert_eq!(p.family, 0xFE);
     }
 
     #[test]

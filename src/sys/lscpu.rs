@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::sys::cache::{MAX_INDEX, parse_cache_size};
 use crate::sys::cpu::Topology;
 use crate::sys::cpu::cpuinfo::CpuInfo;
+use crate::sys::cpufreq::policy_attr;
 use crate::sys::kernel::{Vulnerability, read_vulnerabilities};
 use crate::sys::root::SysRoot;
 
@@ -32,10 +33,12 @@ pub struct LscpuCpu {
     pub bogomips: Option<String>,
     /// `Flags:` (x86 `flags`, Arm `Features`, RISC-V `isa`).
     pub flags: Option<String>,
-    /// `CPU max MHz:` (cpufreq).
-    pub max_mhz: Option<u64>,
-    /// `CPU min MHz:`.
-    pub min_mhz: Option<u64>,
+    /// `CPU max MHz:` in kHz (`cpuinfo_max_freq`, else `scaling_max_freq`).
+    pub max_khz: Option<u64>,
+    /// `CPU min MHz:` in kHz.
+    pub min_khz: Option<u64>,
+    /// `scaling_cur_freq` in kHz, for `CPU(s) scaling MHz:`; `None` offline.
+    pub cur_khz: Option<u64>,
     /// The CPU's caches, in index order.
     pub caches: Vec<CacheIndex>,
     /// `address sizes` (x86: `48 bits physical, 48 bits virtual`).
@@ -108,6 +111,17 @@ pub struct Lscpu {
     /// NUMA nodes (`/sys/devices/system/node/online`, then each node's `cpulist`); empty
     /// on kernels without NUMA, where lscpu prints no NUMA lines.
     pub numa_nodes: Vec<NumaNode>,
+    /// `cpufreq/boost` (`Frequency boost:`), `None` without the file or with garbage in it.
+    pub freq_boost: Option<bool>,
+    /// `/sys/firmware/acpi/tables/PPTT` exists: ACPI describes the sockets, so lscpu keeps
+    /// the socket form on aarch64.
+    pub acpi_pptt: bool,
+    /// aarch64 only, live system only: the kernel runs 32-bit programs (`CPU op-mode(s):
+    /// 32-bit, 64-bit` rather than `64-bit`); `None` where that cannot be asked.
+    pub aarch32: Option<bool>,
+    /// SMBIOS processors (type 4): the first one's `BIOS …` lines, the count as `Socket(s):`
+    /// of lscpu's cluster form. Empty without DMI or when not root.
+    pub dmi_processors: Vec<crate::sys::dmi::Processor>,
 }
 
 /// lscpu's vendor names for Arm implementer codes (it prints `ARM`, not `Arm`).
@@ -164,8 +178,9 @@ pub fn from_cpuinfo(info: &CpuInfo, topo: &Topology) -> Vec<LscpuCpu> {
                 flags: get("flags")
                     .or_else(|| get("Features"))
                     .or_else(|| get("isa")),
-                max_mhz: c.max_mhz,
-                min_mhz: c.min_mhz,
+                max_khz: None,
+                min_khz: None,
+                cur_khz: None,
                 caches: Vec::new(),
                 address_sizes: get("address sizes"),
                 thread_siblings: None,
@@ -207,14 +222,69 @@ pub fn read(root: &SysRoot, topo: &Topology, arch: Option<String>) -> Lscpu {
         };
         c.thread_siblings = topo_file("thread_siblings_list", "core_cpus_list");
         c.package_cpus = topo_file("core_siblings_list", "package_cpus_list");
+        let t = topo.cpus.iter().find(|t| t.cpu == c.cpu);
+        if let Some(p) = t.and_then(|t| t.policy) {
+            let khz = |a: &str, b: &str| {
+                root.parse::<u64>(policy_attr(p, a))
+                    .or_else(|| root.parse::<u64>(policy_attr(p, b)))
+                    .filter(|&k| k > 0)
+            };
+            c.max_khz = khz("cpuinfo_max_freq", "scaling_max_freq");
+            c.min_khz = khz("cpuinfo_min_freq", "scaling_min_freq");
+            // lscpu reads `cpuN/cpufreq`, which an offline CPU does not have.
+            if t.is_some_and(|t| t.online) {
+                c.cur_khz = root
+                    .parse::<u64>(policy_attr(p, "scaling_cur_freq"))
+                    .filter(|&k| k > 0);
+            }
+        }
     }
     Lscpu {
-        arch,
         cpus,
         online: topo.online(),
         vulnerabilities: read_vulnerabilities(root),
         numa_nodes: read_numa_nodes(root),
+        freq_boost: root
+            .parse::<i64>("/sys/devices/system/cpu/cpufreq/boost")
+            .map(|b| b != 0),
+        aarch32: if arch.as_deref() == Some("aarch64") && root.is_host() {
+            aarch32_supported()
+        } else {
+            None
+        },
+        acpi_pptt: root.exists("/sys/firmware/acpi/tables/PPTT"),
+        dmi_processors: crate::sys::dmi::read_processors(root),
+        arch,
     }
+}
+
+/// Whether this aarch64 kernel runs AArch32 programs, asked as util-linux asks it: by
+/// switching this thread's execution domain to `PER_LINUX32` (0x0008) and back, which
+/// fails on cores without AArch32 (Cortex-A520, A720…).
+#[cfg(target_arch = "aarch64")]
+fn aarch32_supported() -> Option<bool> {
+    const PER_LINUX32: libc::c_ulong = 0x0008;
+    // SAFETY: personality() only sets the calling thread's execution domain, which is
+    // restored right away; no memory is involved.
+    let previous = unsafe { libc::personality(PER_LINUX32) };
+    if previous == -1 {
+        return Some(false);
+    }
+    // SAFETY: as above, back to the domain it had.
+    unsafe { libc::personality(previous as libc::c_ulong) };
+    Some(true)
+}
+
+/// A 32-bit Arm build reading an aarch64 kernel is itself the proof.
+#[cfg(target_arch = "arm")]
+fn aarch32_supported() -> Option<bool> {
+    Some(true)
+}
+
+/// Other builds cannot ask an aarch64 kernel.
+#[cfg(not(any(target_arch = "aarch64", target_arch = "arm")))]
+fn aarch32_supported() -> Option<bool> {
+    None
 }
 
 #[cfg(test)]
@@ -249,6 +319,59 @@ mod tests {
         assert!(c.family.is_some());
         assert!(c.flags.as_deref().unwrap().contains("fpu"));
         assert!(!c.caches.is_empty());
+    }
+
+    /// The lscpu facts beyond cpuinfo, read through a sysroot: kHz limits and the
+    /// current clock of each online CPU's policy, `cpufreq/boost`, ACPI's PPTT and the
+    /// SMBIOS processors; garbage in the boost file is no boost line, not a guess.
+    #[test]
+    fn cpufreq_boost_pptt_and_dmi_processors_are_read_through_the_root() {
+        let d = tempfile::tempdir().unwrap();
+        let w = |p: &str, v: &[u8]| {
+            let f = d.path().join(p.trim_start_matches('/'));
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, v).unwrap();
+        };
+        w("/proc/cpuinfo", b"processor\t: 0\nBogoMIPS\t: 48.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd05\nCPU variant\t: 0x2\nCPU revision\t: 0\n\nprocessor\t: 1\nBogoMIPS\t: 48.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd05\nCPU variant\t: 0x2\nCPU revision\t: 0\n");
+        w("/sys/devices/system/cpu/present", b"0-1\n");
+        w("/sys/devices/system/cpu/online", b"0\n");
+        for cpu in 0..2 {
+            w(
+                &format!("/sys/devices/system/cpu/cpu{cpu}/topology/core_siblings_list"),
+                b"0-1\n",
+            );
+        }
+        let p = "/sys/devices/system/cpu/cpufreq/policy0";
+        w(&format!("{p}/related_cpus"), b"0 1\n");
+        w(&format!("{p}/affected_cpus"), b"0\n");
+        w(&format!("{p}/cpuinfo_max_freq"), b"1992000\n");
+        w(&format!("{p}/cpuinfo_min_freq"), b"408000\n");
+        w(&format!("{p}/scaling_cur_freq"), b"1416000\n");
+        w("/sys/devices/system/cpu/cpufreq/boost", b"0\n");
+        w("/sys/firmware/acpi/tables/PPTT", b"PPTT");
+        w(
+            "/sys/firmware/dmi/entries/4-0/raw",
+            &crate::sys::dmi::tests::cix_p1_processor(),
+        );
+        let root = SysRoot::new(d.path());
+        let (_, topo) = crate::sys::cpu::read(&root);
+        let l = read(&root, &topo, Some("aarch64".into()));
+        assert_eq!(l.cpus.len(), 2);
+        assert_eq!(l.cpus[0].max_khz, Some(1_992_000));
+        assert_eq!(l.cpus[0].min_khz, Some(408_000));
+        assert_eq!(l.cpus[0].cur_khz, Some(1_416_000));
+        // CPU 1 is offline: lscpu finds no `cpu1/cpufreq` to read a current clock from.
+        assert_eq!(l.cpus[1].cur_khz, None);
+        assert_eq!(l.freq_boost, Some(false));
+        assert!(l.acpi_pptt);
+        assert_eq!(l.dmi_processors.len(), 1);
+        // A sysroot is not this process's kernel: AArch32 is not asked.
+        assert_eq!(l.aarch32, None);
+        w("/sys/devices/system/cpu/cpufreq/boost", b"\xff garbage");
+        std::fs::remove_file(d.path().join("sys/firmware/acpi/tables/PPTT")).unwrap();
+        let l = read(&root, &topo, Some("aarch64".into()));
+        assert_eq!(l.freq_boost, None);
+        assert!(!l.acpi_pptt);
     }
 
     #[test]
