@@ -402,6 +402,24 @@ impl Word {
     }
 }
 
+/// The word after `word` in the walk over `2^bits` words, without reversing twice:
+/// `bit_reverse(bit_reverse(word) + 1)` is `word` counted up from its top bit (the carry
+/// runs toward the low bits), so the run of ones at the top and the zero below it flip.
+/// Equal to [`walk_successor`] (tested over every word of small blocks); a few integer
+/// operations instead of two bit reversals, which x86 has no instruction for.
+#[inline]
+fn reversed_increment(word: usize, bits: u32) -> usize {
+    if bits == 0 {
+        return 0;
+    }
+    let ones = (word << (usize::BITS - bits)).leading_ones();
+    if ones >= bits {
+        return 0;
+    }
+    let low = bits - 1 - ones;
+    word ^ (((1usize << (ones + 1)) - 1) << low)
+}
+
 /// Write the walk for `kind` into `area` (whose length is a power of two).
 fn fill_walk(area: &mut [u8], kind: Word) {
     let w = kind.size();
@@ -412,14 +430,12 @@ fn fill_walk(area: &mut [u8], kind: Word) {
     // words are written in address order (bit reversal is its own inverse: word `here` is
     // step bit_reverse(here)), so filling a 128 MiB block streams through memory instead of
     // missing the cache on every store.
-    for here in 0..words {
-        let k = bit_reverse(here, bits);
-        let next = bit_reverse((k + 1) % words, bits) * w;
-        let at = here * w;
+    for (here, slot) in area.chunks_exact_mut(w).enumerate() {
+        let next = reversed_increment(here, bits) * w;
         match kind {
-            Word::Off32 => area[at..at + 4].copy_from_slice(&(next as u32).to_ne_bytes()),
-            Word::Off64 => area[at..at + 8].copy_from_slice(&(next as u64).to_ne_bytes()),
-            Word::Ptr => area[at..at + w].copy_from_slice(&(base + next).to_ne_bytes()),
+            Word::Off32 => slot.copy_from_slice(&(next as u32).to_ne_bytes()),
+            Word::Off64 => slot.copy_from_slice(&(next as u64).to_ne_bytes()),
+            Word::Ptr => slot.copy_from_slice(&(base + next).to_ne_bytes()),
         }
     }
 }
@@ -740,6 +756,23 @@ mod tests {
             order.push(walk_successor(*order.last().unwrap(), n));
         }
         assert_eq!(order, vec![0, 32, 16, 48, 8]);
+    }
+
+    #[test]
+    fn reversed_increment_is_the_walks_successor_for_every_word() {
+        for bits in 0..=12u32 {
+            let words = 1usize << bits;
+            for word in 0..words {
+                assert_eq!(
+                    reversed_increment(word, bits),
+                    walk_successor(word, words),
+                    "word {word} of {words}"
+                );
+            }
+        }
+        // The top of a 2^25-word block (ramlat's 128 MiB of 32-bit words) wraps to 0.
+        assert_eq!(reversed_increment((1 << 25) - 1, 25), 0);
+        assert_eq!(reversed_increment(0, 25), 1 << 24);
     }
 
     #[test]
