@@ -352,22 +352,50 @@ fn lscpu_scaling_percent(cpus: &[&crate::sys::lscpu::LscpuCpu]) -> Option<String
     (fcur > 0.0 && fmax > 0.0).then(|| format!("{:.0}%", fcur / fmax * 100.0))
 }
 
-/// The lscpu-style summary: architecture, CPUs, per core type its identity, topology and
-/// cpufreq limits, virtualization, caches, NUMA nodes, vulnerabilities; labels padded to
-/// one column as lscpu pads them. `hypervisor`: the VM we run in (systemd-detect-virt's
-/// name), for lscpu's `Hypervisor vendor:` on x86.
-pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
-    let mut rows: Vec<(String, String)> = Vec::new();
-    let mut row = |k: &str, v: String| rows.push((format!("{k}:"), v));
-    if let Some(a) = &l.arch {
-        row("Architecture", a.clone());
+/// One lscpu core type: a run of CPUs of one type in CPU order, with the widest cpufreq
+/// limits among them (kHz).
+struct LscpuType<'a> {
+    members: Vec<&'a crate::sys::lscpu::LscpuCpu>,
+    max_khz: Option<u64>,
+    min_khz: Option<u64>,
+}
+
+/// The core types as util-linux forms them: it starts a type whenever a cpuinfo block's
+/// model name, model or stepping differs from the block before, so the CIX P1's A720,
+/// A520, A720 runs are three (logs `1ET4`, `8opg`).
+fn lscpu_types(l: &Lscpu) -> Vec<LscpuType<'_>> {
+    let mut types: Vec<LscpuType<'_>> = Vec::new();
+    for c in &l.cpus {
+        let same = |g: &crate::sys::lscpu::LscpuCpu| {
+            g.model_name == c.model_name && g.model == c.model && g.stepping == c.stepping
+        };
+        match types.last_mut().filter(|t| same(t.members[0])) {
+            Some(t) => {
+                t.members.push(c);
+                t.max_khz = t.max_khz.max(c.max_khz);
+                t.min_khz = match (t.min_khz, c.min_khz) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            None => types.push(LscpuType {
+                members: vec![c],
+                max_khz: c.max_khz,
+                min_khz: c.min_khz,
+            }),
+        }
     }
-    let first = l.cpus.first();
-    let x86 = first.is_some_and(|c| c.family.is_some());
-    // util-linux: x86 always runs 32-bit code and 64-bit with `lm`; aarch64 asks the
-    // kernel for AArch32 (only on the live system); other architectures print no line.
-    let op_modes = if x86 {
-        let lm = first
+    types
+}
+
+/// `CPU op-mode(s):` as util-linux decides it: x86 always runs 32-bit code, 64-bit with
+/// `lm`; aarch64 asks the kernel for AArch32 (only on the live system); other
+/// architectures print no line.
+fn lscpu_op_modes(l: &Lscpu, x86: bool) -> Option<&'static str> {
+    if x86 {
+        let lm = l
+            .cpus
+            .first()
             .and_then(|c| c.flags.as_deref())
             .is_some_and(|f| f.split(' ').any(|x| x == "lm"));
         Some(if lm { "32-bit, 64-bit" } else { "32-bit" })
@@ -376,8 +404,94 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
             .map(|a| if a { "32-bit, 64-bit" } else { "64-bit" })
     } else {
         None
-    };
-    if let Some(m) = op_modes {
+    }
+}
+
+/// The rows of one core type. `first`: the boost state goes with the first type only, as
+/// util-linux prints it; `cluster_form`: util-linux's counts for aarch64 without ACPI's
+/// PPTT and one core type (clusters, and sockets only where SMBIOS lists processors).
+fn lscpu_type_rows(
+    l: &Lscpu,
+    t: &LscpuType<'_>,
+    first: bool,
+    cluster_form: bool,
+) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut row = |k: &str, v: String| rows.push((format!("{k}:"), v));
+    let c = t.members[0];
+    if let Some(m) = &c.model_name {
+        row("Model name", m.clone());
+    }
+    if let Some(p) = l.dmi_processors.first() {
+        row("BIOS Model name", p.bios_model_name());
+        row("BIOS CPU family", p.family.to_string());
+    }
+    if let Some(f) = &c.family {
+        row("CPU family", f.clone());
+    }
+    if let Some(m) = &c.model {
+        row("Model", m.clone());
+    }
+    if let Some((threads, cores, sockets)) = lscpu_counts(&t.members) {
+        row("Thread(s) per core", threads.to_string());
+        if cluster_form {
+            row("Core(s) per cluster", cores.to_string());
+            let smbios = l.dmi_processors.len();
+            row(
+                "Socket(s)",
+                if smbios == 0 {
+                    "-".into()
+                } else {
+                    smbios.to_string()
+                },
+            );
+            row("Cluster(s)", sockets.to_string());
+        } else {
+            row("Core(s) per socket", cores.to_string());
+            row("Socket(s)", sockets.to_string());
+        }
+    }
+    if let Some(st) = &c.stepping {
+        row("Stepping", st.clone());
+    }
+    if let Some(b) = l.freq_boost.filter(|_| first) {
+        let state = if b { "enabled" } else { "disabled" };
+        row("Frequency boost", state.into());
+    }
+    if t.max_khz.is_some() || t.min_khz.is_some() {
+        if let Some(p) = lscpu_scaling_percent(&t.members) {
+            row("CPU(s) scaling MHz", p);
+        }
+    }
+    if let Some(k) = t.max_khz {
+        row("CPU max MHz", lscpu_mhz(k));
+    }
+    if let Some(k) = t.min_khz {
+        row("CPU min MHz", lscpu_mhz(k));
+    }
+    if let Some(b) = &c.bogomips {
+        row("BogoMIPS", b.clone());
+    }
+    if let Some(f) = &c.flags {
+        row("Flags", f.clone());
+    }
+    rows
+}
+
+/// The lscpu-style summary (util-linux 2.38's): architecture, CPUs, per core type (see
+/// [`lscpu_types`]) its identity, SMBIOS names, topology, boost and cpufreq clocks,
+/// virtualization, caches, NUMA nodes, vulnerabilities; labels padded to one column as
+/// lscpu pads them. `hypervisor`: the VM we run in (systemd-detect-virt's name), for
+/// lscpu's `Hypervisor vendor:` on x86.
+pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut row = |k: &str, v: String| rows.push((format!("{k}:"), v));
+    if let Some(a) = &l.arch {
+        row("Architecture", a.clone());
+    }
+    let first = l.cpus.first();
+    let x86 = first.is_some_and(|c| c.family.is_some());
+    if let Some(m) = lscpu_op_modes(l, x86) {
         row("CPU op-mode(s)", m.into());
     }
     if let Some(a) = first.and_then(|c| c.address_sizes.clone()) {
@@ -405,95 +519,10 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
             row("BIOS Vendor ID", b);
         }
     }
-    // One group per run of CPUs of one core type (model name, model, stepping) in CPU
-    // order: util-linux starts a type whenever cpuinfo's block differs from the one
-    // before, so the CIX P1's A720, A520, A720 runs are three (logs `1ET4`, `8opg`). Its
-    // cpufreq limits are the group's widest.
-    type Group<'a> = (
-        Vec<&'a crate::sys::lscpu::LscpuCpu>,
-        Option<u64>,
-        Option<u64>,
-    );
-    let mut groups: Vec<Group<'_>> = Vec::new();
-    for c in &l.cpus {
-        let same = |g: &crate::sys::lscpu::LscpuCpu| {
-            g.model_name == c.model_name && g.model == c.model && g.stepping == c.stepping
-        };
-        match groups.last_mut().filter(|(g, _, _)| same(g[0])) {
-            Some((members, max, min)) => {
-                members.push(c);
-                *max = (*max).max(c.max_khz);
-                *min = match (*min, c.min_khz) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-            }
-            None => groups.push((vec![c], c.max_khz, c.min_khz)),
-        }
-    }
-    // util-linux's cluster form: aarch64 without ACPI's PPTT and one core type counts
-    // clusters, and sockets only where SMBIOS lists processors.
-    let cluster_form = l.arch.as_deref() == Some("aarch64") && !l.acpi_pptt && groups.len() == 1;
-    let bios = l.dmi_processors.first();
-    for (n, (members, max, min)) in groups.into_iter().enumerate() {
-        let c = members[0];
-        if let Some(m) = &c.model_name {
-            row("Model name", m.clone());
-        }
-        if let Some(p) = bios {
-            row("BIOS Model name", p.bios_model_name());
-            row("BIOS CPU family", p.family.to_string());
-        }
-        if let Some(f) = &c.family {
-            row("CPU family", f.clone());
-        }
-        if let Some(m) = &c.model {
-            row("Model", m.clone());
-        }
-        if let Some((threads, cores, sockets)) = lscpu_counts(&members) {
-            row("Thread(s) per core", threads.to_string());
-            if cluster_form {
-                row("Core(s) per cluster", cores.to_string());
-                row(
-                    "Socket(s)",
-                    match l.dmi_processors.len() {
-                        0 => "-".to_string(),
-                        n => n.to_string(),
-                    },
-                );
-                row("Cluster(s)", sockets.to_string());
-            } else {
-                row("Core(s) per socket", cores.to_string());
-                row("Socket(s)", sockets.to_string());
-            }
-        }
-        if let Some(st) = &c.stepping {
-            row("Stepping", st.clone());
-        }
-        // util-linux prints the boost state with the first type only.
-        if let Some(b) = l.freq_boost.filter(|_| n == 0) {
-            row(
-                "Frequency boost",
-                if b { "enabled" } else { "disabled" }.into(),
-            );
-        }
-        if max.is_some() || min.is_some() {
-            if let Some(p) = lscpu_scaling_percent(&members) {
-                row("CPU(s) scaling MHz", p);
-            }
-        }
-        if let Some(k) = max {
-            row("CPU max MHz", lscpu_mhz(k));
-        }
-        if let Some(k) = min {
-            row("CPU min MHz", lscpu_mhz(k));
-        }
-        if let Some(b) = &c.bogomips {
-            row("BogoMIPS", b.clone());
-        }
-        if let Some(f) = &c.flags {
-            row("Flags", f.clone());
-        }
+    let types = lscpu_types(l);
+    let cluster_form = l.arch.as_deref() == Some("aarch64") && !l.acpi_pptt && types.len() == 1;
+    for (n, t) in types.iter().enumerate() {
+        rows.extend(lscpu_type_rows(l, t, n == 0, cluster_form));
     }
     rows.extend(lscpu_virtualization(first, x86, hypervisor));
     for (k, v) in lscpu_caches(l) {

@@ -1,8 +1,10 @@
 //! The facts of the `lscpu` summary sbc-bench puts after its CPU topology table, read
 //! without util-linux: per CPU the identity `/proc/cpuinfo` gives (vendor, model name,
-//! family, model, stepping, BogoMIPS, flags), the cpufreq limits the topology already has,
-//! the vulnerability states (`sys::kernel::read_vulnerabilities`) and the caches of every
-//! CPU (`sys::cache::read_caches`: `cpuN/cache/index0..7`, known paths only) for both the
+//! family, model, stepping, BogoMIPS, flags), each policy's limits and current clock in
+//! kHz, `cpufreq/boost`, whether ACPI has a PPTT, the SMBIOS processors (`sys::dmi`), on a
+//! live aarch64 system whether the kernel runs AArch32 programs, the vulnerability states
+//! (`sys::kernel::read_vulnerabilities`) and the caches of every CPU
+//! (`sys::cache::read_caches`: `cpuN/cache/index0..7`, known paths only) for both the
 //! `L1d cache:` lines and sbc-bench's per-CPU cache list.
 
 use serde::Serialize;
