@@ -19,6 +19,11 @@ for p in qemu-aarch64-static:qemu-user-static x86_64-linux-gnu-gcc:gcc \
   riscv64-linux-gnu-gcc:gcc-riscv64-linux-gnu file:file dpkg-deb:dpkg; do
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
 done
+# The C libraries the static links need: a cross gcc only recommends them, so a machine
+# (or an install with --no-install-recommends) can have the compiler without crt1.o.
+for p in libc6-dev libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
 if [ ${#need[@]} -gt 0 ]; then
   say "installing ${need[*]}"
   $SUDO apt-get update -qq || true
