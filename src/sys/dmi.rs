@@ -153,6 +153,54 @@ fn smbios_strings(raw: &[u8], len: usize) -> Vec<String> {
         .collect()
 }
 
+/// One SMBIOS structure: its formatted area and its strings.
+struct Structure<'a> {
+    f: &'a [u8],
+    strings: Vec<String>,
+}
+
+impl<'a> Structure<'a> {
+    /// `raw` as a structure of type `kind` whose formatted area has at least `min_len`
+    /// bytes; strings trimmed unless `raw_strings`. `None` for another type or too short.
+    fn parse(raw: &'a [u8], kind: u8, min_len: usize, raw_strings: bool) -> Option<Self> {
+        if *raw.first()? != kind {
+            return None;
+        }
+        let len = usize::from(*raw.get(1)?);
+        if len < min_len || raw.len() < len {
+            return None;
+        }
+        let strings = if raw_strings {
+            smbios_strings_raw(raw, len)
+        } else {
+            smbios_strings(raw, len)
+        };
+        Some(Self {
+            f: &raw[..len],
+            strings,
+        })
+    }
+
+    /// The string the byte at `at` refers to (1-based; 0, a missing or an empty one: none).
+    fn string(&self, at: usize) -> Option<String> {
+        let n = usize::from(*self.f.get(at)?);
+        let s = self.strings.get(n.checked_sub(1)?)?.clone();
+        (!s.is_empty()).then_some(s)
+    }
+}
+
+/// The structures of type `kind` (`KIND-0` … `KIND-{max-1}`, probed by name until the first
+/// missing one), parsed by `parse`; empty without DMI or when not root.
+fn read_structures<T>(root: &SysRoot, kind: u8, max: u32, parse: fn(&[u8]) -> Option<T>) -> Vec<T> {
+    (0..max)
+        .map_while(|n| {
+            root.read_bytes_max(format!("{DMI_ENTRIES}/{kind}-{n}/raw"), MAX_RAW)
+                .ok()
+        })
+        .filter_map(|raw| parse(&raw))
+        .collect()
+}
+
 /// One processor (SMBIOS type 4), the fields lscpu shows of the first one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Processor {
@@ -186,20 +234,8 @@ impl Processor {
 /// for another type or a structure too short for the SMBIOS 2.0 fields (through the
 /// current speed at 0x16); fields past the formatted area are absent, not read.
 pub fn parse_type4(raw: &[u8]) -> Option<Processor> {
-    if *raw.first()? != 4 {
-        return None;
-    }
-    let len = usize::from(*raw.get(1)?);
-    if len < 0x18 || raw.len() < len {
-        return None;
-    }
-    let f = &raw[..len];
-    let strings = smbios_strings_raw(raw, len);
-    let string = |at: usize| -> Option<String> {
-        let n = usize::from(*f.get(at)?);
-        let s = strings.get(n.checked_sub(1)?)?.clone();
-        (!s.is_empty()).then_some(s)
-    };
+    let st = Structure::parse(raw, 4, 0x18, true)?;
+    let (f, string) = (st.f, |at| st.string(at));
     let family = match f[0x06] {
         0xFE => le16(f, 0x28).unwrap_or(0xFE),
         b => u16::from(b),
@@ -215,32 +251,14 @@ pub fn parse_type4(raw: &[u8]) -> Option<Processor> {
 
 /// The processors of the raw SMBIOS tables, in structure order; empty without them.
 pub fn read_processors(root: &SysRoot) -> Vec<Processor> {
-    (0..MAX_TYPE4)
-        .map_while(|n| {
-            root.read_bytes_max(format!("{DMI_ENTRIES}/4-{n}/raw"), MAX_RAW)
-                .ok()
-        })
-        .filter_map(|raw| parse_type4(&raw))
-        .collect()
+    read_structures(root, 4, MAX_TYPE4, parse_type4)
 }
 
 /// Parse one raw SMBIOS type 17 structure (`/sys/firmware/dmi/entries/17-N/raw`). `None`
 /// for another type or a structure too short for the SMBIOS 2.1 fields.
 pub fn parse_type17(raw: &[u8]) -> Option<MemoryDevice> {
-    if *raw.first()? != 17 {
-        return None;
-    }
-    let len = usize::from(*raw.get(1)?);
-    if len < 0x15 || raw.len() < len {
-        return None;
-    }
-    let f = &raw[..len];
-    let strings = smbios_strings(raw, len);
-    let string = |at: usize| -> Option<String> {
-        let n = usize::from(*f.get(at)?);
-        let s = strings.get(n.checked_sub(1)?)?.clone();
-        (!s.is_empty()).then_some(s)
-    };
+    let st = Structure::parse(raw, 17, 0x15, false)?;
+    let (f, string) = (st.f, |at| st.string(at));
     let size_bytes = match le16(f, 0x0C)? {
         0xFFFF => None,
         0x7FFF => le32(f, 0x1C).map(|mb| u64::from(mb & 0x7FFF_FFFF) << 20),
@@ -269,13 +287,7 @@ pub fn parse_type17(raw: &[u8]) -> Option<MemoryDevice> {
 /// The memory devices of the raw SMBIOS tables, in structure order; empty without them
 /// (no DMI, not root: the files are root-only).
 pub fn read_memory_devices(root: &SysRoot) -> Vec<MemoryDevice> {
-    (0..MAX_TYPE17)
-        .map_while(|n| {
-            root.read_bytes_max(format!("{DMI_ENTRIES}/17-{n}/raw"), MAX_RAW)
-                .ok()
-        })
-        .filter_map(|raw| parse_type17(&raw))
-        .collect()
+    read_structures(root, 17, MAX_TYPE17, parse_type17)
 }
 
 #[cfg(test)]
