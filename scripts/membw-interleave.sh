@@ -31,7 +31,8 @@ trap 'rm -rf "$TMP"' EXIT
 read -r -a run_args <<<"${RUN_ARGS:-}"
 
 row() { # FILE LABEL: the libc row's best MB/s from one of our JSON documents
-  jq -r --arg n "$2" '[.. | objects | select(.name? == $n) | .mb_per_s][0] // "nan"' "$1"
+  jq -r --arg n "$2" '[.. | objects | select(.name? == $n) | .mb_per_s][0] // "nan"' "$1" \
+    2>/dev/null || echo nan
 }
 arm() { # ARM ROUND: run one arm, print "round arm memcpy memset"
   local a=$1 r=$2 c s
