@@ -56,6 +56,11 @@ pub fn main() -> i32 {
     match result {
         Ok(Ok(outcome)) => outcome.code(),
         Ok(Err(e)) if is_broken_pipe(&e) => Outcome::BrokenPipe.code(),
+        Ok(Err(e)) if e.downcast_ref::<crate::cli::UsageError>().is_some() => {
+            // The one place a usage error is said (`error:` as clap prints its own).
+            eprintln!("error: {e}");
+            Outcome::Usage.code()
+        }
         Ok(Err(e)) => {
             eprintln!("Error: {e:#}");
             Outcome::Failed.code()

@@ -15,7 +15,10 @@ pub mod review;
 pub mod run;
 pub mod storage;
 pub mod thermal;
+pub mod usage;
 pub mod wrap;
+
+pub use usage::UsageError;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

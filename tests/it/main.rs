@@ -9,6 +9,7 @@ mod cli;
 mod cli_harden;
 mod common;
 mod cpuid;
+mod golden;
 mod graph_chromium;
 mod graph_run;
 mod info;
