@@ -2,13 +2,16 @@
 //!
 //! Layers, top to bottom (a module names only its own layer or those below it; the order
 //! is written once, in `tests/it/layers.rs`, which enforces it; see `docs/ARCHITECTURE.md`):
-//! [`app`] → [`cli`] → [`run`] → [`report`] → [`diagnose`] → [`record`] → [`bench`] →
-//! [`monitor`] → [`tune`] → [`sys`] → [`shutdown`] / [`output`].
+//! [`app`] → [`cli`] → [`run`] → [`metrics`] → [`results`] → [`report`] → [`diagnose`] →
+//! [`record`] → [`bench`] → [`monitor`] → [`tune`] → [`sys`] → [`shutdown`] / [`output`] /
+//! [`files`].
 
 pub mod app;
 pub mod bench;
 pub mod cli;
 pub mod diagnose;
+pub mod files;
+pub mod metrics;
 pub mod monitor;
 pub mod output;
 pub mod record;

@@ -1,76 +1,45 @@
 //! `sbc-bench monitor [SECONDS]` (also `sbc-bench -m`): the hardware summary, then one
 //! line per interval until Ctrl-C or `--count` samples; `--json` prints JSON lines.
 
-use std::io::IsTerminal;
-use std::time::Duration;
+use std::io::{IsTerminal, stdout};
 
 use anyhow::Context;
 
 use crate::app::Ctx;
-use crate::cli::MonitorArgs;
+use crate::cli::monitor::MonitorOptions;
+use crate::cli::{MonitorArgs, UsageError};
+use crate::metrics::prometheus::{Export, power_now};
 use crate::monitor::render::{self, Banner, Table, TableOptions};
-use crate::monitor::{Monitor, MonitorConfig, SampleSpec, Setup};
+use crate::monitor::{Interval, Monitor, Setup};
 use crate::output::{self, Outcome};
 use crate::report;
-use crate::sys::meter::sampler::PowerSampler;
+use crate::sys::meter::sampler::PowerColumn;
 use crate::sys::root::SysRoot;
 use crate::sys::{board, discover, soc};
 
 /// Run the command. Ctrl-C and a closed pipe are its normal end ([`Outcome::Ended`], status
 /// 0); `--count` samples printed is [`Outcome::Ok`].
 pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
-    let power = match power(ctx, args) {
-        Ok(p) => p,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return Ok(Outcome::Usage);
-        }
-    };
-    let export_args = match crate::app::prometheus::ExportArgs::check(args) {
-        Ok(e) => e,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return Ok(Outcome::Usage);
-        }
-    };
+    let opts = MonitorOptions::new(args, std::env::var("Netio").ok().as_deref())?;
+    let power = power(ctx, &opts)?;
     let setup = Setup::discover(&ctx.root, args.cores);
-    let mut cfg = MonitorConfig::every(Duration::from_secs_f64(args.interval));
-    cfg.count = args.count;
-    cfg.live = true;
-    cfg.since_boot_first = true;
-    if args.json {
-        // Scripts get everything; the table stays cheap.
-        cfg.spec = SampleSpec::full();
-    }
-    if args.all_counters {
-        cfg.spec = SampleSpec::all_counters(&ctx.root);
-    }
-    let tty = std::io::stdout().is_terminal();
+    let cfg = opts.sampling(&ctx.root);
     let online = setup.topology.online();
-    let opts = TableOptions {
+    let table_opts = TableOptions {
         dc_in: setup.dc_in.is_some(),
         busiest: online.len() > 1,
         cores: if args.cores { online } else { Vec::new() },
     };
-    let mut table = Table::new(setup.layout.clone(), opts, tty);
-
+    let mut table = Table::new(setup.layout.clone(), table_opts, stdout().is_terminal());
     // A closed pipe (`sbc-bench -m | head`) ends the monitor quietly with 0, like Ctrl-C.
-    let mut out = std::io::stdout().lock();
-    let power_now = |power: &Option<Power>| {
-        power.as_ref().and_then(|p| {
-            Some(report::prometheus::PowerNow {
-                meter: p.sampler.describe().to_string(),
-                watts: p.sampler.rolling_mw_of(p.window)? / 1000.0,
-            })
-        })
-    };
-    let mut export = match export_args {
-        Some(a) => Some(crate::app::prometheus::Export::start(
+    let mut out = stdout().lock();
+    let mut export = match opts.export {
+        Some(a) => Some(Export::start(
             &ctx.root,
             &setup,
             args.interval,
             a,
-            power_now(&power),
+            power.as_ref().and_then(power_now),
         )?),
         None => None,
     };
@@ -87,41 +56,25 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Ended);
         }
     }
-
     let mut handle = Monitor::start(&ctx.root, &setup, cfg)?;
     let mut closed = false;
-    if let Some(rx) = handle.take_live() {
-        for iv in rx {
-            if let Some(e) = &mut export {
-                e.update(&iv, power_now(&power));
+    for iv in handle.take_live().into_iter().flatten() {
+        if let Some(e) = &mut export {
+            e.update(&iv, power.as_ref().and_then(power_now));
+        }
+        if args.quiet {
+            continue;
+        }
+        let line = line(args, &mut table, &power, &iv)?;
+        match output::write_or_closed(&mut out, &line) {
+            Ok(true) => {}
+            Ok(false) => {
+                closed = true;
+                break;
             }
-            if args.quiet {
-                continue;
-            }
-            let line = if args.json {
-                let mut s =
-                    serde_json::to_string(&output::schema::stamp(output::schema::MONITOR, &iv))?;
-                s.push('\n');
-                s
-            } else {
-                let row = table.row(&iv, &render::local_hms(iv.end_unix_ms));
-                match &power {
-                    Some(p) => {
-                        report::power::add_mw_column(&row, p.sampler.rolling_mw_of(p.window))
-                    }
-                    None => row,
-                }
-            };
-            match output::write_or_closed(&mut out, &line) {
-                Ok(true) => {}
-                Ok(false) => {
-                    closed = true;
-                    break;
-                }
-                Err(e) => {
-                    drop(handle.stop());
-                    return Err(anyhow::Error::new(e).context("writing to stdout"));
-                }
+            Err(e) => {
+                drop(handle.stop());
+                return Err(anyhow::Error::new(e).context("writing to stdout"));
             }
         }
     }
@@ -129,49 +82,51 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     if let Some(e) = export {
         e.stop();
     }
-    Ok(if closed || crate::shutdown::signal().is_some() {
-        Outcome::Ended
-    } else {
-        Outcome::Ok
+    let ended = closed || crate::shutdown::signal().is_some();
+    Ok(if ended { Outcome::Ended } else { Outcome::Ok })
+}
+
+/// One interval: a JSON line, or the table's row (with the power column).
+fn line(
+    args: &MonitorArgs,
+    table: &mut Table,
+    power: &Option<PowerColumn>,
+    iv: &Interval,
+) -> anyhow::Result<String> {
+    if args.json {
+        let stamped = output::schema::stamp(output::schema::MONITOR, iv);
+        return Ok(serde_json::to_string(&stamped)? + "\n");
+    }
+    let row = table.row(iv, &render::local_hms(iv.end_unix_ms));
+    Ok(match power {
+        Some(p) => report::power::add_mw_column(&row, p.mw()),
+        None => row,
     })
 }
 
-/// The `--power` meter (or sbc-bench's `Netio=HOST/SOCKET`) and how many readings the
-/// column averages.
-struct Power {
-    sampler: PowerSampler,
-    window: usize,
-}
-
-/// Open the meter, sampled every half interval with the column the mean of the last
-/// 3 × interval-in-seconds readings, as sbc-bench's Netio monitor
-/// (`NetioInterval=SleepInterval/2`, `NetioSamples=SleepInterval*3`).
-fn power(ctx: &Ctx, args: &MonitorArgs) -> Result<Option<Power>, String> {
-    let netio = std::env::var("Netio").ok();
-    let Some(spec) = crate::cli::power_spec(args.power.as_deref(), netio.as_deref())? else {
+/// The `--power` meter (or sbc-bench's `Netio=HOST/SOCKET`); one that cannot be opened
+/// is a usage error.
+fn power(ctx: &Ctx, opts: &MonitorOptions) -> Result<Option<PowerColumn>, UsageError> {
+    let Some(spec) = &opts.power else {
         return Ok(None);
     };
-    let meter = crate::sys::meter::open(&spec, &ctx.root).map_err(|e| e.to_string())?;
-    let every = Duration::from_secs_f64((args.interval / 2.0).max(0.01));
-    let sampler = PowerSampler::start(meter, every);
-    sampler.wait_for(1, Duration::from_secs(5));
-    Ok(Some(Power {
-        sampler,
-        window: ((args.interval * 3.0).round() as usize).max(1),
-    }))
+    PowerColumn::open(spec, &ctx.root, opts.args.interval)
+        .map(Some)
+        .map_err(|e| e.to_string().into())
 }
 
 /// The identification line's inputs, the same as `info`'s summary line: the SoC bus
 /// device, the SoC guess (on x86 the processor name), virtualisation as
 /// `systemd-detect-virt` names it, the userland.
-pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
+fn banner(root: &SysRoot, setup: &Setup) -> Banner {
     let inputs = soc::read_inputs(root, &setup.topology);
     let g = soc::guess(&inputs);
     let cpu_name = discover::x86_cpu_name(&inputs);
     Banner {
         soc0: inputs.soc0.as_ref().and_then(report::info::soc0_label),
         soc: report::info::soc_label(cpu_name.as_deref(), &g),
-        kernel_arch: kernel_arch(root),
+        // `uname -m`, as `info` reads it.
+        kernel_arch: board::kernel_machine(root, &board::HostFacts::read(root)),
         virt: board::Virtualization::detect(
             root,
             board::Device::read(root).dmi.as_ref(),
@@ -183,9 +138,4 @@ pub fn banner(root: &SysRoot, setup: &Setup) -> Banner {
             + &report::topology::notes(&setup.topology),
         thermal_source: setup.thermal.as_ref().map(|t| t.label()),
     }
-}
-
-/// The kernel's architecture (`uname -m`), as `info` reads it.
-fn kernel_arch(root: &SysRoot) -> Option<String> {
-    board::kernel_machine(root, &board::HostFacts::read(root))
 }

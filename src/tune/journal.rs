@@ -103,10 +103,11 @@ fn write(root: &SysRoot, all: &[(u64, PathBuf, Entry)]) -> io::Result<()> {
     };
     let dir = path.parent().unwrap_or(Path::new("/"));
     std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".tuning.json.{}", std::process::id()));
     let text = serde_json::to_string_pretty(&j).map_err(io::Error::other)?;
-    std::fs::write(&tmp, text + "\n")?;
-    std::fs::rename(&tmp, &path)
+    // Synced, file and directory: a power cut right after tuning must find the journal
+    // whole, not the empty file an unsynced rename can leave.
+    crate::files::replace(&path, (text + "\n").as_bytes())?;
+    Ok(())
 }
 
 /// Remove the journal, and its directory when that is left empty.
@@ -221,7 +222,7 @@ pub fn recover(root: &SysRoot) -> Recovery {
         left.reverse();
         let j = Journal { changes: left, ..j };
         if let Ok(t) = serde_json::to_string_pretty(&j) {
-            let _ = std::fs::write(&path, t + "\n");
+            let _ = crate::files::replace(&path, (t + "\n").as_bytes());
         }
     }
     out

@@ -365,6 +365,33 @@ mod tests {
         assert!(!journal.exists());
     }
 
+    // A power cut right after tuning left an empty journal: the temporary file was
+    // renamed unsynced. The journal is now written by `files::replace` (file and
+    // directory synced); what a test can see: no temporary file stays beside it, and a
+    // symlink planted at the temporary name is not written through.
+    #[test]
+    fn a_power_cut_after_tuning_finds_the_journal_whole() {
+        let (d, r) = tree();
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        let dir = journal.parent().unwrap().to_path_buf();
+        fs::create_dir_all(&dir).unwrap();
+        let victim = d.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, crate::files::temp_path(&journal)).unwrap();
+        let t = Tuning::new(&r);
+        t.set(GOV, "performance").unwrap();
+        let j: journal::Journal =
+            serde_json::from_str(&fs::read_to_string(&journal).unwrap()).unwrap();
+        assert_eq!(j.changes.len(), 1);
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["tuning.json"]);
+        assert!(t.restore().is_empty());
+    }
+
     #[test]
     fn a_killed_run_is_restored_from_the_journal_by_the_next_guard() {
         let (d, r) = tree();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The layers, bottom first; layers in one entry are at the same level. This table is
 /// the one written statement of the order (docs/ARCHITECTURE.md points here).
 pub const LAYERS: &[&[&str]] = &[
-    &["shutdown", "output"],
+    &["shutdown", "output", "files"],
     &["sys"],
     &["tune"],
     &["monitor"],
@@ -19,6 +19,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["diagnose"],
     &["report"],
     &["results"],
+    &["metrics"],
     &["run"],
     &["cli"],
     &["app"],

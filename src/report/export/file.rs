@@ -109,21 +109,8 @@ impl AtomicFile {
         }
     }
 
-    fn dir(&self) -> PathBuf {
-        match self.target().parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    }
-
     fn tmp(&self) -> PathBuf {
-        let name = self
-            .target()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "report".into());
-        self.dir()
-            .join(format!(".{name}.{}.tmp", std::process::id()))
+        crate::files::temp_path(self.target())
     }
 
     /// Open a device or pipe for writing without blocking: a FIFO nobody reads answers
@@ -215,20 +202,12 @@ impl AtomicFile {
             Kind::InPlace(None) => return self.open_in_place()?.write_all(&bytes[kept..]),
             Kind::Replace(t) => t,
         };
-        let tmp = self.tmp();
-        let mut f = match std::fs::File::create(&tmp) {
-            Ok(f) => f,
-            Err(_) if target.exists() => return rewrite_after(target, kept, &bytes[kept..]),
-            Err(e) => return Err(e),
-        };
-        let res = f
-            .write_all(bytes)
-            .and_then(|()| f.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, target));
-        if res.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        match crate::files::replace(target, bytes) {
+            Err(e) if e.step == crate::files::Step::CreateTemp && target.exists() => {
+                rewrite_after(target, kept, &bytes[kept..])
+            }
+            r => r.map_err(|e| e.source),
         }
-        res
     }
 }
 

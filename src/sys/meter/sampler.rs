@@ -59,6 +59,39 @@ pub fn mean_mw<'a>(readings: impl IntoIterator<Item = &'a Timed>) -> Option<f64>
     (n > 0).then(|| sum / n as f64)
 }
 
+/// A meter read for `monitor`'s mW column: sampled every half interval, the column the
+/// mean of the last 3 × interval-in-seconds readings, as sbc-bench's Netio monitor
+/// (`NetioInterval=SleepInterval/2`, `NetioSamples=SleepInterval*3`).
+pub struct PowerColumn {
+    /// The meter's thread.
+    pub sampler: PowerSampler,
+    /// How many readings the column averages.
+    pub window: usize,
+}
+
+impl PowerColumn {
+    /// Open the meter `spec` names and wait (up to 5 s) for its first reading.
+    pub fn open(
+        spec: &str,
+        root: &crate::sys::root::SysRoot,
+        interval_s: f64,
+    ) -> Result<Self, super::MeterError> {
+        let meter = super::open(spec, root)?;
+        let every = Duration::from_secs_f64((interval_s / 2.0).max(0.01));
+        let sampler = PowerSampler::start(meter, every);
+        sampler.wait_for(1, Duration::from_secs(5));
+        Ok(Self {
+            sampler,
+            window: ((interval_s * 3.0).round() as usize).max(1),
+        })
+    }
+
+    /// The column's value: the mean of the last `window` readings.
+    pub fn mw(&self) -> Option<f64> {
+        self.sampler.rolling_mw_of(self.window)
+    }
+}
+
 /// A meter sampled on its own thread.
 pub struct PowerSampler {
     shared: Arc<Shared>,

@@ -2,11 +2,10 @@
 //! read what node_exporter does not have (time_in_state, devfreq, the Raspberry Pi's
 //! throttling bits and PMIC rails, the allowed maximum clocks), render it
 //! ([`crate::report::prometheus`]) and hand it to the `/metrics` server
-//! ([`super::metrics_http`]) and/or node_exporter's textfile collector (`DIR/sbc-bench.prom`,
+//! ([`super::http`]) and/or node_exporter's textfile collector (`DIR/sbc-bench.prom`,
 //! written atomically). `--scores FILE` adds a finished run's scores (its run JSON, read
 //! again whenever the file changes).
 
-use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -39,32 +38,12 @@ pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
     Err("not PORT, ADDR:PORT or [ADDR]:PORT (e.g. 9101, 0.0.0.0:9101, [::1]:9101)".into())
 }
 
-/// Write `text` to `DIR/sbc-bench.prom` atomically: a new temporary file in `DIR`
-/// (created exclusively, so never through a symlink), synced, then renamed over the file
-/// (a rename replaces a symlink there rather than following it). The collector reads only
-/// `*.prom`, so it never sees the temporary file.
+/// Write `text` to `DIR/sbc-bench.prom` atomically ([`crate::files::replace`]: a
+/// temporary file in `DIR`, never through a symlink, synced, renamed over the file — a
+/// symlink there is replaced, not followed — and the directory synced). The collector
+/// reads only `*.prom`, so it never sees the temporary file.
 pub fn write_textfile(dir: &Path, text: &str) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = dir.join(format!(".{TEXTFILE_NAME}.{}.tmp", std::process::id()));
-    // A leftover of a process with the same id: remove it (the link, not its target).
-    if std::fs::symlink_metadata(&tmp).is_ok() {
-        std::fs::remove_file(&tmp)?;
-    }
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, dir.join(TEXTFILE_NAME))
-    })();
-    if result.is_err() {
-        drop(std::fs::remove_file(&tmp));
-    }
-    result
+    crate::files::replace(&dir.join(TEXTFILE_NAME), text.as_bytes()).map_err(|e| e.source)
 }
 
 /// `--scores FILE` read when it changes.
@@ -101,6 +80,14 @@ impl Scores {
             }
         }
     }
+}
+
+/// The power reading the exporter publishes: `monitor --power`'s column, in watts.
+pub fn power_now(p: &crate::sys::meter::sampler::PowerColumn) -> Option<PowerNow> {
+    Some(PowerNow {
+        meter: p.sampler.describe().to_string(),
+        watts: p.mw()? / 1000.0,
+    })
 }
 
 /// Reads and renders the metrics once per interval.
@@ -213,12 +200,14 @@ impl Exporter {
 /// `monitor`'s exporting: the exporter, the server and the textfile directory.
 pub struct Export {
     exporter: Exporter,
-    server: Option<super::metrics_http::MetricsServer>,
+    server: Option<super::http::MetricsServer>,
     textfile: Option<PathBuf>,
     textfile_failing: bool,
 }
 
-/// `--prometheus`, `--textfile`, `--scores` and `--quiet` checked before anything starts.
+/// `--prometheus`, `--textfile`, `--scores` and `--quiet` checked before anything starts
+/// (by `cli::monitor`).
+#[derive(Debug, Clone)]
 pub struct ExportArgs {
     /// Where to listen.
     pub listen: Option<SocketAddr>,
@@ -226,43 +215,6 @@ pub struct ExportArgs {
     pub textfile: Option<PathBuf>,
     /// The run JSON whose scores are exported.
     pub scores: Option<PathBuf>,
-}
-
-impl ExportArgs {
-    /// Check the options (the reason in clap's words on a bad one); `None` when neither
-    /// `--prometheus` nor `--textfile` is given.
-    pub fn check(args: &crate::cli::MonitorArgs) -> Result<Option<Self>, String> {
-        use crate::cli::invalid_value;
-        let listen = match &args.prometheus {
-            Some(v) => Some(
-                parse_listen(v)
-                    .map_err(|why| invalid_value(v, "--prometheus <[ADDR:]PORT>", &why))?,
-            ),
-            None => None,
-        };
-        if let Some(dir) = &args.textfile
-            && !dir.is_dir()
-        {
-            return Err(invalid_value(
-                &dir.display().to_string(),
-                "--textfile <DIR>",
-                "not a directory",
-            ));
-        }
-        if listen.is_none() && args.textfile.is_none() {
-            for (given, name) in [(args.scores.is_some(), "--scores"), (args.quiet, "--quiet")] {
-                if given {
-                    return Err(format!("{name} needs --prometheus or --textfile"));
-                }
-            }
-            return Ok(None);
-        }
-        Ok(Some(ExportArgs {
-            listen,
-            textfile: args.textfile.clone(),
-            scores: args.scores.clone(),
-        }))
-    }
 }
 
 impl Export {
@@ -279,9 +231,9 @@ impl Export {
         let text = exporter.render(None, power);
         let server = match args.listen {
             Some(addr) => {
-                let s = super::metrics_http::MetricsServer::start(
+                let s = super::http::MetricsServer::start(
                     addr,
-                    super::metrics_http::Limits::default(),
+                    super::http::Limits::default(),
                     text.clone(),
                 )
                 .with_context(|| format!("cannot listen on {addr}"))?;
