@@ -2,9 +2,6 @@
 //! whether it is a vendor kernel, judged offline against the release table in the binary
 //! or the one `--eol-data` names.
 
-use std::io::Read;
-use std::path::Path;
-
 use anyhow::Context;
 use chrono::NaiveDate;
 
@@ -17,19 +14,10 @@ use crate::sys::board::HostFacts;
 use crate::sys::discover::SystemInfo;
 use crate::sys::kernel::{self as facts, Uname};
 
-/// Largest release table we read (endoflife.date's is about 15 KiB).
-const MAX_TABLE: u64 = 4 * 1024 * 1024;
-
 /// Judge the kernel and print the text or the JSON document. A bad `--eol-data` file is a
 /// usage error (status 2).
 pub fn run(ctx: &Ctx, args: &KernelArgs) -> anyhow::Result<Outcome> {
-    let (table, source) = match load_table(args.eol_data.as_deref()) {
-        Ok(t) => t,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return Ok(Outcome::Usage);
-        }
-    };
+    let (table, source) = crate::cli::kernel::release_table(args.eol_data.as_deref())?;
     let today = args
         .today
         .unwrap_or_else(|| chrono::Local::now().date_naive());
@@ -108,49 +96,4 @@ fn build(
         eol_data: EolData::new(source, table, today),
         assessment,
     }
-}
-
-/// The built-in table, or the one in `file`, with the name the output gives its source.
-fn load_table(file: Option<&Path>) -> Result<(ReleaseTable, String), String> {
-    match file {
-        None => judge::built_in_table()
-            .map(|t| (t, "built-in".to_string()))
-            .map_err(|e| format!("the built-in EOL data is broken: {e}")),
-        Some(p) => {
-            let text = read_table_file(p)?;
-            ReleaseTable::parse(&text)
-                .map(|t| (t, p.display().to_string()))
-                .map_err(|e| format!("--eol-data {}: {e}", p.display()))
-        }
-    }
-}
-
-/// Read a user's file without ever blocking: a FIFO or device is refused, not waited on.
-fn read_table_file(path: &Path) -> Result<String, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let cannot = |e: std::io::Error| format!("--eol-data {}: cannot read: {e}", path.display());
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(cannot)?;
-    let meta = f.metadata().map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(format!(
-            "--eol-data {}: not a regular file (expected endoflife.date's JSON)",
-            path.display()
-        ));
-    }
-    let mut buf = Vec::new();
-    f.take(MAX_TABLE + 1)
-        .read_to_end(&mut buf)
-        .map_err(cannot)?;
-    if buf.len() as u64 > MAX_TABLE {
-        return Err(format!(
-            "--eol-data {}: larger than {} MiB, not a release table",
-            path.display(),
-            MAX_TABLE / (1024 * 1024)
-        ));
-    }
-    String::from_utf8(buf).map_err(|_| format!("--eol-data {}: not UTF-8 text", path.display()))
 }

@@ -39,7 +39,7 @@ fn target(a: &ReportArgs) -> Result<Target, String> {
             .flatten()
     });
     let open = || -> Result<Store, String> {
-        let path = crate::app::results::db_path(&a.db)
+        let path = crate::results::lookup::db_path(a.db.db.as_deref())
             .ok_or("no results database: give --db PATH (HOME is not set)")?;
         if !path.is_file() {
             return Err(format!(
@@ -61,7 +61,7 @@ fn target(a: &ReportArgs) -> Result<Target, String> {
         return stored(&open()?, id);
     }
     if let Some(file) = &a.run {
-        let text = crate::app::results::read_file(file)?;
+        let text = crate::results::lookup::read_file(file)?;
         let (document, parsed) = if document::is_run_json(&text) {
             let p = document::from_run_json(&text);
             (text, p)
@@ -156,8 +156,11 @@ fn from_log(p: &Parsed) -> ReportData {
 /// runs, by 7-Zip multi-core score.
 fn comparison(p: &Parsed, db: &DbArg, except: Option<i64>) -> Option<ComparisonView> {
     let mut refs = reference::published();
-    refs.extend(crate::app::results::stored_references(db, except));
-    let selection = crate::app::results::default_selection(p, &refs)?;
+    refs.extend(crate::results::lookup::stored_references(
+        db.db.as_deref(),
+        except,
+    ));
+    let selection = crate::results::lookup::default_selection(p, &refs)?;
     let label = match &selection {
         Selection::Soc(s) => format!("Published rows of SoC {s}"),
         Selection::Device(d) => format!("Published rows of devices named {d}"),

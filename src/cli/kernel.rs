@@ -1,9 +1,16 @@
 //! `sbc-bench kernel` (sbc-bench `-k`): is the kernel current, and is it a vendor kernel?
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use clap::Args;
+
+use crate::cli::UsageError;
+use crate::diagnose::kernel::{self as judge, ReleaseTable};
+
+/// Largest release table we read (endoflife.date's is about 15 KiB).
+const MAX_TABLE: u64 = 4 * 1024 * 1024;
 
 /// `sbc-bench kernel [--release STRING] [--soc NAME] [--eol-data FILE] [--json]`.
 #[derive(Debug, Clone, Args, Default)]
@@ -47,6 +54,57 @@ pub fn parse_release(s: &str) -> Result<String, String> {
 /// A `--today` value.
 pub fn parse_day(s: &str) -> Result<NaiveDate, String> {
     NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| "not a date like 2026-08-22".into())
+}
+
+/// `--eol-data` become the release table: the built-in one, or the one in `file`, with the
+/// name the output gives its source. A file that cannot be read or is not a table is a
+/// usage error (status 2).
+pub fn release_table(file: Option<&Path>) -> Result<(ReleaseTable, String), UsageError> {
+    load_table(file).map_err(UsageError::from)
+}
+
+fn load_table(file: Option<&Path>) -> Result<(ReleaseTable, String), String> {
+    match file {
+        None => judge::built_in_table()
+            .map(|t| (t, "built-in".to_string()))
+            .map_err(|e| format!("the built-in EOL data is broken: {e}")),
+        Some(p) => {
+            let text = read_table_file(p)?;
+            ReleaseTable::parse(&text)
+                .map(|t| (t, p.display().to_string()))
+                .map_err(|e| format!("--eol-data {}: {e}", p.display()))
+        }
+    }
+}
+
+/// Read a user's file without ever blocking: a FIFO or device is refused, not waited on.
+fn read_table_file(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |e: std::io::Error| format!("--eol-data {}: cannot read: {e}", path.display());
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = f.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!(
+            "--eol-data {}: not a regular file (expected endoflife.date's JSON)",
+            path.display()
+        ));
+    }
+    let mut buf = Vec::new();
+    f.take(MAX_TABLE + 1)
+        .read_to_end(&mut buf)
+        .map_err(cannot)?;
+    if buf.len() as u64 > MAX_TABLE {
+        return Err(format!(
+            "--eol-data {}: larger than {} MiB, not a release table",
+            path.display(),
+            MAX_TABLE / (1024 * 1024)
+        ));
+    }
+    String::from_utf8(buf).map_err(|_| format!("--eol-data {}: not UTF-8 text", path.display()))
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! `sbc-bench results …` and `sbc-bench compare`: reading result logs and setting a run
 //! beside the published ones.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
+use crate::cli::UsageError;
 use crate::results::compare::Metric;
+use crate::results::lookup::{RunRef, db_path};
 
 /// `sbc-bench results`.
 #[derive(Debug, Args)]
@@ -114,6 +116,29 @@ pub fn parse_id(s: &str) -> Result<i64, String> {
         .ok()
         .filter(|n| *n > 0)
         .ok_or_else(|| "not a run number (see `sbc-bench results list`)".to_string())
+}
+
+/// The run a command names: `#N` (or `N` when no such file exists) is a stored run's
+/// number, anything else a file; nothing given is the default.
+pub fn run_ref(run: Option<&Path>) -> RunRef {
+    let Some(p) = run else {
+        return RunRef::Default;
+    };
+    let g = p.to_string_lossy();
+    let by_number = g.starts_with('#') || !p.exists();
+    match by_number.then(|| parse_id(&g).ok()).flatten() {
+        Some(id) => RunRef::Stored(id),
+        None => RunRef::File(p.to_path_buf()),
+    }
+}
+
+impl DbArg {
+    /// The database to use: `--db`, else the default one; no default (HOME is not set)
+    /// is a usage error.
+    pub fn path(&self) -> Result<PathBuf, UsageError> {
+        db_path(self.db.as_deref())
+            .ok_or_else(|| "no results database: give --db PATH (HOME is not set)".into())
+    }
 }
 
 /// `sbc-bench results parse FILE [--json]`.

@@ -20,6 +20,7 @@ pub mod results_row;
 pub mod review;
 pub mod run;
 pub mod storage;
+pub mod stored;
 pub mod svg;
 pub mod thermal;
 pub mod throttle;

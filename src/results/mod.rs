@@ -6,7 +6,9 @@
 pub mod compare;
 pub mod document;
 pub mod export;
+pub mod lookup;
 pub mod reference;
 pub mod sbclog;
 pub mod share;
 pub mod store;
+pub mod view;

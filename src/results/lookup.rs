@@ -1,0 +1,350 @@
+//! Finding the run a command is about (`compare`, `share`, `report`, `results import`):
+//! a stored run's number, a file, or the default (the last stored run where a database
+//! exists, else the default log), read back into the model. What the user typed becomes
+//! a [`RunRef`] in `cli/`; everything here reads only the files and database it names.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::record::config::DEFAULT_LOG;
+use crate::results::compare::Selection;
+use crate::results::document::{self, Parsed};
+use crate::results::reference::Reference;
+use crate::results::store::{self, Store};
+
+/// The largest result file read (a log is tens of KiB, a run JSON a few MiB).
+const MAX_FILE: u64 = 64 << 20;
+
+/// The run a command names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunRef {
+    /// A stored run's number (`#12`, or `12` when no such file exists).
+    Stored(i64),
+    /// A log or run JSON.
+    File(PathBuf),
+    /// Nothing given.
+    Default,
+}
+
+/// The database `db` names, else the default one (`None`: HOME is not set).
+pub fn db_path(db: Option<&Path>) -> Option<PathBuf> {
+    db.map(Path::to_path_buf).or_else(|| {
+        store::default_path(nix::unistd::geteuid().is_root(), &|k| std::env::var(k).ok())
+    })
+}
+
+/// The files a path names: itself, or the regular files in a directory, sorted.
+pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// The documents of one file: a run JSON, or each run of a log.
+pub fn documents(text: &str) -> Vec<(String, Result<Parsed, String>)> {
+    if document::is_run_json(text) {
+        return vec![(text.to_string(), document::from_run_json(text))];
+    }
+    document::split_runs(text)
+        .into_iter()
+        .map(|run| (run.to_string(), document::parse_log_run(run)))
+        .collect()
+}
+
+/// A result file's text, never blocking: a FIFO or device given by mistake is refused,
+/// not waited on; a directory or a file over 64 MiB is not a result file.
+pub fn read_file(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = f.metadata().map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(format!(
+            "{} is a directory, not a result file",
+            path.display()
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{} is not a regular file (a FIFO or device is not a result file)",
+            path.display()
+        ));
+    }
+    let mut buf = Vec::new();
+    f.take(MAX_FILE + 1).read_to_end(&mut buf).map_err(cannot)?;
+    if buf.len() as u64 > MAX_FILE {
+        return Err(format!(
+            "{} is larger than {} MiB: not a result file",
+            path.display(),
+            MAX_FILE >> 20
+        ));
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Read a result file: our run JSON, or a log (the last run in it: the default log
+/// holds every run appended).
+pub fn read_result(path: &Path) -> Result<Parsed, String> {
+    let text = read_file(path)?;
+    document::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The run `compare` was asked about, with the id of the stored run (so that it is not
+/// compared with itself). By default the last stored run with figures (when the
+/// database exists: compare creates none), else the default log.
+pub fn compare_target(run: &RunRef, db: Option<&Path>) -> Result<(Parsed, Option<i64>), String> {
+    let path = db_path(db);
+    let stored = |s: &Store, id: i64| {
+        s.record(id)
+            .map(|(p, _)| (p, Some(id)))
+            .map_err(|e| e.to_string())
+    };
+    match run {
+        RunRef::Stored(id) => {
+            let path = path.ok_or("no results database: give --db PATH")?;
+            return stored(&Store::open(&path).map_err(|e| e.to_string())?, *id);
+        }
+        RunRef::File(file) => return read_result(file).map(|p| (p, None)),
+        RunRef::Default => {}
+    }
+    if let Some(path) = path.filter(|p| p.is_file()) {
+        let s = Store::open(&path).map_err(|e| e.to_string())?;
+        if let Some(id) = s.last_with_figures().map_err(|e| e.to_string())? {
+            return stored(&s, id);
+        }
+    }
+    read_result(Path::new(DEFAULT_LOG))
+        .map(|p| (p, None))
+        .map_err(|e| {
+            format!(
+                "{e}\n(no run given: run `sbc-bench` first, or name a log, run JSON or stored run)"
+            )
+        })
+}
+
+/// The runs in the database beside the published rows (all but `except`), each with
+/// a name and figures.
+pub fn stored_references(db: Option<&Path>, except: Option<i64>) -> Vec<Reference> {
+    let Some(path) = db_path(db).filter(|p| p.is_file()) else {
+        return Vec::new();
+    };
+    let Ok(s) = Store::open(&path) else {
+        return Vec::new();
+    };
+    let ids: Vec<i64> = s
+        .list()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| e.id)
+        .filter(|id| Some(*id) != except)
+        .collect();
+    ids.into_iter()
+        .filter_map(|id| stored_reference(&s, id))
+        .collect()
+}
+
+fn stored_reference(s: &Store, id: i64) -> Option<Reference> {
+    let (p, _) = s.record(id).ok()?;
+    let mut row = p.log.results_row.clone();
+    let no_figures = row.sevenzip_multi.is_none()
+        && row.sevenzip_single.is_none()
+        && row.aes256_16k.is_none()
+        && row.memcpy_mb_s.is_none()
+        && row.memset_mb_s.is_none()
+        && row.scrypt_khs.is_none();
+    if row.device.is_empty() || no_figures {
+        return None;
+    }
+    row.kernel = crate::record::results_row::kernel_major_minor(&row.kernel);
+    Some(Reference {
+        soc: store::soc_of(&p),
+        row,
+        log: Some(format!("stored #{id}")),
+        core_types: p.log.core_types.clone(),
+    })
+}
+
+/// `compare`'s default rows: those of the run's SoC, else of its core types.
+pub fn default_selection(r: &Parsed, refs: &[Reference]) -> Option<Selection> {
+    let soc = r
+        .log
+        .soc_guess
+        .as_deref()
+        .and_then(Selection::from_soc_guess)
+        .filter(|s| s.matches_any(refs));
+    let types =
+        Some(Selection::CoreTypes(r.log.core_types.clone())).filter(|s| s.matches_any(refs));
+    soc.or(types)
+}
+
+/// The log `share` sends: the run's log text, the stored run's number when it came from
+/// the database, and the hostname to redact where the run JSON names it.
+pub type ShareSource = (String, Option<i64>, Option<String>);
+
+fn share_from_store(s: &Store, id: i64) -> Result<ShareSource, String> {
+    let log = s
+        .log_text(id)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("run #{id} was imported as a run JSON and has no log to share"))?;
+    let host = s
+        .record(id)
+        .ok()
+        .and_then(|(_, doc)| serde_json::from_str::<serde_json::Value>(&doc).ok())
+        .and_then(|v| v["system_before"]["hostname"].as_str().map(str::to_string));
+    Ok((log, Some(id), host))
+}
+
+/// What `share` sends: a stored run's log, a log file's last run, or by default the
+/// last stored run's log (else the default log). A run JSON is refused.
+pub fn share_source(run: &RunRef, db: Option<&Path>) -> Result<ShareSource, String> {
+    let file = match run {
+        RunRef::Stored(id) => {
+            let path = db_path(db).ok_or("no results database: give --db PATH")?;
+            let s = Store::open(&path).map_err(|e| e.to_string())?;
+            return share_from_store(&s, *id);
+        }
+        RunRef::File(f) => f.clone(),
+        RunRef::Default => {
+            if let Some(path) = db_path(db).filter(|p| p.is_file()) {
+                let s = Store::open(&path).map_err(|e| e.to_string())?;
+                if let Some(id) = s.last().map_err(|e| e.to_string())?
+                    && let Ok(r) = share_from_store(&s, id)
+                {
+                    return Ok(r);
+                }
+            }
+            PathBuf::from(DEFAULT_LOG)
+        }
+    };
+    let text = read_file(&file)?;
+    if document::is_run_json(&text) {
+        return Err(format!(
+            "{}: a run JSON; share the run's log instead",
+            file.display()
+        ));
+    }
+    let last = document::split_runs(&text)
+        .pop()
+        .ok_or_else(|| format!("{}: empty", file.display()))?
+        .to_string();
+    document::parse_log_run(&last).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok((last, None, None))
+}
+
+/// What an import says as it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    /// A file or run that could not be read (the sentence, without `error: `).
+    Unreadable(String),
+    /// A line for stdout: what was stored, or stored before.
+    Line(String),
+}
+
+/// How an import went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Runs stored.
+    pub new: usize,
+    /// Runs stored before.
+    pub dup: usize,
+    /// Files or runs that could not be read.
+    pub bad: usize,
+}
+
+/// Import every run of every file `paths` name (a directory: its regular files), saying
+/// each as it is stored. A database error stops the import.
+pub fn import(
+    s: &Store,
+    paths: &[PathBuf],
+    say: &mut dyn FnMut(Said),
+) -> Result<Tally, store::StoreError> {
+    let mut t = Tally::default();
+    for p in paths {
+        let files = files_of(p).unwrap_or_else(|e| {
+            say(Said::Unreadable(e));
+            t.bad += 1;
+            Vec::new()
+        });
+        for f in files {
+            match read_file(&f) {
+                Ok(text) => import_text(s, &f, &text, &mut t, say)?,
+                Err(e) => {
+                    say(Said::Unreadable(e));
+                    t.bad += 1;
+                }
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Import the runs of one file's text.
+fn import_text(
+    s: &Store,
+    f: &Path,
+    text: &str,
+    t: &mut Tally,
+    say: &mut dyn FnMut(Said),
+) -> Result<(), store::StoreError> {
+    let docs = documents(text);
+    let path = f.display().to_string();
+    for (i, (doc, parsed)) in docs.iter().enumerate() {
+        let name = match docs.len() {
+            1 => path.clone(),
+            n => format!("{path} (run {} of {n})", i + 1),
+        };
+        let parsed = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                say(Said::Unreadable(format!("{name}: {e}")));
+                t.bad += 1;
+                continue;
+            }
+        };
+        let r = store::NewRun {
+            source: store::Source::Import,
+            source_path: Some(&path),
+            document: doc,
+            parsed,
+            log_text: None,
+            kernel_bsp: None,
+        };
+        match s.insert(&r)? {
+            store::Inserted::New(id) => {
+                t.new += 1;
+                let dev = parsed.log.results_row.device.as_str();
+                let dev = if dev.is_empty() {
+                    "device not named"
+                } else {
+                    dev
+                };
+                say(Said::Line(format!("#{id}  {name}: {dev}")));
+                if !parsed.log.unread.is_empty() {
+                    let unread = parsed.log.unread.join("; ");
+                    say(Said::Line(format!("      not in the file: {unread}")));
+                }
+            }
+            store::Inserted::Duplicate(id) => {
+                t.dup += 1;
+                say(Said::Line(format!(
+                    "#{id}  {name}: stored before, not again"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
