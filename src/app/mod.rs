@@ -1,6 +1,7 @@
 //! Wiring: turn parsed arguments into work and pick the exit code. One file per command.
 
 pub mod bench;
+pub mod compare;
 pub mod docs;
 pub mod graph;
 pub mod info;
@@ -12,6 +13,7 @@ pub mod restore;
 pub mod results;
 pub mod review;
 pub mod run;
+pub mod share;
 pub mod storage;
 pub mod thermal;
 pub mod wrap;
@@ -37,11 +39,6 @@ pub fn main() -> i32 {
     let ctx = Ctx {
         root: cli.sysroot(),
     };
-    if let Err(msg) = check_root(&ctx.root) {
-        // A usage error (exit 2): `error:` as clap prints its own.
-        eprintln!("error: {msg}");
-        return Outcome::Usage.code();
-    }
     quiet_broken_pipe_panics();
     // `println!` panics when stdout is a closed pipe (`sbc-bench info | head`). Unwinding
     // runs every guard's `Drop` (governors restored, temp files removed); then we leave
@@ -98,40 +95,9 @@ fn quiet_broken_pipe_panics() {
     }));
 }
 
-/// Refuse roots that cannot describe a machine, before any command prints half a picture:
-/// a `--sysroot` that is not a directory or holds neither `proc/` nor `sys/` (a mistyped or
-/// unmounted capture), a `CPUINFOFILE` that cannot be read (sbc-bench's simulation of
-/// another board would silently show this machine with no CPUs).
-pub fn check_root(root: &SysRoot) -> Result<(), String> {
-    if !root.is_host() {
-        let dir = root.root();
-        if !dir.is_dir() {
-            return Err(format!("sysroot {} is not a directory", dir.display()));
-        }
-        if !dir.join("proc").is_dir() && !dir.join("sys").is_dir() {
-            return Err(format!(
-                "sysroot {} holds neither proc/ nor sys/: not a captured system tree",
-                dir.display()
-            ));
-        }
-    }
-    if root.cpuinfo_overridden() {
-        let file = root.path("/proc/cpuinfo");
-        if let Err(e) = std::fs::File::open(&file).and_then(|f| f.metadata()) {
-            return Err(format!("CPUINFOFILE={}: {e}", file.display()));
-        }
-        if file.is_dir() {
-            return Err(format!(
-                "CPUINFOFILE={}: is a directory, not a cpuinfo file",
-                file.display()
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Run the chosen command; each says how it ended as an `Outcome`.
 fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
+    crate::cli::root::check_root(&ctx.root)?;
     match cli.command {
         Some(Command::Info(a)) => info::run(ctx, &a),
         Some(Command::Run(a)) => run::run(ctx, &a),
@@ -142,8 +108,8 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Storage(a)) => storage::run(ctx, &a),
         Some(Command::Restore) => Ok(restore::run(ctx)),
         Some(Command::Results(a)) => results::run(&a),
-        Some(Command::Compare(a)) => results::compare(&a),
-        Some(Command::Share(a)) => results::share(&a),
+        Some(Command::Compare(a)) => compare::compare(&a),
+        Some(Command::Share(a)) => share::share(&a),
         Some(Command::Kernel(a)) => kernel::run(ctx, &a),
         Some(Command::Thermal(a)) => thermal::run(ctx, &a),
         Some(Command::Review(a)) => review::run(ctx, &a),

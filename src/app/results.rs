@@ -1,20 +1,15 @@
-//! `sbc-bench results …`, `compare` and `share`: wiring. Finding the run is
-//! `results::lookup`, the database `results::store`, the text `report::stored` and
-//! `results::compare`.
-
-use std::path::Path;
+//! `sbc-bench results …`: wiring. Reading files and importing is `results::lookup`, the
+//! database `results::store`, the text `report::stored`.
 
 use crate::cli::UsageError;
 use crate::cli::results::{
-    CompareArgs, DbArg, DeleteArgs, ExportArgs, ExportFormat, ImportArgs, ListArgs, ParseArgs,
-    ResultsArgs, ResultsCommand, ShareArgs, ShowArgs, run_ref,
+    DbArg, DeleteArgs, ExportArgs, ExportFormat, ImportArgs, ListArgs, ParseArgs, ResultsArgs,
+    ResultsCommand, ShowArgs,
 };
 use crate::output::Outcome;
 use crate::output::schema::{self, stamp};
 use crate::report::stored;
-use crate::results::compare::{self, Selection};
 use crate::results::lookup::{self, Said};
-use crate::results::reference;
 use crate::results::store::{Entry, Store};
 
 /// Run `results …`.
@@ -34,7 +29,8 @@ fn open(db: &DbArg) -> Result<Store, UsageError> {
     Store::open(&db.path()?).map_err(|e| e.to_string().into())
 }
 
-fn pretty(v: &impl serde::Serialize) -> anyhow::Result<String> {
+/// Pretty JSON with a final newline, as `println!` of it printed.
+pub(crate) fn pretty(v: &impl serde::Serialize) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(v)? + "\n")
 }
 
@@ -116,68 +112,4 @@ fn parse(a: &ParseArgs) -> anyhow::Result<Outcome> {
         print!("{}", stored::parsed_text(&r.view()));
     }
     Ok(Outcome::Ok)
-}
-
-/// Run `compare`.
-pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
-    let run = run_ref(a.run.as_deref());
-    let db = a.db.db.as_deref();
-    let (r, stored_id) = lookup::compare_target(&run, db).map_err(UsageError::from)?;
-    let mut refs = reference::published();
-    refs.extend(lookup::stored_references(db, stored_id));
-    let selection = match (&a.soc, &a.device, &a.core_type) {
-        (Some(s), _, _) => Selection::Soc(s.clone()),
-        (None, Some(d), _) => Selection::Device(d.clone()),
-        (None, None, Some(t)) => Selection::CoreType(t.clone()),
-        (None, None, None) => lookup::default_selection(&r, &refs).ok_or(UsageError::new(
-            "no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE",
-        ))?,
-    };
-    let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
-    if a.json {
-        print!("{}", pretty(&stamp(schema::RESULTS_COMPARE, &c))?);
-    } else {
-        print!("{}", compare::render(&c));
-    }
-    Ok(Outcome::Ok)
-}
-
-/// Run `share`: the redacted log uploaded (or printed with `--dry-run`), the receipt
-/// stored.
-pub fn share(a: &ShareArgs) -> anyhow::Result<Outcome> {
-    let db = a.db.db.as_deref();
-    let (log, id, hostname) =
-        lookup::share_source(&run_ref(a.run.as_deref()), db).map_err(UsageError::from)?;
-    let text = if a.no_redact {
-        log
-    } else {
-        let known = crate::report::redact::Known {
-            hostname,
-            hardware: Vec::new(),
-        };
-        crate::report::redact::redact(&log, &known)
-    };
-    if a.dry_run {
-        print!("{text}");
-        return Ok(Outcome::Ok);
-    }
-    let url = match crate::results::share::upload(&a.to, "sbc-bench.txt", text.as_bytes()) {
-        Ok(u) => u,
-        Err(e) => {
-            eprintln!("error: {e}; nothing was shared, the local files are as they were");
-            return Ok(Outcome::Failed);
-        }
-    };
-    println!("{url}");
-    if let Err(e) = receipt(db, id, &url, &text) {
-        eprintln!("warning: shared, but the receipt was not stored: {e}");
-    }
-    Ok(Outcome::Ok)
-}
-
-fn receipt(db: Option<&Path>, id: Option<i64>, url: &str, text: &str) -> Result<(), String> {
-    let sha = crate::results::store::sha256_hex(text.as_bytes());
-    let path = lookup::db_path(db).ok_or_else(|| "no results database".to_string())?;
-    let s = Store::open(&path).map_err(|e| e.to_string())?;
-    s.add_share(id, url, &sha).map_err(|e| e.to_string())
 }

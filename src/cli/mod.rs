@@ -13,6 +13,7 @@ pub mod net;
 pub mod report;
 pub mod results;
 pub mod review;
+pub mod root;
 pub mod run;
 pub mod storage;
 pub mod thermal;

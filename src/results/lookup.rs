@@ -348,3 +348,30 @@ fn import_text(
     }
     Ok(())
 }
+
+/// The text `share` sends: the log redacted (docs/PRIVACY.md, the run's hostname too)
+/// unless `redact` is false.
+pub fn share_text(log: String, hostname: Option<String>, redact: bool) -> String {
+    if !redact {
+        return log;
+    }
+    let known = crate::report::redact::Known {
+        hostname,
+        hardware: Vec::new(),
+    };
+    crate::report::redact::redact(&log, &known)
+}
+
+/// Store the receipt of a share (`results show` lists it): the URL and the SHA-256 of
+/// what was sent, with the stored run's number when it came from the database.
+pub fn store_receipt(
+    db: Option<&Path>,
+    id: Option<i64>,
+    url: &str,
+    text: &str,
+) -> Result<(), String> {
+    let sha = store::sha256_hex(text.as_bytes());
+    let path = db_path(db).ok_or_else(|| "no results database".to_string())?;
+    let s = Store::open(&path).map_err(|e| e.to_string())?;
+    s.add_share(id, url, &sha).map_err(|e| e.to_string())
+}
