@@ -9,6 +9,7 @@ pub mod membw;
 pub mod memlat;
 pub mod net;
 pub mod pin;
+pub mod placement;
 pub mod scrypt;
 pub mod seam;
 pub mod storage;

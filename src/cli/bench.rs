@@ -2,6 +2,8 @@
 
 use clap::{Args, Subcommand};
 
+use crate::cli::{UsageError, invalid_value};
+
 /// `sbc-bench bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -41,6 +43,18 @@ pub struct CommonArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+impl CommonArgs {
+    /// `--cpus`, parsed; a bad list is a usage error in clap's words.
+    pub fn requested_cpus(&self) -> Result<Option<Vec<u32>>, UsageError> {
+        let Some(s) = self.cpus.as_deref() else {
+            return Ok(None);
+        };
+        crate::bench::pin::parse_cpus(s)
+            .map(Some)
+            .map_err(|e| invalid_value(s, "--cpus <LIST>", &e).into())
+    }
 }
 
 /// Options of `bench clock`.

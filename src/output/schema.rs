@@ -91,6 +91,14 @@ pub fn of_bench(benchmark: &str) -> Option<Schema> {
         .find(|s| s.name.strip_prefix("sbc-bench-bench-") == Some(benchmark))
 }
 
+/// [`of_bench`], or the generic `sbc-bench-bench` v1 for a benchmark without its own.
+pub fn bench(benchmark: &str) -> Schema {
+    of_bench(benchmark).unwrap_or(Schema {
+        name: "sbc-bench-bench",
+        version: 1,
+    })
+}
+
 /// `doc` with `schema` and `schema_version` in front of its own keys (serialised through
 /// serde's flatten, so the document's keys keep their order).
 #[derive(Debug, Serialize)]

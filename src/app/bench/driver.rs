@@ -11,6 +11,7 @@ use super::pinning::{self, Resolved};
 use crate::app::Ctx;
 use crate::bench::pin::Target;
 use crate::bench::{BenchError, Benchmark, Progress};
+use crate::cli::UsageError;
 use crate::cli::bench::CommonArgs;
 use crate::output;
 use crate::shutdown::{self, CancellationToken};
@@ -100,8 +101,8 @@ pub(super) fn runs_json(
     runs: &impl Serialize,
 ) -> serde_json::Result<String> {
     serde_json::to_string_pretty(&serde_json::json!({
-        "schema": bench_schema(benchmark).name,
-        "schema_version": bench_schema(benchmark).version,
+        "schema": output::schema::bench(benchmark).name,
+        "schema_version": output::schema::bench(benchmark).version,
         "benchmark": benchmark,
         "skipped": r.skipped,
         "sysroot_note": r.sysroot_note,
@@ -109,25 +110,11 @@ pub(super) fn runs_json(
     }))
 }
 
-/// The schema of a `bench …` command's document (docs/RUN-JSON.md).
-pub(super) fn bench_schema(benchmark: &str) -> output::schema::Schema {
-    output::schema::of_bench(benchmark).unwrap_or(output::schema::Schema {
-        name: "sbc-bench-bench",
-        version: 1,
-    })
-}
-
 /// Run a `bench …` command from start to exit status.
 pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outcome> {
     let common = C::common(&args);
-    let r = match pinning::resolve_or_usage(ctx, &common) {
-        Ok(r) => r,
-        Err(code) => return Ok(code),
-    };
-    if let Err(e) = C::check(&args) {
-        eprintln!("error: {e}");
-        return Ok(Outcome::Usage);
-    }
+    let r = pinning::resolve(ctx, &common)?;
+    C::check(&args).map_err(UsageError::from)?;
     if let Some(code) = r.refuse_if_empty(C::NAME, common.json) {
         return Ok(code);
     }
