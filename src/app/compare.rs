@@ -2,7 +2,6 @@
 //! of its SoC or core types. Finding the run is `results::lookup`, the comparison and
 //! its text `results::compare`.
 
-use crate::app::results::pretty;
 use crate::cli::UsageError;
 use crate::cli::results::{CompareArgs, run_ref};
 use crate::output::Outcome;
@@ -27,7 +26,7 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
     };
     let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
     if a.json {
-        print!("{}", pretty(&stamp(schema::RESULTS_COMPARE, &c))?);
+        print!("{}", schema::pretty(&stamp(schema::RESULTS_COMPARE, &c))?);
     } else {
         print!("{}", compare::render(&c));
     }

@@ -29,11 +29,6 @@ fn open(db: &DbArg) -> Result<Store, UsageError> {
     Store::open(&db.path()?).map_err(|e| e.to_string().into())
 }
 
-/// Pretty JSON with a final newline, as `println!` of it printed.
-pub(crate) fn pretty(v: &impl serde::Serialize) -> anyhow::Result<String> {
-    Ok(serde_json::to_string_pretty(v)? + "\n")
-}
-
 fn import(s: &Store, a: &ImportArgs) -> anyhow::Result<Outcome> {
     let t = lookup::import(s, &a.paths, &mut |said| match said {
         Said::Unreadable(e) => eprintln!("error: {e}"),
@@ -54,7 +49,7 @@ fn import(s: &Store, a: &ImportArgs) -> anyhow::Result<Outcome> {
 fn list(s: &Store, a: &ListArgs) -> anyhow::Result<Outcome> {
     let rows = s.list()?;
     if a.json {
-        print!("{}", pretty(&rows)?);
+        print!("{}", schema::pretty(&rows)?);
     } else if rows.is_empty() {
         println!("No stored runs in {}.", s.path().display());
     } else {
@@ -72,7 +67,7 @@ fn show(s: &Store, a: &ShowArgs) -> anyhow::Result<Outcome> {
             println!();
         }
     } else if a.json {
-        print!("{}", pretty(&stamp(schema::RESULTS_SHOW, &parsed))?);
+        print!("{}", schema::pretty(&stamp(schema::RESULTS_SHOW, &parsed))?);
     } else {
         let e = s.entry(a.id)?;
         let head = stored::show_header(e.id, &e.source, e.source_path.as_deref(), &e.stored_at);
@@ -95,7 +90,7 @@ fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
         .map(|e| e.shareable(!a.no_redact))
         .collect();
     let out = match a.format {
-        ExportFormat::Json => pretty(&rows)?,
+        ExportFormat::Json => schema::pretty(&rows)?,
         ExportFormat::Csv => crate::results::export::csv(&rows)?,
         ExportFormat::Yaml => crate::results::export::yaml(&rows),
         ExportFormat::Geerling => crate::results::view::geerling_yaml_of(s, rows),
@@ -107,7 +102,7 @@ fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
 fn parse(a: &ParseArgs) -> anyhow::Result<Outcome> {
     let r = lookup::read_result(&a.file).map_err(UsageError::from)?;
     if a.json {
-        print!("{}", pretty(&stamp(schema::RESULTS_PARSE, &r))?);
+        print!("{}", schema::pretty(&stamp(schema::RESULTS_PARSE, &r))?);
     } else {
         print!("{}", stored::parsed_text(&r.view()));
     }

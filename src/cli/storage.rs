@@ -49,6 +49,24 @@ pub struct StorageBenchArgs {
     pub no_monitor: bool,
 }
 
+impl StorageBenchArgs {
+    /// `--record` sizes in the order given, each once.
+    pub fn records(&self) -> Vec<u64> {
+        once_each(&self.record)
+    }
+}
+
+/// `records` in their order, each once.
+fn once_each(records: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for &r in records {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// Parse an iozone-style size: a number with an optional `k`, `m`, `g` or `t` suffix
 /// (binary units, an optional trailing `b`/`iB`), a bare number meaning KiB.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -78,6 +96,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_record_sizes_run_once() {
+        assert_eq!(once_each(&[4096, 16 << 20, 4096, 4096]), [4096, 16 << 20]);
+    }
 
     #[test]
     fn iozone_sizes() {

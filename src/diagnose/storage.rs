@@ -690,6 +690,34 @@ fn governor_low_clock(x: &RunFacts<'_>) -> Option<Finding> {
     ))
 }
 
+/// The report of a finished run, with the findings of the run and of its devices.
+pub fn bench_report(
+    around: crate::bench::storage::prepare::Surroundings,
+    notes: Vec<String>,
+    phases: Vec<PhaseObservation>,
+    result: crate::bench::storage::BenchResult,
+) -> crate::record::storage::BenchReport {
+    let observation = StorageObservation {
+        fstype: around.land.fstype.clone(),
+        direct_io: result.direct_io,
+        policies: around.policies,
+        phases,
+    };
+    let mut findings = diagnose(&observation, around.devices.first());
+    for d in &around.devices {
+        findings.extend(diagnose_device(d));
+        findings.extend(shared_hub_findings(&around.inv.devices, Some(&d.node)));
+    }
+    crate::record::storage::BenchReport {
+        landing: around.land,
+        devices: around.devices,
+        notes,
+        result,
+        observation,
+        findings,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

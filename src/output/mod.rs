@@ -2,6 +2,7 @@
 //! when stdout/stderr is not a terminal, warnings, and exit codes.
 
 mod outcome;
+pub mod rows;
 pub mod schema;
 pub mod stdout;
 pub use outcome::Outcome;

@@ -91,6 +91,11 @@ pub fn of_bench(benchmark: &str) -> Option<Schema> {
         .find(|s| s.name.strip_prefix("sbc-bench-bench-") == Some(benchmark))
 }
 
+/// Pretty JSON with a final newline (what `println!` of it printed).
+pub fn pretty(v: &impl Serialize) -> serde_json::Result<String> {
+    Ok(serde_json::to_string_pretty(v)? + "\n")
+}
+
 /// [`of_bench`], or the generic `sbc-bench-bench` v1 for a benchmark without its own.
 pub fn bench(benchmark: &str) -> Schema {
     of_bench(benchmark).unwrap_or(Schema {

@@ -294,6 +294,39 @@ pub fn parse(text: &str, source: &str) -> Result<Health, String> {
     })
 }
 
+/// Fill in each drive's health from smartctl, or say why it is missing.
+pub fn fill_health(
+    root: &crate::sys::root::SysRoot,
+    inv: &mut crate::sys::storage::Inventory,
+    notes: &mut Vec<String>,
+) {
+    let source = Source::for_root(root);
+    if let Source::Unavailable(why) = &source {
+        notes.push(why.clone());
+        for d in inv.devices.iter_mut().filter(|d| applies_to(d)) {
+            d.health_note = Some(why.clone());
+        }
+        return;
+    }
+    let sp = crate::output::spinner("Reading drive health (smartctl)");
+    for d in inv.devices.iter_mut() {
+        match query(&source, d) {
+            Some(Outcome::Health(h)) => d.health = Some(*h),
+            Some(Outcome::NoData(m)) => d.health_note = Some(m),
+            Some(Outcome::Timeout(t)) => {
+                let m = format!(
+                    "smartctl did not answer within {} s (a USB bridge that hangs on SMART commands?)",
+                    t.as_secs()
+                );
+                notes.push(format!("{}: {m}", d.node));
+                d.health_note = Some(m);
+            }
+            None => {}
+        }
+    }
+    sp.finish_and_clear();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,7 @@
 
 mod error;
 mod file;
+pub mod prepare;
 mod space;
 mod stale;
 
