@@ -6,6 +6,11 @@
 
 use clap::{Args, Subcommand};
 
+use std::time::Duration;
+
+use crate::bench::net::client::ClientConfig;
+use crate::bench::net::proto::{self, Protocol, TestParams};
+use crate::bench::net::server::ServerConfig;
 use crate::bench::net::units;
 
 /// `sbc-bench net`.
@@ -182,6 +187,105 @@ pub fn parse_report_interval(s: &str) -> Result<f64, String> {
     }
 }
 
+impl ServerArgs {
+    /// The server's configuration, listening on `bind` (resolved from `-B`).
+    pub fn config(&self, bind: Option<std::net::IpAddr>) -> ServerConfig {
+        ServerConfig {
+            bind,
+            port: self.common.port,
+            one_off: self.one_off,
+            interval_s: self.common.interval,
+            data_idle_timeout: Duration::from_secs(u64::from(self.idle_timeout)),
+            max_duration: self.max_duration.map(|s| Duration::from_secs(u64::from(s))),
+            bitrate_limit: self
+                .server_bitrate_limit
+                .filter(|&(rate, _)| rate > 0)
+                .map(|(rate, secs)| (rate, Duration::from_secs(u64::from(secs.unwrap_or(5))))),
+            ..ServerConfig::default()
+        }
+    }
+}
+
+impl ClientArgs {
+    /// The client's configuration (the bind address is set later, once resolved); a
+    /// value out of iperf3's range is the reason, in iperf3's words.
+    pub fn config(&self) -> Result<ClientConfig, String> {
+        client_config(self)
+    }
+}
+
+fn client_config(a: &ClientArgs) -> Result<ClientConfig, String> {
+    let protocol = if a.udp { Protocol::Udp } else { Protocol::Tcp };
+    let len = match a.length {
+        None => None,
+        Some(l) => {
+            let max = match protocol {
+                Protocol::Tcp => proto::MAX_TCP_BLKSIZE,
+                Protocol::Udp => proto::MAX_UDP_BLKSIZE,
+            };
+            let min = match protocol {
+                Protocol::Tcp => 1,
+                Protocol::Udp => proto::MIN_UDP_BLKSIZE,
+            };
+            if l < u64::from(min) || l > u64::from(max) {
+                return Err(format!(
+                    "-l must be between {min} and {max} bytes for {}",
+                    protocol.name()
+                ));
+            }
+            Some(l as u32)
+        }
+    };
+    let window = match a.window {
+        None => None,
+        Some(w) if w > 0 && w <= proto::MAX_WINDOW => Some(w as u32),
+        Some(_) => return Err("-w must be between 1 byte and 512M".into()),
+    };
+    let (rate, burst) = match a.bitrate {
+        Some((r, b)) => (Some(r), b),
+        None if a.udp => (Some(proto::DEFAULT_UDP_RATE), None),
+        None => (None, None),
+    };
+    // `-n 0` / `-k 0` set no budget: the test runs by time (10 s unless `-t`), as iperf3.
+    let bytes = a.bytes.filter(|&n| n > 0);
+    let blocks = a.blockcount.filter(|&n| n > 0);
+    if bytes.is_some() && blocks.is_some() {
+        return Err("-n and -k cannot be used together".into());
+    }
+    // `-t 0` without `-n`/`-k` runs until stopped (Ctrl-C), as with iperf3.
+    let time_s = if bytes.is_some() || blocks.is_some() {
+        0
+    } else {
+        a.time
+    };
+    let mut cfg = ClientConfig::new(a.host.clone());
+    cfg.port = a.common.port;
+    cfg.interval_s = a.common.interval;
+    cfg.connect_timeout = Duration::from_secs(a.connect_timeout.clamp(1, 600));
+    cfg.params = TestParams {
+        protocol,
+        omit_s: a.omit,
+        time_s,
+        bytes: bytes.unwrap_or(0),
+        blocks: blocks.unwrap_or(0),
+        mss: a.mss,
+        nodelay: a.no_delay,
+        parallel: a.parallel,
+        reverse: a.reverse,
+        bidirectional: a.bidir,
+        window,
+        len,
+        bandwidth_bps: rate.filter(|&r| r > 0 || a.udp),
+        burst,
+        congestion: a.congestion.clone(),
+        udp_counters_64bit: a.udp_counters_64bit,
+        get_server_output: a.get_server_output,
+        title: a.title.clone(),
+        ..TestParams::default()
+    };
+    Ok(cfg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +353,35 @@ mod tests {
         }
         // -B takes host names as iperf3 does; they are resolved when the command runs.
         assert!(Cli::try_parse_from(["sbc-bench", "net", "server", "--bind", "localhost"]).is_ok());
+    }
+
+    fn client_args(args: &[&str]) -> ClientArgs {
+        let mut v = vec!["sbc-bench", "net", "client", "h"];
+        v.extend_from_slice(args);
+        match Cli::try_parse_from(v).map(|c| c.command) {
+            Ok(Some(Command::Net(NetArgs {
+                which: NetCommand::Client(c),
+            }))) => *c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `-n 0` / `-k 0` ran until stopped; iperf3 runs its default 10 s (or `-t`).
+    #[test]
+    fn client_n_0_runs_the_default_ten_seconds() {
+        for flag in ["-n", "-k"] {
+            let cfg = (client_args(&[flag, "0"]).config()).unwrap();
+            assert_eq!(
+                (cfg.params.time_s, cfg.params.bytes, cfg.params.blocks),
+                (10, 0, 0)
+            );
+            let cfg = (client_args(&[flag, "0", "-t", "3"]).config()).unwrap();
+            assert_eq!(cfg.params.time_s, 3);
+        }
+        // `-n 0 -k 5` is `-k 5`, not two end conditions.
+        let cfg = (client_args(&["-n", "0", "-k", "5"]).config()).unwrap();
+        assert_eq!((cfg.params.time_s, cfg.params.blocks), (0, 5));
+        let cfg = (client_args(&["-n", "1M"]).config()).unwrap();
+        assert_eq!((cfg.params.time_s, cfg.params.bytes), (0, 1 << 20));
     }
 }

@@ -11,6 +11,7 @@
 pub mod client;
 pub mod clock;
 pub mod engine;
+pub mod local;
 pub mod proto;
 pub mod report;
 pub mod sampler;

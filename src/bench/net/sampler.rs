@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::engine::StreamThread;
+use super::engine::{StreamInfo, StreamThread};
 use crate::monitor::sample::{IrqSelect, Sample, SampleSpec, TaskId};
 use crate::monitor::stat::{ProcStat, USER_HZ};
 use crate::monitor::{ClockColumn, ClockColumns, Layout};
@@ -246,6 +246,43 @@ pub struct NetRecording {
     pub clk_tck: f64,
     /// The other end of the test runs on this machine.
     pub peer_local: bool,
+}
+
+/// Is the other end of the streams on this machine (a loopback address or one of ours)?
+fn peer_is_local(streams: &[StreamInfo]) -> bool {
+    let Some(ip) = streams
+        .first()
+        .and_then(|s| s.remote_host.parse::<std::net::IpAddr>().ok())
+    else {
+        return false;
+    };
+    ip.is_loopback() || interface_for(ip).is_some()
+}
+
+/// The interface the streams use: `--iface`, else the one with their local address.
+fn iface_for_streams(iface: Option<&str>, streams: &[StreamInfo]) -> Option<String> {
+    if let Some(i) = iface {
+        return Some(i.to_string());
+    }
+    let ip: std::net::IpAddr = streams.first()?.local_host.parse().ok()?;
+    interface_for(ip)
+}
+
+impl Sampler {
+    /// Start sampling the machine for the diagnosis when the streams begin: the interface they
+    /// use (or `--iface`), the first sample at once.
+    pub fn for_streams(
+        root: &SysRoot,
+        iface: Option<&str>,
+        streams: &[StreamInfo],
+        threads: &[StreamThread],
+    ) -> Sampler {
+        let iface = iface_for_streams(iface, streams);
+        let mut s = Sampler::new(root, iface.as_deref());
+        s.set_peer_local(root.is_host() && peer_is_local(streams));
+        s.sample(threads);
+        s
+    }
 }
 
 /// The interface that carries traffic from local address `local`: the one holding that
