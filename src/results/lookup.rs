@@ -375,3 +375,67 @@ pub fn store_receipt(
     let s = Store::open(&path).map_err(|e| e.to_string())?;
     s.add_share(id, url, &sha).map_err(|e| e.to_string())
 }
+
+/// One document to report on.
+pub struct Target {
+    /// What was read from it.
+    pub parsed: Parsed,
+    /// The document: our run JSON or a log.
+    pub document: String,
+    /// Its number in the database.
+    pub stored_id: Option<i64>,
+}
+
+/// The document `report` is about: a stored run, a run JSON or log (its last run), or
+/// by default the last stored run.
+pub fn report_target(run: &RunRef, db: Option<&Path>) -> Result<Target, String> {
+    let open = || -> Result<Store, String> {
+        let path = db_path(db).ok_or("no results database: give --db PATH (HOME is not set)")?;
+        if !path.is_file() {
+            return Err(format!(
+                "no results database at {} (run `sbc-bench` first, or name a run JSON or log)",
+                path.display()
+            ));
+        }
+        Store::open(&path).map_err(|e| e.to_string())
+    };
+    let stored = |s: &Store, id: i64| -> Result<Target, String> {
+        let (parsed, document) = s.record(id).map_err(|e| e.to_string())?;
+        Ok(Target {
+            parsed,
+            document,
+            stored_id: Some(id),
+        })
+    };
+    if let RunRef::Stored(id) = run {
+        return stored(&open()?, *id);
+    }
+    if let RunRef::File(file) = run {
+        let text = read_file(file)?;
+        let (document, parsed) = if document::is_run_json(&text) {
+            let p = document::from_run_json(&text);
+            (text, p)
+        } else {
+            let last = document::split_runs(&text)
+                .pop()
+                .unwrap_or(&text)
+                .to_string();
+            let p = document::parse_log_run(&last);
+            (last, p)
+        };
+        let parsed = parsed.map_err(|e| format!("{}: {e}", file.display()))?;
+        return Ok(Target {
+            parsed,
+            document,
+            stored_id: None,
+        });
+    }
+    let s = open()?;
+    match s.last().map_err(|e| e.to_string())? {
+        Some(id) => stored(&s, id),
+        None => Err(format!(
+            "no stored run in {}: run `sbc-bench` first, or name a run JSON or log",
+            s.path().display()
+        )),
+    }
+}
