@@ -2,6 +2,8 @@
 
 use clap::{Args, Subcommand};
 
+use crate::bench::aes::suite::SuiteOptions;
+use crate::bench::aes::{self, Algorithm};
 use crate::cli::{UsageError, invalid_value};
 
 /// `sbc-bench bench`.
@@ -43,6 +45,37 @@ pub struct CommonArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+impl AesArgs {
+    /// The AES suite's options: CBC at every key size (and GCM with `--extensive`), or
+    /// the algorithms asked for, each once; shorter with `--quick`.
+    pub fn suite_options(&self) -> SuiteOptions {
+        let mut algorithms = Algorithm::CBC.to_vec();
+        let mut parallel = Vec::new();
+        if self.extensive {
+            algorithms.push(Algorithm::Aes256Gcm);
+            parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
+        }
+        if let Some(a) = &self.algorithms {
+            algorithms = a.clone();
+            algorithms.dedup();
+        }
+        let quick = self.common.quick;
+        SuiteOptions {
+            algorithms,
+            parallel,
+            opts: if quick {
+                aes::Options::quick()
+            } else {
+                aes::Options::default()
+            },
+            openssl_seconds: quick.then_some(1),
+            outlier_retries: 0,
+            openssl_twice: false,
+            native_beside_openssl: true,
+        }
+    }
 }
 
 impl CommonArgs {

@@ -11,6 +11,7 @@ use crate::bench::aes::{Algorithm, Backend};
 use crate::bench::external::sevenzip::BenchRun;
 use crate::bench::lzma::LzmaRun;
 use crate::bench::lzma::suite::{CompressResults, SevenZipResults};
+use crate::bench::pin::Target;
 use crate::bench::scrypt::ScryptRun;
 use crate::sys::cpu::list::format_list;
 
@@ -414,6 +415,27 @@ pub fn scrypt_section(r: &ScryptRun, duration_s: u64) -> String {
     s
 }
 
+/// sbc-bench's heading: `Executing benchmark on each cluster individually` (several
+/// clusters), `… on cluster 0 (Cortex-A53)` (one), or the CPUs the user chose.
+pub fn heading(targets: &[Target], by_cluster: bool) -> String {
+    match targets {
+        [] => "Executing benchmark".to_string(),
+        [t] if by_cluster => match (t.cluster, &t.core_type) {
+            (Some(c), Some(core)) => format!("Executing benchmark on cluster {c} ({core})"),
+            (Some(c), None) => format!("Executing benchmark on cluster {c}"),
+            _ => format!("Executing benchmark on {}", t.label()),
+        },
+        _ if by_cluster => "Executing benchmark on each cluster individually".to_string(),
+        [t] => format!("Executing benchmark on {}", t.label()),
+        _ => {
+            let labels: Vec<String> = targets.iter().map(Target::label).collect();
+            let rest = labels[..labels.len() - 1].join(", ");
+            let last = labels.last().map(String::as_str).unwrap_or_default();
+            format!("Executing benchmark on {rest} and {last} individually")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -759,6 +781,34 @@ mod tests {
         assert_eq!(
             error_line(&Remark::Failed("7z exited with 2".into())),
             "Failed: 7z exited with 2"
+        );
+    }
+
+    fn t(cpu: u32, cluster: u32, core: &str) -> Target {
+        Target {
+            cpu,
+            core_type: Some(core.into()),
+            cluster: Some(cluster),
+        }
+    }
+
+    #[test]
+    fn headings_follow_sbc_bench() {
+        assert_eq!(
+            heading(&[t(0, 0, "Cortex-A53")], true),
+            "Executing benchmark on cluster 0 (Cortex-A53)"
+        );
+        assert_eq!(
+            heading(&[t(0, 0, "Cortex-A55"), t(4, 1, "Cortex-A76")], true),
+            "Executing benchmark on each cluster individually"
+        );
+        assert_eq!(
+            heading(&[t(1, 0, "EPYC")], false),
+            "Executing benchmark on cpu1 (EPYC)"
+        );
+        assert_eq!(
+            heading(&[t(0, 0, "EPYC"), t(1, 0, "EPYC")], false),
+            "Executing benchmark on cpu0 (EPYC) and cpu1 (EPYC) individually"
         );
     }
 }

@@ -6,8 +6,7 @@ use serde::Serialize;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::bench::aes::suite::{Aes, AesResults, SuiteOptions};
-use crate::bench::aes::{self, Algorithm};
+use crate::bench::aes::suite::{Aes, AesResults};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
 use crate::cli::bench::{AesArgs, CommonArgs};
@@ -25,34 +24,13 @@ struct Doc<'a> {
     results: Option<&'a AesResults>,
 }
 
-/// sbc-bench's heading: `Executing benchmark on each cluster individually` (several
-/// clusters), `… on cluster 0 (Cortex-A53)` (one), or the CPUs the user chose.
-pub fn heading(targets: &[Target], by_cluster: bool) -> String {
-    match targets {
-        [] => "Executing benchmark".to_string(),
-        [t] if by_cluster => match (t.cluster, &t.core_type) {
-            (Some(c), Some(core)) => format!("Executing benchmark on cluster {c} ({core})"),
-            (Some(c), None) => format!("Executing benchmark on cluster {c}"),
-            _ => format!("Executing benchmark on {}", t.label()),
-        },
-        _ if by_cluster => "Executing benchmark on each cluster individually".to_string(),
-        [t] => format!("Executing benchmark on {}", t.label()),
-        _ => {
-            let labels: Vec<String> = targets.iter().map(Target::label).collect();
-            let rest = labels[..labels.len() - 1].join(", ");
-            let last = labels.last().map(String::as_str).unwrap_or_default();
-            format!("Executing benchmark on {rest} and {last} individually")
-        }
-    }
-}
-
 /// Run the benchmark and print it.
 pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<Outcome> {
     driver::drive::<AesCommand>(ctx, args.clone())
 }
 
 struct AesCommand {
-    opts: SuiteOptions,
+    opts: crate::bench::aes::suite::SuiteOptions,
     openssl: Option<Openssl>,
     notes: Vec<String>,
 }
@@ -79,30 +57,7 @@ impl Command for AesCommand {
             }
             o
         };
-        let mut algorithms = Algorithm::CBC.to_vec();
-        let mut parallel = Vec::new();
-        if args.extensive {
-            algorithms.push(Algorithm::Aes256Gcm);
-            parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
-        }
-        if let Some(a) = &args.algorithms {
-            algorithms = a.clone();
-            algorithms.dedup();
-        }
-        let quick = args.common.quick;
-        let opts = SuiteOptions {
-            algorithms,
-            parallel,
-            opts: if quick {
-                aes::Options::quick()
-            } else {
-                aes::Options::default()
-            },
-            openssl_seconds: quick.then_some(1),
-            outlier_retries: 0,
-            openssl_twice: false,
-            native_beside_openssl: true,
-        };
+        let opts = args.suite_options();
         Ok(Self {
             opts,
             openssl,
@@ -132,7 +87,7 @@ impl Command for AesCommand {
     }
 
     fn text(&self, r: &Resolved, outs: &[AesResults]) -> String {
-        let heading = heading(&r.targets, r.by_cluster());
+        let heading = crypto::heading(&r.targets, r.by_cluster());
         let mut s: String = outs
             .iter()
             .map(|x| crypto::aes_section(&heading, x))
@@ -144,38 +99,5 @@ impl Command for AesCommand {
     fn failed(&self, outs: &[AesResults]) -> bool {
         outs.iter()
             .any(|x| x.errors.iter().any(crate::bench::Remark::is_failure))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn t(cpu: u32, cluster: u32, core: &str) -> Target {
-        Target {
-            cpu,
-            core_type: Some(core.into()),
-            cluster: Some(cluster),
-        }
-    }
-
-    #[test]
-    fn headings_follow_sbc_bench() {
-        assert_eq!(
-            heading(&[t(0, 0, "Cortex-A53")], true),
-            "Executing benchmark on cluster 0 (Cortex-A53)"
-        );
-        assert_eq!(
-            heading(&[t(0, 0, "Cortex-A55"), t(4, 1, "Cortex-A76")], true),
-            "Executing benchmark on each cluster individually"
-        );
-        assert_eq!(
-            heading(&[t(1, 0, "EPYC")], false),
-            "Executing benchmark on cpu1 (EPYC)"
-        );
-        assert_eq!(
-            heading(&[t(0, 0, "EPYC"), t(1, 0, "EPYC")], false),
-            "Executing benchmark on cpu0 (EPYC) and cpu1 (EPYC) individually"
-        );
     }
 }
