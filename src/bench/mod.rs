@@ -3,6 +3,7 @@
 pub mod aes;
 pub mod clock;
 pub mod external;
+pub mod jobs;
 pub mod kernels;
 pub mod lzma;
 pub mod membw;

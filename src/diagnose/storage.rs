@@ -692,7 +692,7 @@ fn governor_low_clock(x: &RunFacts<'_>) -> Option<Finding> {
 
 /// The report of a finished run, with the findings of the run and of its devices.
 pub fn bench_report(
-    around: crate::bench::storage::prepare::Surroundings,
+    around: crate::record::storage::Surroundings,
     notes: Vec<String>,
     phases: Vec<PhaseObservation>,
     result: crate::bench::storage::BenchResult,

@@ -315,6 +315,18 @@ pub struct BenchReport {
     pub findings: Vec<Finding>,
 }
 
+/// Where the test file lands and what the system looks like around it.
+pub struct Surroundings {
+    /// The filesystem and disks under the test file.
+    pub land: crate::sys::storage::Landing,
+    /// The whole inventory (for hubs shared with other disks).
+    pub inv: crate::sys::storage::Inventory,
+    /// The disks under the test file.
+    pub devices: Vec<crate::sys::storage::Device>,
+    /// The cpufreq policies, for the diagnosis.
+    pub policies: Vec<PolicyFacts>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,23 +9,13 @@ use serde::Serialize;
 use super::cancelled_code;
 use super::pinning::{self, Resolved};
 use crate::app::Ctx;
-use crate::bench::pin::Target;
-use crate::bench::{BenchError, Benchmark, Progress};
+use crate::bench::BenchError;
+use crate::bench::Benchmark;
+use crate::bench::jobs::run_jobs;
+pub(super) use crate::bench::jobs::{Job, per_target, runs_json, suite};
 use crate::cli::UsageError;
 use crate::cli::bench::CommonArgs;
-use crate::output;
-use crate::shutdown::{self, CancellationToken};
-
-/// One benchmark run behind its own progress bar.
-pub(super) struct Job<'a, B: Benchmark> {
-    /// The bar's message (`Memory bandwidth on cpu0 (Cortex-A55)`); a step label that the
-    /// benchmark reports is appended to it (`scrypt 3.98 kH/s`).
-    pub label: String,
-    /// What to run.
-    pub bench: B,
-    /// How.
-    pub opts: &'a B::Options,
-}
+use crate::shutdown;
 
 /// What one `bench …` command adds to the skeleton of [`drive`].
 pub(super) trait Command: Sized {
@@ -62,52 +52,6 @@ pub(super) trait Command: Sized {
     fn text(&self, r: &Resolved, outs: &[Self::Output]) -> String;
     /// Did a measurement fail (exit status 3)?
     fn failed(&self, outs: &[Self::Output]) -> bool;
-}
-
-/// One job per target, labelled `{what} on {target}` (`Memory latency on cpu4 (Cortex-A76)`).
-pub(super) fn per_target<'a, B: Benchmark>(
-    r: &'a Resolved,
-    what: &str,
-    opts: &'a B::Options,
-    bench: impl Fn(&'a Target) -> B,
-) -> Vec<Job<'a, B>> {
-    r.targets
-        .iter()
-        .map(|t| Job {
-            label: format!("{what} {}", t.label()),
-            bench: bench(t),
-            opts,
-        })
-        .collect()
-}
-
-/// The one job of a suite that runs over every target itself.
-pub(super) fn suite<'a, B: Benchmark>(
-    label: &str,
-    bench: B,
-    opts: &'a B::Options,
-) -> Vec<Job<'a, B>> {
-    vec![Job {
-        label: label.to_string(),
-        bench,
-        opts,
-    }]
-}
-
-/// The `--json` document of a per-target command (`membw`, `memlat`).
-pub(super) fn runs_json(
-    benchmark: &str,
-    r: &Resolved,
-    runs: &impl Serialize,
-) -> serde_json::Result<String> {
-    serde_json::to_string_pretty(&serde_json::json!({
-        "schema": output::schema::bench(benchmark).name,
-        "schema_version": output::schema::bench(benchmark).version,
-        "benchmark": benchmark,
-        "skipped": r.skipped,
-        "sysroot_note": r.sysroot_note,
-        "runs": runs,
-    }))
 }
 
 /// Run a `bench …` command from start to exit status.
@@ -147,31 +91,4 @@ pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outc
             Outcome::Ok
         },
     )
-}
-
-/// Run the jobs in order, each behind its own bar, until one fails or a signal comes.
-fn run_jobs<B: Benchmark>(
-    jobs: Vec<Job<'_, B>>,
-    cancel: &CancellationToken,
-) -> Result<Vec<B::Output>, BenchError> {
-    let mut outs = Vec::new();
-    let n = jobs.len();
-    for (k, job) in jobs.into_iter().enumerate() {
-        let label = output::step_label(k + 1, n, &job.label);
-        let bar = output::step_bar(label.as_str());
-        let len = output::STEP_BAR_LEN as f64;
-        let sink = |fraction: f64, step: Option<&str>| {
-            bar.set_position((fraction.clamp(0.0, 1.0) * len).round() as u64);
-            if let Some(s) = step {
-                bar.set_message(format!("{label} {s}"));
-            }
-        };
-        let r = job.bench.run(job.opts, &Progress::new(&sink), cancel);
-        bar.finish_and_clear();
-        outs.push(r?);
-        if cancel.is_cancelled() {
-            break;
-        }
-    }
-    Ok(outs)
 }

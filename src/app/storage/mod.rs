@@ -5,11 +5,11 @@
 
 use std::time::Instant;
 
+mod watch;
+
 use crate::app::Ctx;
 use crate::bench::external::smartctl;
-use crate::bench::storage::prepare::{self, Watch};
 use crate::bench::storage::{self as engine, StorageError};
-use crate::cli::UsageError;
 use crate::cli::storage::{StorageArgs, StorageBenchArgs, StorageCommand};
 use crate::diagnose;
 use crate::output::rows::RowStream;
@@ -18,6 +18,7 @@ use crate::record::storage::StorageReport;
 use crate::report::storage as text;
 use crate::sys::root::SysRoot;
 use crate::sys::storage as inventory;
+use watch::Watch;
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &StorageArgs) -> anyhow::Result<Outcome> {
@@ -56,34 +57,9 @@ fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// The run set up: bad input (a path that is no directory or on a virtual filesystem,
-/// sizes that cannot work) is a usage error (status 2), anything else an error; the
-/// notes found before a refusal are said first.
-fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Config, Vec<String>)> {
-    let mut notes = Vec::new();
-    match prepare::configure(
-        &ctx.root,
-        args.path.as_deref(),
-        args.size,
-        &args.records(),
-        &mut notes,
-    ) {
-        Ok(cfg) => Ok((cfg, notes)),
-        Err(e) => {
-            for n in &notes {
-                eprintln!("Note: {n}");
-            }
-            match e.downcast_ref::<StorageError>() {
-                Some(se) if se.is_usage() => Err(UsageError::new(se.to_string()).into()),
-                _ => Err(e),
-            }
-        }
-    }
-}
-
 fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outcome> {
-    let (mut cfg, notes) = configure(ctx, args)?;
-    let around = prepare::surroundings(&ctx.root, &cfg);
+    let (mut cfg, notes) = watch::configure(ctx, args)?;
+    let around = watch::surroundings(&ctx.root, &cfg);
     // Pass start times count from here, when monitoring begins.
     cfg.epoch = Some(Instant::now());
     let mut watch = Watch::start(&ctx.root, !args.no_monitor && ctx.root.is_host(), &around);
