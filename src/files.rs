@@ -191,4 +191,43 @@ mod tests {
         assert_eq!(io.kind(), io::ErrorKind::NotFound);
         assert!(io.to_string().contains("no/such/dir"), "{io}");
     }
+
+    /// The journal, the textfile and the export sink each had their own temp-and-rename
+    /// (the journal's never synced): no code outside this module renames a file into
+    /// place any more (tests may).
+    #[test]
+    fn the_journal_textfile_and_export_sink_share_one_replace() {
+        fn scan(dir: &Path, hits: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    scan(&p, hits);
+                } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("files.rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                    if code.contains("fs::rename(") {
+                        hits.push(p.display().to_string());
+                    }
+                }
+            }
+        }
+        let mut hits = Vec::new();
+        scan(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut hits,
+        );
+        assert!(hits.is_empty(), "rename outside files::replace: {hits:?}");
+        for f in [
+            "tune/journal.rs",
+            "metrics/prometheus.rs",
+            "report/export/file.rs",
+        ] {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(f);
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(
+                text.contains("files::replace"),
+                "{f} does not use files::replace"
+            );
+        }
+    }
 }

@@ -51,9 +51,9 @@ pub fn configure(
         cfg.records = records.to_vec();
     }
     if root.is_host() {
-        cfg.mem_available_bytes = crate::sys::memory::available_bytes(&root);
+        cfg.mem_available_bytes = crate::sys::memory::available_bytes(root);
         // The mount table's name tells devtmpfs from tmpfs (statfs cannot).
-        cfg.fstype = inventory::landing(&root, &dir).fstype;
+        cfg.fstype = inventory::landing(root, &dir).fstype;
     }
     // Validate the arguments and the directory before touching anything in it.
     engine::preflight(&engine::Config {
