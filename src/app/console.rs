@@ -1,6 +1,6 @@
 //! How a run talks to the user on the terminal: sbc-bench's progress lines and prompts
-//! ([`RunConsole`]), the thermal test's temperature line rewritten in place
-//! ([`ThermalConsole`]) and a wrapped command's plain lines ([`WrapConsole`]).
+//! ([`RunConsole`]) and the thermal test's temperature line rewritten in place
+//! ([`ThermalConsole`]).
 
 use std::io::{BufRead, Write};
 
@@ -138,32 +138,5 @@ impl Ui for ThermalConsole {
             println!("{s}");
         }
         let _ = std::io::stdout().flush();
-    }
-}
-
-/// Lines on stdout; no prompts (a wrapped benchmark is started on purpose).
-pub(crate) struct WrapConsole;
-
-impl Ui for WrapConsole {
-    fn line(&mut self, s: &str) {
-        println!("{s}");
-    }
-
-    fn planned(&mut self, _plan: &Plan) {}
-
-    fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync> {
-        println!("{what}...");
-        let _ = std::io::stdout().flush();
-        Box::new(|_| {})
-    }
-
-    fn step_done(&mut self, what: &str, note: &str) {
-        println!("{what}. Done{note}.");
-        let _ = std::io::stdout().flush();
-    }
-
-    fn confirm(&mut self, warning: &str) -> bool {
-        println!("{warning}");
-        true
     }
 }

@@ -4,20 +4,17 @@
 //! store. A command file only builds its [`ModeCommand`] from its config.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-use anyhow::Context;
 
 use crate::app::Ctx;
 use crate::app::console::RunConsole;
 use crate::cli::UsageError;
+use crate::cli::results::StoreArgs;
 use crate::output::{self, Outcome};
-use crate::record::config::{DEFAULT_LOG, RunConfig};
+use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::{ExportSink, Format};
-use crate::run::exec::{Executor, Fake, Native};
-use crate::run::host::{CannedHost, Host, RealHost};
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Ui};
 use crate::shutdown;
 use crate::sys::meter::sampler::PowerSampler;
@@ -57,33 +54,25 @@ pub(crate) trait ModeCommand {
     fn after_store(&self, _sink: &ExportSink) {}
 }
 
-/// Where a finished run is stored: the command's `--db` / `--no-store`.
-pub(crate) struct StoreChoice<'a> {
-    /// `--db PATH` (or `SBC_BENCH_DB`).
-    pub db: Option<&'a Path>,
-    /// `--no-store`.
-    pub no_store: bool,
-}
-
 /// Run a mode from its config to its exit status; `sink` was checked already.
 pub(crate) fn drive(
     ctx: &Ctx,
     cfg: &RunConfig,
     sink: &ExportSink,
-    store: StoreChoice<'_>,
+    store: &StoreArgs,
     cmd: &mut dyn ModeCommand,
 ) -> anyhow::Result<Outcome> {
     // A meter that does not answer is said now, before any benchmark (status 2).
     let power = power_sampler(ctx, cfg).map_err(UsageError)?;
-    let meter_banner = power.as_ref().and_then(|p| p.banner());
+    let meter = power.as_ref().and_then(|p| p.banner());
     if cmd.power_banner_first() {
-        meter_banner.iter().for_each(|b| println!("{b}"));
+        meter.iter().for_each(|b| println!("{b}"));
     }
     println!("{}", cmd.banner());
     if !cmd.power_banner_first() {
-        meter_banner.iter().for_each(|b| println!("{b}"));
+        meter.iter().for_each(|b| println!("{b}"));
     }
-    let (mut exec, host, monitor_interval) = seam(cfg);
+    let (mut exec, host, monitor_interval) = crate::app::run::seam(cfg);
     let mut ui = cmd.ui(cfg);
     let rctx = RunContext {
         root: &ctx.root,
@@ -104,7 +93,7 @@ pub(crate) fn drive(
         Err(e) => return Err(e.into()),
     };
     // The files once more, now with the power section.
-    attach_power(&mut report, power, sink);
+    crate::app::sink::attach_power(&mut report, power, sink);
     cmd.summary(&report, sink);
     if let Some(j) = sink
         .path(Format::Json)
@@ -112,79 +101,18 @@ pub(crate) fn drive(
     {
         println!("JSON report in {}", j.display());
     }
-    let db = crate::app::run::store_target(ctx, store.db, store.no_store, cfg.fake_benchmarks);
+    let db = crate::app::run::store_target(
+        ctx,
+        store.db.as_deref(),
+        store.no_store,
+        cfg.fake_benchmarks,
+    );
     cmd.before_store(&report, sink, db.as_deref());
     if let Some(db) = db {
         crate::app::run::store_run(&db, &report, sink.path(Format::Log));
     }
     cmd.after_store(sink);
     Ok(outcome)
-}
-
-/// The output files, checked before the run: `--json FILE` and `--log FILE` must be
-/// writable; the default log `/var/log/sbc-bench.log` falls back to the temp directory
-/// when we may not write there. `--log FILE` holds this run alone; the default log keeps
-/// the earlier runs, this one appended after sbc-bench's separator, as sbc-bench's does.
-/// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
-/// Ctrl-C) leaves no empty file behind and old ones intact.
-pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
-    // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
-    // text goes to stderr (docs/RUN-JSON.md).
-    let dashes = [cfg.json.as_deref(), cfg.markdown.as_deref()]
-        .into_iter()
-        .flatten()
-        .chain(explicit_log.then_some(cfg.log.as_path()))
-        .filter(|p| output::stdout::is_stdout(p))
-        .count();
-    if dashes > 1 {
-        anyhow::bail!("only one of --json, --markdown and --log can be - (standard output)");
-    }
-    if dashes == 1 {
-        output::stdout::reserve().context("cannot keep standard output for the document")?;
-    }
-    let mut sink = ExportSink::new();
-    if let Some(j) = &cfg.json {
-        sink.add(Format::Json, j)?;
-    }
-    if let Some(m) = &cfg.markdown {
-        let f = if cfg.no_redact {
-            Format::MarkdownUnredacted
-        } else {
-            Format::Markdown
-        };
-        sink.add(f, m)?;
-    }
-    if explicit_log {
-        sink.add(Format::Log, &cfg.log)?;
-        return Ok(sink);
-    }
-    if let Err(e) = sink.add_appending(Format::Log, &cfg.log) {
-        let alt: PathBuf = std::env::temp_dir().join("sbc-bench.log");
-        output::warn(format!(
-            "cannot write {DEFAULT_LOG} ({}); the log goes to {}",
-            e.root_cause(),
-            alt.display()
-        ));
-        sink.add_appending(Format::Log, &alt)?;
-    }
-    Ok(sink)
-}
-
-/// The benchmarks, the host they run on and the monitor's sampling interval: canned
-/// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
-/// otherwise. The one place that asks.
-pub(crate) fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
-    let fast = Duration::from_millis(250);
-    if cfg.fake_benchmarks {
-        (Box::new(Fake), Box::new(CannedHost), fast)
-    } else {
-        let every = if cfg.quick {
-            fast
-        } else {
-            Duration::from_secs(1)
-        };
-        (Box::new(Native), Box::new(RealHost), every)
-    }
 }
 
 /// The `--power` meter, sampled on its own thread from now on (often with
@@ -202,84 +130,4 @@ fn power_sampler(ctx: &Ctx, cfg: &RunConfig) -> Result<Option<PowerSampler>, Str
     crate::run::power::start(spec, &ctx.root, every)
         .map(Some)
         .map_err(|e| e.to_string())
-}
-
-/// The meter's readings laid over the run's phases (idle mW, mW and energy per phase,
-/// MIPS per watt), and the files written once more with them.
-fn attach_power(report: &mut RunReport, power: Option<PowerSampler>, sink: &ExportSink) {
-    let Some(p) = power else {
-        return;
-    };
-    let (failed, _) = p.failures();
-    let history = p.history();
-    report.power = Some(crate::run::power::record(
-        report,
-        p.describe(),
-        p.banner(),
-        &history,
-        failed,
-    ));
-    drop(p.stop());
-    sink.finish(report);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::export::RUN_SEPARATOR;
-    use crate::sys::root::SysRoot;
-
-    /// A fake run over the x86 VM's tree into `sink`.
-    fn fake_run(cfg: &RunConfig, sink: &ExportSink) -> RunReport {
-        struct Quiet;
-        impl Ui for Quiet {
-            fn line(&mut self, _s: &str) {}
-            fn step_started(&mut self, _what: &str) -> Box<dyn Fn(f64) + Sync> {
-                Box::new(|_| {})
-            }
-            fn step_done(&mut self, _what: &str, _note: &str) {}
-            fn confirm(&mut self, _warning: &str) -> bool {
-                true
-            }
-        }
-        let root = SysRoot::new(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sysroots/x86-vm"),
-        );
-        let token = shutdown::CancellationToken::new();
-        let ctx = RunContext {
-            root: &root,
-            cfg,
-            cancel: &token,
-            sink,
-            host: &CannedHost,
-            monitor_interval: Duration::from_millis(50),
-        };
-        crate::run::standard::execute(&ctx, &mut Fake, &mut Quiet).unwrap()
-    }
-
-    #[test]
-    fn only_the_default_log_is_appended() {
-        let d = tempfile::tempdir().unwrap();
-        let log = d.path().join("sbc-bench.log");
-        let earlier = "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n";
-        std::fs::write(&log, earlier).unwrap();
-        let cfg = RunConfig {
-            fake_benchmarks: true,
-            unattended: true,
-            log: log.clone(),
-            ..Default::default()
-        };
-        // No --log: the log keeps what it held.
-        let r = fake_run(&cfg, &export_sink(&cfg, false).unwrap());
-        assert_eq!(
-            std::fs::read_to_string(&log).unwrap(),
-            format!("{earlier}{RUN_SEPARATOR}{}", crate::report::run::log(&r))
-        );
-        // --log FILE: this run alone.
-        let r = fake_run(&cfg, &export_sink(&cfg, true).unwrap());
-        assert_eq!(
-            std::fs::read_to_string(&log).unwrap(),
-            crate::report::run::log(&r)
-        );
-    }
 }

@@ -1,7 +1,7 @@
 //! `sbc-bench graph` (sbc-bench's `-g`): the efficiency graph, wired.
 
 use crate::app::Ctx;
-use crate::app::engine::{self, ModeCommand, StoreChoice};
+use crate::app::engine::{self, ModeCommand};
 use crate::cli::graph::GraphArgs;
 use crate::output::{self, Outcome};
 use crate::record::config::RunConfig;
@@ -99,17 +99,13 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
         },
         None => None,
     };
-    let mut sink = engine::export_sink(&cfg, args.shared.log.is_some())?;
+    let mut sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
     if let Some(h) = &gcfg.html {
         sink.add(Format::GraphHtml, h)?;
     }
-    let store = StoreChoice {
-        db: args.shared.store.db.as_deref(),
-        no_store: args.shared.store.no_store,
-    };
     let mut cmd = GraphRun {
         meter: meter.as_ref().map(|m| m.describe()),
         mode: Graph::new(gcfg, meter),
     };
-    engine::drive(ctx, &cfg, &sink, store, &mut cmd)
+    engine::drive(ctx, &cfg, &sink, &args.shared.store, &mut cmd)
 }

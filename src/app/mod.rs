@@ -16,6 +16,7 @@ pub mod restore;
 pub mod results;
 pub mod review;
 pub mod run;
+pub mod sink;
 pub mod storage;
 pub mod thermal;
 pub mod wrap;

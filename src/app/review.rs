@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::app::Ctx;
-use crate::app::engine::{self, ModeCommand, StoreChoice};
+use crate::app::engine::{self, ModeCommand};
 use crate::cli::review::ReviewArgs;
 use crate::output::Outcome;
 use crate::record::run::RunReport;
@@ -81,7 +81,7 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
             println!("WARNING: ExecuteCommand is set to \"{}\"\n", c.join(" "));
         }
     }
-    let sink = engine::export_sink(&cfg, args.shared.log.is_some())?;
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
     let mut opts = options(args, cfg.fake_benchmarks, command);
     let log = sink
         .path(crate::report::export::Format::Log)
@@ -92,13 +92,9 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
             .clone()
             .unwrap_or_else(|| default_review_file(&log)),
     );
-    let store = StoreChoice {
-        db: args.shared.store.db.as_deref(),
-        no_store: args.shared.store.no_store,
-    };
     let mut cmd = ReviewRun {
         mode: Review::new(opts),
         log,
     };
-    engine::drive(ctx, &cfg, &sink, store, &mut cmd)
+    engine::drive(ctx, &cfg, &sink, &args.shared.store, &mut cmd)
 }

@@ -2,13 +2,17 @@
 //! (`app::engine`); the run stored.
 
 use std::path::Path;
+use std::time::Duration;
 
 use crate::app::Ctx;
-use crate::app::engine::{self, ModeCommand, StoreChoice};
+use crate::app::engine::{self, ModeCommand};
 use crate::cli::run::RunArgs;
 use crate::output::{self, Outcome};
+use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
+use crate::run::exec::{Executor, Fake, Native};
+use crate::run::host::{CannedHost, Host, RealHost};
 use crate::run::runner::Mode;
 use crate::run::standard::Standard;
 
@@ -48,12 +52,31 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let cfg =
         crate::cli::run_config(args, &|k| std::env::var(k).ok()).map_err(crate::cli::UsageError)?;
     // Fail in the first second, not after 30 minutes: output files first.
-    let sink = engine::export_sink(&cfg, args.shared.log.is_some())?;
-    let store = StoreChoice {
-        db: args.shared.store.db.as_deref(),
-        no_store: args.shared.store.no_store,
-    };
-    engine::drive(ctx, &cfg, &sink, store, &mut StandardRun(Standard))
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    engine::drive(
+        ctx,
+        &cfg,
+        &sink,
+        &args.shared.store,
+        &mut StandardRun(Standard),
+    )
+}
+
+/// The benchmarks, the host they run on and the monitor's sampling interval: canned
+/// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
+/// otherwise. The one place that asks.
+pub(crate) fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
+    let fast = Duration::from_millis(250);
+    if cfg.fake_benchmarks {
+        (Box::new(Fake), Box::new(CannedHost), fast)
+    } else {
+        let every = if cfg.quick {
+            fast
+        } else {
+            Duration::from_secs(1)
+        };
+        (Box::new(Native), Box::new(RealHost), every)
+    }
 }
 
 /// Where the run is stored: the database `--db` (or `SBC_BENCH_DB`) names; else the

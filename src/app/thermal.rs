@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use crate::app::Ctx;
 use crate::app::console::ThermalConsole;
-use crate::app::engine::{self, ModeCommand, StoreChoice};
+use crate::app::engine::{self, ModeCommand};
 use crate::cli::thermal::ThermalArgs;
 use crate::output::{self, Outcome};
 use crate::record::config::RunConfig;
@@ -93,14 +93,10 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
             })
         }
     };
-    let sink = engine::export_sink(&cfg, args.shared.log.is_some())?;
-    let store = StoreChoice {
-        db: args.shared.store.db.as_deref(),
-        no_store: args.shared.store.no_store,
-    };
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
     let mut cmd = ThermalRun {
         mode: Thermal { cfg: t },
         sensor_line,
     };
-    engine::drive(ctx, &cfg, &sink, store, &mut cmd)
+    engine::drive(ctx, &cfg, &sink, &args.shared.store, &mut cmd)
 }
