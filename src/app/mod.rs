@@ -2,7 +2,9 @@
 
 pub mod bench;
 pub mod compare;
+pub mod console;
 pub mod docs;
+pub mod engine;
 pub mod graph;
 pub mod info;
 pub mod kernel;
@@ -14,6 +16,7 @@ pub mod results;
 pub mod review;
 pub mod run;
 pub mod share;
+pub mod sink;
 pub mod storage;
 pub mod thermal;
 pub mod wrap;
