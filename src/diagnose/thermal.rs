@@ -271,7 +271,7 @@ mod tests {
     fn aes(rows: &[(u32, &str, f64)]) -> AesResults {
         AesResults {
             backend: Backend::Armv8Ce,
-            ghash_backend: "pmull",
+            ghash_backend: "pmull".into(),
             native: rows
                 .iter()
                 .map(|&(cpu, tag, bps)| Row {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Default log file, as sbc-bench.
 pub const DEFAULT_LOG: &str = "/var/log/sbc-bench.log";
@@ -13,7 +13,7 @@ pub const DEFAULT_LOG: &str = "/var/log/sbc-bench.log";
 pub const UNATTENDED_MAX_WAIT: Duration = Duration::from_secs(600);
 
 /// Everything a run needs to know about what the user asked for.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
     /// Add the scrypt stress test (`-c`).
     pub stress: bool,
@@ -44,15 +44,15 @@ pub struct RunConfig {
     /// `MinKHz`: lowest OPP the clock walk checks.
     pub min_khz: Option<u64>,
     /// `--power SPEC` (or sbc-bench's `Netio=HOST/SOCKET`): the power meter to read.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power: Option<String>,
     /// The thermal test (`sbc-bench thermal`, `-t`/`-T`/`-M`); `None` for every other run.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thermal: Option<crate::record::thermal::ThermalConfig>,
     /// The efficiency graph (`sbc-bench graph`, `-g`) instead of the standard run.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<crate::record::graph::GraphConfig>,
     /// `sbc-bench wrap`: the command to run under the run's controls (absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrap: Option<crate::record::wrap::WrapSpec>,
 }

@@ -337,7 +337,7 @@ pub(crate) fn tune_with(
         all_cpus = vec![0];
     }
     let report = RunReport {
-        schema: SCHEMA,
+        schema: SCHEMA.to_string(),
         schema_version: SCHEMA_VERSION,
         sbc_bench_version: env!("CARGO_PKG_VERSION").to_string(),
         status: RunStatus::Running,
