@@ -327,7 +327,7 @@ mod tests {
     fn run(khs: &[f64], every_s: f64) -> ScryptRun {
         ScryptRun {
             n: 1024,
-            kernel: "scalar",
+            kernel: "scalar".into(),
             threads: Vec::new(),
             intervals: khs
                 .iter()

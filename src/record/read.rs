@@ -14,7 +14,7 @@ pub enum ReadError {
     #[error("not valid JSON: {0}")]
     NotJson(#[source] serde_json::Error),
     /// JSON, but another document (`sbc-bench-info`, iperf3's, none stated).
-    #[error("not a run JSON of ours (schema {}, not {SCHEMA:?})", found.as_deref().map_or("missing".to_string(), |f| format!("{f:?}")))]
+    #[error("not a run JSON of ours (schema {}, not {SCHEMA:?})", found.as_deref().map_or("null".to_string(), |f| format!("{f:?}")))]
     OtherSchema {
         /// The `schema` it states, if any.
         found: Option<String>,
@@ -71,5 +71,157 @@ fn check_head(text: &str) -> Result<(), ReadError> {
             supported: SCHEMA_VERSION,
         }),
         _ => Ok(()),
+    }
+}
+
+/// The run JSON of a fake standard run on the ROCK 5B fixture tree, for the tests of
+/// every reader of the record.
+#[cfg(test)]
+pub(crate) const FIXTURE_ROCK5B: &str = include_str!("../../tests/fixtures/run/rock-5b.json");
+
+/// [`FIXTURE_ROCK5B`] read.
+#[cfg(test)]
+pub(crate) fn fixture_rock5b() -> RunReport {
+    match run_report(FIXTURE_ROCK5B) {
+        Ok(r) => r,
+        Err(e) => panic!("the fixture run JSON: {e}"),
+    }
+}
+
+/// [`fixture_rock5b`] with its native AES rows measured by OpenSSL instead (as a
+/// standard run with `openssl` installed measures), keeping the native rows too when
+/// `both` (extensive mode).
+#[cfg(test)]
+pub(crate) fn fixture_rock5b_openssl(both: bool) -> RunReport {
+    let mut r = fixture_rock5b();
+    if let Some(aes) = r.results.aes.as_mut() {
+        aes.openssl = Some(crate::bench::aes::suite::OpensslResults {
+            version_raw: "OpenSSL 3.0.13 30 Jan 2024".into(),
+            version_line: "OpenSSL 3.0.13, built on 30 Jan 2024".into(),
+            rows: aes.native.clone(),
+            twice: false,
+        });
+        if !both {
+            aes.native.clear();
+            aes.native_skipped = true;
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn fixture_value() -> Value {
+        serde_json::from_str(FIXTURE_ROCK5B).unwrap()
+    }
+
+    #[test]
+    fn the_fixture_reads_and_writes_back_byte_for_byte() {
+        let r = fixture_rock5b();
+        assert_eq!(r.schema, SCHEMA);
+        let again = serde_json::to_string_pretty(&r).unwrap() + "\n";
+        assert_eq!(again, FIXTURE_ROCK5B);
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_not_json() {
+        for t in [
+            "",
+            "{",
+            "Testing clockspeeds",
+            "{\"schema\": \"sbc-bench-run\",",
+        ] {
+            assert!(matches!(run_report(t), Err(ReadError::NotJson(_))), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn another_document_is_another_schema() {
+        let e = run_report(r#"{"schema":"sbc-bench-info","schema_version":1}"#);
+        assert!(
+            matches!(&e, Err(ReadError::OtherSchema { found: Some(f) }) if f == "sbc-bench-info"),
+            "{e:?}"
+        );
+        // iperf3's JSON names no schema; an array or a number is no document of ours.
+        for t in [r#"{"start":{},"end":{}}"#, "[]", "42"] {
+            let e = run_report(t);
+            assert!(
+                matches!(e, Err(ReadError::OtherSchema { found: None })),
+                "{t}: {e:?}"
+            );
+        }
+        let msg = run_report("[]").unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            "not a run JSON of ours (schema null, not \"sbc-bench-run\")"
+        );
+    }
+
+    #[test]
+    fn a_newer_version_is_refused_before_its_body_is_read() {
+        let mut v = fixture_value();
+        v["schema_version"] = (SCHEMA_VERSION + 1).into();
+        // A newer layout may change anything: its body is not even looked at.
+        v["results"] = "a layout of the future".into();
+        let e = run_report(&v.to_string());
+        assert!(
+            matches!(e, Err(ReadError::NewerVersion { found, supported })
+                if found == u64::from(SCHEMA_VERSION) + 1 && supported == SCHEMA_VERSION),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_document_says_where() {
+        let mut v = fixture_value();
+        v["results"]["aes"]["native"][1]["sizes"] = "fast".into();
+        match run_report(&v.to_string()) {
+            Err(ReadError::Invalid { path, what }) => {
+                assert_eq!(path, "results.aes.native[1].sizes");
+                assert!(what.contains("invalid type"), "{what}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut v = fixture_value();
+        v.as_object_mut().unwrap().remove("started");
+        let e = run_report(&v.to_string());
+        assert!(
+            matches!(&e, Err(ReadError::Invalid { what, .. }) if what.contains("started")),
+            "{e:?}"
+        );
+    }
+
+    /// Documents of earlier builds of schema version 1: the Results.md row's figures
+    /// under their deprecated keys only (docs/RUN-JSON.md, Deprecations), and without the
+    /// keys added since (`power`, `review`, `wrap`, the thermal and graph results, lists
+    /// that were not written yet).
+    #[test]
+    fn an_earlier_version_1_document_reads() {
+        let mut v = fixture_value();
+        let row = v["results_row"].as_object_mut().unwrap();
+        let memcpy = row["memcpy_mb_per_s"].clone();
+        for k in [
+            "aes256_16k_kb_per_s",
+            "memcpy_mb_per_s",
+            "memset_mb_per_s",
+            "scrypt_khash_per_s",
+            "quick",
+        ] {
+            row.remove(k);
+        }
+        for k in ["skipped_cpus", "compress_per_cluster"] {
+            v["results"].as_object_mut().unwrap().remove(k);
+        }
+        for k in ["kernel_log", "throttling", "tuning"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        let r = run_report(&v.to_string()).unwrap();
+        let row = r.results_row.unwrap();
+        assert_eq!(row.memcpy_mb_s, memcpy.as_f64());
+        assert!(!row.quick);
+        assert!(r.results.skipped_cpus.is_empty() && r.kernel_log.is_empty());
     }
 }

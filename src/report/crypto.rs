@@ -556,7 +556,7 @@ mod tests {
     fn scrypt_run(k: &[f64]) -> ScryptRun {
         ScryptRun {
             n: 1024,
-            kernel: "neon-4way",
+            kernel: "neon-4way".into(),
             threads: vec![
                 ThreadResult {
                     cpu: 0,

@@ -81,7 +81,14 @@ fn every_thermal_run_json_reads_back_byte_for_byte() {
         assert_round_trip(board, &[&m[..], &["--no-store"]].concat(), &[]);
     }
     for board in ["rock-5b", "rpi4"] {
-        let t = ["thermal", "--cool-to", "99", "--duration", "2s", "--no-store"];
+        let t = [
+            "thermal",
+            "--cool-to",
+            "99",
+            "--duration",
+            "2s",
+            "--no-store",
+        ];
         assert_round_trip(board, &t, &[]);
     }
 }
