@@ -354,9 +354,11 @@ mod tests {
         assert_eq!(unversioned.geekbench, None);
     }
 
-    /// The fixture run as `wrap` of Geekbench with a meter: each run's cluster, scores
-    /// and browser URL; idle 1.4 W.
-    fn geekbench_run(runs: &[(&str, &[(&str, f64)], Option<&str>)]) -> String {
+    /// A wrap run of Geekbench: its cluster, (score name, value) and browser URL.
+    type GeekbenchRun<'a> = (&'a str, &'a [(&'a str, f64)], Option<&'a str>);
+
+    /// The fixture run as `wrap` of Geekbench with a meter; idle 1.4 W.
+    fn geekbench_run(runs: &[GeekbenchRun]) -> String {
         use crate::record::wrap::{Confinement, Exit, WrapResults, WrapRun};
         let mut r = crate::record::read::fixture_rock5b();
         r.power = Some(crate::record::power::PowerRecord {
@@ -368,7 +370,7 @@ mod tests {
             readings: 10,
             failed_readings: 0,
         });
-        let run = |&(cluster, values, url): &(&str, &[(&str, f64)], Option<&str>)| WrapRun {
+        let run = |&(cluster, values, url): &GeekbenchRun| WrapRun {
             label: cluster.into(),
             cluster: cluster.into(),
             cpus: Vec::new(),
