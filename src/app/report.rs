@@ -9,17 +9,13 @@ use crate::cli::report::{DEFAULT_HTML, ReportArgs};
 use crate::cli::results::{DbArg, parse_id};
 use crate::output::Outcome;
 use crate::record::run::RunReport;
-use crate::report::page::{self, Bar, ComparisonView, ReportData, Verdict};
+use crate::report::page::{self, Bar, ComparisonView, ReportData};
 use crate::report::redact::Known;
 use crate::report::{html, page_md};
 use crate::results::compare::{self, Metric, Selection};
 use crate::results::document::{self, Parsed};
 use crate::results::reference;
 use crate::results::store::Store;
-
-/// Why the charts of an imported sbc-bench log are empty.
-const LOG_MISSING: &str = "the document is a text log, which is read for its Results.md \
-figures only (make the report from the run JSON or the stored run for charts)";
 
 /// One document to report on.
 struct Target {
@@ -90,68 +86,6 @@ fn target(a: &ReportArgs) -> Result<Target, String> {
     }
 }
 
-/// The report of a log of the bash sbc-bench (or an appended one of ours): what the
-/// row and the header say.
-fn from_log(p: &Parsed) -> ReportData {
-    let l = &p.log;
-    let row = &l.results_row;
-    let mut summary = Vec::new();
-    let mut push = |k: &str, v: Option<String>| {
-        if let Some(v) = v.filter(|v| !v.is_empty()) {
-            summary.push((k.to_string(), v));
-        }
-    };
-    push("Device", Some(row.device.clone()));
-    push("SoC guess", l.soc_guess.clone());
-    push(
-        "Core types",
-        (!l.core_types.is_empty()).then(|| l.core_types.join(", ")),
-    );
-    push("Kernel", l.kernel_release.clone());
-    push("Distro", Some(row.distro_arch.clone()));
-    push("Date", l.date.clone());
-    push("Mode", l.mode.clone());
-    push(
-        "Measured clocks",
-        (!p.extra.clocks_mhz.is_empty()).then(|| {
-            p.extra
-                .clocks_mhz
-                .iter()
-                .map(|c| format!("{c} MHz"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }),
-    );
-    push(
-        "ramlat 16 MiB / 128 MiB",
-        p.extra.ramlat_16m_ns.map(|a| match p.extra.ramlat_128m_ns {
-            Some(b) => format!("{a:.1} ns / {b:.1} ns"),
-            None => format!("{a:.1} ns"),
-        }),
-    );
-    push(
-        "Not in the file",
-        (!l.unread.is_empty()).then(|| l.unread.join("; ")),
-    );
-    ReportData {
-        title: if row.device.is_empty() {
-            "n/a".into()
-        } else {
-            row.device.clone()
-        },
-        source: format!(
-            "{}, sbc-bench {}",
-            p.format,
-            l.version.as_deref().unwrap_or("(version not stated)")
-        ),
-        summary,
-        verdict: Verdict::from_word(p.extra.verdict.as_deref()),
-        results_row: Some(row.clone()),
-        missing: LOG_MISSING.into(),
-        ..ReportData::default()
-    }
-}
-
 /// The run beside the published rows of its SoC (else its core types) and the stored
 /// runs, by 7-Zip multi-core score.
 fn comparison(p: &Parsed, db: &DbArg, except: Option<i64>) -> Option<ComparisonView> {
@@ -186,15 +120,15 @@ fn comparison(p: &Parsed, db: &DbArg, except: Option<i64>) -> Option<ComparisonV
 }
 
 fn report_data(t: &Target, db: &DbArg) -> (ReportData, Known) {
-    let json = (t.parsed.format == document::FORMAT_RUN_JSON)
-        .then(|| serde_json::from_str::<serde_json::Value>(&t.document).ok())
+    let run = (t.parsed.format == document::FORMAT_RUN_JSON)
+        .then(|| crate::record::read::run_report(&t.document).ok())
         .flatten();
-    let (mut d, known) = match &json {
-        Some(v) => (ReportData::from_run_json(v), page::known_of_run_json(v)),
+    let (mut d, known) = match &run {
+        Some(r) => (ReportData::from_run(r), page::known_of_run(r)),
         None => {
             let device = t.parsed.log.results_row.device.clone();
             (
-                from_log(&t.parsed),
+                document::log_report(&t.parsed),
                 Known {
                     hostname: None,
                     hardware: vec![device],
@@ -256,15 +190,12 @@ pub fn beside(log: &Path) -> PathBuf {
 pub fn write_beside_log(r: &RunReport, log: &Path, db: Option<&Path>) {
     let path = beside(log);
     let mut d = ReportData::from_run(r);
-    let json = serde_json::to_value(r).unwrap_or_default();
-    if let Ok(parsed) = document::from_run_json(&json.to_string()) {
-        let db = DbArg {
-            db: db.map(Path::to_path_buf),
-        };
-        // Written before the run is stored: it is not among the stored rows.
-        d.comparison = comparison(&parsed, &db, None);
-    }
-    let d = d.redacted(&page::known_of_run_json(&json));
+    let db = DbArg {
+        db: db.map(Path::to_path_buf),
+    };
+    // Written before the run is stored: it is not among the stored rows.
+    d.comparison = comparison(&document::from_run(r), &db, None);
+    let d = d.redacted(&page::known_of_run(r));
     match std::fs::write(&path, html::render(&d)) {
         Ok(()) => println!("HTML report in {}", path.display()),
         Err(e) => eprintln!(

@@ -578,8 +578,8 @@ fn share_source(a: &ShareArgs) -> Result<(String, Option<i64>, Option<String>), 
             let host = s
                 .record(id)
                 .ok()
-                .and_then(|(_, doc)| serde_json::from_str::<serde_json::Value>(&doc).ok())
-                .and_then(|v| v["system_before"]["hostname"].as_str().map(str::to_string));
+                .and_then(|(_, doc)| crate::record::read::run_report(&doc).ok())
+                .and_then(|r| r.system_before.hostname);
             Ok((log, Some(id), host))
         };
     if let Some(id) = id {
