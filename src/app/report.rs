@@ -23,11 +23,11 @@ fn comparison(p: &Parsed, db: &DbArg, except: Option<i64>) -> Option<ComparisonV
 }
 
 fn report_data(t: &Target, db: &DbArg) -> (ReportData, Known) {
-    let json = (t.parsed.format == document::FORMAT_RUN_JSON)
-        .then(|| serde_json::from_str::<serde_json::Value>(&t.document).ok())
+    let run = (t.parsed.format == document::FORMAT_RUN_JSON)
+        .then(|| crate::record::read::run_report(&t.document).ok())
         .flatten();
-    let (mut d, known) = match &json {
-        Some(v) => (ReportData::from_run_json(v), page::known_of_run_json(v)),
+    let (mut d, known) = match &run {
+        Some(r) => (ReportData::from_run(r), page::known_of_run(r)),
         None => {
             let device = t.parsed.log.results_row.device.clone();
             (
@@ -88,15 +88,12 @@ pub fn beside(log: &Path) -> PathBuf {
 pub fn write_beside_log(r: &RunReport, log: &Path, db: Option<&Path>) {
     let path = beside(log);
     let mut d = ReportData::from_run(r);
-    let json = serde_json::to_value(r).unwrap_or_default();
-    if let Ok(parsed) = document::from_run_json(&json.to_string()) {
-        let db = DbArg {
-            db: db.map(Path::to_path_buf),
-        };
-        // Written before the run is stored: it is not among the stored rows.
-        d.comparison = comparison(&parsed, &db, None);
-    }
-    let d = d.redacted(&page::known_of_run_json(&json));
+    let db = DbArg {
+        db: db.map(Path::to_path_buf),
+    };
+    // Written before the run is stored: it is not among the stored rows.
+    d.comparison = comparison(&document::from_run(r), &db, None);
+    let d = d.redacted(&page::known_of_run(r));
     match std::fs::write(&path, html::render(&d)) {
         Ok(()) => println!("HTML report in {}", path.display()),
         Err(e) => eprintln!(

@@ -108,13 +108,8 @@ pub(crate) fn store_target(
 pub(crate) fn store_run(db: &Path, report: &RunReport, log: Option<&Path>) {
     use crate::results::store::{Inserted, NewRun, Source, Store};
     let json = String::from_utf8_lossy(&crate::report::export::Json.render(report)).into_owned();
-    let parsed = match crate::results::document::from_run_json(&json) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("warning: the run was not stored in {}: {e}", db.display());
-            return;
-        }
-    };
+    // What the store indexes comes from the report itself, not from its JSON read back.
+    let parsed = crate::results::document::from_run(report);
     let log = log.map(|l| l.display().to_string());
     let log_text = crate::report::run::log(report);
     let stored = Store::open(db).and_then(|s| {

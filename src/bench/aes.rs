@@ -23,7 +23,7 @@ use aes::cipher::{
     KeyIvInit, StreamCipher, consts::U16,
 };
 use ghash::universal_hash::UniversalHash;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::{BenchError, Tick, pin};
 use crate::shutdown::CancellationToken;
@@ -35,7 +35,7 @@ pub const BUFFER_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
 pub const DEFAULT_SECONDS_PER_SIZE: f64 = 3.0;
 
 /// An AES mode as `openssl speed -evp` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Algorithm {
     /// AES-128 in CBC mode.
     #[serde(rename = "aes-128-cbc")]
@@ -80,7 +80,7 @@ impl Algorithm {
 
 /// Which AES implementation ran: the point of this benchmark for many users is to see
 /// whether a SoC has crypto extensions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Backend {
     /// x86 AES-NI instructions.
     #[serde(rename = "aes-ni")]
@@ -164,7 +164,7 @@ impl Options {
 }
 
 /// Throughput at one buffer size.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SizeResult {
     /// Buffer size in bytes.
     pub buffer_bytes: usize,
@@ -177,18 +177,19 @@ pub struct SizeResult {
 }
 
 /// One algorithm measured on one CPU.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AesRun {
     /// What was measured.
     pub algorithm: Algorithm,
     /// The AES implementation that ran.
     pub backend: Backend,
     /// For GCM: the GHASH implementation (`pclmulqdq`, `pmull`, `soft`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ghash_backend: Option<&'static str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ghash_backend: Option<String>,
     /// The CPU the thread was pinned to, if it was pinned.
     pub cpu: Option<u32>,
     /// One entry per buffer size, in the order asked for.
+    #[serde(default)]
     pub sizes: Vec<SizeResult>,
 }
 
@@ -427,7 +428,7 @@ pub fn measure(
     Ok(AesRun {
         algorithm: alg,
         backend: Backend::detect(),
-        ghash_backend: (alg == Algorithm::Aes256Gcm).then(ghash_backend),
+        ghash_backend: (alg == Algorithm::Aes256Gcm).then(|| ghash_backend().to_string()),
         cpu: None,
         sizes,
     })

@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::kernels::clock_loop::{self, LONG_ADDS, SHORT_ADDS};
 use crate::bench::pin::Target;
@@ -60,9 +60,10 @@ impl Options {
 }
 
 /// One clock measurement on one core.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockMeasurement {
     /// Each sample in MHz, in the order measured.
+    #[serde(default)]
     pub samples_mhz: Vec<f64>,
     /// Mean of the samples in MHz.
     pub mhz: f64,
@@ -257,7 +258,7 @@ pub fn measure_on(
 }
 
 /// sbc-bench's environment limits for the OPP walk and the "check only the maximum" mode.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WalkOptions {
     /// Skip OPPs above this (`MaxKHz`).
     pub max_khz: Option<u64>,
@@ -290,7 +291,7 @@ pub fn opps_to_check(policy: &Policy, w: &WalkOptions) -> Vec<u64> {
 }
 
 /// One OPP checked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OppCheck {
     /// The OPP the policy was held at, in kHz.
     pub opp_khz: u64,
@@ -305,13 +306,15 @@ pub struct OppCheck {
 }
 
 /// The result of walking one policy.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PolicyWalk {
     /// Policy number.
     pub policy: u32,
     /// One entry per OPP, highest first.
+    #[serde(default)]
     pub opps: Vec<OppCheck>,
     /// Limits that could not be put back (the user must be told).
+    #[serde(default)]
     pub restore_errors: Vec<String>,
     /// The walk stopped early because of a signal.
     pub cancelled: bool,
@@ -408,11 +411,12 @@ pub fn walk_permission(root: &SysRoot) -> Result<(), String> {
 }
 
 /// The clock check of one target CPU: an OPP walk of its policy, or a single measurement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockCheck {
     /// Where it ran.
     pub target: Target,
     /// CPUs of the target's cluster (for the `cpu4-cpu5` heading).
+    #[serde(default)]
     pub cluster_cpus: Vec<u32>,
     /// True when the machine has only this one cluster (sbc-bench then omits `for cpuN-M`).
     pub only_cluster: bool,

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use lzma_rust2::{LzmaOptions, LzmaReader, LzmaWriter, MfType};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::{BenchError, Tick, pin};
 use crate::shutdown::CancellationToken;
@@ -222,7 +222,7 @@ pub fn generate(size: usize, seed: u64) -> Vec<u8> {
 }
 
 /// One dictionary size measured (summed over threads for a multi-threaded run).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DictResult {
     /// log2 of the dictionary size.
     pub dict_log2: u32,
@@ -245,11 +245,13 @@ pub struct DictResult {
 }
 
 /// A finished native LZMA run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LzmaRun {
     /// The CPUs the benchmark threads were pinned to (one thread each).
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// One entry per dictionary size.
+    #[serde(default)]
     pub dicts: Vec<DictResult>,
     /// Mean compression rating in MIPS (7-Zip's `Avr:` compression column).
     pub compress_rating_mips: f64,

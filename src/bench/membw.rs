@@ -17,7 +17,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::kernels::buffer::{Advice, Buffer};
 use crate::bench::kernels::copy::{self, GRANULE, Op};
@@ -96,7 +96,7 @@ impl Options {
 }
 
 /// How large the buffers are, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferPlan {
     /// Bytes per buffer (a copy uses two).
     pub bytes: usize,
@@ -178,7 +178,7 @@ pub fn libc_name() -> String {
 }
 
 /// What a row measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Copy (bytes copied once).
@@ -190,7 +190,7 @@ pub enum Kind {
 }
 
 /// One measured routine.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// Label in tinymembench 0.4.9-nuumio's style (`libc memcpy copy`, `NEON LDP/STP copy`).
     pub name: String,
@@ -203,11 +203,12 @@ pub struct Row {
     /// Sample standard deviation of the repetitions, in percent of the best.
     pub stddev_pct: f64,
     /// Every repetition in MB/s.
+    #[serde(default)]
     pub samples_mb_per_s: Vec<f64>,
 }
 
 /// The bandwidth results of one core.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MembwResult {
     /// The C library measured (`glibc 2.36`, `musl`).
     pub libc: String,
@@ -215,12 +216,13 @@ pub struct MembwResult {
     pub buffers: BufferPlan,
     /// One row per routine, tinymembench's way (2 x [`TMB_BUFFER`]): libc first, then our
     /// kernels.
+    #[serde(default)]
     pub rows: Vec<Row>,
     /// Bytes per buffer of `rows` (32 MiB unless memory is short or the run is quick).
     pub rows_buffer_bytes: usize,
     /// libc `memcpy` and `memset` on `buffers` (beyond the last-level cache): only when those
     /// are larger than `rows_buffer_bytes`, else `rows` are already the DRAM figures.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dram_rows: Vec<Row>,
     /// Wall time in seconds.
     pub duration_s: f64,
@@ -281,7 +283,7 @@ pub const ROW_MEMSET: &str = "libc memset fill";
 pub const ROW_MEMCHR: &str = "libc memchr scan";
 
 /// The bandwidth run of one target CPU.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MembwRun {
     /// Where it ran.
     pub target: Target,

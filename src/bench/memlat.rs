@@ -20,7 +20,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::kernels::buffer::{Advice, Buffer};
 use crate::bench::pin::Target;
@@ -102,7 +102,7 @@ impl Options {
 }
 
 /// How large the buffer is, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemPlan {
     /// Buffer size in bytes (a power of two): the largest block measured.
     pub bytes: usize,
@@ -157,7 +157,7 @@ pub fn plan(wanted: usize, mem_available: Option<u64>, thp_mode: Option<String>)
 }
 
 /// One row of tinymembench's table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyRow {
     /// Block size in bytes.
     pub block_bytes: u64,
@@ -168,7 +168,7 @@ pub struct LatencyRow {
 }
 
 /// tinymembench's table for one page-size setting.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyTable {
     /// What was asked of the kernel.
     pub advice: Advice,
@@ -177,22 +177,25 @@ pub struct LatencyTable {
     /// Bytes of the buffer backed by huge pages (from `/proc/self/smaps`), if known.
     pub huge_page_bytes: Option<u64>,
     /// One row per block size, ascending.
+    #[serde(default)]
     pub rows: Vec<LatencyRow>,
 }
 
 /// One row of ramlat's table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RamlatRow {
     /// Block size in bytes.
     pub size_bytes: u64,
     /// Nanoseconds per step, in the order of [`RAMLAT_COLUMNS`].
+    #[serde(default)]
     pub ns: Vec<f64>,
 }
 
 /// ramlat's table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RamlatTable {
     /// Column names ([`RAMLAT_COLUMNS`]).
+    #[serde(default)]
     pub columns: Vec<String>,
     /// Whether the kernel accepted the `madvise`.
     pub advised: bool,
@@ -202,6 +205,7 @@ pub struct RamlatTable {
     /// standard run takes 25).
     pub cell_ms: f64,
     /// One row per block size, ascending.
+    #[serde(default)]
     pub rows: Vec<RamlatRow>,
 }
 
@@ -213,11 +217,12 @@ impl RamlatTable {
 }
 
 /// The latency results of one core.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemlatResult {
     /// Buffer sizing and huge page policy.
     pub plan: MemPlan,
     /// tinymembench's table(s): with the planned advice, and without huge pages when asked.
+    #[serde(default)]
     pub tinymembench: Vec<LatencyTable>,
     /// ramlat's table.
     pub ramlat: Option<RamlatTable>,
@@ -228,7 +233,7 @@ pub struct MemlatResult {
 }
 
 /// The latency run of one target CPU.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemlatRun {
     /// Where it ran.
     pub target: Target,

@@ -5,12 +5,12 @@
 //! reported and skipped: a real Qualcomm board died in sbc-bench with "failed to set
 //! affinity … division by 0".
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cpu::{Topology, list};
 
 /// A CPU a benchmark runs on, with the names reports use for it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     /// Logical CPU number.
     pub cpu: u32,
@@ -31,7 +31,7 @@ impl Target {
 }
 
 /// A requested CPU we will not run on, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     /// The CPU asked for.
     pub cpu: u32,

@@ -12,7 +12,7 @@ pub mod kernel;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::{BenchError, Benchmark, Progress, pin};
 use crate::shutdown::CancellationToken;
@@ -57,7 +57,7 @@ impl Options {
 }
 
 /// The hash rate of all threads together over one interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Seconds from the start of the run to the end of this interval.
     pub end_s: f64,
@@ -70,27 +70,29 @@ pub struct Interval {
 }
 
 /// A CPU that took part, or could not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadResult {
     /// The CPU the thread was pinned to.
     pub cpu: u32,
     /// Hashes it finished.
     pub hashes: u64,
     /// Why it did not run, if it did not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
 /// A finished run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScryptRun {
     /// scrypt's N.
     pub n: u32,
     /// The hashing kernel (`avx2-8way`, `sse2-4way`, `neon-4way`, `scalar`).
-    pub kernel: &'static str,
+    pub kernel: String,
     /// One entry per requested CPU.
+    #[serde(default)]
     pub threads: Vec<ThreadResult>,
     /// Totals per interval, in time order (not sorted, unlike sbc-bench's summary).
+    #[serde(default)]
     pub intervals: Vec<Interval>,
     /// Mean rate over the whole run in kH/s.
     pub mean_khash_per_s: f64,
@@ -106,7 +108,7 @@ pub struct Scrypt<'a> {
 }
 
 /// What [`Scrypt`] measured, also when a signal cut it short.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stress {
     /// The intervals and threads.
     pub run: ScryptRun,
@@ -268,7 +270,7 @@ pub fn run_partial(
     Ok((
         ScryptRun {
             n: kernel::N as u32,
-            kernel: kernel.label(),
+            kernel: kernel.label().to_string(),
             threads,
             intervals,
             mean_khash_per_s: all as f64 / elapsed.max(1e-9) / 1000.0,

@@ -271,7 +271,7 @@ mod tests {
     fn aes(rows: &[(u32, &str, f64)]) -> AesResults {
         AesResults {
             backend: Backend::Armv8Ce,
-            ghash_backend: "pmull",
+            ghash_backend: "pmull".into(),
             native: rows
                 .iter()
                 .map(|&(cpu, tag, bps)| Row {
@@ -327,7 +327,7 @@ mod tests {
     fn run(khs: &[f64], every_s: f64) -> ScryptRun {
         ScryptRun {
             n: 1024,
-            kernel: "scalar",
+            kernel: "scalar".into(),
             threads: Vec::new(),
             intervals: khs
                 .iter()

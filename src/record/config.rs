@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Default log file, as sbc-bench.
 pub const DEFAULT_LOG: &str = "/var/log/sbc-bench.log";
@@ -37,8 +37,8 @@ pub enum RunKind {
 /// Everything a run needs to know about what the user asked for. Serialised in the
 /// run JSON's layout: the mode's settings as `thermal`, `graph` or `wrap` beside the
 /// others (docs/RUN-JSON.md).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(into = "RunConfigWire")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "RunConfigWire", try_from = "RunConfigWire")]
 pub struct RunConfig {
     /// Add the scrypt stress test (`-c`).
     pub stress: bool,
@@ -69,7 +69,7 @@ pub struct RunConfig {
     /// `MinKHz`: lowest OPP the clock walk checks.
     pub min_khz: Option<u64>,
     /// `--power SPEC` (or sbc-bench's `Netio=HOST/SOCKET`): the power meter to read.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power: Option<String>,
     /// Which mode, with its own settings.
     pub kind: RunKind,
@@ -102,10 +102,10 @@ impl RunConfig {
 }
 
 /// [`RunConfig`] as the run JSON lays it out (the layout before [`RunKind`]): the mode's
-/// settings as optional fields. Serialising only.
-// Deserialize: the "record" change adds it to the mode configs; `TryFrom<RunConfigWire>`
-// then refuses two modes at once.
-#[derive(Serialize)]
+/// settings as optional fields. Read back through [`TryFrom`], which refuses two modes at
+/// once. Review mode has no settings here: a review run's document says so by its
+/// top-level `review` (`record::read` sets [`RunKind::Review`] from it).
+#[derive(Serialize, Deserialize)]
 struct RunConfigWire {
     stress: bool,
     quick: bool,
@@ -121,14 +121,61 @@ struct RunConfigWire {
     no_tuning: bool,
     max_khz: Option<u64>,
     min_khz: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     power: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     thermal: Option<ThermalConfig>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     graph: Option<GraphConfig>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     wrap: Option<WrapSpec>,
+}
+
+/// A document that names two modes at once (`thermal` and `wrap`…): not a run of ours.
+#[derive(Debug, thiserror::Error)]
+#[error("the run's config names more than one mode ({0})")]
+pub struct TwoModes(String);
+
+impl TryFrom<RunConfigWire> for RunConfig {
+    type Error = TwoModes;
+
+    fn try_from(w: RunConfigWire) -> Result<Self, TwoModes> {
+        let kind = match (w.thermal, w.graph, w.wrap) {
+            (None, None, None) => RunKind::Standard,
+            (Some(t), None, None) => RunKind::Thermal(t),
+            (None, Some(g), None) => RunKind::Graph(g),
+            (None, None, Some(s)) => RunKind::Wrap(s),
+            (t, g, s) => {
+                let named: Vec<&str> = [
+                    t.is_some().then_some("thermal"),
+                    g.is_some().then_some("graph"),
+                    s.is_some().then_some("wrap"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                return Err(TwoModes(named.join(", ")));
+            }
+        };
+        Ok(Self {
+            stress: w.stress,
+            quick: w.quick,
+            extensive: w.extensive,
+            unattended: w.unattended,
+            max_wait_s: w.max_wait_s,
+            log: w.log,
+            json: w.json,
+            markdown: w.markdown,
+            no_redact: w.no_redact,
+            fake_benchmarks: w.fake_benchmarks,
+            not_ready_yet: w.not_ready_yet,
+            no_tuning: w.no_tuning,
+            max_khz: w.max_khz,
+            min_khz: w.min_khz,
+            power: w.power,
+            kind,
+        })
+    }
 }
 
 impl From<RunConfig> for RunConfigWire {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// sbc-bench's default `MinKHz` for the graph: OPPs below 600 MHz are not measured.
 pub const DEFAULT_MIN_KHZ: u64 = 600_000;
@@ -15,7 +15,7 @@ pub const MIN_REPETITIONS: u32 = 3;
 pub const DEFAULT_IDLE_S: u64 = 240;
 
 /// Which CPUs are tested, as sbc-bench's `-g [cores|clusters|coreclusters|all|CPULIST]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "variant", content = "cpus")]
 pub enum GraphVariant {
     /// `-g` alone: every CPU at once.
@@ -35,7 +35,7 @@ pub enum GraphVariant {
 }
 
 /// Settings of the efficiency graph.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GraphConfig {
     /// Which CPUs are tested.
     pub variant: GraphVariant,
@@ -50,7 +50,7 @@ pub struct GraphConfig {
 }
 
 /// How the OPPs were held.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HoldMethod {
     /// The `userspace` governor and `scaling_setspeed` (as sbc-bench).
@@ -60,7 +60,7 @@ pub enum HoldMethod {
 }
 
 /// Which benchmark gave the MIPS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MipsTool {
     /// `7z b`'s total rating (as sbc-bench).
@@ -70,7 +70,7 @@ pub enum MipsTool {
 }
 
 /// What the board drew and how warm it was while idle, before the graph.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IdleBaseline {
     /// Seconds idled.
     pub seconds: f64,
@@ -83,17 +83,20 @@ pub struct IdleBaseline {
 }
 
 /// One OPP measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphPoint {
     /// The OPP set through sysfs, kHz.
     pub sysfs_khz: u64,
     /// The clock measured there, MHz.
     pub measured_mhz: Option<f64>,
     /// MIPS of each repetition.
+    #[serde(default)]
     pub mips: Vec<f64>,
     /// SoC temperature after each repetition, °C.
+    #[serde(default)]
     pub temps_c: Vec<f64>,
     /// Mean power while each repetition ran, mW (with a meter).
+    #[serde(default)]
     pub mw: Vec<f64>,
     /// Why the OPP could not be set or measured.
     pub error: Option<String>,
@@ -127,15 +130,17 @@ impl GraphPoint {
 }
 
 /// One group of CPUs walked through its OPPs (one `CheckPerformance` of sbc-bench).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphRun {
     /// sbc-bench's focus: `all CPU cores`, `CPU 4`, `CPU 4-5`, `CPU core(s) 0,4`.
     pub label: String,
     /// The CPUs the benchmark ran on.
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// Their core type, when they share one.
     pub core_type: Option<String>,
     /// Policies held at each OPP.
+    #[serde(default)]
     pub policies: Vec<u32>,
     /// The policy whose OPPs were walked (sbc-bench: the highest-numbered).
     pub walked_policy: u32,
@@ -144,15 +149,17 @@ pub struct GraphRun {
     /// MIPS from 7-Zip or the native benchmark.
     pub tool: MipsTool,
     /// One entry per OPP, lowest first.
+    #[serde(default)]
     pub points: Vec<GraphPoint>,
     /// Limits that could not be put back after this run.
+    #[serde(default)]
     pub restore_errors: Vec<String>,
     /// Stopped by a signal before every OPP was measured.
     pub cancelled: bool,
 }
 
 /// Everything the efficiency graph measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphResults {
     /// How OPPs were held.
     pub method: HoldMethod,
@@ -165,5 +172,6 @@ pub struct GraphResults {
     /// Idle figures (with a meter).
     pub idle: Option<IdleBaseline>,
     /// Groups of CPUs tested, in order.
+    #[serde(default)]
     pub runs: Vec<GraphRun>,
 }

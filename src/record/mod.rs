@@ -9,6 +9,7 @@ pub mod graph;
 pub mod net;
 pub mod plan;
 pub mod power;
+pub mod read;
 pub mod results_row;
 pub mod review;
 pub mod run;

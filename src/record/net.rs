@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::monitor::stat::Usage;
 use crate::sys::net::Interface;
 
 /// One core over the test.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuObs {
     /// CPU number.
     pub cpu: u32,
@@ -23,13 +23,14 @@ pub struct CpuObs {
 }
 
 /// Where one stream's thread ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThreadObs {
     /// Stream id.
     pub id: i64,
     /// Sending thread.
     pub sender: bool,
     /// CPU → number of samples it was seen on.
+    #[serde(default)]
     pub cpus: BTreeMap<u32, u32>,
     /// CPU time the thread itself used, % of one core.
     pub cpu_pct: Option<f64>,
@@ -45,11 +46,12 @@ impl ThreadObs {
 }
 
 /// One cpufreq policy over the test.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyObs {
     /// Policy number.
     pub id: u32,
     /// Its CPUs.
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// Governor.
     pub governor: Option<String>,
@@ -64,7 +66,7 @@ pub struct PolicyObs {
 }
 
 /// Everything the network diagnosis looks at.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NetObservation {
     /// The interface the test ran over (as it was before the test).
     pub iface: Option<Interface>,
@@ -82,17 +84,24 @@ pub struct NetObservation {
     /// TCP retransmits of our sending streams.
     pub retransmits: Option<i64>,
     /// Per core.
+    #[serde(default)]
     pub cpus: Vec<CpuObs>,
     /// Interrupts of the interface's IRQ lines during the test, per CPU.
+    #[serde(default)]
     pub nic_irqs_per_cpu: BTreeMap<u32, u64>,
     /// NET_RX softirqs during the test, per CPU.
+    #[serde(default)]
     pub net_rx_per_cpu: BTreeMap<u32, u64>,
     /// NET_TX softirqs during the test, per CPU.
+    #[serde(default)]
     pub net_tx_per_cpu: BTreeMap<u32, u64>,
     /// Stream threads.
+    #[serde(default)]
     pub threads: Vec<ThreadObs>,
     /// cpufreq policies.
+    #[serde(default)]
     pub policies: Vec<PolicyObs>,
     /// Drop/miss counters that grew (`rx_dropped`, `ethtool:rx_mac_missed`…).
+    #[serde(default)]
     pub counter_growth: BTreeMap<String, u64>,
 }

@@ -2,10 +2,10 @@
 //! planned steps with their time estimates, and the wording of those estimates
 //! (`21-32 minutes`). The planning itself is `run::plan::plan`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One kind of step, in sbc-bench's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepKind {
     /// Clock measured at every OPP while idle and cold.
@@ -99,7 +99,7 @@ impl StepKind {
 }
 
 /// A planned step with its time estimate.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// What it is.
     pub kind: StepKind,
@@ -110,11 +110,13 @@ pub struct Step {
 }
 
 /// The ordered steps of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Steps in execution order.
+    #[serde(default)]
     pub steps: Vec<Step>,
     /// Steps left out, and why.
+    #[serde(default)]
     pub skipped: Vec<(StepKind, String)>,
 }
 

@@ -3,10 +3,10 @@
 //! Filled in by `run::power` from the meter's timestamped readings and the monitor's
 //! phases; rendered by `report::power`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the meter saw during one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PowerRecord {
     /// The meter, as the log names it (`Netio NETIO 4All, socket 2`).
     pub meter: String,
@@ -17,6 +17,7 @@ pub struct PowerRecord {
     /// Readings the idle figure is the mean of.
     pub idle_readings: usize,
     /// One entry per benchmark phase, in run order.
+    #[serde(default)]
     pub phases: Vec<PhasePower>,
     /// Readings taken in all.
     pub readings: usize,
@@ -25,7 +26,7 @@ pub struct PowerRecord {
 }
 
 /// Power during one benchmark phase.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhasePower {
     /// The phase, as the monitor names it (`7-zip benchmark`).
     pub phase: String,

@@ -52,7 +52,7 @@ pub struct ResultsRow {
 }
 
 /// A row as written: the keys by the unit rule, then the deprecated ones.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct RowOut<'a> {
     device: &'a str,
     clock: &'a str,

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::storage::{BenchResult, Phase};
 use crate::monitor::stat::{CpuTimes, usage};
@@ -18,7 +18,7 @@ use crate::sys::storage::{Device, Inventory, Landing};
 pub const MIN_WINDOW_TICKS: u64 = 5;
 
 /// What the system did during one pass.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseObservation {
     /// Record size in bytes.
     pub record_bytes: u64,
@@ -53,15 +53,17 @@ pub struct PhaseObservation {
     /// The CPU that handled most of them.
     pub storage_irq_cpu: Option<u32>,
     /// Average clock per cpufreq policy, kHz.
+    #[serde(default)]
     pub avg_khz: Vec<(u32, f64)>,
 }
 
 /// cpufreq facts for the diagnosis.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PolicyFacts {
     /// Policy id.
     pub id: u32,
     /// CPUs in it.
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// Governor during the run.
     pub governor: Option<String>,
@@ -70,22 +72,24 @@ pub struct PolicyFacts {
 }
 
 /// Everything the storage diagnosis looks at.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StorageObservation {
     /// Filesystem type the file was on.
     pub fstype: Option<String>,
     /// O_DIRECT was in effect.
     pub direct_io: bool,
     /// cpufreq policies.
+    #[serde(default)]
     pub policies: Vec<PolicyFacts>,
     /// One per pass.
+    #[serde(default)]
     pub phases: Vec<PhaseObservation>,
 }
 
 /// The readings taken exactly at one pass's start and end (the monitor's on-demand
 /// [`crate::monitor::Sampler`], with the storage device's IRQ lines and this process
 /// in its mask).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PassWindow {
     /// Record size in bytes.
     pub record_bytes: u64,
@@ -286,32 +290,37 @@ fn khz(s: &Sample) -> impl Iterator<Item = (u32, u64)> + '_ {
 }
 
 /// Inventory plus health, findings and notes: what `storage` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StorageReport {
     /// Disks and flash.
     #[serde(flatten)]
     pub inventory: Inventory,
     /// What the inventory shows.
+    #[serde(default)]
     pub findings: Vec<Finding>,
     /// Missing data and why.
+    #[serde(default)]
     pub notes: Vec<String>,
 }
 
 /// Everything `storage bench --json` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchReport {
     /// Where the file was.
     pub landing: Landing,
     /// The device(s) underneath, from the inventory.
+    #[serde(default)]
     pub devices: Vec<Device>,
     /// What the user must know about the run: test files left by killed runs, a
     /// filesystem without a size limit, record sizes covering less than the file.
+    #[serde(default)]
     pub notes: Vec<String>,
     /// The measurement.
     pub result: BenchResult,
     /// What the system did meanwhile.
     pub observation: StorageObservation,
     /// Why the numbers are what they are.
+    #[serde(default)]
     pub findings: Vec<Finding>,
 }
 

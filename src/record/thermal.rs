@@ -2,7 +2,7 @@
 //! `-t`/`-T`; `-M`, the memory-controller throttling test). Planned by `run::thermal`, judged
 //! by `diagnose::thermal`, rendered by `report::thermal`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::aes::suite::AesResults;
 
@@ -14,7 +14,7 @@ pub const DEFAULT_POLL_S: f64 = 2.0;
 pub const DEFAULT_DURATION_S: f64 = 300.0;
 
 /// Which thermal test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ThermalMode {
     /// `-t`: wait for the SoC to cool down to the target, then load it.
@@ -26,7 +26,7 @@ pub enum ThermalMode {
 }
 
 /// What the user asked of the thermal test.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ThermalConfig {
     /// Which test.
     pub mode: ThermalMode,
@@ -51,7 +51,7 @@ impl Default for ThermalConfig {
 }
 
 /// How the wait for the target temperature went.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThermalWait {
     /// Cooling down or heating up.
     pub mode: ThermalMode,
@@ -66,11 +66,12 @@ pub struct ThermalWait {
     /// Seconds waited.
     pub waited_s: f64,
     /// Every reading: seconds since the wait began, °C.
+    #[serde(default)]
     pub readings: Vec<(f64, f64)>,
 }
 
 /// Everything the thermal test adds to a run's results.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThermalResults {
     /// The temperature source (`/sys/devices/virtual/thermal/thermal_zone0/ (soc-thermal)`).
     pub source: Option<String>,

@@ -2,12 +2,12 @@
 //! type, repeated, other CPUs offline), and per run the exact command, its exit, times,
 //! output tails, clocks before and after, and the score its tool's extractor found.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::external::extract::{Score, Tool};
 
 /// How the runs are split over the CPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Split {
     /// Once on all cores.
@@ -21,11 +21,13 @@ pub enum Split {
 }
 
 /// What `wrap` runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct WrapSpec {
     /// The command and its arguments, `{cpus}` and `{cluster}` not yet replaced.
+    #[serde(default)]
     pub command: Vec<String>,
     /// Extra environment (`PTS_SILENT_MODE=1`).
+    #[serde(default)]
     pub env: Vec<(String, String)>,
     /// Fed to the command's stdin (Stockfish's `bench` line), else stdin is empty.
     pub stdin: Option<String>,
@@ -44,18 +46,21 @@ pub struct WrapSpec {
 }
 
 /// How a run was confined to its CPUs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Confinement {
     /// CPUs the child's affinity was set to (empty: not set).
+    #[serde(default)]
     pub affinity: Vec<u32>,
     /// CPUs taken offline for the run (and brought back after it).
+    #[serde(default)]
     pub offlined: Vec<u32>,
     /// What could not be done, in words.
+    #[serde(default)]
     pub notes: Vec<String>,
 }
 
 /// How the command ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "value")]
 pub enum Exit {
     /// Exited with this status.
@@ -86,15 +91,17 @@ impl Exit {
 }
 
 /// One run of the command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WrapRun {
     /// `stress-ng on cores 4-5 (Cortex-A76)`: the monitor phase and table heading.
     pub label: String,
     /// The cluster's name as `{cluster}` (`cluster1`, `Cortex-A76`, `all`).
     pub cluster: String,
     /// Its CPUs (every online CPU for an all-core run).
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// The exact command run, placeholders replaced.
+    #[serde(default)]
     pub command: Vec<String>,
     /// Affinity, offlined CPUs, notes.
     pub confinement: Confinement,
@@ -113,19 +120,22 @@ pub struct WrapRun {
     /// The last bytes of its stderr.
     pub stderr_tail: String,
     /// Current clock of each cpufreq policy before the run, MHz (`(policy, MHz)`).
+    #[serde(default)]
     pub clocks_before_mhz: Vec<(u32, u64)>,
     /// The same after it.
+    #[serde(default)]
     pub clocks_after_mhz: Vec<(u32, u64)>,
     /// What the tool's extractor found.
     pub score: Option<Score>,
 }
 
 /// Everything `wrap` adds to the run report.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct WrapResults {
     /// What was asked for.
     pub spec: WrapSpec,
     /// The runs, in order.
+    #[serde(default)]
     pub runs: Vec<WrapRun>,
     /// Geekbench: the compare URL between the two all-core runs.
     pub compare_url: Option<String>,

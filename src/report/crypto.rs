@@ -494,7 +494,7 @@ mod tests {
     fn aes_section_has_native_and_openssl_tables() {
         let r = AesResults {
             backend: Backend::AesNi,
-            ghash_backend: "pclmulqdq",
+            ghash_backend: "pclmulqdq".into(),
             native: vec![row(Algorithm::Aes256Cbc, [1.0e5; 6], "Cortex-A76")],
             openssl: Some(OpensslResults {
                 version_raw: "OpenSSL 3.0.19 27 Jan 2026".into(),
@@ -520,7 +520,7 @@ mod tests {
     fn openssl_twice_on_one_cluster_says_so_and_shows_both_rows() {
         let r = AesResults {
             backend: Backend::Armv8Ce,
-            ghash_backend: "pmull",
+            ghash_backend: "pmull".into(),
             native: vec![row(Algorithm::Aes256Cbc, [1.0e5; 6], "Cortex-A53")],
             openssl: Some(OpensslResults {
                 version_raw: "OpenSSL 3.0.11 19 Sep 2023".into(),
@@ -549,7 +549,7 @@ mod tests {
     fn native_rows_skipped_beside_openssl_are_said_not_measured() {
         let r = AesResults {
             backend: Backend::AesNi,
-            ghash_backend: "pclmulqdq",
+            ghash_backend: "pclmulqdq".into(),
             native: Vec::new(),
             openssl: Some(OpensslResults {
                 version_raw: "OpenSSL 3.0.19 27 Jan 2026".into(),
@@ -578,7 +578,7 @@ mod tests {
     fn scrypt_run(k: &[f64]) -> ScryptRun {
         ScryptRun {
             n: 1024,
-            kernel: "neon-4way",
+            kernel: "neon-4way".into(),
             threads: vec![
                 ThreadResult {
                     cpu: 0,

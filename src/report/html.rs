@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use crate::record::finding::Severity;
 use crate::report::page::{self, ReportData, TimeSeries};
+use crate::report::page_table::{self, Table, size_label};
 use crate::report::svg::{self, Axis, BarChart, Chart, Decor, Series, escape};
 
 /// The ids of the page's charts, in page order (the browser test checks each is there).
@@ -102,78 +103,40 @@ fn figure(o: &mut String, id: &str, svgs: &[String]) {
     o.push_str("</figure>\n");
 }
 
-fn table(o: &mut String, head: &[&str], rows: &[Vec<String>], numeric_from: usize) {
+/// A table of the page's model ([`page_table`]), escaped.
+fn table(o: &mut String, t: &Table) {
+    let class = |i: usize| {
+        if i >= t.numeric_from {
+            " class=\"n\""
+        } else {
+            ""
+        }
+    };
     o.push_str("<div class=\"scroll\"><table>\n");
-    if head.iter().any(|h| !h.is_empty()) {
+    if t.head.iter().any(|h| !h.is_empty()) {
         o.push_str("<tr>");
-        for (i, h) in head.iter().enumerate() {
-            let c = if i >= numeric_from {
-                " class=\"n\""
-            } else {
-                ""
-            };
-            let _ = write!(o, "<th{c}>{}</th>", escape(h));
+        for (i, h) in t.head.iter().enumerate() {
+            let _ = write!(o, "<th{}>{}</th>", class(i), escape(h));
         }
         o.push_str("</tr>\n");
     }
-    for r in rows {
+    for r in &t.rows {
         o.push_str("<tr>");
         for (i, cell) in r.iter().enumerate() {
-            let c = if i >= numeric_from {
-                " class=\"n\""
-            } else {
-                ""
-            };
-            let _ = write!(o, "<td{c}>{}</td>", escape(cell));
+            let _ = write!(o, "<td{}>{}</td>", class(i), escape(cell));
         }
         o.push_str("</tr>\n");
     }
     o.push_str("</table></div>\n");
 }
 
-fn f(v: Option<f64>, d: usize) -> String {
-    v.filter(|x| x.is_finite())
-        .map_or_else(|| "-".into(), |x| format!("{x:.d$}"))
-}
-
 fn summary(o: &mut String, d: &ReportData) {
     o.push_str("<h2 id=\"summary\">Summary</h2>\n");
-    let rows: Vec<Vec<String>> = d
-        .summary
-        .iter()
-        .map(|(k, v)| vec![k.clone(), v.clone()])
-        .collect();
-    table(o, &["", ""], &rows, 9);
+    table(o, &page_table::summary(d));
     if let Some(r) = &d.results_row {
         o.push_str("<p>The Results.md row:</p>\n");
-        table(o, &row_head(), &[row_cells(r)], 4);
+        table(o, &page_table::results_row(r));
     }
-}
-
-/// The Results.md table's header.
-pub fn row_head() -> Vec<&'static str> {
-    vec![
-        "Device / details",
-        "Clockspeed",
-        "Kernel",
-        "Distro",
-        "7-zip multi",
-        "7-zip single",
-        "AES",
-        "memcpy",
-        "memset",
-        "kH/s",
-    ]
-}
-
-/// The Results.md row's cells as the row renders them.
-pub fn row_cells(r: &crate::record::results_row::ResultsRow) -> Vec<String> {
-    r.render()
-        .trim()
-        .trim_matches('|')
-        .split(" | ")
-        .map(|c| c.trim().to_string())
-        .collect()
 }
 
 fn sev_word(s: Severity) -> &'static str {
@@ -227,26 +190,7 @@ fn topology(o: &mut String, d: &ReportData) {
         );
         return;
     }
-    let rows: Vec<Vec<String>> = d
-        .topology
-        .iter()
-        .map(|c| {
-            vec![
-                c.cpus.clone(),
-                c.core_type.clone(),
-                c.policy.map_or("-".into(), |p| format!("policy{p}")),
-                c.min_mhz.map_or("-".into(), |m| m.to_string()),
-                c.max_mhz.map_or("-".into(), |m| m.to_string()),
-                c.opps.to_string(),
-            ]
-        })
-        .collect();
-    table(
-        o,
-        &["CPUs", "Core type", "cpufreq", "min MHz", "max MHz", "OPPs"],
-        &rows,
-        3,
-    );
+    table(o, &page_table::topology(d));
 }
 
 fn paren(s: &str) -> String {
@@ -330,51 +274,11 @@ fn clocks(o: &mut String, d: &ReportData) {
             ))],
         );
     }
-    let rows: Vec<Vec<String>> = d
-        .clocks
-        .iter()
-        .flat_map(|c| {
-            c.points.iter().map(|p| {
-                let dev = p
-                    .measured_mhz
-                    .filter(|_| p.opp_mhz > 0.0)
-                    .map(|m| (m / p.opp_mhz - 1.0) * 100.0);
-                vec![
-                    c.name.clone(),
-                    if p.opp_mhz > 0.0 {
-                        format!("{:.0}", p.opp_mhz)
-                    } else {
-                        "-".into()
-                    },
-                    f(p.measured_mhz, 0),
-                    dev.map_or("-".into(), |x| format!("{x:+.1} %")),
-                    f(p.hot_mhz, 0),
-                ]
-            })
-        })
-        .collect();
+    let rows = page_table::clocks(d);
     if !rows.is_empty() {
         o.push_str("<details><summary>Table</summary>\n");
-        table(
-            o,
-            &["Cluster", "OPP MHz", "measured", "deviation", "at the end"],
-            &rows,
-            1,
-        );
+        table(o, &rows);
         o.push_str("</details>\n");
-    }
-}
-
-/// `4K`, `16M`: a block size.
-pub fn size_label(bytes: u64) -> String {
-    if bytes >= 1 << 30 && bytes % (1 << 30) == 0 {
-        format!("{}G", bytes >> 30)
-    } else if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
-        format!("{}M", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
-        format!("{}K", bytes >> 10)
-    } else {
-        bytes.to_string()
     }
 }
 
@@ -428,18 +332,7 @@ fn latency(o: &mut String, d: &ReportData) {
     o.push_str("<details><summary>Tables</summary>\n");
     for c in &d.latency {
         let _ = writeln!(o, "<p>{}</p>", escape(&c.name));
-        let mut head = vec!["size"];
-        head.extend(c.columns.iter().map(String::as_str));
-        let rows: Vec<Vec<String>> = c
-            .rows
-            .iter()
-            .map(|r| {
-                let mut v = vec![size_label(r.size_bytes)];
-                v.extend(r.ns.iter().map(|x| format!("{x:.1}")));
-                v
-            })
-            .collect();
-        table(o, &head, &rows, 1);
+        table(o, &page_table::latency(c));
     }
     o.push_str("</details>\n");
 }
@@ -473,7 +366,7 @@ fn bandwidth(o: &mut String, d: &ReportData) {
 }
 
 fn aes(o: &mut String, d: &ReportData) {
-    o.push_str("<h2 id=\"aes\">AES</h2>\n");
+    o.push_str("<h2 id=\"aes\">AES (1000 bytes/s)</h2>\n");
     if d.aes.is_empty() {
         missing(o, "chart-aes", "no AES results in the run", d);
         return;
@@ -501,30 +394,7 @@ fn aes(o: &mut String, d: &ReportData) {
             width: 900,
         })],
     );
-    let mut sizes: Vec<u64> = d
-        .aes
-        .iter()
-        .flat_map(|r| r.sizes.iter().map(|s| s.0))
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let labels: Vec<String> = sizes.iter().map(|s| format!("{s} bytes")).collect();
-    let mut head = vec!["algorithm", "cluster"];
-    head.extend(labels.iter().map(String::as_str));
-    let rows: Vec<Vec<String>> = d
-        .aes
-        .iter()
-        .map(|r| {
-            let mut v = vec![r.algorithm.clone(), r.cluster.clone()];
-            v.extend(
-                sizes
-                    .iter()
-                    .map(|s| f(r.sizes.iter().find(|x| x.0 == *s).map(|x| x.1), 2) + "k"),
-            );
-            v
-        })
-        .collect();
-    table(o, &head, &rows, 2);
+    table(o, &page_table::aes(d));
 }
 
 fn sevenzip(o: &mut String, d: &ReportData) {
@@ -553,31 +423,7 @@ fn sevenzip(o: &mut String, d: &ReportData) {
             width: 900,
         })],
     );
-    let rows: Vec<Vec<String>> = d
-        .sevenzip
-        .iter()
-        .map(|z| {
-            vec![
-                z.label.clone(),
-                z.tool.clone(),
-                f(z.compress_mips, 0),
-                f(z.decompress_mips, 0),
-                format!("{:.0}", z.total_mips),
-            ]
-        })
-        .collect();
-    table(
-        o,
-        &[
-            "cores",
-            "tool",
-            "compress MIPS",
-            "decompress MIPS",
-            "total MIPS",
-        ],
-        &rows,
-        2,
-    );
+    table(o, &page_table::sevenzip(d));
 }
 
 fn time_chart(title: &str, y: &str, series: &[TimeSeries], bands: &Decor) -> String {
@@ -643,27 +489,7 @@ fn monitor(o: &mut String, d: &ReportData) {
         }
     }
     if !m.phases.is_empty() {
-        let rows: Vec<Vec<String>> = m
-            .phases
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                vec![
-                    (i + 1).to_string(),
-                    p.label.clone(),
-                    format!("{:.1}", p.start_s),
-                    format!("{:.1}", (p.end_s - p.start_s).max(0.0)),
-                    f(p.temp_max_c, 1),
-                    f(p.peak_cpu_pct, 0),
-                ]
-            })
-            .collect();
-        table(
-            o,
-            &["#", "phase", "start s", "duration s", "max °C", "peak %cpu"],
-            &rows,
-            2,
-        );
+        table(o, &page_table::phases(m));
     }
 }
 

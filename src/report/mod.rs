@@ -12,6 +12,7 @@ pub mod logsec;
 pub mod net;
 pub mod page;
 pub mod page_md;
+pub mod page_table;
 pub mod pcie;
 pub mod power;
 pub mod prometheus;

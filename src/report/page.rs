@@ -1,16 +1,24 @@
-//! What `sbc-bench report` shows of one run, read from the run JSON (`run --json`, the
-//! document the results database keeps) into plain data that the HTML and Markdown
-//! renderers (`report::html`, `report::page_md`) draw. A run of ours gives every section; a
-//! document that lacks one (an imported sbc-bench log) leaves it empty and says why in
-//! [`ReportData::missing`], so each chart can say so instead of vanishing. Pure.
+//! What `sbc-bench report` shows of one run, from the typed run record ([`RunReport`]: the
+//! live report after a run, or a run JSON read back by `record::read::run_report`) into
+//! plain data whose tables (`report::page_table`) and charts the HTML and Markdown
+//! renderers (`report::html`, `report::page_md`) draw. An imported sbc-bench log is no run
+//! of ours: the results layer builds its `ReportData` from the parsed log, leaving the
+//! sections it lacks empty and saying why in [`ReportData::missing`], so each chart can say
+//! so instead of vanishing. Pure.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::record::finding::{FindingCode, Severity};
+use crate::bench::clock::ClockCheck;
+use crate::bench::external::sevenzip::BenchRun;
+use crate::bench::lzma::LzmaRun;
+use crate::bench::pin::Target;
+use crate::monitor::Recording;
+use crate::record::finding::{Finding, Severity};
 use crate::record::results_row::ResultsRow;
-use crate::record::run::RunReport;
+use crate::record::run::{Results, RunReport, RunStatus};
 use crate::report::redact::{self, Known};
+use crate::sys::discover::SystemInfo;
 
 /// The report of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -275,75 +283,77 @@ pub struct ComparisonView {
     pub why: Vec<String>,
 }
 
-fn s(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_string)
-}
-
-fn cpu_list(v: &Value) -> Vec<u32> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| c.as_u64().and_then(|c| u32::try_from(c).ok()))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn cpu_range(cpus: &[u32]) -> String {
     crate::sys::cpu::list::format_list(cpus)
 }
 
-/// `cpu0-3 (Cortex-A55)` of a benchmark's `target` (its cluster looked up in the
-/// topology), else `cpu4`.
-fn target_name(target: &Value, clusters: &[ClusterView], by_id: &[(u64, usize)]) -> String {
-    if let Some(c) = target["cluster"].as_u64() {
-        if let Some((_, i)) = by_id.iter().find(|(id, _)| *id == c) {
-            return clusters[*i].name.clone();
+/// The clusters of the run, to name benchmark targets by.
+struct Topo<'a> {
+    /// One row per cluster, in the order of `SystemInfo::topology`.
+    views: Vec<ClusterView>,
+    /// The system's clusters, index for index with `views`.
+    clusters: &'a [crate::sys::cpu::Cluster],
+}
+
+impl Topo<'_> {
+    /// `cpu0-3 (Cortex-A55)` of a benchmark's target (its cluster looked up in the
+    /// topology), else `cpu4 (Cortex-A76)` or `cpu4`.
+    fn name(&self, target: &Target) -> String {
+        let known = target
+            .cluster
+            .and_then(|c| self.clusters.iter().position(|k| k.id == c));
+        if let Some(i) = known {
+            return self.views[i].name.clone();
+        }
+        match &target.core_type {
+            Some(t) => format!("cpu{} ({t})", target.cpu),
+            None => format!("cpu{}", target.cpu),
         }
     }
-    let cpu = target["cpu"].as_u64().unwrap_or_default();
-    match target["core_type"].as_str() {
-        Some(t) => format!("cpu{cpu} ({t})"),
-        None => format!("cpu{cpu}"),
+
+    /// The cluster holding `cpu`, else the row's tag.
+    fn of_cpu(&self, cpu: u32, tag: &str) -> String {
+        self.views
+            .iter()
+            .find(|t| t.cpu_ids.contains(&cpu))
+            .map(|t| t.name.clone())
+            .unwrap_or_else(|| tag.to_string())
     }
 }
 
 impl ReportData {
-    /// The report of a live run.
+    /// The report of a run: the live one after it finished, or a run JSON read back
+    /// ([`crate::record::read::run_report`]).
     pub fn from_run(r: &RunReport) -> Self {
-        // Serialising plain data cannot fail; an empty report would still be noticed.
-        let v = serde_json::to_value(r).unwrap_or(Value::Null);
-        Self::from_run_json(&v)
-    }
-
-    /// The report of a run JSON (`run --json`).
-    pub fn from_run_json(v: &Value) -> Self {
-        let info = &v["system_before"];
-        let (topology, by_id) = topology(info);
-        let results = &v["results"];
+        let info = &r.system_before;
+        let topo = topology(info);
+        let results = &r.results;
         let mut d = ReportData {
-            title: s(&info["device"]["name"])
-                .or_else(|| s(&v["results_row"]["device"]))
+            title: info
+                .device
+                .name
+                .clone()
+                .or_else(|| r.results_row.as_ref().map(|row| row.device.clone()))
                 .unwrap_or_else(|| "n/a".into()),
             source: format!(
                 "sbc-bench-run JSON, sbc-bench {} (Rust)",
-                v["sbc_bench_version"].as_str().unwrap_or("n/a")
+                r.sbc_bench_version
             ),
-            summary: summary(v),
-            verdict: verdict(v),
-            results_row: serde_json::from_value(v["results_row"].clone()).ok(),
-            findings: findings(&v["findings"]),
-            clocks: clocks(results, &topology, &by_id),
-            latency: latency(results, &topology, &by_id),
-            bandwidth: bandwidth(results, &topology, &by_id),
-            aes: aes(results, &topology),
-            sevenzip: sevenzip(results, &topology, &by_id),
-            monitor: monitor(&v["monitor"], &topology),
-            topology,
+            summary: summary(r),
+            verdict: verdict(r),
+            results_row: r.results_row.clone(),
+            findings: findings(&r.findings),
+            clocks: clocks(results, &topo),
+            latency: latency(results, &topo),
+            bandwidth: bandwidth(results, &topo),
+            aes: aes(results, &topo),
+            sevenzip: sevenzip(results, &topo),
+            monitor: r.monitor.as_ref().and_then(|m| monitor(m, &topo.views)),
+            topology: topo.views,
             comparison: None,
             missing: String::new(),
         };
-        if v["config"]["fake_benchmarks"].as_bool() == Some(true) {
+        if r.config.fake_benchmarks {
             d.summary.push((
                 "Benchmarks".into(),
                 "canned (--fake-benchmarks): not measured on this board".into(),
@@ -363,6 +373,8 @@ impl ReportData {
     }
 }
 
+/// Every string of the report's own data (not of a document read): the generic walk
+/// keeps a text added to [`ReportData`] later from escaping redaction.
 fn redact_strings(v: &mut Value, known: &Known) {
     match v {
         Value::String(t) => *t = redact::redact(t, known),
@@ -372,103 +384,93 @@ fn redact_strings(v: &mut Value, known: &Known) {
     }
 }
 
-/// What a run JSON knows it contains, for redaction: its hostname and the hardware's names.
-pub fn known_of_run_json(v: &Value) -> Known {
-    let i = &v["system_before"];
-    let mut hardware: Vec<String> = i["dt_compatible"]
-        .as_array()
-        .map(|a| a.iter().filter_map(s).collect())
-        .unwrap_or_default();
-    hardware.extend(s(&i["device"]["name"]));
-    hardware.extend(s(&v["results_row"]["device"]));
+/// What a run knows it contains, for redaction: its hostname and the hardware's names.
+pub fn known_of_run(r: &RunReport) -> Known {
+    let i = &r.system_before;
+    let mut hardware = i.dt_compatible.clone();
+    hardware.extend(i.device.name.clone());
+    hardware.extend(r.results_row.as_ref().map(|row| row.device.clone()));
     Known {
-        hostname: s(&i["hostname"]),
+        hostname: i.hostname.clone(),
         hardware,
     }
 }
 
-fn summary(v: &Value) -> Vec<(String, String)> {
-    let i = &v["system_before"];
+/// The status as the run JSON words it.
+fn status_word(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Complete => "complete",
+        RunStatus::Interrupted => "interrupted",
+    }
+}
+
+fn summary(r: &RunReport) -> Vec<(String, String)> {
+    let i = &r.system_before;
     let mut out = Vec::new();
     let mut push = |k: &str, val: Option<String>| {
         if let Some(val) = val.filter(|x| !x.is_empty()) {
             out.push((k.to_string(), val));
         }
     };
-    push("Device", s(&i["device"]["name"]));
-    push("Hostname", s(&i["hostname"]));
-    let soc = match (s(&i["soc"]["guess"]), s(&i["soc"]["detail"])) {
+    push("Device", i.device.name.clone());
+    push("Hostname", i.hostname.clone());
+    let soc = match (&i.soc.guess, &i.soc.detail) {
         (Some(g), Some(d)) => Some(format!("{g} / {}", d.trim())),
-        (g, _) => g,
+        (g, _) => g.clone(),
     };
     push("SoC", soc);
-    push("Kernel", s(&i["kernel"]["release"]));
+    push("Kernel", i.kernel.release.clone());
     push(
         "Kernel cmdline",
-        s(&i["kernel"]["cmdline"]).map(|c| c.trim().to_string()),
+        i.kernel.cmdline.as_ref().map(|c| c.trim().to_string()),
     );
-    let distro = s(&i["distro"]["pretty_name"]).map(|d| match i["userland"]["arch"].as_str() {
-        Some(a) => format!("{d} {a}"),
+    let distro = i.distro.as_ref().and_then(|d| d.pretty_name.clone());
+    let distro = distro.map(|d| match &i.userland {
+        Some(u) => format!("{d} {}", u.arch),
         None => d,
     });
     push("Distro", distro);
     push(
         "Memory",
-        i["memory"]["meminfo"]["mem_total_kib"]
-            .as_u64()
+        i.memory
+            .meminfo
+            .mem_total_kib
             .map(|k| format!("{} MiB", k / 1024)),
     );
-    push("Started", s(&v["started"]));
-    push("Finished", s(&v["finished"]));
-    push("Status", s(&v["status"]));
+    push("Started", Some(r.started.clone()));
+    push("Finished", r.finished.clone());
+    push("Status", Some(status_word(r.status).to_string()));
     let mut mode = Vec::new();
-    if v["config"]["quick"].as_bool() == Some(true) {
+    if r.config.quick {
         mode.push("--quick: not comparable with full runs");
     }
-    if v["config"]["extensive"].as_bool() == Some(true) {
+    if r.config.extensive {
         mode.push("extensive");
     }
     push("Mode", (!mode.is_empty()).then(|| mode.join(", ")));
     out
 }
 
-fn severity_of(f: &Value) -> Option<Severity> {
-    serde_json::from_value(f["severity"].clone()).ok()
-}
-
-fn verdict(v: &Value) -> Verdict {
-    if v["status"].as_str().is_some_and(|st| st != "complete") {
+fn verdict(r: &RunReport) -> Verdict {
+    if r.status != RunStatus::Complete {
         return Verdict::Incomplete;
     }
-    let worst = v["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(severity_of)
-        .max();
-    match worst {
+    match r.findings.iter().map(|f| f.severity).max() {
         Some(Severity::Invalid) => Verdict::Invalid,
         Some(Severity::Warning) => Verdict::Warnings,
         _ => Verdict::Valid,
     }
 }
 
-fn findings(v: &Value) -> Vec<FindingView> {
-    let mut out: Vec<FindingView> = v
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|f| {
-            let code = s(&f["code"])?;
-            let explanation = serde_json::from_value::<FindingCode>(f["code"].clone())
-                .map(|c| c.meaning().to_string())
-                .unwrap_or_default();
-            Some(FindingView {
-                severity: severity_of(f)?,
-                code,
-                message: s(&f["message"]).unwrap_or_default(),
-                explanation,
-            })
+fn findings(f: &[Finding]) -> Vec<FindingView> {
+    let mut out: Vec<FindingView> = f
+        .iter()
+        .map(|f| FindingView {
+            severity: f.severity,
+            code: f.code.as_str().to_string(),
+            message: f.message.clone(),
+            explanation: f.code.meaning().to_string(),
         })
         .collect();
     // Worst first; the order of the run within one severity.
@@ -476,65 +478,63 @@ fn findings(v: &Value) -> Vec<FindingView> {
     out
 }
 
-/// The clusters, and (cluster id, index) to look benchmark targets up.
-fn topology(info: &Value) -> (Vec<ClusterView>, Vec<(u64, usize)>) {
-    let policies = info["cpufreq"].as_array().cloned().unwrap_or_default();
-    let mut out = Vec::new();
-    let mut ids = Vec::new();
-    for c in info["clusters"].as_array().into_iter().flatten() {
-        let cpus = cpu_list(&c["cpus"]);
-        let core_type = s(&c["core_type"]).unwrap_or_else(|| "n/a".into());
-        let policy = c["policy"].as_u64().and_then(|p| u32::try_from(p).ok());
-        let opps: Vec<u32> = policies
-            .iter()
-            .find(|p| p["id"].as_u64() == policy.map(u64::from))
-            .map(|p| {
-                p["opps_khz"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|k| k.as_u64().and_then(|k| u32::try_from(k / 1000).ok()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        ids.push((c["id"].as_u64().unwrap_or_default(), out.len()));
-        out.push(ClusterView {
-            name: format!("cpu{} ({core_type})", cpu_range(&cpus)),
-            cpus: cpu_range(&cpus),
-            cpu_ids: cpus.clone(),
-            core_type,
-            policy,
-            min_mhz: opps.iter().min().copied(),
-            max_mhz: opps.iter().max().copied(),
-            opps: opps.len(),
-        });
-    }
-    (out, ids)
+/// The clusters, with their advertised OPPs.
+fn topology(info: &SystemInfo) -> Topo<'_> {
+    let clusters = &info.topology.clusters;
+    let views = clusters
+        .iter()
+        .map(|c| {
+            let core_type = c.core_type.clone().unwrap_or_else(|| "n/a".into());
+            let opps: Vec<u32> = info
+                .cpufreq
+                .iter()
+                .find(|p| Some(p.id) == c.policy)
+                .map(|p| {
+                    p.opps_khz
+                        .iter()
+                        .filter_map(|k| u32::try_from(k / 1000).ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            ClusterView {
+                name: format!("cpu{} ({core_type})", cpu_range(&c.cpus)),
+                cpus: cpu_range(&c.cpus),
+                cpu_ids: c.cpus.clone(),
+                core_type,
+                policy: c.policy,
+                min_mhz: opps.iter().min().copied(),
+                max_mhz: opps.iter().max().copied(),
+                opps: opps.len(),
+            }
+        })
+        .collect();
+    Topo { views, clusters }
 }
 
-fn opp_walk(check: &Value) -> Vec<(f64, Option<f64>)> {
-    check["walk"]["opps"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| {
-            let opp = o["opp_khz"].as_f64()? / 1000.0;
-            Some((opp, o["measured"]["mhz"].as_f64()))
+/// (advertised MHz, measured MHz) of each OPP walked.
+fn opp_walk(check: &ClockCheck) -> Vec<(f64, Option<f64>)> {
+    check
+        .walk
+        .iter()
+        .flat_map(|w| &w.opps)
+        .map(|o| {
+            (
+                o.opp_khz as f64 / 1000.0,
+                o.measured.as_ref().map(|m| m.mhz),
+            )
         })
         .collect()
 }
 
-fn clocks(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<ClockCurve> {
-    let hot = results["clock_hot"].as_array().cloned().unwrap_or_default();
-    results["clock_cold"]
-        .as_array()
-        .into_iter()
-        .flatten()
+fn clocks(results: &Results, topo: &Topo) -> Vec<ClockCurve> {
+    results
+        .clock_cold
+        .iter()
         .filter_map(|c| {
-            let name = target_name(&c["target"], topo, ids);
-            let hot_walk = hot
+            let hot_walk = results
+                .clock_hot
                 .iter()
-                .find(|h| h["target"] == c["target"])
+                .find(|h| h.target == c.target)
                 .map(opp_walk)
                 .unwrap_or_default();
             let mut points: Vec<OppPoint> = opp_walk(c)
@@ -550,161 +550,129 @@ fn clocks(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<Cl
                 .collect();
             if points.is_empty() {
                 // No cpufreq OPPs (an x86 VM): the one measured clock.
-                let m = c["measured"]["mhz"].as_f64()?;
                 points.push(OppPoint {
                     opp_mhz: 0.0,
-                    measured_mhz: Some(m),
+                    measured_mhz: Some(c.measured.as_ref()?.mhz),
                     hot_mhz: None,
                 });
             }
-            Some(ClockCurve { name, points })
+            Some(ClockCurve {
+                name: topo.name(&c.target),
+                points,
+            })
         })
         .collect()
 }
 
-fn latency(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<LatencyCurve> {
-    results["memlat"]
-        .as_array()
-        .into_iter()
-        .flatten()
+fn latency(results: &Results, topo: &Topo) -> Vec<LatencyCurve> {
+    results
+        .memlat
+        .iter()
         .filter_map(|m| {
-            let r = &m["result"]["ramlat"];
-            let columns: Vec<String> = r["columns"].as_array()?.iter().filter_map(s).collect();
-            let rows = r["rows"]
-                .as_array()?
+            let r = m.result.as_ref()?.ramlat.as_ref()?;
+            let rows: Vec<LatencyRow> = r
+                .rows
                 .iter()
-                .filter_map(|row| {
-                    Some(LatencyRow {
-                        size_bytes: row["size_bytes"].as_u64()?,
-                        ns: row["ns"]
-                            .as_array()?
-                            .iter()
-                            .filter_map(Value::as_f64)
-                            .collect(),
-                    })
+                .map(|row| LatencyRow {
+                    size_bytes: row.size_bytes,
+                    ns: row.ns.clone(),
                 })
-                .collect::<Vec<_>>();
+                .collect();
             (!rows.is_empty()).then(|| LatencyCurve {
-                name: target_name(&m["target"], topo, ids),
-                columns,
+                name: topo.name(&m.target),
+                columns: r.columns.clone(),
                 rows,
             })
         })
         .collect()
 }
 
-fn bandwidth(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<Bandwidth> {
+fn bandwidth(results: &Results, topo: &Topo) -> Vec<Bandwidth> {
     let mut out = Vec::new();
-    for m in results["membw"].as_array().into_iter().flatten() {
-        let cluster = target_name(&m["target"], topo, ids);
-        for row in m["result"]["rows"].as_array().into_iter().flatten() {
-            if let (Some(test), Some(mb_s)) = (s(&row["name"]), row["mb_per_s"].as_f64()) {
-                out.push(Bandwidth {
-                    cluster: cluster.clone(),
-                    test,
-                    mb_s,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn aes(results: &Value, topo: &[ClusterView]) -> Vec<AesRow> {
-    let cluster_of = |cpu: Option<u64>, tag: Option<String>| {
-        cpu.and_then(|c| {
-            topo.iter()
-                .find(|t| t.cpu_ids.iter().any(|&i| u64::from(i) == c))
-        })
-        .map(|t| t.name.clone())
-        .or(tag)
-        .unwrap_or_else(|| "n/a".into())
-    };
-    let mut out = Vec::new();
-    let a = &results["aes"];
-    for key in ["native", "openssl"] {
-        for r in a[key].as_array().into_iter().flatten() {
-            let Some(algorithm) = s(&r["algorithm"]) else {
-                continue;
-            };
-            let sizes = r["sizes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|z| {
-                    Some((
-                        z["buffer_bytes"].as_u64()?,
-                        z["bytes_per_s"].as_f64()? / 1000.0,
-                    ))
-                })
-                .collect();
-            let tool = if key == "openssl" { " (OpenSSL)" } else { "" };
-            out.push(AesRow {
-                algorithm: format!("{algorithm}{tool}"),
-                cluster: cluster_of(r["cpu"].as_u64(), s(&r["tag"])),
-                sizes,
+    for m in &results.membw {
+        let cluster = topo.name(&m.target);
+        for row in m.result.iter().flat_map(|r| &r.rows) {
+            out.push(Bandwidth {
+                cluster: cluster.clone(),
+                test: row.name.clone(),
+                mb_s: row.mb_per_s,
             });
         }
     }
     out
 }
 
-fn zip_row(label: String, tool: &str, r: &Value) -> Option<ZipRow> {
-    // 7-Zip's table nests the ratings; the native LZMA has them at the top.
-    let t = if r["table"].is_object() {
-        &r["table"]
-    } else {
-        r
+/// The native rows, then OpenSSL's (marked), each on its cluster.
+fn aes(results: &Results, topo: &Topo) -> Vec<AesRow> {
+    let Some(a) = &results.aes else {
+        return Vec::new();
     };
-    Some(ZipRow {
-        label,
-        tool: tool.to_string(),
-        compress_mips: t["compress_rating_mips"].as_f64(),
-        decompress_mips: t["decompress_rating_mips"].as_f64(),
-        total_mips: t["total_rating_mips"].as_f64()?,
+    let openssl = a.openssl.iter().flat_map(|o| &o.rows);
+    let rows = a
+        .native
+        .iter()
+        .map(|r| (r, ""))
+        .chain(openssl.map(|r| (r, " (OpenSSL)")));
+    rows.map(|(r, tool)| AesRow {
+        algorithm: format!("{}{tool}", r.algorithm.name()),
+        cluster: topo.of_cpu(r.cpu, &r.tag),
+        sizes: r
+            .sizes
+            .iter()
+            .map(|z| (z.buffer_bytes as u64, z.bytes_per_s / 1000.0))
+            .collect(),
     })
+    .collect()
 }
 
-fn sevenzip(results: &Value, topo: &[ClusterView], ids: &[(u64, usize)]) -> Vec<ZipRow> {
+/// A 7-Zip row: its table's ratings.
+fn sevenzip_row(label: String, tool: &str, r: &BenchRun) -> ZipRow {
+    ZipRow {
+        label,
+        tool: tool.to_string(),
+        compress_mips: r.table.compress_rating_mips.map(|x| x as f64),
+        decompress_mips: r.table.decompress_rating_mips.map(|x| x as f64),
+        total_mips: r.table.total_rating_mips as f64,
+    }
+}
+
+/// A native LZMA row.
+fn lzma_row(label: String, r: &LzmaRun) -> ZipRow {
+    ZipRow {
+        label,
+        tool: "native LZMA".to_string(),
+        compress_mips: Some(r.compress_rating_mips),
+        decompress_mips: Some(r.decompress_rating_mips),
+        total_mips: r.total_rating_mips,
+    }
+}
+
+fn sevenzip(results: &Results, topo: &Topo) -> Vec<ZipRow> {
     let mut out = Vec::new();
-    for key in ["sevenzip", "lzma"] {
-        let c = &results[key];
-        let z = &c["sevenzip"];
-        if z.is_object() {
-            let tool = format!("7-Zip {}", z["version"]["engine"].as_str().unwrap_or("n/a"));
-            for r in z["single"].as_array().into_iter().flatten() {
-                out.extend(zip_row(
-                    target_name(&r["target"], topo, ids),
-                    &tool,
-                    &r["result"],
-                ));
+    for c in [&results.sevenzip, &results.lzma].into_iter().flatten() {
+        if let Some(z) = &c.sevenzip {
+            let tool = format!("7-Zip {}", z.version.engine.as_deref().unwrap_or("n/a"));
+            for r in &z.single {
+                out.push(sevenzip_row(topo.name(&r.target), &tool, &r.result));
             }
-            for r in z["multi"].as_array().into_iter().flatten() {
-                out.extend(zip_row("all cores".into(), &tool, r));
+            for r in &z.multi {
+                out.push(sevenzip_row("all cores".into(), &tool, r));
             }
         }
-        for r in c["native_single"].as_array().into_iter().flatten() {
-            out.extend(zip_row(
-                target_name(&r["target"], topo, ids),
-                "native LZMA",
-                &r["result"],
-            ));
+        for r in &c.native_single {
+            out.push(lzma_row(topo.name(&r.target), &r.result));
         }
-        for r in c["native_multi"].as_array().into_iter().flatten() {
-            let r = if r["result"].is_object() {
-                &r["result"]
-            } else {
-                r
-            };
-            out.extend(zip_row("all cores".into(), "native LZMA", r));
-        }
+        out.extend(
+            c.native_multi
+                .as_ref()
+                .map(|r| lzma_row("all cores".into(), r)),
+        );
     }
     out.dedup();
     out
 }
 
-fn monitor(v: &Value, topo: &[ClusterView]) -> Option<MonitorView> {
-    let rec: crate::monitor::recording::Recording = serde_json::from_value(v.clone()).ok()?;
+fn monitor(rec: &Recording, topo: &[ClusterView]) -> Option<MonitorView> {
     let t0 = rec
         .intervals
         .first()
@@ -779,82 +747,83 @@ pub fn empty(series: &[TimeSeries]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn run_json() -> Value {
-        serde_json::json!({
-            "schema": "sbc-bench-run", "sbc_bench_version": "0.1.0", "status": "complete",
-            "started": "2026-01-01T10:00:00+00:00",
-            "config": {"quick": false, "fake_benchmarks": false},
-            "system_before": {
-                "device": {"name": "Radxa ROCK 5B"}, "hostname": "bench-host-7",
-                "dt_compatible": ["radxa,rock-5b"],
-                "soc": {"guess": "Rockchip RK3588", "detail": "35 88 12 fe 21 41  32 38 4b 44"},
-                "kernel": {"release": "6.1.0"},
-                "clusters": [
-                    {"id": 0, "cpus": [0,1,2,3], "core_type": "Cortex-A55", "policy": 0},
-                    {"id": 1, "cpus": [4,5], "core_type": "Cortex-A76", "policy": 4}],
-                "cpufreq": [{"id": 0, "opps_khz": [408000, 1800000]},
-                            {"id": 4, "opps_khz": [408000, 2400000]}]
-            },
-            "results": {
-                "clock_cold": [{"target": {"cpu": 4, "core_type": "Cortex-A76", "cluster": 1},
-                    "walk": {"opps": [{"opp_khz": 2400000, "measured": {"mhz": 2304.0}},
-                                      {"opp_khz": 408000, "measured": {"mhz": 407.0}}]}}],
-                "clock_hot": [{"target": {"cpu": 4, "core_type": "Cortex-A76", "cluster": 1},
-                    "walk": {"opps": [{"opp_khz": 2400000, "measured": {"mhz": 2200.0}}]}}],
-                "memlat": [{"target": {"cpu": 0, "cluster": 0},
-                    "result": {"ramlat": {"columns": ["1x32", "2x32"],
-                        "rows": [{"size_bytes": 4096, "ns": [1.7, 1.8]}]}}}],
-                "membw": [{"target": {"cpu": 0, "cluster": 0},
-                    "result": {"rows": [{"name": "libc memcpy copy", "mb_per_s": 10743.6}]}}],
-                "aes": {"native": [{"algorithm": "aes-256-cbc", "cpu": 5, "tag": "Cortex-A76",
-                    "sizes": [{"buffer_bytes": 16384, "bytes_per_s": 1325370000.0}]}]}
-            },
-            "findings": [
-                {"code": "no-throttling", "severity": "ok", "message": "No throttling"},
-                {"code": "clock-below-advertised", "severity": "warning", "message": "-4%"}],
-        })
-    }
+    use crate::record::read::{fixture_rock5b, fixture_rock5b_openssl as with_openssl};
 
     #[test]
-    fn a_run_json_gives_every_section() {
-        let d = ReportData::from_run_json(&run_json());
+    fn a_run_gives_every_section() {
+        let d = ReportData::from_run(&fixture_rock5b());
         assert_eq!(d.title, "Radxa ROCK 5B");
-        assert_eq!(d.verdict, Verdict::Warnings);
-        assert_eq!(d.findings[0].code, "clock-below-advertised", "worst first");
-        assert!(!d.findings[0].explanation.is_empty());
+        assert_eq!(d.topology.len(), 3);
         assert_eq!(d.topology[1].name, "cpu4-5 (Cortex-A76)");
         assert_eq!(d.topology[1].max_mhz, Some(2400));
-        let c = &d.clocks[0];
-        assert_eq!(c.name, "cpu4-5 (Cortex-A76)");
-        assert_eq!(c.points[0].measured_mhz, Some(2304.0));
-        assert_eq!(c.points[0].hot_mhz, Some(2200.0));
-        assert_eq!(c.points[1].hot_mhz, None);
+        assert_eq!(d.clocks.len(), 3);
+        assert_eq!(d.clocks[1].name, "cpu4-5 (Cortex-A76)");
+        assert!(d.clocks[1].points.iter().any(|p| p.hot_mhz.is_some()));
         assert_eq!(d.latency[0].name, "cpu0-3 (Cortex-A55)");
-        assert_eq!(d.bandwidth[0].mb_s, 10743.6);
-        assert_eq!(d.aes[0].cluster, "cpu4-5 (Cortex-A76)");
-        assert_eq!(d.aes[0].sizes, vec![(16384, 1325370.0)]);
-        assert!(d.monitor.is_none(), "no recording in the document");
+        assert!(!d.bandwidth.is_empty());
+        assert_eq!(d.aes[0].algorithm, "aes-128-cbc");
+        assert_eq!(d.aes[0].cluster, "cpu0-3 (Cortex-A55)");
+        assert_eq!(d.aes[0].sizes[0], (16, 906_000.0));
+        assert!(!d.sevenzip.is_empty());
+        assert!(d.monitor.is_some());
+        let worst = d.findings.first().map(|f| f.severity);
+        assert_eq!(worst, d.findings.iter().map(|f| f.severity).max());
+        assert!(d.findings.iter().all(|f| !f.explanation.is_empty()));
     }
 
     #[test]
     fn redaction_reaches_every_text_and_keeps_the_hardware() {
-        let v = run_json();
-        let d = ReportData::from_run_json(&v).redacted(&known_of_run_json(&v));
+        let mut r = fixture_rock5b();
+        r.system_before.hostname = Some("bench-host-7".into());
+        r.system_before.soc.detail = Some("35 88 12 fe 21 41  32 38 4b 44".into());
+        let d = ReportData::from_run(&r).redacted(&known_of_run(&r));
         let all = serde_json::to_string(&d).unwrap_or_default();
         assert!(!all.contains("bench-host-7"), "{all}");
         assert!(!all.contains("12 fe 21 41"), "{all}");
-        assert!(all.contains("Rockchip RK3588 / 35 88 …"), "{all}");
+        assert!(all.contains("35 88 …"), "{all}");
         assert!(all.contains("Radxa ROCK 5B"));
     }
 
     #[test]
-    fn an_unfinished_run_is_incomplete_and_garbage_gives_an_empty_report() {
-        let mut v = run_json();
-        v["status"] = "interrupted".into();
-        assert_eq!(ReportData::from_run_json(&v).verdict, Verdict::Incomplete);
-        let d = ReportData::from_run_json(&Value::String("nonsense".into()));
-        assert_eq!(d.title, "n/a");
-        assert!(d.clocks.is_empty() && d.topology.is_empty());
+    fn an_unfinished_run_is_incomplete() {
+        let mut r = fixture_rock5b();
+        r.status = RunStatus::Interrupted;
+        assert_eq!(ReportData::from_run(&r).verdict, Verdict::Incomplete);
+    }
+
+    /// Issue 28: the page read `results.aes.openssl` as an array of rows, but it is an
+    /// object holding `rows`, so a run that used OpenSSL had "no AES results".
+    #[test]
+    fn openssl_aes_rows_reach_the_page() {
+        let d = ReportData::from_run(&with_openssl(false));
+        assert_eq!(d.aes.len(), 9);
+        assert!(d.aes.iter().all(|a| a.algorithm.ends_with(" (OpenSSL)")));
+        assert_eq!(d.aes[0].cluster, "cpu0-3 (Cortex-A55)");
+        let both = ReportData::from_run(&with_openssl(true));
+        assert_eq!(both.aes.len(), 18);
+        assert_eq!(both.aes[0].algorithm, "aes-128-cbc");
+        assert_eq!(both.aes[9].algorithm, "aes-128-cbc (OpenSSL)");
+    }
+
+    /// Issue 28: `native_multi` is one run, not an array, so the all-cores native LZMA
+    /// rating never reached the page.
+    #[test]
+    fn the_native_multi_threaded_lzma_rating_reaches_the_page() {
+        let mut r = fixture_rock5b();
+        let lzma = crate::bench::lzma::LzmaRun {
+            cpus: (0..8).collect(),
+            dicts: Vec::new(),
+            compress_rating_mips: 14_000.0,
+            decompress_rating_mips: 20_000.0,
+            total_rating_mips: 17_000.0,
+            elapsed_s: 1.0,
+        };
+        r.results.sevenzip.as_mut().expect("7-Zip ran").native_multi = Some(lzma);
+        let d = ReportData::from_run(&r);
+        let row = d.sevenzip.iter().find(|z| z.tool == "native LZMA");
+        assert_eq!(
+            row.map(|z| (z.label.as_str(), z.total_mips)),
+            Some(("all cores", 17_000.0))
+        );
     }
 }

@@ -6,29 +6,33 @@
 
 use std::fmt::Write as _;
 
-use crate::report::html::{row_cells, row_head, size_label};
 use crate::report::page::{self, ReportData};
+use crate::report::page_table::{self, Table};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn table(o: &mut String, head: &[&str], rows: &[Vec<String>], numeric_from: usize) {
-    let _ = writeln!(
-        o,
-        "| {} |",
-        head.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | ")
-    );
-    let rule: Vec<&str> = (0..head.len())
-        .map(|i| if i >= numeric_from { "---:" } else { "---" })
+/// A table of the page's model ([`page_table`]); an emphasised row in bold.
+fn table(o: &mut String, t: &Table) {
+    let line = |cells: &mut dyn Iterator<Item = String>| {
+        format!("| {} |", cells.collect::<Vec<_>>().join(" | "))
+    };
+    let _ = writeln!(o, "{}", line(&mut t.head.iter().map(|h| cell(h))));
+    let rule: Vec<&str> = (0..t.head.len())
+        .map(|i| if i >= t.numeric_from { "---:" } else { "---" })
         .collect();
     let _ = writeln!(o, "| {} |", rule.join(" | "));
-    for r in rows {
-        let _ = writeln!(
-            o,
-            "| {} |",
-            r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-        );
+    for (i, r) in t.rows.iter().enumerate() {
+        let bold = t.emphasised.contains(&i);
+        let mut cells = r.iter().map(|c| {
+            if bold {
+                format!("**{}**", cell(c))
+            } else {
+                cell(c)
+            }
+        });
+        let _ = writeln!(o, "{}", line(&mut cells));
     }
     o.push('\n');
 }
@@ -42,11 +46,6 @@ fn missing(o: &mut String, what: &str, d: &ReportData) {
     let _ = writeln!(o, "_No data: {what}{why}._\n");
 }
 
-fn f(v: Option<f64>, d: usize) -> String {
-    v.filter(|x| x.is_finite())
-        .map_or_else(|| "-".into(), |x| format!("{x:.d$}"))
-}
-
 /// The Markdown report.
 pub fn render(d: &ReportData) -> String {
     let mut o = String::new();
@@ -54,14 +53,9 @@ pub fn render(d: &ReportData) -> String {
     let _ = writeln!(o, "{}.\n", d.source);
     let _ = writeln!(o, "**Verdict:** {}.\n", d.verdict.sentence());
     o.push_str("## Summary\n\n");
-    let rows: Vec<Vec<String>> = d
-        .summary
-        .iter()
-        .map(|(k, v)| vec![k.clone(), v.clone()])
-        .collect();
-    table(&mut o, &["", ""], &rows, 9);
+    table(&mut o, &page_table::summary(d));
     if let Some(r) = &d.results_row {
-        table(&mut o, &row_head(), &[row_cells(r)], 4);
+        table(&mut o, &page_table::results_row(r));
     }
     o.push_str("## Findings\n\n");
     if d.findings.is_empty() {
@@ -88,25 +82,7 @@ pub fn render(d: &ReportData) -> String {
     if d.topology.is_empty() {
         missing(&mut o, "topology", d);
     } else {
-        let rows: Vec<Vec<String>> = d
-            .topology
-            .iter()
-            .map(|c| {
-                vec![
-                    c.cpus.clone(),
-                    c.core_type.clone(),
-                    c.policy.map_or("-".into(), |p| format!("policy{p}")),
-                    c.min_mhz.map_or("-".into(), |m| m.to_string()),
-                    c.max_mhz.map_or("-".into(), |m| m.to_string()),
-                ]
-            })
-            .collect();
-        table(
-            &mut o,
-            &["CPUs", "Core type", "cpufreq", "min MHz", "max MHz"],
-            &rows,
-            3,
-        );
+        table(&mut o, &page_table::topology(d));
     }
     clocks(&mut o, d);
     latency(&mut o, d);
@@ -114,43 +90,14 @@ pub fn render(d: &ReportData) -> String {
     if d.bandwidth.is_empty() {
         missing(&mut o, "memory bandwidth", d);
     } else {
-        let rows: Vec<Vec<String>> = d
-            .bandwidth
-            .iter()
-            .map(|b| vec![b.cluster.clone(), b.test.clone(), format!("{:.1}", b.mb_s)])
-            .collect();
-        table(&mut o, &["Cluster", "Test", "MB/s"], &rows, 2);
+        table(&mut o, &page_table::bandwidth(d));
     }
     aes(&mut o, d);
     o.push_str("## 7-Zip per cluster\n\n");
     if d.sevenzip.is_empty() {
         missing(&mut o, "7-Zip", d);
     } else {
-        let rows: Vec<Vec<String>> = d
-            .sevenzip
-            .iter()
-            .map(|z| {
-                vec![
-                    z.label.clone(),
-                    z.tool.clone(),
-                    f(z.compress_mips, 0),
-                    f(z.decompress_mips, 0),
-                    format!("{:.0}", z.total_mips),
-                ]
-            })
-            .collect();
-        table(
-            &mut o,
-            &[
-                "Cores",
-                "Tool",
-                "compress MIPS",
-                "decompress MIPS",
-                "total MIPS",
-            ],
-            &rows,
-            2,
-        );
+        table(&mut o, &page_table::sevenzip(d));
     }
     monitor(&mut o, d);
     comparison(&mut o, d);
@@ -163,35 +110,7 @@ fn clocks(o: &mut String, d: &ReportData) {
         missing(o, "clock measurements", d);
         return;
     }
-    let rows: Vec<Vec<String>> = d
-        .clocks
-        .iter()
-        .flat_map(|c| {
-            c.points.iter().map(|p| {
-                let dev = p
-                    .measured_mhz
-                    .filter(|_| p.opp_mhz > 0.0)
-                    .map(|m| format!("{:+.1} %", (m / p.opp_mhz - 1.0) * 100.0));
-                vec![
-                    c.name.clone(),
-                    if p.opp_mhz > 0.0 {
-                        format!("{:.0}", p.opp_mhz)
-                    } else {
-                        "-".into()
-                    },
-                    f(p.measured_mhz, 0),
-                    dev.unwrap_or_else(|| "-".into()),
-                    f(p.hot_mhz, 0),
-                ]
-            })
-        })
-        .collect();
-    table(
-        o,
-        &["Cluster", "OPP MHz", "measured", "deviation", "at the end"],
-        &rows,
-        1,
-    );
+    table(o, &page_table::clocks(d));
 }
 
 fn latency(o: &mut String, d: &ReportData) {
@@ -202,18 +121,7 @@ fn latency(o: &mut String, d: &ReportData) {
     }
     for c in &d.latency {
         let _ = writeln!(o, "{}:\n", c.name);
-        let mut head = vec!["size"];
-        head.extend(c.columns.iter().map(String::as_str));
-        let rows: Vec<Vec<String>> = c
-            .rows
-            .iter()
-            .map(|r| {
-                let mut v = vec![size_label(r.size_bytes)];
-                v.extend(r.ns.iter().map(|x| format!("{x:.1}")));
-                v
-            })
-            .collect();
-        table(o, &head, &rows, 1);
+        table(o, &page_table::latency(c));
     }
 }
 
@@ -223,30 +131,7 @@ fn aes(o: &mut String, d: &ReportData) {
         missing(o, "AES results", d);
         return;
     }
-    let mut sizes: Vec<u64> = d
-        .aes
-        .iter()
-        .flat_map(|r| r.sizes.iter().map(|s| s.0))
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let labels: Vec<String> = sizes.iter().map(|s| format!("{s} bytes")).collect();
-    let mut head = vec!["Algorithm", "Cluster"];
-    head.extend(labels.iter().map(String::as_str));
-    let rows: Vec<Vec<String>> = d
-        .aes
-        .iter()
-        .map(|r| {
-            let mut v = vec![r.algorithm.clone(), r.cluster.clone()];
-            v.extend(
-                sizes
-                    .iter()
-                    .map(|s| f(r.sizes.iter().find(|x| x.0 == *s).map(|x| x.1), 2)),
-            );
-            v
-        })
-        .collect();
-    table(o, &head, &rows, 2);
+    table(o, &page_table::aes(d));
 }
 
 fn monitor(o: &mut String, d: &ReportData) {
@@ -260,45 +145,11 @@ fn monitor(o: &mut String, d: &ReportData) {
             .find(|t| t.name == name)
             .and_then(|t| t.points.iter().map(|p| p.1).reduce(f64::max))
     };
-    let rows: Vec<Vec<String>> = m
-        .phases
-        .iter()
-        .map(|p| {
-            let within = |s: &[page::TimeSeries], name: &str| {
-                s.iter().find(|t| t.name == name).and_then(|t| {
-                    t.points
-                        .iter()
-                        .filter(|q| q.0 >= p.start_s && q.0 <= p.end_s)
-                        .map(|q| q.1)
-                        .reduce(f64::max)
-                })
-            };
-            vec![
-                p.label.clone(),
-                format!("{:.1}", (p.end_s - p.start_s).max(0.0)),
-                f(p.temp_max_c, 1),
-                f(p.peak_cpu_pct, 0),
-                f(within(&m.usage, "%sys"), 0),
-                f(within(&m.usage, "%irq"), 0),
-            ]
-        })
-        .collect();
-    if rows.is_empty() {
+    let phases = page_table::phases(m);
+    if phases.is_empty() {
         missing(o, "phases in the recording", d);
     } else {
-        table(
-            o,
-            &[
-                "Phase",
-                "duration s",
-                "max °C",
-                "peak %cpu",
-                "peak %sys",
-                "peak %irq",
-            ],
-            &rows,
-            1,
-        );
+        table(o, &phases);
     }
     if let Some(t) = peak(&m.temp, "SoC temperature") {
         let _ = writeln!(o, "Highest temperature sampled: {t:.1} °C.\n");
@@ -316,21 +167,7 @@ fn comparison(o: &mut String, d: &ReportData) {
         "{}, sorted by {}; this run in bold.\n",
         c.selection, c.metric
     );
-    let rows: Vec<Vec<String>> = c
-        .bars
-        .iter()
-        .map(|b| {
-            if b.this_run {
-                vec![
-                    format!("**{} (this run)**", b.label),
-                    format!("**{:.0}**", b.value),
-                ]
-            } else {
-                vec![b.label.clone(), format!("{:.0}", b.value)]
-            }
-        })
-        .collect();
-    table(o, &["Device", &c.metric], &rows, 1);
+    table(o, &page_table::comparison(c));
     for w in &c.why {
         let _ = writeln!(o, "- {w}");
     }

@@ -9,9 +9,11 @@
 //! line per family, label values escaped, no series twice (a second sample with the same
 //! labels replaces the first).
 
-use serde_json::Value;
-
+use crate::bench::pin::Target;
 use crate::monitor::Interval;
+use crate::record::finding::{Finding, Severity};
+use crate::record::results_row::ResultsRow;
+use crate::record::run::{Results, RunReport};
 use crate::sys::devfreq::Devfreq;
 use crate::sys::meter::pmic::Rail;
 
@@ -593,154 +595,189 @@ const SCORE_HELP: [(&str, &str); 6] = [
     ),
 ];
 
-/// The scores of a run JSON (`sbc-bench run --json FILE`): measured clocks, memory
-/// bandwidth, AES, 7-Zip/LZMA ratings and scrypt, each with its cluster and core type.
+/// The scores of a run JSON (`sbc-bench run --json FILE`), read by
+/// [`crate::record::read::run_report`]: see [`RunScores::of`].
 pub fn run_scores(text: &str) -> Result<RunScores, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    if v["schema"] != "sbc-bench-run" {
-        return Err(format!("not a run JSON (schema {})", v["schema"]));
-    }
-    let s = |x: &Value| x.as_str().unwrap_or_default().to_string();
-    let started = s(&v["started"]);
-    let mut out = RunScores {
-        version: s(&v["sbc_bench_version"]),
-        device: s(&v["results_row"]["device"]),
-        started_unix_s: chrono::DateTime::parse_from_rfc3339(&started)
-            .ok()
-            .map(|t| t.timestamp_millis() as f64 / 1000.0),
-        started,
-        verdict: verdict(&v["findings"]),
-        scores: Vec::new(),
-    };
-    let r = &v["results"];
-    // cpu → (cluster, core type), from every target the run names.
-    let mut targets: Vec<(u64, String, String)> = Vec::new();
-    let mut push = |metric: &'static str, bench: &str, t: &Value, value: Option<f64>| {
-        let Some(value) = value.filter(|v| v.is_finite()) else {
-            return;
-        };
-        let (cluster, core_type) = target_labels(t);
-        out.scores.push(Score {
-            metric,
-            benchmark: bench.to_string(),
-            cluster,
-            core_type,
-            value,
-        });
-    };
-    for (phase, key) in [("cold", "clock_cold"), ("hot", "clock_hot")] {
-        for c in r[key].as_array().into_iter().flatten() {
-            let t = &c["target"];
-            if let Some(cpu) = t["cpu"].as_u64() {
-                let (cl, ct) = target_labels(t);
-                targets.push((cpu, cl, ct));
-            }
-            // The walk's highest OPP, else the single measurement.
-            let best = c["walk"]["opps"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|o| o["measured"]["mhz"].is_f64())
-                .max_by_key(|o| o["opp_khz"].as_u64().unwrap_or(0));
-            let (mhz, opp_khz) = match best {
-                Some(o) => (o["measured"]["mhz"].as_f64(), o["opp_khz"].as_u64()),
-                None => (c["measured"]["mhz"].as_f64(), c["kernel_cur_khz"].as_u64()),
-            };
-            push("sbc_bench_run_clock_hertz", phase, t, mhz.map(|m| m * 1e6));
-            push(
-                "sbc_bench_run_clock_opp_hertz",
-                phase,
-                t,
-                opp_khz.map(|k| k as f64 * 1000.0),
-            );
-        }
-    }
-    for m in r["membw"].as_array().into_iter().flatten() {
-        for row in m["result"]["rows"].as_array().into_iter().flatten() {
-            let rate = row["mb_per_s"].as_f64().or(row["mb_s"].as_f64());
-            push(
-                "sbc_bench_run_memory_bandwidth_bytes_per_second",
-                row["name"].as_str().unwrap_or("memory"),
-                &m["target"],
-                rate.map(|x| x * 1e6),
-            );
-        }
-    }
-    for a in r["aes"]["native"].as_array().into_iter().flatten() {
-        let cpu = a["cpu"].as_u64();
-        let t = targets
-            .iter()
-            .find(|(c, _, _)| Some(*c) == cpu)
-            .map(|(_, cl, ct)| serde_json::json!({"cluster": cl, "core_type": ct}))
-            .unwrap_or_else(|| serde_json::json!({"core_type": a["tag"]}));
-        let rate = a["sizes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|s| s["buffer_bytes"].as_u64() == Some(16384))
-            .and_then(|s| s["bytes_per_s"].as_f64());
-        push(
-            "sbc_bench_run_aes_bytes_per_second",
-            a["algorithm"].as_str().unwrap_or("aes"),
-            &t,
-            rate,
-        );
-    }
-    let all = serde_json::json!({"cluster": "all", "core_type": "all"});
-    for (suite, label) in [("sevenzip", "7zip"), ("lzma", "lzma")] {
-        for n in r[suite]["native_single"].as_array().into_iter().flatten() {
-            push(
-                "sbc_bench_run_compression_mips",
-                &format!("{label} native single"),
-                &n["target"],
-                n["result"]["total_rating_mips"].as_f64(),
-            );
-        }
-    }
-    let row = &v["results_row"];
-    push(
-        "sbc_bench_run_compression_mips",
-        "7zip multi",
-        &all,
-        row["sevenzip_multi"].as_f64(),
-    );
-    push(
-        "sbc_bench_run_scrypt_hashes_per_second",
-        "scrypt",
-        &all,
-        row["scrypt_khs"].as_f64().map(|k| k * 1000.0),
-    );
-    Ok(out)
+    crate::record::read::run_report(text)
+        .map(|r| RunScores::of(&r))
+        .map_err(|e| e.to_string())
 }
 
-/// `cluster` and `core_type` labels of a run JSON target (`{"cpu":4,"core_type":
-/// "Cortex-A76","cluster":1}`); a cluster given as a string (`all`) is taken as is.
-fn target_labels(t: &Value) -> (String, String) {
-    let cluster = match &t["cluster"] {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.clone(),
-        _ => String::new(),
-    };
-    let core_type = t["core_type"].as_str().unwrap_or_default().to_string();
-    (cluster, core_type)
+/// `cluster` and `core_type` labels of every CPU and target a run names.
+type Labels = (String, String);
+
+/// The labels of all cores: the run's multi-threaded figures.
+fn all_labels() -> Labels {
+    ("all".into(), "all".into())
+}
+
+/// `cluster` and `core_type` labels of a benchmark target (`cluster` empty when the run
+/// did not know it).
+fn target_labels(t: &Target) -> Labels {
+    let cluster = t.cluster.map(|c| c.to_string()).unwrap_or_default();
+    (cluster, t.core_type.clone().unwrap_or_default())
 }
 
 /// The findings' worst severity: `invalid`, `warnings` or `ok`.
-fn verdict(findings: &Value) -> String {
-    let sev: Vec<&str> = findings
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|f| f["severity"].as_str())
-        .collect();
-    if sev.iter().any(|s| s.eq_ignore_ascii_case("invalid")) {
-        "invalid"
-    } else if sev.iter().any(|s| s.eq_ignore_ascii_case("warning")) {
-        "warnings"
-    } else {
-        "ok"
+fn verdict(findings: &[Finding]) -> String {
+    match findings.iter().map(|f| f.severity).max() {
+        Some(Severity::Invalid) => "invalid",
+        Some(Severity::Warning) => "warnings",
+        _ => "ok",
     }
     .to_string()
+}
+
+impl RunScores {
+    /// A run's scores: measured clocks, memory bandwidth, AES (native and OpenSSL),
+    /// 7-Zip/LZMA ratings and scrypt, each with its cluster and core type.
+    pub fn of(r: &RunReport) -> Self {
+        let mut out = RunScores {
+            version: r.sbc_bench_version.clone(),
+            device: r
+                .results_row
+                .as_ref()
+                .map(|row| row.device.clone())
+                .unwrap_or_default(),
+            started_unix_s: chrono::DateTime::parse_from_rfc3339(&r.started)
+                .ok()
+                .map(|t| t.timestamp_millis() as f64 / 1000.0),
+            started: r.started.clone(),
+            verdict: verdict(&r.findings),
+            scores: Vec::new(),
+        };
+        let res = &r.results;
+        let cpus = out.clock_scores(res);
+        out.membw_scores(res);
+        out.aes_scores(res, &cpus);
+        out.compression_scores(res, r.results_row.as_ref());
+        out
+    }
+
+    /// One score, where the value is a finite number.
+    fn push(&mut self, metric: &'static str, bench: &str, labels: &Labels, value: Option<f64>) {
+        let Some(value) = value.filter(|v| v.is_finite()) else {
+            return;
+        };
+        self.scores.push(Score {
+            metric,
+            benchmark: bench.to_string(),
+            cluster: labels.0.clone(),
+            core_type: labels.1.clone(),
+            value,
+        });
+    }
+
+    /// The clock at the highest OPP, cold and hot; returns cpu → labels of every target.
+    fn clock_scores(&mut self, res: &Results) -> Vec<(u32, Labels)> {
+        let mut cpus = Vec::new();
+        for (phase, checks) in [("cold", &res.clock_cold), ("hot", &res.clock_hot)] {
+            for c in checks {
+                let labels = target_labels(&c.target);
+                cpus.push((c.target.cpu, labels.clone()));
+                // The walk's highest OPP that measured, else the single measurement.
+                let best = c
+                    .walk
+                    .iter()
+                    .flat_map(|w| &w.opps)
+                    .filter_map(|o| Some((o.opp_khz, o.measured.as_ref()?.mhz)))
+                    .max_by_key(|o| o.0);
+                let (mhz, opp_khz) = match best {
+                    Some((khz, mhz)) => (Some(mhz), Some(khz)),
+                    None => (c.measured.as_ref().map(|m| m.mhz), c.kernel_cur_khz),
+                };
+                let clock = mhz.map(|m| m * 1e6);
+                self.push("sbc_bench_run_clock_hertz", phase, &labels, clock);
+                let opp = opp_khz.map(|k| k as f64 * 1000.0);
+                self.push("sbc_bench_run_clock_opp_hertz", phase, &labels, opp);
+            }
+        }
+        cpus
+    }
+
+    fn membw_scores(&mut self, res: &Results) {
+        for m in &res.membw {
+            let labels = target_labels(&m.target);
+            for row in m.result.iter().flat_map(|x| &x.rows) {
+                self.push(
+                    "sbc_bench_run_memory_bandwidth_bytes_per_second",
+                    &row.name,
+                    &labels,
+                    Some(row.mb_per_s * 1e6),
+                );
+            }
+        }
+    }
+
+    /// AES at 16 KiB: the native rows (`aes-256-cbc`) and OpenSSL's (`aes-256-cbc
+    /// openssl`; a row `openssl speed` ran twice counts once, averaged, as sbc-bench's AES
+    /// column); the fully parallel rows on all cores.
+    fn aes_scores(&mut self, res: &Results, cpus: &[(u32, Labels)]) {
+        let Some(a) = &res.aes else {
+            return;
+        };
+        let openssl = a.openssl.iter().flat_map(|o| &o.rows);
+        let rows = a
+            .native
+            .iter()
+            .map(|r| (r, ""))
+            .chain(openssl.map(|r| (r, " openssl")));
+        let mut seen: Vec<(String, Labels, Vec<f64>)> = Vec::new();
+        for (row, tool) in rows {
+            let labels = if row.tag == "fully parallel" {
+                all_labels()
+            } else {
+                cpus.iter()
+                    .find(|(c, _)| *c == row.cpu)
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_else(|| (String::new(), row.tag.clone()))
+            };
+            let Some(rate) = row.sizes.iter().find(|s| s.buffer_bytes == 16384) else {
+                continue;
+            };
+            let bench = format!("{}{tool}", row.algorithm.name());
+            match seen
+                .iter_mut()
+                .find(|(b, l, _)| *b == bench && *l == labels)
+            {
+                Some((_, _, rates)) => rates.push(rate.bytes_per_s),
+                None => seen.push((bench, labels, vec![rate.bytes_per_s])),
+            }
+        }
+        for (bench, labels, rates) in seen {
+            let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+            self.push(
+                "sbc_bench_run_aes_bytes_per_second",
+                &bench,
+                &labels,
+                Some(mean),
+            );
+        }
+    }
+
+    /// Native single-threaded ratings per target; 7-Zip multi and scrypt from the row.
+    fn compression_scores(&mut self, res: &Results, row: Option<&ResultsRow>) {
+        for (suite, label) in [(&res.sevenzip, "7zip"), (&res.lzma, "lzma")] {
+            for n in suite.iter().flat_map(|s| &s.native_single) {
+                self.push(
+                    "sbc_bench_run_compression_mips",
+                    &format!("{label} native single"),
+                    &target_labels(&n.target),
+                    Some(n.result.total_rating_mips),
+                );
+            }
+        }
+        let multi = row.and_then(|r| r.sevenzip_multi).map(|m| m as f64);
+        let all = all_labels();
+        self.push("sbc_bench_run_compression_mips", "7zip multi", &all, multi);
+        let scrypt = row.and_then(|r| r.scrypt_khs).map(|k| k * 1000.0);
+        self.push(
+            "sbc_bench_run_scrypt_hashes_per_second",
+            "scrypt",
+            &all,
+            scrypt,
+        );
+    }
 }
 
 fn score_metrics(e: &mut Exposition, s: &RunScores) {
@@ -1148,24 +1185,10 @@ mod tests {
 
     #[test]
     fn run_scores_with_cluster_and_core_type() {
-        let text = r#"{"schema":"sbc-bench-run","sbc_bench_version":"0.1.0",
-          "started":"2024-05-01T10:00:00Z","findings":[{"severity":"warning"}],
-          "results_row":{"device":"Radxa ROCK 5B","sevenzip_multi":31192,"scrypt_khs":null},
-          "results":{
-            "clock_cold":[{"target":{"cpu":4,"core_type":"Cortex-A76","cluster":1},
-              "walk":{"opps":[{"opp_khz":2400000,"measured":{"mhz":2352.5}},
-                              {"opp_khz":408000,"measured":{"mhz":407.9}}]}}],
-            "membw":[{"target":{"cpu":4,"core_type":"Cortex-A76","cluster":1},
-              "result":{"rows":[{"name":"libc memcpy copy","mb_per_s":10743.6}]}}],
-            "aes":{"native":[{"algorithm":"aes-256-cbc","cpu":4,"tag":"Cortex-A76",
-              "sizes":[{"buffer_bytes":16,"bytes_per_s":1.0},
-                       {"buffer_bytes":16384,"bytes_per_s":1325370000.0}]}]},
-            "lzma":{"native_single":[{"target":{"cpu":4,"core_type":"Cortex-A76","cluster":1},
-              "result":{"total_rating_mips":3600.0}}]}}}"#;
-        let s = run_scores(text).unwrap();
+        let r = crate::record::read::fixture_rock5b();
+        let s = run_scores(crate::record::read::FIXTURE_ROCK5B).unwrap();
+        assert_eq!(s, RunScores::of(&r));
         assert_eq!(s.device, "Radxa ROCK 5B");
-        assert_eq!(s.verdict, "warnings");
-        assert_eq!(s.started_unix_s, Some(1_714_557_600.0));
         let e = exposition(&Readings {
             scores: Some(&s),
             ..Readings::default()
@@ -1178,41 +1201,99 @@ mod tests {
             v.extend(a76);
             v
         };
+        let cold = &r.results.clock_cold[1];
+        assert_eq!(cold.target.cluster, Some(1));
+        let top = cold
+            .walk
+            .as_ref()
+            .unwrap()
+            .opps
+            .iter()
+            .max_by_key(|o| o.opp_khz)
+            .unwrap();
         assert_eq!(
             e.value("sbc_bench_run_clock_hertz", &with("cold")),
-            Some(2_352_500_000.0)
+            top.measured.as_ref().map(|m| m.mhz * 1e6)
         );
         assert_eq!(
             e.value("sbc_bench_run_clock_opp_hertz", &with("cold")),
-            Some(2.4e9)
+            Some(top.opp_khz as f64 * 1000.0)
         );
-        assert_eq!(
+        assert!(
             e.value(
                 "sbc_bench_run_memory_bandwidth_bytes_per_second",
                 &with("libc memcpy copy")
-            ),
-            Some(10_743_600_000.0)
+            )
+            .is_some()
         );
-        assert_eq!(
-            e.value("sbc_bench_run_aes_bytes_per_second", &with("aes-256-cbc")),
-            Some(1_325_370_000.0)
-        );
-        assert_eq!(
-            e.value(
-                "sbc_bench_run_compression_mips",
-                &with("lzma native single")
-            ),
-            Some(3600.0)
-        );
+        let row = r.results_row.as_ref().unwrap();
         assert_eq!(
             e.value(
                 "sbc_bench_run_compression_mips",
                 &[("benchmark", "7zip multi"), ("cluster", "all")]
             ),
-            Some(31192.0)
+            row.sevenzip_multi.map(|m| m as f64)
         );
-        // A null figure is no series.
-        assert!(e.family("sbc_bench_run_scrypt_hashes_per_second").is_none());
-        assert!(t.contains("sbc_bench_run_info{version=\"0.1.0\",device=\"Radxa ROCK 5B\""));
+        assert!(t.contains("sbc_bench_run_info{version=\""));
+    }
+
+    /// The fixture run's 16 KiB AES series: (benchmark, cluster, value).
+    fn aes_series(r: &RunReport) -> Vec<(String, String, f64)> {
+        RunScores::of(r)
+            .scores
+            .into_iter()
+            .filter(|s| s.metric == "sbc_bench_run_aes_bytes_per_second")
+            .map(|s| (s.benchmark, s.cluster, s.value))
+            .collect()
+    }
+
+    /// Issue 28: the run scores read only the native AES rows, so a run that measured
+    /// with OpenSSL (every standard run where it is installed) exported no AES series.
+    #[test]
+    fn run_scores_export_openssl_aes_rows() {
+        let native = aes_series(&crate::record::read::fixture_rock5b());
+        assert_eq!(native.len(), 9);
+        assert!(native.iter().all(|(b, _, _)| !b.contains("openssl")));
+        let a = native
+            .iter()
+            .find(|(b, c, _)| b == "aes-256-cbc" && c == "1");
+        assert_eq!(a.map(|x| x.2), Some(1_325_370_000.0));
+        let only = aes_series(&crate::record::read::fixture_rock5b_openssl(false));
+        assert_eq!(only.len(), 9);
+        let a = only
+            .iter()
+            .find(|(b, c, _)| b == "aes-256-cbc openssl" && c == "1");
+        assert_eq!(a.map(|x| x.2), Some(1_325_370_000.0));
+        let both = aes_series(&crate::record::read::fixture_rock5b_openssl(true));
+        assert_eq!(both.len(), 18, "no series twice: {both:?}");
+    }
+
+    /// A CBC row `openssl speed` ran twice (one cluster) is one series: their mean.
+    #[test]
+    fn an_openssl_row_run_twice_is_one_averaged_series() {
+        let mut r = crate::record::read::fixture_rock5b_openssl(false);
+        let rows = &mut r
+            .results
+            .aes
+            .as_mut()
+            .unwrap()
+            .openssl
+            .as_mut()
+            .unwrap()
+            .rows;
+        let mut again = rows[0].clone();
+        for s in &mut again.sizes {
+            s.bytes_per_s += 2000.0;
+        }
+        let first = rows[0]
+            .sizes
+            .iter()
+            .find(|s| s.buffer_bytes == 16384)
+            .unwrap()
+            .bytes_per_s;
+        rows.insert(1, again);
+        let s = aes_series(&r);
+        assert_eq!(s.len(), 9);
+        assert_eq!(s[0].2, first + 1000.0);
     }
 }

@@ -5,8 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::results_row::ResultsRow;
+use crate::record::finding::{Finding, Severity};
+use crate::record::run::{Results, RunReport};
+use crate::report::page::{ReportData, Verdict};
 use crate::results::sbclog::{self, ParsedLog};
+use crate::sys::discover::SystemInfo;
 
 /// What kind of document it was.
 pub const FORMAT_LOG: &str = "sbc-bench log";
@@ -114,54 +117,117 @@ pub fn parse_log_run(text: &str) -> Result<Parsed, String> {
     })
 }
 
-/// Read our run JSON.
+/// Read our run JSON ([`crate::record::read::run_report`]: schema and version checked
+/// there).
 pub fn from_run_json(text: &str) -> Result<Parsed, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    if v["schema"] != crate::record::run::SCHEMA {
-        return Err(format!(
-            "not a run JSON of ours (schema {}, not {:?})",
-            v["schema"],
-            crate::record::run::SCHEMA
-        ));
-    }
+    crate::record::read::run_report(text)
+        .map(|r| from_run(&r))
+        .map_err(|e| e.to_string())
+}
+
+/// What the results store indexes of a run: the live report of a run that just finished,
+/// or a run JSON read back.
+pub fn from_run(r: &RunReport) -> Parsed {
+    let info = &r.system_before;
     let mut log = ParsedLog {
-        version: v["sbc_bench_version"].as_str().map(str::to_string),
-        date: v["started"].as_str().map(str::to_string),
-        soc_guess: v["system_before"]["soc"]["guess"]
-            .as_str()
-            .map(str::to_string),
-        core_types: run_json_core_types(&v),
-        mode: run_json_mode(&v),
+        version: Some(r.sbc_bench_version.clone()),
+        date: Some(r.started.clone()),
+        soc_guess: info.soc.guess.clone(),
+        core_types: run_core_types(info),
+        mode: run_mode(r).map(str::to_string),
         ..ParsedLog::default()
     };
-    match serde_json::from_value::<ResultsRow>(v["results_row"].clone()) {
-        Ok(row) => {
+    match &r.results_row {
+        Some(row) => {
             log.kernel_release = Some(row.kernel.clone()).filter(|k| !k.is_empty());
-            log.results_row = row;
+            log.results_row = row.clone();
         }
-        Err(_) => log
+        None => log
             .unread
             .push("no results_row (the run did not finish)".to_string()),
     }
-    if let Some(rel) = v["system_before"]["kernel"]["release"].as_str() {
-        log.kernel_release = Some(rel.to_string());
+    if let Some(rel) = &info.kernel.release {
+        log.kernel_release = Some(rel.clone());
     }
-    let (ramlat_16m_ns, ramlat_128m_ns) = json_ramlat(&v);
+    let (ramlat_16m_ns, ramlat_128m_ns) = run_ramlat(&r.results);
     let extra = Extra {
         ramlat_16m_ns,
         ramlat_128m_ns,
-        clocks_mhz: json_clocks(&v),
-        verdict: json_verdict(&v),
-        machine: v["system_before"]["kernel"]["machine"]
-            .as_str()
-            .map(str::to_string),
+        clocks_mhz: run_clocks(&r.results),
+        verdict: Some(run_verdict(&r.findings).to_string()),
+        machine: info.kernel.machine.clone(),
     };
-    Ok(Parsed {
+    Parsed {
         format: FORMAT_RUN_JSON.into(),
         log,
         extra,
-    })
+    }
+}
+
+/// Why the charts of an imported sbc-bench log are empty.
+const LOG_MISSING: &str = "the document is a text log, which is read for its Results.md \
+figures only (make the report from the run JSON or the stored run for charts)";
+
+/// The report of a log of the bash sbc-bench (or an appended one of ours): what the
+/// row and the header say.
+pub fn log_report(p: &Parsed) -> ReportData {
+    let l = &p.log;
+    let row = &l.results_row;
+    let mut summary = Vec::new();
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            summary.push((k.to_string(), v));
+        }
+    };
+    push("Device", Some(row.device.clone()));
+    push("SoC guess", l.soc_guess.clone());
+    push(
+        "Core types",
+        (!l.core_types.is_empty()).then(|| l.core_types.join(", ")),
+    );
+    push("Kernel", l.kernel_release.clone());
+    push("Distro", Some(row.distro_arch.clone()));
+    push("Date", l.date.clone());
+    push("Mode", l.mode.clone());
+    push(
+        "Measured clocks",
+        (!p.extra.clocks_mhz.is_empty()).then(|| {
+            p.extra
+                .clocks_mhz
+                .iter()
+                .map(|c| format!("{c} MHz"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+    );
+    push(
+        "ramlat 16 MiB / 128 MiB",
+        p.extra.ramlat_16m_ns.map(|a| match p.extra.ramlat_128m_ns {
+            Some(b) => format!("{a:.1} ns / {b:.1} ns"),
+            None => format!("{a:.1} ns"),
+        }),
+    );
+    push(
+        "Not in the file",
+        (!l.unread.is_empty()).then(|| l.unread.join("; ")),
+    );
+    ReportData {
+        title: if row.device.is_empty() {
+            "n/a".into()
+        } else {
+            row.device.clone()
+        },
+        source: format!(
+            "{}, sbc-bench {}",
+            p.format,
+            l.version.as_deref().unwrap_or("(version not stated)")
+        ),
+        summary,
+        verdict: Verdict::from_word(p.extra.verdict.as_deref()),
+        results_row: Some(row.clone()),
+        missing: LOG_MISSING.into(),
+        ..ReportData::default()
+    }
 }
 
 /// Whether the document's kernel is a vendor (BSP) kernel, by sbc-bench's rules (see
@@ -197,40 +263,35 @@ pub fn kernel_bsp(p: &Parsed) -> Option<bool> {
     is_vendor_kernel(&facts, &table)
 }
 
-/// The mode a run JSON records, named as the command that ran it (`thermal`, `graph`,
+/// The mode a run records, named as the command that ran it (`thermal`, `graph`,
 /// `wrap`, `review`, `extensive`, `quick`); `None` for a standard run.
-fn run_json_mode(v: &serde_json::Value) -> Option<String> {
-    let c = &v["config"];
-    let mode = if !c["thermal"].is_null() {
-        "thermal"
-    } else if !c["graph"].is_null() {
-        "graph"
-    } else if !c["wrap"].is_null() {
-        "wrap"
-    } else if !v["review"].is_null() {
-        "review"
-    } else if c["extensive"] == true {
-        "extensive"
-    } else if c["quick"] == true {
-        "quick"
-    } else {
-        return None;
-    };
-    Some(mode.to_string())
+fn run_mode(r: &RunReport) -> Option<&'static str> {
+    use crate::record::config::RunKind;
+    let c = &r.config;
+    Some(match c.kind {
+        RunKind::Thermal(_) => "thermal",
+        RunKind::Graph(_) => "graph",
+        RunKind::Wrap(_) => "wrap",
+        RunKind::Review => "review",
+        // A document read before review mode had its kind: its top-level `review` says.
+        RunKind::Standard if r.review.is_some() => "review",
+        RunKind::Standard if c.extensive => "extensive",
+        RunKind::Standard if c.quick => "quick",
+        RunKind::Standard => return None,
+    })
 }
 
-/// The core types of a run JSON's clusters, in order, once each.
-fn run_json_core_types(v: &serde_json::Value) -> Vec<String> {
+/// The core types of a run's clusters, in order, once each.
+fn run_core_types(info: &SystemInfo) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for c in v["system_before"]["clusters"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    for t in info
+        .topology
+        .clusters
+        .iter()
+        .filter_map(|c| c.core_type.as_ref())
     {
-        if let Some(t) = c["core_type"].as_str() {
-            if !out.iter().any(|x| x == t) {
-                out.push(t.to_string());
-            }
+        if !out.contains(t) {
+            out.push(t.clone());
         }
     }
     out
@@ -246,20 +307,22 @@ fn min_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-fn json_ramlat(v: &serde_json::Value) -> (Option<f64>, Option<f64>) {
+fn run_ramlat(results: &Results) -> (Option<f64>, Option<f64>) {
     let mut out = (None, None);
-    for run in v["results"]["memlat"].as_array().into_iter().flatten() {
-        for row in run["result"]["ramlat"]["rows"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            let ns = row["ns"][0].as_f64().filter(|n| n.is_finite() && *n > 0.0);
-            match row["size_bytes"].as_u64() {
-                Some(MIB16) => out.0 = min_opt(out.0, ns),
-                Some(MIB128) => out.1 = min_opt(out.1, ns),
-                _ => {}
-            }
+    let tables = results
+        .memlat
+        .iter()
+        .filter_map(|m| m.result.as_ref()?.ramlat.as_ref());
+    for row in tables.flat_map(|t| &t.rows) {
+        let ns = row
+            .ns
+            .first()
+            .copied()
+            .filter(|n| n.is_finite() && *n > 0.0);
+        match row.size_bytes {
+            MIB16 => out.0 = min_opt(out.0, ns),
+            MIB128 => out.1 = min_opt(out.1, ns),
+            _ => {}
         }
     }
     out
@@ -301,18 +364,18 @@ fn log_ramlat(lines: &[String]) -> (Option<f64>, Option<f64>) {
 }
 
 /// The measured clock at each cluster's highest OPP, from the run's first clock check.
-fn json_clocks(v: &serde_json::Value) -> Vec<u32> {
+fn run_clocks(results: &Results) -> Vec<u32> {
     let mut out = Vec::new();
-    for c in v["results"]["clock_cold"].as_array().into_iter().flatten() {
+    for c in &results.clock_cold {
         // The walk's highest OPP that measured.
-        let walked = c["walk"]["opps"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|o| Some((o["opp_khz"].as_u64()?, o["measured"]["mhz"].as_f64()?)))
+        let walked = c
+            .walk
+            .iter()
+            .flat_map(|w| &w.opps)
+            .filter_map(|o| Some((o.opp_khz, o.measured.as_ref()?.mhz)))
             .max_by_key(|o| o.0)
             .map(|o| o.1);
-        let single = c["measured"]["mhz"].as_f64();
+        let single = c.measured.as_ref().map(|m| m.mhz);
         if let Some(mhz) = walked.or(single).filter(|m| m.is_finite() && *m > 0.0) {
             out.push(mhz.round() as u32);
         }
@@ -363,17 +426,13 @@ fn log_clocks(lines: &[String]) -> Vec<u32> {
     out
 }
 
-fn json_verdict(v: &serde_json::Value) -> Option<String> {
-    let findings = v["findings"].as_array()?;
-    let worst = findings
-        .iter()
-        .filter_map(|f| f["severity"].as_str())
-        .fold("ok", |w, s| match (w, s) {
-            (_, "invalid") | ("invalid", _) => "invalid",
-            (_, "warning") | ("warning", _) => "warnings",
-            (w, _) => w,
-        });
-    Some(worst.to_string())
+/// The findings' worst severity, as the store words it: `ok`, `warnings` or `invalid`.
+fn run_verdict(findings: &[Finding]) -> &'static str {
+    match findings.iter().map(|f| f.severity).max() {
+        Some(Severity::Invalid) => "invalid",
+        Some(Severity::Warning) => "warnings",
+        _ => "ok",
+    }
 }
 
 /// The lines of a "Results validation:" block that say all is well.
@@ -451,16 +510,32 @@ Results validation:\n\n  * Measured clockspeed not lower than advertised max CPU
 
     #[test]
     fn verdict_from_findings() {
-        let v = |sev: &[&str]| {
-            let f: Vec<serde_json::Value> = sev
+        use crate::record::finding::FindingCode;
+        let v = |sev: &[Severity]| {
+            let f: Vec<Finding> = sev
                 .iter()
-                .map(|s| serde_json::json!({ "severity": s }))
+                .map(|&s| Finding::new(FindingCode::NoThrottling, s, "x"))
                 .collect();
-            json_verdict(&serde_json::json!({ "findings": f }))
+            run_verdict(&f)
         };
-        assert_eq!(v(&["ok", "info"]).as_deref(), Some("ok"));
-        assert_eq!(v(&["ok", "warning"]).as_deref(), Some("warnings"));
-        assert_eq!(v(&["invalid", "warning"]).as_deref(), Some("invalid"));
-        assert_eq!(json_verdict(&serde_json::json!({})), None);
+        assert_eq!(v(&[Severity::Ok, Severity::Info]), "ok");
+        assert_eq!(v(&[Severity::Ok, Severity::Warning]), "warnings");
+        assert_eq!(v(&[Severity::Invalid, Severity::Warning]), "invalid");
+        assert_eq!(v(&[]), "ok");
+    }
+
+    #[test]
+    fn the_figures_the_store_indexes_from_a_run() {
+        let r = crate::record::read::fixture_rock5b();
+        let p = from_run(&r);
+        assert_eq!(p.format, FORMAT_RUN_JSON);
+        assert_eq!(p.log.core_types, ["Cortex-A55", "Cortex-A76"]);
+        assert_eq!(p.log.results_row, r.results_row.clone().unwrap_or_default());
+        assert_eq!(p.extra.clocks_mhz.len(), 3);
+        assert!(p.extra.ramlat_16m_ns.is_some() && p.extra.ramlat_128m_ns.is_some());
+        assert_eq!(p.log.mode, None);
+        // The same as reading its JSON back.
+        let text = crate::record::read::FIXTURE_ROCK5B;
+        assert_eq!(from_run_json(text), Ok(p));
     }
 }

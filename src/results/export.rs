@@ -2,6 +2,8 @@
 //! field of [`Entry`], in the order of [`entry_fields`]; a missing value is an empty CSV
 //! cell and a YAML `null`.
 
+use crate::record::run::RunReport;
+use crate::record::wrap::WrapRun;
 use crate::results::store::{Entry, entry_fields};
 
 /// CSV with a header line (RFC 4180 quoting, by the csv crate).
@@ -68,43 +70,54 @@ pub struct GeerlingExtra {
 impl GeerlingExtra {
     /// Read from a stored document (our run JSON; anything else yields nothing).
     pub fn from_document(document: &str, link: Option<String>) -> Self {
-        let mut out = Self {
-            link,
-            ..Self::default()
-        };
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(document) else {
-            return out;
-        };
-        out.idle_watts = v["power"]["idle_mw"].as_f64().map(|mw| mw / 1000.0);
-        let runs = v["wrap"]["runs"].as_array().cloned().unwrap_or_default();
-        // The whole-system run (cluster `all`) when there is one, else the last scored.
-        let scored = |r: &&serde_json::Value| r["score"]["values"].is_array();
-        let run = runs
-            .iter()
-            .filter(scored)
-            .find(|r| r["cluster"] == "all")
-            .or_else(|| runs.iter().rfind(|r| scored(r)));
-        if let Some(r) = run {
-            let value = |name: &str| {
-                r["score"]["values"]
-                    .as_array()?
-                    .iter()
-                    .find(|x| x["name"] == name)?["value"]
-                    .as_f64()
-            };
-            // The version is the Geekbench Browser's path (`/v6/cpu/…`); without it the
-            // scores cannot be told 5 from 6 and are left out.
-            let version = r["score"]["url"].as_str().and_then(|u| {
-                let i = u.find("browser.geekbench.com/v")? + "browser.geekbench.com/v".len();
-                u[i..].split('/').next()?.parse::<u32>().ok()
-            });
-            let (single, multi) = (value("Single-Core Score"), value("Multi-Core Score"));
-            if let (Some(ver), true) = (version, single.is_some() || multi.is_some()) {
-                out.geekbench = Some((ver, single, multi));
-            }
+        match crate::record::read::run_report(document) {
+            Ok(r) => Self::from_run(&r, link),
+            Err(_) => Self {
+                link,
+                ..Self::default()
+            },
         }
-        out
     }
+
+    /// What a run adds to its items: idle power and Geekbench under `wrap`.
+    pub fn from_run(r: &RunReport, link: Option<String>) -> Self {
+        Self {
+            idle_watts: r
+                .power
+                .as_ref()
+                .and_then(|p| p.idle_mw)
+                .map(|mw| mw / 1000.0),
+            geekbench: r.wrap.as_ref().and_then(|w| geekbench(&w.runs)),
+            link,
+        }
+    }
+}
+
+/// Geekbench's version and scores of the whole-system run (cluster `all`) when there is
+/// one, else of the last scored run.
+fn geekbench(runs: &[WrapRun]) -> Option<(u32, Option<f64>, Option<f64>)> {
+    let scored = |r: &&WrapRun| r.score.is_some();
+    let run = runs
+        .iter()
+        .filter(scored)
+        .find(|r| r.cluster == "all")
+        .or_else(|| runs.iter().rfind(scored))?;
+    let score = run.score.as_ref()?;
+    let value = |name: &str| {
+        score
+            .values
+            .iter()
+            .find(|x| x.name == name)
+            .map(|x| x.value)
+    };
+    // The version is the Geekbench Browser's path (`/v6/cpu/…`); without it the scores
+    // cannot be told 5 from 6 and are left out.
+    let version = score.url.as_deref().and_then(|u| {
+        let i = u.find("browser.geekbench.com/v")? + "browser.geekbench.com/v".len();
+        u[i..].split('/').next()?.parse::<u32>().ok()
+    })?;
+    let (single, multi) = (value("Single-Core Score"), value("Multi-Core Score"));
+    (single.is_some() || multi.is_some()).then_some((version, single, multi))
 }
 
 /// The `results.yml` architecture name for `uname -m` (sbc-reviews uses `aarch64`,
@@ -304,12 +317,19 @@ mod tests {
         e.date = Some("Mon, 10 Nov 2025 23:46:00 +0800".into());
         e.memcpy_mb_s = Some(12093.24);
         e.memset_mb_s = Some(28018.2);
-        let doc = r#"{"power":{"idle_mw":1400.0},"wrap":{"runs":[
-            {"cluster":"cluster0","score":{"values":[{"name":"Single-Core Score","value":300.0}],
-              "url":"https://browser.geekbench.com/v6/cpu/1"}},
-            {"cluster":"all","score":{"values":[{"name":"Single-Core Score","value":743.0},
-              {"name":"Multi-Core Score","value":2792.0}],"url":"https://browser.geekbench.com/v6/cpu/2"}}]}}"#;
-        let x = GeerlingExtra::from_document(doc, Some("https://0x0.st/abc.txt".into()));
+        let doc = geekbench_run(&[
+            (
+                "cluster0",
+                &[("Single-Core Score", 300.0)],
+                Some("https://browser.geekbench.com/v6/cpu/1"),
+            ),
+            (
+                "all",
+                &[("Single-Core Score", 743.0), ("Multi-Core Score", 2792.0)],
+                Some("https://browser.geekbench.com/v6/cpu/2"),
+            ),
+        ]);
+        let x = GeerlingExtra::from_document(&doc, Some("https://0x0.st/abc.txt".into()));
         assert_eq!(x.idle_watts, Some(1.4));
         assert_eq!(x.geekbench, Some((6, Some(743.0), Some(2792.0))));
         let y = geerling_yaml(&[(e, x)]);
@@ -328,9 +348,60 @@ mod tests {
         let none = GeerlingExtra::from_document("sbc-bench v0.9.72 …", None);
         assert_eq!(none, GeerlingExtra::default());
         let unversioned = GeerlingExtra::from_document(
-            r#"{"wrap":{"runs":[{"cluster":"all","score":{"values":[{"name":"Single-Core Score","value":1.0}]}}]}}"#,
+            &geekbench_run(&[("all", &[("Single-Core Score", 1.0)], None)]),
             None,
         );
         assert_eq!(unversioned.geekbench, None);
+    }
+
+    /// A wrap run of Geekbench: its cluster, (score name, value) and browser URL.
+    type GeekbenchRun<'a> = (&'a str, &'a [(&'a str, f64)], Option<&'a str>);
+
+    /// The fixture run as `wrap` of Geekbench with a meter; idle 1.4 W.
+    fn geekbench_run(runs: &[GeekbenchRun]) -> String {
+        use crate::record::wrap::{Confinement, Exit, WrapResults, WrapRun};
+        let mut r = crate::record::read::fixture_rock5b();
+        r.power = Some(crate::record::power::PowerRecord {
+            meter: "netio".into(),
+            banner: None,
+            idle_mw: Some(1400.0),
+            idle_readings: 10,
+            phases: Vec::new(),
+            readings: 10,
+            failed_readings: 0,
+        });
+        let run = |&(cluster, values, url): &GeekbenchRun| WrapRun {
+            label: cluster.into(),
+            cluster: cluster.into(),
+            cpus: Vec::new(),
+            command: vec!["geekbench6".into()],
+            confinement: Confinement::default(),
+            started: String::new(),
+            ended: String::new(),
+            duration_s: 1.0,
+            exit: Exit::Code(0),
+            interrupted: false,
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            clocks_before_mhz: Vec::new(),
+            clocks_after_mhz: Vec::new(),
+            score: Some(crate::bench::external::extract::Score {
+                values: values
+                    .iter()
+                    .map(|&(name, value)| crate::bench::external::extract::Value {
+                        name: name.into(),
+                        value,
+                        unit: "points".into(),
+                    })
+                    .collect(),
+                url: url.map(str::to_string),
+            }),
+        };
+        r.wrap = Some(WrapResults {
+            spec: Default::default(),
+            runs: runs.iter().map(run).collect(),
+            compare_url: None,
+        });
+        serde_json::to_string(&r).unwrap()
     }
 }

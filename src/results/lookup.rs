@@ -203,8 +203,8 @@ fn share_from_store(s: &Store, id: i64) -> Result<ShareSource, String> {
     let host = s
         .record(id)
         .ok()
-        .and_then(|(_, doc)| serde_json::from_str::<serde_json::Value>(&doc).ok())
-        .and_then(|v| v["system_before"]["hostname"].as_str().map(str::to_string));
+        .and_then(|(_, doc)| crate::record::read::run_report(&doc).ok())
+        .and_then(|r| r.system_before.hostname);
     Ok((log, Some(id), host))
 }
 

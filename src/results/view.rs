@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::report::page::{Bar, ComparisonView, ReportData, Verdict};
+use crate::report::page::{Bar, ComparisonView, ReportData};
 use crate::report::stored::{ListRow, ParsedView};
 use crate::results::compare::{self, Metric, Selection};
 use crate::results::document::Parsed;
@@ -79,75 +79,11 @@ pub fn geerling_yaml_of(s: &Store, rows: Vec<Entry>) -> String {
     geerling_yaml(&items)
 }
 
-/// Why the charts of an imported sbc-bench log are empty.
-const LOG_MISSING: &str = "the document is a text log, which is read for its Results.md \
-figures only (make the report from the run JSON or the stored run for charts)";
-
 impl Parsed {
     /// The report of a log of the bash sbc-bench (or an appended one of ours): what the
     /// row and the header say.
     pub fn report_data(&self) -> ReportData {
-        from_log(self)
-    }
-}
-
-fn from_log(p: &Parsed) -> ReportData {
-    let l = &p.log;
-    let row = &l.results_row;
-    let mut summary = Vec::new();
-    let mut push = |k: &str, v: Option<String>| {
-        if let Some(v) = v.filter(|v| !v.is_empty()) {
-            summary.push((k.to_string(), v));
-        }
-    };
-    push("Device", Some(row.device.clone()));
-    push("SoC guess", l.soc_guess.clone());
-    push(
-        "Core types",
-        (!l.core_types.is_empty()).then(|| l.core_types.join(", ")),
-    );
-    push("Kernel", l.kernel_release.clone());
-    push("Distro", Some(row.distro_arch.clone()));
-    push("Date", l.date.clone());
-    push("Mode", l.mode.clone());
-    push(
-        "Measured clocks",
-        (!p.extra.clocks_mhz.is_empty()).then(|| {
-            p.extra
-                .clocks_mhz
-                .iter()
-                .map(|c| format!("{c} MHz"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }),
-    );
-    push(
-        "ramlat 16 MiB / 128 MiB",
-        p.extra.ramlat_16m_ns.map(|a| match p.extra.ramlat_128m_ns {
-            Some(b) => format!("{a:.1} ns / {b:.1} ns"),
-            None => format!("{a:.1} ns"),
-        }),
-    );
-    push(
-        "Not in the file",
-        (!l.unread.is_empty()).then(|| l.unread.join("; ")),
-    );
-    ReportData {
-        title: if row.device.is_empty() {
-            "n/a".into()
-        } else {
-            row.device.clone()
-        },
-        source: format!(
-            "{}, sbc-bench {}",
-            p.format,
-            l.version.as_deref().unwrap_or("(version not stated)")
-        ),
-        summary,
-        verdict: Verdict::from_word(p.extra.verdict.as_deref()),
-        results_row: Some(row.clone()),
-        missing: LOG_MISSING.into(),
-        ..ReportData::default()
+        crate::results::document::log_report(self)
     }
 }
 

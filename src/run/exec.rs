@@ -511,7 +511,7 @@ impl Canned for StandardAes<'_> {
         }
         Ok(AesResults {
             backend: aes::Backend::Armv8Ce,
-            ghash_backend: "pmull",
+            ghash_backend: "pmull".into(),
             native,
             openssl: None,
             errors: Vec::new(),
@@ -598,7 +598,7 @@ impl Canned for Scrypt<'_> {
         let total = per_cpu * self.cpus.len() as f64;
         let run = ScryptRun {
             n: 1024,
-            kernel: "neon-4way",
+            kernel: "neon-4way".into(),
             threads: self
                 .cpus
                 .iter()

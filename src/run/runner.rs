@@ -396,7 +396,7 @@ fn tune(ctx: &RunContext<'_>, mode: &mut dyn Mode, started: String, checked: Che
         all_cpus = vec![0];
     }
     let report = RunReport {
-        schema: SCHEMA,
+        schema: SCHEMA.to_string(),
         schema_version: SCHEMA_VERSION,
         sbc_bench_version: env!("CARGO_PKG_VERSION").to_string(),
         status: RunStatus::Running,

@@ -405,7 +405,7 @@ fn canned_run(cpus: &[u32], elapsed_s: f64) -> ScryptRun {
     let mean = intervals.iter().map(|i| i.khash_per_s).sum::<f64>() / n as f64;
     ScryptRun {
         n: 1024,
-        kernel: "neon-4way",
+        kernel: "neon-4way".into(),
         threads: cpus
             .iter()
             .map(|&cpu| scrypt::ThreadResult {

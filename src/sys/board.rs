@@ -77,7 +77,7 @@ fn live_page_size() -> Option<u64> {
 }
 
 /// Where the device name came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NameSource {
     /// `/proc/device-tree/model`.
@@ -87,7 +87,7 @@ pub enum NameSource {
 }
 
 /// DMI (SMBIOS) identification, x86 and ACPI Arm machines.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dmi {
     /// `sys_vendor`.
     pub sys_vendor: Option<String>,
@@ -176,7 +176,7 @@ pub fn is_dmi_placeholder(s: &str) -> bool {
 }
 
 /// The device as its firmware names it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Device {
     /// Name to show (`Radxa ROCK 5B`, `GEEKOM GT1 Mega`), `None` when nothing tells.
     pub name: Option<String>,
@@ -232,7 +232,7 @@ pub fn read_compatible(root: &SysRoot) -> Vec<String> {
 }
 
 /// The running kernel.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kernel {
     /// `uname -r` (`/proc/sys/kernel/osrelease`).
     pub release: Option<String>,
@@ -243,6 +243,7 @@ pub struct Kernel {
     /// Where the configuration lines came from (`/boot/config-6.1.0`, `/proc/config.gz`).
     pub config_source: Option<String>,
     /// `CONFIG_HZ*` and `CONFIG_PREEMPT*` lines, sorted as sbc-bench prints them.
+    #[serde(default)]
     pub config: Vec<String>,
     /// `/proc/cmdline`.
     pub cmdline: Option<String>,
@@ -408,7 +409,7 @@ fn verrevcmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
 
 /// The architecture of the userland (what `dpkg --print-architecture` would say), which can
 /// differ from the kernel's: a 32-bit armhf Raspberry Pi OS on a 64-bit kernel is common.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Userland {
     /// Debian-style architecture name (`arm64`, `armhf`, `armel`, `amd64`, `i386`, `riscv64`).
     pub arch: String,
@@ -545,7 +546,7 @@ pub fn elf_userland_arch(h: &[u8]) -> Option<String> {
 }
 
 /// The distribution, from `/etc/os-release` (and Armbian's `/etc/armbian-release`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Distro {
     /// `PRETTY_NAME` (`Debian GNU/Linux 12 (bookworm)`).
     pub pretty_name: Option<String>,
@@ -562,7 +563,7 @@ pub struct Distro {
 }
 
 /// `/etc/armbian-release`: which Armbian build made the image.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArmbianRelease {
     /// `BOARD` (`orangepipcplus`).
     pub board: Option<String>,
@@ -674,7 +675,7 @@ impl ArmbianRelease {
 }
 
 /// Whether we run in a virtual machine and/or a container, and which.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Virtualization {
     /// Hypervisor (`kvm`, `qemu`, `vmware`, `oracle`, `xen`, `microsoft`, `amazon`,
     /// `apple`…; systemd-detect-virt's names), `vm-other` when a VM is certain but the
@@ -684,6 +685,7 @@ pub struct Virtualization {
     /// not in a container as far as we can tell.
     pub container: Option<String>,
     /// What the verdicts rest on, one phrase each.
+    #[serde(default)]
     pub evidence: Vec<String>,
 }
 

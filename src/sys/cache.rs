@@ -11,7 +11,7 @@
 //! 185H, corpus log `XRRi`: 48K/64K/2048K/24576K, 32K/64K/2048K/24576K and 32K/64K/2048K
 //! without L3). sbc-bench splits unknown hybrid CPUs where this list of sizes changes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
@@ -20,7 +20,7 @@ use crate::sys::root::SysRoot;
 pub const MAX_INDEX: u32 = 8;
 
 /// One cache as sysfs describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheLevel {
     /// 1, 2, 3 …
     pub level: u32,

@@ -1,6 +1,6 @@
 //! cpufreq policies (`/sys/devices/system/cpu/cpufreq/policyN`), read-only.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cpu::list;
 use crate::sys::root::SysRoot;
@@ -9,20 +9,23 @@ use crate::sys::root::SysRoot;
 pub const CPUFREQ_DIR: &str = "/sys/devices/system/cpu/cpufreq";
 
 /// One cpufreq policy: a set of CPUs that share a clock.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
     /// N of `policyN` (by convention the first CPU of the policy).
     pub id: u32,
     /// CPUs sharing this clock (`related_cpus`, including offline ones).
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// Scaling driver (`cpufreq-dt`, `scmi`, `intel_pstate`, `acpi-cpufreq`…).
     pub driver: Option<String>,
     /// Current governor.
     pub governor: Option<String>,
     /// Governors the kernel offers.
+    #[serde(default)]
     pub available_governors: Vec<String>,
     /// Operating points in kHz, ascending (`scaling_available_frequencies`, falling back
     /// to `stats/time_in_state`). Empty with intel_pstate/amd-pstate and many ACPI drivers.
+    #[serde(default)]
     pub opps_khz: Vec<u64>,
     /// Hardware limits (`cpuinfo_min_freq`/`cpuinfo_max_freq`) in kHz.
     pub cpuinfo_min_khz: Option<u64>,
@@ -39,6 +42,7 @@ pub struct Policy {
     /// `energy_performance_preference` (intel_pstate/amd-pstate with HWP/CPPC).
     pub energy_performance_preference: Option<String>,
     /// `energy_performance_available_preferences`.
+    #[serde(default)]
     pub energy_performance_available_preferences: Vec<String>,
     /// `base_frequency` in kHz (intel_pstate: the guaranteed, non-turbo clock).
     pub base_khz: Option<u64>,
@@ -183,7 +187,7 @@ pub fn read_policy(root: &SysRoot, id: u32) -> Policy {
 }
 
 /// State of the x86 P-state drivers and the global boost switch.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PState {
     /// `intel_pstate/status` (`active`, `passive`, `off`).
     pub intel_pstate_status: Option<String>,

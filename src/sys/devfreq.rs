@@ -3,7 +3,7 @@
 //! CPU speed: an RK3588 with `dmc_ondemand` measures much worse memory latency than with
 //! `performance`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cpufreq::parse_freq_list;
 use crate::sys::root::SysRoot;
@@ -12,15 +12,17 @@ use crate::sys::root::SysRoot;
 pub const DEVFREQ_DIR: &str = "/sys/class/devfreq";
 
 /// One devfreq device.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Devfreq {
     /// Entry name (`dmc`, `fb000000.gpu`, `fdab0000.npu`).
     pub name: String,
     /// Current governor.
     pub governor: Option<String>,
     /// Governors the kernel offers.
+    #[serde(default)]
     pub available_governors: Vec<String>,
     /// Operating points in Hz, ascending (the devfreq ABI unit).
+    #[serde(default)]
     pub available_frequencies_hz: Vec<u64>,
     /// `cur_freq` in Hz.
     pub cur_hz: Option<u64>,

@@ -4,7 +4,7 @@
 //! Read once through a [`SysRoot`], so a fixture tree gives the same picture on any machine.
 //! Nothing here fails: what cannot be read is `None`/empty and rendered as `n/a`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::board::{self, Device, Distro, HostFacts, Kernel, Userland, Virtualization};
 use crate::sys::cpu::ident::CpuArch;
@@ -25,25 +25,27 @@ pub const SCHEMA: &str = crate::output::schema::INFO.name;
 pub const SCHEMA_VERSION: u32 = crate::output::schema::INFO.version;
 
 /// Temperatures, sensors and supply.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sensors {
     /// The sensor sbc-bench would pick for its `Temp` column.
     pub thermal_source: Option<ThermalSource>,
     /// Its reading now, °C.
     pub thermal_source_temp_c: Option<f64>,
     /// Every thermal zone.
+    #[serde(default)]
     pub thermal_zones: Vec<ThermalZone>,
     /// Every hwmon device with its inputs.
+    #[serde(default)]
     pub hwmon: Vec<Hwmon>,
     /// DC-in voltage and under-voltage flags.
     pub power: PowerInfo,
 }
 
 /// What discovery knows about the machine.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemInfo {
     /// Always [`SCHEMA`].
-    pub schema: &'static str,
+    pub schema: String,
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
     /// Device name (device tree or DMI).
@@ -59,6 +61,7 @@ pub struct SystemInfo {
     /// (`Ultra 9 185H`, `EPYC`, `Celeron J4125 @ 2.00GHz`); `null` on other architectures.
     pub cpu_name: Option<String>,
     /// Device-tree `compatible`, most specific first.
+    #[serde(default)]
     pub dt_compatible: Vec<String>,
     /// Kernel release, architecture, configuration, command line.
     pub kernel: Kernel,
@@ -74,15 +77,19 @@ pub struct SystemInfo {
     #[serde(flatten)]
     pub topology: Topology,
     /// cpufreq policies.
+    #[serde(default)]
     pub cpufreq: Vec<Policy>,
     /// intel_pstate / amd-pstate / boost.
     pub pstate: PState,
     /// devfreq devices (DRAM controller, GPU, NPU).
+    #[serde(default)]
     pub devfreq: Vec<Devfreq>,
     /// Other performance related policies (PCIe ASPM, GPU power policy).
+    #[serde(default)]
     pub policies: Vec<PolicyFile>,
     /// Device-tree OPP tables (frequency/voltage pairs for CPU clusters, DRAM controller,
     /// GPU, NPU), as sbc-bench's log lists them; empty without a device tree.
+    #[serde(default)]
     pub opp_tables: Vec<crate::sys::opp::OppTable>,
     /// Memory, swap, zswap.
     pub memory: Memory,
@@ -121,7 +128,7 @@ impl SystemInfo {
             crate::sys::logsec::LogInventory::read(root, &topology, kernel.machine.clone());
         let names: Vec<String> = devfreq.iter().map(|d| d.name.clone()).collect();
         Self {
-            schema: SCHEMA,
+            schema: SCHEMA.to_string(),
             policies: policies::read(root, &names),
             devfreq,
             schema_version: SCHEMA_VERSION,

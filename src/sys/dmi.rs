@@ -11,7 +11,7 @@
 //! entries (N < [`MAX_TYPE17`]) and the `4-N` ones (N < [`MAX_TYPE4`]), each `raw` file
 //! capped at [`MAX_RAW`] bytes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
@@ -47,12 +47,14 @@ const BIOS: &[(&str, &str)] = &[
 ];
 
 /// The DMI facts of the log's head.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DmiInfo {
     /// `Device Info:` lines (label, value), placeholders dropped as sbc-bench drops them;
     /// empty when there is no DMI or the firmware is a Raspberry Pi's emulation.
+    #[serde(default)]
     pub system: Vec<(String, String)>,
     /// `BIOS/UEFI:` lines (label, value).
+    #[serde(default)]
     pub bios: Vec<(String, String)>,
 }
 
@@ -101,7 +103,7 @@ pub fn read(root: &SysRoot) -> DmiInfo {
 }
 
 /// One memory device (SMBIOS type 17), the fields `lshw -C memory` shows of a bank.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryDevice {
     /// Form factor code (offset 0x0E: 9 DIMM, 11 Row of chips, 13 SODIMM…).
     pub form_factor: u8,
@@ -202,7 +204,7 @@ fn read_structures<T>(root: &SysRoot, kind: u8, max: u32, parse: fn(&[u8]) -> Op
 }
 
 /// One processor (SMBIOS type 4), the fields lscpu shows of the first one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Processor {
     /// Processor family (offset 0x06; 0xFE defers to the word at 0x28: 0x102 ARMv8).
     pub family: u16,

@@ -4,13 +4,13 @@
 //! whole disks only, known by `/sys/block/NAME`, disks never used left out as iostat
 //! leaves them out).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
 /// The aggregate CPU time counters (`cpu  user nice system idle iowait irq softirq steal
 /// guest guest_nice`), in USER_HZ ticks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuTimes {
     /// user (guest time included, as the kernel counts it).
     pub user: u64,
@@ -35,7 +35,7 @@ pub struct CpuTimes {
 }
 
 /// iostat's `avg-cpu` percentages.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AvgCpu {
     /// %user (without guest time).
     pub user: f64,
@@ -104,7 +104,7 @@ pub fn parse_stat_cpu(text: &str) -> Option<CpuTimes> {
 }
 
 /// One `/proc/diskstats` line's counters iostat uses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiskStat {
     /// Device name (`mmcblk1`, `nvme0n1`).
     pub name: String,
@@ -148,13 +148,14 @@ pub fn is_filtered_device(name: &str) -> bool {
 }
 
 /// What iostat shows since boot.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IoStat {
     /// Seconds since boot (`/proc/uptime`).
     pub uptime_s: Option<f64>,
     /// CPU counters since boot.
     pub cpu: Option<CpuTimes>,
     /// Whole disks with I/O since boot, in diskstats order, filtered as sbc-bench filters.
+    #[serde(default)]
     pub disks: Vec<DiskStat>,
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cpu::list;
 use crate::sys::root::SysRoot;
@@ -18,7 +18,7 @@ pub const INTERRUPTS: &str = "/proc/interrupts";
 pub const SOFTIRQS: &str = "/proc/softirqs";
 
 /// One line of `/proc/interrupts`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IrqLine {
     /// The label before the colon: `224`, `IPI0`, `LOC`, `ERR`.
     pub id: String,
@@ -26,10 +26,12 @@ pub struct IrqLine {
     pub irq: Option<u32>,
     /// Count per CPU, in the order of [`Interrupts::cpus`]; lines with fewer columns
     /// (`ERR`, `MIS`) are padded with zeros.
+    #[serde(default)]
     pub per_cpu: Vec<u64>,
     /// Everything after the counts: chip, hardware IRQ, trigger, handler names.
     pub desc: String,
     /// Handler names (`enP4p65s0-0`, `eth0`, `xhci-hcd:usb1`), comma-separated in the file.
+    #[serde(default)]
     pub actions: Vec<String>,
 }
 
@@ -41,11 +43,13 @@ impl IrqLine {
 }
 
 /// `/proc/interrupts`: the CPU columns and every line.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interrupts {
     /// CPU numbers of the columns (`CPU0 CPU1 …`; offline CPUs have no column).
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// Lines in file order.
+    #[serde(default)]
     pub lines: Vec<IrqLine>,
 }
 
@@ -183,12 +187,14 @@ fn parse_actions(desc: &str, id: &str) -> Vec<String> {
 }
 
 /// `/proc/softirqs`: counts per softirq type and CPU.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Softirqs {
     /// CPU numbers of the columns.
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// `NET_RX` → count per CPU (same order as `cpus`). A row cut short (a truncated read)
     /// holds the counts it has, no made-up zeros.
+    #[serde(default)]
     pub rows: BTreeMap<String, Vec<u64>>,
 }
 
@@ -232,7 +238,7 @@ pub fn parse_softirqs(text: &str) -> Softirqs {
 }
 
 /// Where one IRQ may run and where it does run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IrqAffinity {
     /// IRQ number.
     pub irq: u32,

@@ -7,7 +7,7 @@
 //! holds release and version once more for trees captured without them. The machine
 //! (`uname -m`) is a host fact ([`HostFacts`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::board::{self, HostFacts};
 use crate::sys::kmsg;
@@ -29,7 +29,7 @@ pub const ETC_HOSTNAME: &str = "/etc/hostname";
 pub const VULNERABILITIES: &str = "/sys/devices/system/cpu/vulnerabilities";
 
 /// What `uname -a` prints, field by field; `None` where the tree does not tell.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Uname {
     /// `uname -s` (`Linux`).
     pub sysname: Option<String>,
@@ -98,7 +98,7 @@ pub fn parse_proc_version(text: &str) -> (Option<String>, Option<String>) {
 }
 
 /// One CPU vulnerability state, as `lscpu` shows it (`Vulnerability Spectre v1:` …).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Vulnerability {
     /// The file name (`spectre_v1`, `spec_store_bypass`).
     pub name: String,

@@ -7,7 +7,7 @@
 //! (`sys::cache::read_caches`: `cpuN/cache/index0..7`, known paths only) for both the
 //! `L1d cache:` lines and sbc-bench's per-CPU cache list.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cache::{MAX_INDEX, parse_cache_size};
 use crate::sys::cpu::Topology;
@@ -17,7 +17,7 @@ use crate::sys::kernel::{Vulnerability, read_vulnerabilities};
 use crate::sys::root::SysRoot;
 
 /// One CPU's identity as lscpu groups it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LscpuCpu {
     /// CPU number.
     pub cpu: u32,
@@ -42,6 +42,7 @@ pub struct LscpuCpu {
     /// `scaling_cur_freq` in kHz, for `CPU(s) scaling MHz:`; `None` offline.
     pub cur_khz: Option<u64>,
     /// The CPU's caches, in index order.
+    #[serde(default)]
     pub caches: Vec<CacheIndex>,
     /// `address sizes` (x86: `48 bits physical, 48 bits virtual`).
     pub address_sizes: Option<String>,
@@ -52,7 +53,7 @@ pub struct LscpuCpu {
 }
 
 /// One NUMA node: `node/nodeN/cpulist`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NumaNode {
     /// N.
     pub node: u32,
@@ -61,7 +62,7 @@ pub struct NumaNode {
 }
 
 /// One `cpuN/cache/indexM` directory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheIndex {
     /// M.
     pub index: u32,
@@ -100,18 +101,22 @@ pub fn read_cache_indexes(root: &SysRoot, cpu: u32) -> Vec<CacheIndex> {
 }
 
 /// Everything the lscpu-style summary and the per-CPU cache list show.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lscpu {
     /// `Architecture:` (`uname -m`).
     pub arch: Option<String>,
     /// Per CPU, in CPU order.
+    #[serde(default)]
     pub cpus: Vec<LscpuCpu>,
     /// Online CPUs.
+    #[serde(default)]
     pub online: Vec<u32>,
     /// `Vulnerability …:` lines.
+    #[serde(default)]
     pub vulnerabilities: Vec<Vulnerability>,
     /// NUMA nodes (`/sys/devices/system/node/online`, then each node's `cpulist`); empty
     /// on kernels without NUMA, where lscpu prints no NUMA lines.
+    #[serde(default)]
     pub numa_nodes: Vec<NumaNode>,
     /// `cpufreq/boost` (`Frequency boost:`), `None` without the file or with garbage in it.
     pub freq_boost: Option<bool>,
@@ -123,6 +128,7 @@ pub struct Lscpu {
     pub aarch32: Option<bool>,
     /// SMBIOS processors (type 4): the first one's `BIOS …` lines, the count as `Socket(s):`
     /// of lscpu's cluster form. Empty without DMI or when not root.
+    #[serde(default)]
     pub dmi_processors: Vec<crate::sys::dmi::Processor>,
 }
 

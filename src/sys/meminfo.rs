@@ -2,14 +2,14 @@
 //! without procps or util-linux: the `/proc/meminfo` fields `free` adds up, and the text
 //! of `/proc/swaps` (which `swapon -s` prints).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::memory::parse_kib;
 use crate::sys::root::SysRoot;
 
 /// The `/proc/meminfo` fields behind `free`'s table, in KiB (missing ones are 0, as
 /// procps counts them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FreeTable {
     /// MemTotal.
     pub total_kib: u64,
@@ -76,7 +76,7 @@ pub fn swapon_summary(text: &str) -> Option<String> {
 }
 
 /// Memory and swap as `free -h` and `swapon -s` show them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FreeAndSwaps {
     /// `free`'s numbers.
     pub free: Option<FreeTable>,

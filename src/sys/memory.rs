@@ -4,14 +4,14 @@
 //! Why it matters: swapping during a benchmark ruins it, and where swap lives decides how
 //! much (zram costs CPU, an SD card costs seconds; zswap on top of zram is the worst of both).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::board;
 use crate::sys::root::SysRoot;
 use crate::sys::storage::{Mount, mount_of, parse_mountinfo, unescape_octal};
 
 /// The numbers of `/proc/meminfo` we use, in KiB (the kernel's "kB").
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Meminfo {
     /// `MemTotal`.
     pub mem_total_kib: Option<u64>,
@@ -72,7 +72,7 @@ pub fn available_bytes(root: &SysRoot) -> Option<u64> {
 }
 
 /// One line of `/proc/swaps`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SwapEntry {
     /// `Filename` (`/dev/zram0`, `/var/swap`), octal escapes (`\040`) decoded.
     pub path: String,
@@ -109,7 +109,7 @@ pub fn parse_swaps(text: &str) -> Vec<SwapEntry> {
 }
 
 /// What kind of storage a swap partition or file lives on, as far as sysfs tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StorageKind {
     /// SD card (`device/type` = `SD`): slow random I/O, wears out.
@@ -125,7 +125,7 @@ pub enum StorageKind {
 }
 
 /// Where a swap device lives.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SwapBacking {
     /// Partition or block device (`/dev/mmcblk0p2`), `None` when not found.
     pub device: Option<String>,
@@ -136,11 +136,12 @@ pub struct SwapBacking {
 }
 
 /// State of a zram device (compressed RAM block device).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zram {
     /// Selected compression algorithm (the bracketed entry of `comp_algorithm`).
     pub algorithm: Option<String>,
     /// All algorithms the kernel offers.
+    #[serde(default)]
     pub algorithms: Vec<String>,
     /// `disksize` in bytes.
     pub disksize_bytes: Option<u64>,
@@ -155,7 +156,7 @@ pub struct Zram {
 }
 
 /// A swap device with its kind.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Swap {
     /// The `/proc/swaps` line.
     #[serde(flatten)]
@@ -169,7 +170,7 @@ pub struct Swap {
 }
 
 /// Kind of swap device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SwapKind {
     /// Compressed RAM (`/dev/zramN`).
@@ -183,7 +184,7 @@ pub enum SwapKind {
 }
 
 /// zswap (compressed cache in front of swap) module parameters.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zswap {
     /// `enabled` (`Y`/`N`/`1`/`0`).
     pub enabled: Option<bool>,
@@ -196,11 +197,12 @@ pub struct Zswap {
 }
 
 /// Memory, swap and zswap.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Memory {
     /// `/proc/meminfo`.
     pub meminfo: Meminfo,
     /// Swap devices in `/proc/swaps` order.
+    #[serde(default)]
     pub swaps: Vec<Swap>,
     /// zswap parameters, `None` when the kernel has no zswap.
     pub zswap: Option<Zswap>,

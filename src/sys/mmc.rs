@@ -7,10 +7,10 @@
 //! `pre_eol_info`) and, when debugfs is mounted and readable (root),
 //! `/sys/kernel/debug/<host>/ios` for clock, bus width and timing.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the host controller negotiated with the card (`/sys/kernel/debug/mmcN/ios`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MmcIos {
     /// Bus clock actually set, in Hz (`actual clock`, else `clock`).
     pub clock_hz: Option<u64>,
@@ -66,7 +66,7 @@ pub fn parse_ios(text: &str) -> MmcIos {
 }
 
 /// Bus timing modes (`MMC_TIMING_*` in the kernel's `include/linux/mmc/host.h`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BusMode {
     /// Default speed (SD 25 MHz / MMC 26 MHz).
@@ -196,7 +196,7 @@ pub fn sd_capacity_class(csd_hex: &str) -> Option<&'static str> {
 }
 
 /// Verdict on a card's identity.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardMaker {
     /// Manufacturer when manfid/oemid are unambiguous.
     pub manufacturer: Option<String>,

@@ -19,7 +19,7 @@ use crate::sys::root::SysRoot;
 pub const CLASS_NET: &str = "/sys/class/net";
 
 /// What kind of interface this is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IfaceKind {
     /// `lo`.
@@ -122,7 +122,7 @@ impl IfStats {
 }
 
 /// One receive queue (`queues/rx-N`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RxQueue {
     /// `rx-0`.
     pub name: String,
@@ -135,7 +135,7 @@ pub struct RxQueue {
 }
 
 /// One transmit queue (`queues/tx-N`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TxQueue {
     /// `tx-0`.
     pub name: String,
@@ -146,13 +146,14 @@ pub struct TxQueue {
 }
 
 /// An IRQ line serving the interface, with its counts and affinity.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IfaceIrq {
     /// IRQ number.
     pub irq: u32,
     /// Handler name (`enP4p65s0-0`).
     pub name: String,
     /// Interrupts so far per CPU (only CPUs with a count > 0).
+    #[serde(default)]
     pub per_cpu: BTreeMap<u32, u64>,
     /// CPUs allowed (`smp_affinity_list`).
     pub affinity: Option<Vec<u32>>,
@@ -161,7 +162,7 @@ pub struct IfaceIrq {
 }
 
 /// One network interface.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interface {
     /// `eth0`, `enP4p65s0`.
     pub name: String,
@@ -190,10 +191,13 @@ pub struct Interface {
     /// `gro_flush_timeout` in ns.
     pub gro_flush_timeout_ns: Option<u64>,
     /// Receive queues with their RPS masks.
+    #[serde(default)]
     pub rx_queues: Vec<RxQueue>,
     /// Transmit queues with their XPS masks.
+    #[serde(default)]
     pub tx_queues: Vec<TxQueue>,
     /// IRQ lines serving this interface.
+    #[serde(default)]
     pub irqs: Vec<IfaceIrq>,
     /// Counters.
     pub stats: IfStats,

@@ -5,21 +5,22 @@
 //! each node only `opp-hz` and `opp-microvolt` (big-endian cells, as the kernel exposes
 //! device-tree properties).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
 /// One OPP table of the device tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OppTable {
     /// Node name (`cpu0-opp-table`, `opp-table-0`, `dmc-opp-table`).
     pub name: String,
     /// Operating points, ascending by frequency.
+    #[serde(default)]
     pub opps: Vec<Opp>,
 }
 
 /// One operating point.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opp {
     /// `opp-hz` (the first clock's rate when a node lists several).
     pub hz: u64,

@@ -9,12 +9,12 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
 /// Link speed and width of one PCIe device, as `lspci -vv` shows in `LnkSta`/`LnkCap`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PciLink {
     /// Negotiated speed in GT/s (2.5, 5, 8, 16, 32, 64).
     pub speed_gts: Option<f64>,
@@ -48,7 +48,7 @@ impl PciLink {
 }
 
 /// ASPM (Active State Power Management) as configured on a link.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Aspm {
     /// L0s enabled.
     pub l0s: bool,
@@ -85,7 +85,7 @@ impl Aspm {
 }
 
 /// One PCI function.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PciDevice {
     /// Address `domain:bus:device.function`, e.g. `0001:11:00.0`.
     pub address: String,
@@ -257,7 +257,7 @@ pub const PCI_IDS: &[&str] = &[
 ];
 
 /// What a PCI Express function is (bits 7:4 of the PCI Express Capabilities register).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PciePortType {
     /// A device (NVMe SSD, NIC, SATA controller).
@@ -319,7 +319,7 @@ impl PciePortType {
 /// configuration space: what `lspci -vv` prints as `DevCap`, `DevCtl`, `LnkCap`,
 /// `LnkCtl` and `LnkSta`. Offsets and bit fields are those of the PCI Express Base
 /// Specification (section "PCI Express Capability Structure").
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PcieCap {
     /// Offset of the capability in config space (`Capabilities: [70] Express`).
     pub offset: u16,
@@ -462,7 +462,7 @@ pub fn parse_pcie_cap(config: &[u8]) -> Option<PcieCap> {
 
 /// One PCI function as the PCIe review sees it: what [`read_device`] reads, where it
 /// sits (its upstream port), and its PCI Express capability from `config`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PcieFunction {
     /// IDs, class, driver, sysfs link state and ASPM (as storage reads them).
     pub device: PciDevice,

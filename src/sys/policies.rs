@@ -5,7 +5,7 @@
 //! Only known files are read: sbc-bench finds them with `find /sys -name "*policy"`, which
 //! is exactly the blind walk we avoid.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::devfreq::DEVFREQ_DIR;
 use crate::sys::root::SysRoot;
@@ -14,7 +14,7 @@ use crate::sys::root::SysRoot;
 pub const PCIE_ASPM_POLICY: &str = "/sys/module/pcie_aspm/parameters/policy";
 
 /// One policy file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyFile {
     /// System path as sbc-bench prints it.
     pub path: String,

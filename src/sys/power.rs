@@ -19,13 +19,13 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::board::read_compatible;
 use crate::sys::root::SysRoot;
 
 /// A DC-in voltage sensor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DcIn {
     /// File with the raw reading.
     pub path: PathBuf,
@@ -166,7 +166,7 @@ pub fn rpi_undervoltage(root: &SysRoot) -> Option<bool> {
 }
 
 /// What discovery reports about the supply.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PowerInfo {
     /// The DC-in sensor, if the board has one we know.
     pub dc_in: Option<DcIn>,

@@ -4,7 +4,7 @@
 //! the entries of `/sys/class/regulator` (one known directory, listed): each entry's link
 //! target (must name an I2C device), `name`, `microvolts` and `max_microvolts`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
@@ -12,7 +12,7 @@ use crate::sys::root::SysRoot;
 pub const REGULATOR_CLASS: &str = "/sys/class/regulator";
 
 /// One supply voltage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Regulator {
     /// Regulator name (`vdd_cpu_big0_s0`, `vcc_ddr`).
     pub name: String,

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::pci::{self, PciDevice};
 use crate::sys::root::SysRoot;
@@ -24,7 +24,7 @@ pub const CLASS_NET: &str = "/sys/class/net";
 pub const CLK_SUMMARY: &str = "/sys/kernel/debug/clk/clk_summary";
 
 /// One network interface's link.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NicLink {
     /// Interface name (`eth0`, `enP4p65s0`).
     pub name: String,
@@ -37,13 +37,16 @@ pub struct NicLink {
 }
 
 /// What review mode compares.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceStates {
     /// Every PCI function with a link (bridges and endpoints).
+    #[serde(default)]
     pub pcie: Vec<PciDevice>,
     /// Every USB device that is not a root hub.
+    #[serde(default)]
     pub usb: Vec<UsbDevice>,
     /// Every network interface but loopback.
+    #[serde(default)]
     pub nics: Vec<NicLink>,
 }
 
@@ -110,7 +113,7 @@ pub fn vulnerabilities(root: &SysRoot) -> Vec<(String, String)> {
 
 /// A mounted filesystem that is slow or fragile on Linux: NTFS (kernel `ntfs`/`ntfs3`,
 /// or ntfs-3g through FUSE as `fuseblk`) and exFAT.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChallengingMount {
     /// The partition (`sda1`).
     pub partition: String,

@@ -12,7 +12,7 @@
 //! Everything is decided by the pure [`guess`] from [`SocInputs`], so fixtures and the
 //! corpus logs test the rules; [`read_inputs`] only collects the inputs.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cpu::Topology;
 use crate::sys::cpu::cpuinfo::CpuInfo;
@@ -40,7 +40,7 @@ pub const BCM2711_DMA_RANGES: &str = "/proc/device-tree/emmc2bus/dma-ranges";
 const BCM2711_B0_PATTERN: &str = "c0000000000000000000000040";
 
 /// Cores of one kind, in CPU order.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoreGroup {
     /// Core type (`Cortex-A76`), `unknown` when cpuinfo did not tell.
     pub core_type: String,
@@ -53,7 +53,7 @@ pub struct CoreGroup {
 }
 
 /// `/sys/devices/soc0` attributes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SocDevice {
     /// `family` (`Amlogic Meson`, `Freescale i.MX`, `Tegra`, `Snapdragon`, `jep106:…`).
     pub family: Option<String>,
@@ -66,9 +66,10 @@ pub struct SocDevice {
 }
 
 /// Everything the guess is made from (pure data, so fixtures test the rules).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SocInputs {
     /// Device-tree `compatible` strings, most specific first (`radxa,rock-5b`, `rockchip,rk3588`).
+    #[serde(default)]
     pub compatible: Vec<String>,
     /// Device-tree `model` (`Radxa ROCK 5B`).
     pub dt_model: Option<String>,
@@ -83,10 +84,13 @@ pub struct SocInputs {
     /// Instruction set the cpuinfo describes.
     pub arch: Option<CpuArch>,
     /// Core types with their counts, in CPU order (`[("Cortex-A55", 4), ("Cortex-A76", 4)]`).
+    #[serde(default)]
     pub core_types: Vec<(String, usize)>,
     /// Core groups with steppings and clocks; when empty, `core_types` and `max_mhz` are used.
+    #[serde(default)]
     pub cores: Vec<CoreGroup>,
     /// Highest clock of each cluster in MHz.
+    #[serde(default)]
     pub max_mhz: Vec<u64>,
     /// Chip ID read from a vendor nvmem/efuse, as shown in the guess's detail (Rockchip:
     /// the ID bytes after the `RK` marker, `35 88 12 fe 21 41 …`; Allwinner: the SID word).
@@ -106,13 +110,14 @@ pub struct SocInputs {
 }
 
 /// The guess, with the evidence it rests on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SocGuess {
     /// `Rockchip RK3588`, or `None` when we cannot tell.
     pub guess: Option<String>,
     /// Extra identification such as the chip ID (`35 88 12 fe 21 41 …`, `SID 82c00001`).
     pub detail: Option<String>,
     /// What the guess is based on, one phrase each.
+    #[serde(default)]
     pub basis: Vec<String>,
     /// How sbc-bench prints this guess where that is not `guess (detail)`: a Rockchip OTP
     /// row without the kernel's chip ID is `Rockchip RK3588 / 35 88 12 fe 21 41  32 38 …`.

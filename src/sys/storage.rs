@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::mmc::{self, BusMode, CardMaker, MmcIos};
 use crate::sys::pci::{self, PciDevice};
@@ -21,7 +21,7 @@ use crate::sys::root::SysRoot;
 use crate::sys::usb::{self, UsbDevice};
 
 /// How a disk is attached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bus {
     /// SATA/PATA through libata (AHCI and friends).
@@ -42,7 +42,7 @@ pub enum Bus {
 
 /// What the drive reports about itself in IDENTIFY DEVICE (ATA/ACS), readable from
 /// `/sys/class/ata_device/devN.M/id` without smartctl.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AtaIdentify {
     /// Model string (words 27–46).
     pub model: Option<String>,
@@ -60,7 +60,7 @@ pub struct AtaIdentify {
 }
 
 /// A disk on libata.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AtaInfo {
     /// Port number N of `ataN`.
     pub port: u32,
@@ -73,7 +73,7 @@ pub struct AtaInfo {
 }
 
 /// An NVMe controller.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NvmeInfo {
     /// Controller name (`nvme0`).
     pub controller: String,
@@ -86,13 +86,14 @@ pub struct NvmeInfo {
 }
 
 /// The USB chain of a disk: the storage device itself, then every hub up to the root.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsbPath {
     /// The device the disk is (a stick) or sits behind (a bridge).
     pub device: UsbDevice,
     /// Driver of its mass storage interface: `uas` or `usb-storage`.
     pub interface_driver: Option<String>,
     /// Hubs between device and host, nearest first; the root hub last.
+    #[serde(default)]
     pub hubs: Vec<UsbDevice>,
     /// Driver of the host controller (`xhci-hcd`, `ehci-platform`…).
     pub host_driver: Option<String>,
@@ -106,7 +107,7 @@ impl UsbPath {
 }
 
 /// An SD card or eMMC.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MmcInfo {
     /// Host name (`mmc0`), the key to `/sys/kernel/debug/mmc0/ios`.
     pub host: String,
@@ -143,7 +144,7 @@ pub struct MmcInfo {
 }
 
 /// Drive health as read by smartctl (filled in by `bench::external::smartctl`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Health {
     /// `smartctl 7.3` or `recorded` for fixtures.
     pub source: String,
@@ -188,6 +189,7 @@ pub struct Health {
     /// NVMe error information log entries.
     pub error_log_entries: Option<u64>,
     /// smartctl's own error and warning messages.
+    #[serde(default)]
     pub messages: Vec<String>,
 }
 
@@ -199,7 +201,7 @@ impl Health {
 }
 
 /// One disk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Device {
     /// Kernel name (`sda`, `nvme0n1`, `mmcblk0`, `vda`).
     pub name: String,
@@ -241,11 +243,12 @@ pub struct Device {
 }
 
 /// One MTD flash chip (SPI NOR, SPI NAND, raw NAND), with its partitions.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MtdFlash {
     /// The device the MTD nodes hang off (`spi4.0`).
     pub device: String,
     /// MTD nodes (`mtd0`, …).
+    #[serde(default)]
     pub nodes: Vec<String>,
     /// `nor`, `nand`, `mlc-nand`… (sysfs `type`).
     pub kind: Option<String>,
@@ -258,17 +261,21 @@ pub struct MtdFlash {
     /// JEDEC ID.
     pub jedec_id: Option<String>,
     /// Drivers from the flash up: `spi-nor`, `rockchip-sfc`.
+    #[serde(default)]
     pub drivers: Vec<String>,
     /// Partitions (label, bytes) when there is more than one node.
+    #[serde(default)]
     pub partitions: Vec<(String, u64)>,
 }
 
 /// Everything found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Inventory {
     /// Disks, in kernel name order (sd*, nvme*, vd*, then mmcblk*).
+    #[serde(default)]
     pub devices: Vec<Device>,
     /// MTD flash.
+    #[serde(default)]
     pub flash: Vec<MtdFlash>,
 }
 
@@ -778,7 +785,7 @@ fn read_mtd(root: &SysRoot) -> Vec<MtdFlash> {
 }
 
 /// One mount from `/proc/self/mountinfo`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mount {
     /// Device number major.
     pub major: u32,
@@ -926,7 +933,7 @@ fn disks_below(root: &SysRoot, dev: &Path, depth: u32, out: &mut Vec<String>) {
 }
 
 /// Where a test file lands: the filesystem holding a directory and the disks under it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Landing {
     /// Filesystem type.
     pub fstype: Option<String>,
@@ -935,6 +942,7 @@ pub struct Landing {
     /// Mount source (`/dev/mmcblk0p2`).
     pub source: Option<String>,
     /// Whole disks underneath (several for RAID).
+    #[serde(default)]
     pub disks: Vec<String>,
 }
 

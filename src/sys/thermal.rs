@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::board::HostFacts;
 use crate::sys::root::SysRoot;
@@ -14,7 +14,7 @@ pub const THERMAL_DIR: &str = "/sys/class/thermal";
 pub const HWMON_DIR: &str = "/sys/class/hwmon";
 
 /// Where a temperature comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     /// A thermal zone (`thermal_zoneN/temp`).
@@ -24,7 +24,7 @@ pub enum SourceKind {
 }
 
 /// The sensor the monitor's `Temp` column shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThermalSource {
     /// Zone or hwmon.
     pub kind: SourceKind,
@@ -305,7 +305,7 @@ pub fn read_temp_c(root: &SysRoot, src: &ThermalSource) -> Option<f64> {
 }
 
 /// A trip point of a thermal zone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trip {
     /// N of `trip_point_N_*`.
     pub index: u32,
@@ -317,7 +317,7 @@ pub struct Trip {
 }
 
 /// A thermal zone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThermalZone {
     /// Entry name (`thermal_zone0`).
     pub zone: String,
@@ -327,6 +327,7 @@ pub struct ThermalZone {
     /// Current temperature in °C.
     pub temp_c: Option<f64>,
     /// Trip points in index order.
+    #[serde(default)]
     pub trips: Vec<Trip>,
 }
 
@@ -378,7 +379,7 @@ pub fn read_zones(root: &SysRoot) -> Vec<ThermalZone> {
 }
 
 /// One sensor reading of a hwmon device, in SI units.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Reading {
     /// `tempN_*` (millidegrees in sysfs).
@@ -435,7 +436,7 @@ pub enum Reading {
 }
 
 /// One input of a hwmon device.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HwmonInput {
     /// Attribute stem (`temp1`, `in0`, `curr1`).
     pub attr: String,
@@ -447,7 +448,7 @@ pub struct HwmonInput {
 }
 
 /// A hwmon device.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hwmon {
     /// Entry name (`hwmon0`).
     pub hwmon: String,
@@ -457,6 +458,7 @@ pub struct Hwmon {
     /// `tcpm_source_psy_4_0022-i2c-4-22`).
     pub chip: String,
     /// Inputs, by kind then index.
+    #[serde(default)]
     pub inputs: Vec<HwmonInput>,
 }
 

@@ -10,12 +10,12 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
 /// One USB device (not interface) as sysfs describes it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsbDevice {
     /// Kernel name: `6-1.4` (bus 6, port 1 of the root hub, port 4 of the hub behind it),
     /// `usb6` for a root hub.
@@ -42,6 +42,7 @@ pub struct UsbDevice {
     pub ports: Option<u32>,
     /// Speeds the device says it supports (`12Mbps`, `480Mbps`, `5Gbps`, then
     /// SuperSpeedPlus sublinks as lsusb words them).
+    #[serde(default)]
     pub capable: Vec<String>,
     /// Where [`UsbDevice::capable`] came from: `"bos"` (the device's own BOS descriptor)
     /// or `"bcdUSB"` (inferred: a USB 3 device supports 12 Mbps, 480 Mbps and 5 Gbps).

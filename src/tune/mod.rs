@@ -18,7 +18,7 @@ use crate::shutdown::{self, CleanupHandle};
 use crate::sys::root::SysRoot;
 
 /// One recorded change: the file, the value it had, and the value we wrote.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Change {
     /// Absolute system path, e.g. `/sys/devices/system/cpu/cpufreq/policy0/scaling_governor`.
     pub path: PathBuf,

@@ -24,6 +24,7 @@ mod net_harden;
 mod pcie_review;
 mod power_meters;
 mod prom_export;
+mod record_read;
 mod release_cli;
 mod report_chromium;
 mod report_run;

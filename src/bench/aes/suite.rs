@@ -2,7 +2,7 @@
 //! `openssl speed` when it is installed, and (extensive mode) the "fully parallel" rows
 //! with one thread or process per CPU. Used by `sbc-bench bench aes` and the standard run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::aes::{self, Algorithm, Backend, Options};
 use crate::bench::external::openssl::{Openssl, SpeedRun, Throughput};
@@ -74,7 +74,7 @@ impl Config<'_> {
 }
 
 /// One table row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The algorithm.
     pub algorithm: Algorithm,
@@ -83,19 +83,21 @@ pub struct Row {
     /// The tag sbc-bench appends: the core type (`Cortex-A76`) or `fully parallel`.
     pub tag: String,
     /// Throughput per buffer size.
+    #[serde(default)]
     pub sizes: Vec<Throughput>,
     /// How long the row took, in seconds.
     pub elapsed_s: f64,
 }
 
 /// OpenSSL's half of the run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpensslResults {
     /// `openssl version` as printed.
     pub version_raw: String,
     /// The line sbc-bench writes above the table.
     pub version_line: String,
     /// Per-target rows, as the native ones; a CBC row twice in a row when it ran twice.
+    #[serde(default)]
     pub rows: Vec<Row>,
     /// Ran twice on the single cluster (sbc-bench's `Executing benchmark twice on cluster
     /// 0`): the AES column averages the two aes-256-cbc rows.
@@ -103,17 +105,19 @@ pub struct OpensslResults {
 }
 
 /// Everything `bench aes` measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AesResults {
     /// The AES implementation the native rows used.
     pub backend: Backend,
     /// The GHASH implementation of native GCM rows (`pclmulqdq`, `pmull`, `soft`).
-    pub ghash_backend: &'static str,
+    pub ghash_backend: String,
     /// Native rows (per target, then fully parallel).
+    #[serde(default)]
     pub native: Vec<Row>,
     /// OpenSSL rows, when it is installed and was asked for.
     pub openssl: Option<OpensslResults>,
     /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…), and notes.
+    #[serde(default)]
     pub errors: Vec<Remark>,
     /// The native rows were not measured because OpenSSL's were (the standard run outside
     /// extensive mode, [`Config::native_beside_openssl`]).
@@ -295,7 +299,7 @@ pub fn run(
     }
     Ok(AesResults {
         backend: Backend::detect(),
-        ghash_backend: aes::ghash_backend(),
+        ghash_backend: aes::ghash_backend().to_string(),
         native,
         openssl,
         errors,

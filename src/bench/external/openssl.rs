@@ -7,14 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::aes::Algorithm;
 use crate::bench::{BenchError, external};
 use crate::shutdown::CancellationToken;
 
 /// An installed `openssl` binary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Openssl {
     /// Where it is.
     pub path: PathBuf,
@@ -68,20 +68,21 @@ impl Openssl {
 }
 
 /// One `openssl speed` row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SpeedRun {
     /// The algorithm measured.
     pub algorithm: Algorithm,
     /// The CPU it was pinned to, if any.
     pub cpu: Option<u32>,
     /// Throughput per buffer size, in the order OpenSSL printed them.
+    #[serde(default)]
     pub sizes: Vec<Throughput>,
     /// Wall-clock duration of the `openssl` process, in seconds.
     pub elapsed_s: f64,
 }
 
 /// Throughput at one buffer size.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Throughput {
     /// Buffer size in bytes.
     pub buffer_bytes: usize,

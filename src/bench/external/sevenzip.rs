@@ -11,7 +11,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::{BenchError, external};
 use crate::shutdown::CancellationToken;
@@ -35,7 +35,7 @@ pub const LIB_DIR: &str = "/usr/lib/sbc-bench";
 pub const LIB_DIR_ENV: &str = "SBC_BENCH_LIBDIR";
 
 /// Where a 7-Zip was found, in search order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// `7za` next to our own binary (the release tarball).
@@ -76,7 +76,7 @@ pub fn locate(
 }
 
 /// An installed 7-Zip.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SevenZip {
     /// Where it is.
     pub path: PathBuf,
@@ -87,7 +87,7 @@ pub struct SevenZip {
 }
 
 /// The versions a 7-Zip banner names.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Version {
     /// The `7-Zip …` banner line, without the copyright.
     pub banner: Option<String>,
@@ -164,7 +164,7 @@ fn version_token(t: &str) -> Option<String> {
 }
 
 /// One dictionary-size row of the benchmark table.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DictRow {
     /// log2 of the dictionary size (22 = 4 MiB).
     pub dict_log2: u32,
@@ -187,11 +187,12 @@ pub struct DictRow {
 }
 
 /// The parsed `7z b` table.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BenchTable {
     /// `# Benchmark threads:` as 7-Zip reported it.
     pub threads: Option<u32>,
     /// One row per dictionary size.
+    #[serde(default)]
     pub dicts: Vec<DictRow>,
     /// `Avr:` compression rating in MIPS (sbc-bench's "Compression" score).
     pub compress_rating_mips: Option<u64>,
@@ -263,7 +264,7 @@ pub fn parse_bench(text: &str) -> Option<BenchTable> {
 }
 
 /// One finished `7z b` run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchRun {
     /// The CPU it was pinned to (single-threaded runs); `None` for all cores.
     pub cpu: Option<u32>,

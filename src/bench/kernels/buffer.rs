@@ -9,7 +9,7 @@ use std::io;
 pub const ALIGN: usize = 2 * 1024 * 1024;
 
 /// What to tell the kernel about huge pages for a buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Advice {
     /// Leave the kernel's THP policy alone.

@@ -7,7 +7,7 @@
 //! Every kernel processes whole [`GRANULE`]-byte blocks from [`ALIGNMENT`]-aligned
 //! pointers; [`Kernel::run`] checks both and refuses (returns `false`) otherwise.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Bytes handled per kernel step; buffer lengths must be a multiple of it.
 pub const GRANULE: usize = 128;
@@ -15,7 +15,7 @@ pub const GRANULE: usize = 128;
 pub const ALIGNMENT: usize = 64;
 
 /// What a kernel does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// Read the source, write the destination.

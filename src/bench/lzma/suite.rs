@@ -2,7 +2,7 @@
 //! cluster, then multi-threaded on all cores (three consecutive runs for 7-Zip); the native
 //! LZMA score the same way. Used by `sbc-bench bench compress` and the standard run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::external::sevenzip::{BenchRun, SevenZip, Version};
 use crate::bench::lzma::{self, LzmaRun, Options};
@@ -136,7 +136,7 @@ impl Config<'_> {
 }
 
 /// A single-threaded result and where it ran.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OnTarget<T> {
     /// The CPU, with its core type.
     pub target: Target,
@@ -145,7 +145,7 @@ pub struct OnTarget<T> {
 }
 
 /// 7-Zip's half.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SevenZipResults {
     /// The binary that ran.
     pub path: String,
@@ -155,16 +155,18 @@ pub struct SevenZipResults {
     pub warning: Option<String>,
     /// The 7-Zip sbc-bench ships (next to our binary or in `/usr/lib/sbc-bench`), not
     /// the distro's; only said (`"bundled": true`) when it is.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bundled: bool,
     /// `7-Zip 16.02 (bundled)`: how the log names the bundled one (absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// `-md=` passed, if any.
     pub dict: Option<String>,
     /// Single-threaded runs, one per target.
+    #[serde(default)]
     pub single: Vec<OnTarget<BenchRun>>,
     /// Consecutive multi-threaded runs on all CPUs.
+    #[serde(default)]
     pub multi: Vec<BenchRun>,
 }
 
@@ -179,15 +181,17 @@ impl SevenZipResults {
 }
 
 /// Everything `bench compress` measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompressResults {
     /// 7-Zip's benchmark, when installed and asked for.
     pub sevenzip: Option<SevenZipResults>,
     /// Native single-threaded runs, one per target.
+    #[serde(default)]
     pub native_single: Vec<OnTarget<LzmaRun>>,
     /// Native multi-threaded run on all CPUs.
     pub native_multi: Option<LzmaRun>,
     /// Failures (a run killed by the OOM killer, a CPU that cannot be pinned…), and notes.
+    #[serde(default)]
     pub errors: Vec<Remark>,
 }
 

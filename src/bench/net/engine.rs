@@ -14,7 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::proto::{PeerResults, Protocol, StreamResult};
 use super::sockopt;
@@ -51,7 +51,7 @@ impl DataSocket {
 }
 
 /// One data stream as reports name it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StreamInfo {
     /// iperf3 stream id (1, 3, 4, …), the key of the results exchange.
     pub id: i64,
@@ -108,7 +108,7 @@ impl StreamSpec {
 }
 
 /// Numbers of one stream over one interval, in iperf3's JSON field names.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamInterval {
     /// Descriptor.
     pub socket: i32,
@@ -126,34 +126,34 @@ pub struct StreamInterval {
     /// Rate in bit/s.
     pub bits_per_second: f64,
     /// TCP retransmits in this interval (sending TCP streams).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retransmits: Option<i64>,
     /// Congestion window in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snd_cwnd: Option<u64>,
     /// Peer receive window in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snd_wnd: Option<u64>,
     /// Smoothed RTT in µs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt: Option<u64>,
     /// RTT variance in µs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rttvar: Option<u64>,
     /// Path MTU.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pmtu: Option<u64>,
     /// UDP jitter in ms (receiving UDP streams).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter_ms: Option<f64>,
     /// UDP datagrams lost in this interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_packets: Option<i64>,
     /// UDP datagrams in this interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packets: Option<i64>,
     /// Lost / total in percent.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_percent: Option<f64>,
     /// Inside the omit period.
     pub omitted: bool,
@@ -162,14 +162,15 @@ pub struct StreamInterval {
 }
 
 /// One interval of every stream.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Per stream, in stream order.
+    #[serde(default)]
     pub streams: Vec<StreamInterval>,
 }
 
 /// What one stream did over the whole test (after the omit period), measured here.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StreamTotals {
     /// Stream id.
     pub id: i64,
@@ -243,7 +244,7 @@ pub fn peer_results(
 }
 
 /// Which thread serves which stream (for "which core did the receiver run on").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StreamThread {
     /// Stream id.
     pub id: i64,

@@ -19,14 +19,14 @@ pub mod server;
 pub mod sockopt;
 pub mod units;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use engine::{Interval, StreamFailure, StreamInfo, StreamThread, StreamTotals};
 use proto::{PeerResults, TestParams};
 use sockopt::CpuUtil;
 
 /// Which end of the test we are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// We connected (`-c`).
@@ -36,7 +36,7 @@ pub enum Role {
 }
 
 /// Everything one test produced on our side, and what the peer reported.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestReport {
     /// Client or server.
     pub role: Role,
@@ -55,10 +55,13 @@ pub struct TestReport {
     /// Socket receive buffer of the first data connection.
     pub rcvbuf_actual: Option<u32>,
     /// Data streams in order.
+    #[serde(default)]
     pub streams: Vec<StreamInfo>,
     /// Every interval measured.
+    #[serde(default)]
     pub intervals: Vec<Interval>,
     /// Our per-stream totals.
+    #[serde(default)]
     pub totals: Vec<StreamTotals>,
     /// The peer's results (absent when the test ended early).
     pub peer: Option<PeerResults>,

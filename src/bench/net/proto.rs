@@ -472,7 +472,7 @@ pub fn read_server_error<R: Read>(r: &mut R) -> Result<(i32, i32), ProtoError> {
 }
 
 /// Transport of the data connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Protocol {
     /// TCP streams.
@@ -493,7 +493,7 @@ impl Protocol {
 }
 
 /// Who sends data in a test, from the client's point of view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Client sends (the default).
@@ -505,7 +505,7 @@ pub enum Direction {
 }
 
 /// Test parameters as the client sends them.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TestParams {
     /// TCP or UDP.
     pub protocol: Protocol,
@@ -816,7 +816,7 @@ pub fn parse_params(body: &[u8]) -> Result<TestParams, ProtoError> {
 }
 
 /// One stream's totals in a results message.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StreamResult {
     /// Stream id (1, 3, 4, 5…: iperf3 numbers the second stream 3, and both ends
     /// number streams in the order they were connected).
@@ -838,7 +838,7 @@ pub struct StreamResult {
 }
 
 /// The results one side sends to the other.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PeerResults {
     /// CPU used by the process over the test, % of one core.
     pub cpu_util_total: f64,
@@ -851,6 +851,7 @@ pub struct PeerResults {
     /// TCP congestion control used.
     pub congestion_used: Option<String>,
     /// Per-stream totals.
+    #[serde(default)]
     pub streams: Vec<StreamResult>,
     /// The server's text output, when the client asked for it.
     pub server_output_text: Option<String>,

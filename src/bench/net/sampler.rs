@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::engine::{StreamInfo, StreamThread};
 use crate::monitor::sample::{IrqSelect, Sample, SampleSpec, TaskId};
@@ -23,24 +23,29 @@ use crate::sys::net::{self, IfStats, Interface};
 use crate::sys::root::SysRoot;
 
 /// One reading.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SystemSample {
     /// Seconds since the sampler started.
     pub at_s: f64,
     /// `/proc/stat`.
     pub stat: Option<ProcStat>,
     /// Interrupts of the interface's IRQ lines, summed per CPU.
+    #[serde(default)]
     pub nic_irqs: BTreeMap<u32, u64>,
     /// NET_RX softirqs per CPU.
+    #[serde(default)]
     pub net_rx: BTreeMap<u32, u64>,
     /// NET_TX softirqs per CPU.
+    #[serde(default)]
     pub net_tx: BTreeMap<u32, u64>,
     /// Interface counters.
     pub if_stats: Option<IfStats>,
     /// Current clock per policy, kHz.
+    #[serde(default)]
     pub cur_khz: BTreeMap<u32, u64>,
     /// (stream id, sender, CPU it last ran on, user+system clock ticks so far) of each
     /// stream thread.
+    #[serde(default)]
     pub threads: Vec<(i64, bool, u32, u64)>,
 }
 
@@ -228,15 +233,18 @@ impl Sampler {
 }
 
 /// What the sampler read during one test: raw readings, nothing derived.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct NetRecording {
     /// The interface watched, as it was before the test.
     pub iface: Option<Interface>,
     /// cpufreq policies, as they were before the test.
+    #[serde(default)]
     pub policies: Vec<Policy>,
     /// ondemand's (or conservative's) `io_is_busy` per policy that has it, at the end.
+    #[serde(default)]
     pub io_is_busy: BTreeMap<u32, bool>,
     /// Readings in order.
+    #[serde(default)]
     pub samples: Vec<SystemSample>,
     /// The driver's statistics (`ethtool -S`) before the test.
     pub ethtool_before: Option<BTreeMap<String, u64>>,

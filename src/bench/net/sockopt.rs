@@ -184,7 +184,7 @@ pub fn gettid() -> i32 {
 
 /// Process CPU utilisation between two readings, as iperf3 reports it: percent of one
 /// core, total / user / system.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CpuUtil {
     /// User + system.
     pub total_pct: f64,

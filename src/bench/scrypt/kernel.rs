@@ -359,7 +359,7 @@ pub fn scrypt_r1p1<const DK: usize>(password: &[u8], salt: &[u8], n: usize) -> [
 }
 
 /// Which multi-hash kernel runs on this CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Kernel {
     /// One hash at a time, scalar code.
     #[serde(rename = "scalar")]

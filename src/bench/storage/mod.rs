@@ -26,7 +26,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::shutdown::CancellationToken;
 
@@ -54,13 +54,14 @@ pub const MIN_MARGIN: u64 = 1 << 20;
 pub const ALIGN: u64 = 4096;
 
 /// What to run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     /// Directory the test file is created in.
     pub dir: PathBuf,
     /// Size of the test file in bytes.
     pub size_bytes: u64,
     /// Record (block) sizes in bytes, each a multiple of 4 KiB.
+    #[serde(default)]
     pub records: Vec<u64>,
     /// Check free space before starting. Only tests turn this off, to provoke ENOSPC
     /// in the middle of a run.
@@ -102,7 +103,7 @@ impl Config {
 }
 
 /// One pass over the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Sequential write into an empty file (allocation included), then fsync.
@@ -149,7 +150,7 @@ impl Phase {
 }
 
 /// The result of one pass.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
     /// Which pass.
     pub phase: Phase,
@@ -187,11 +188,12 @@ impl PhaseResult {
 }
 
 /// All passes with one record size.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordResult {
     /// Record size in bytes.
     pub record_bytes: u64,
     /// The six passes in iozone's order.
+    #[serde(default)]
     pub phases: Vec<PhaseResult>,
 }
 
@@ -203,7 +205,7 @@ impl RecordResult {
 }
 
 /// A finished benchmark.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchResult {
     /// Directory the file was in.
     pub dir: String,
@@ -214,8 +216,10 @@ pub struct BenchResult {
     /// fsync is part of every write timing (iozone `-e`).
     pub fsync_in_write_timing: bool,
     /// Per record size.
+    #[serde(default)]
     pub records: Vec<RecordResult>,
     /// Things the user must know about the numbers.
+    #[serde(default)]
     pub warnings: Vec<String>,
 }
 

@@ -5,7 +5,7 @@ use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The name prefix of our test files; the full name is
 /// `.sbc-bench-iotest.<pid>.<9 digits of nanoseconds><attempt 0-15>`.
@@ -24,7 +24,7 @@ pub fn test_file_pid(name: &str) -> Option<u32> {
 }
 
 /// A test file an earlier run left behind (killed with SIGKILL, a power cut).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StaleFile {
     /// Where it is.
     pub path: PathBuf,

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::cpuinfo::{Block, CpuInfo, parse_num};
 use super::midr::Midr;
@@ -20,7 +20,7 @@ use super::riscv::{self, RiscvId};
 use super::x86::{self, X86Id};
 
 /// Instruction set family, as told by the file's content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CpuArch {
     /// 32- or 64-bit Arm.
@@ -38,41 +38,43 @@ pub enum CpuArch {
 }
 
 /// The identity of one CPU as far as cpuinfo tells.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoreIdent {
     /// Core name as sbc-bench prints it (`Cortex-A55`, `Neoverse-N1`, `Celeron J4125 @ 2.00GHz`).
     pub core_type: Option<String>,
     /// Revision as `rXpY` on Arm; `None` elsewhere (sbc-bench prints none there either).
     pub stepping: Option<String>,
     /// Instruction set family, from the file's content.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arch: Option<CpuArch>,
     /// Raw Arm MIDR fields.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub midr: Option<Midr>,
     /// Raw RISC-V machine ID registers.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub riscv: Option<RiscvId>,
     /// Raw x86 CPUID family/model/stepping.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x86: Option<X86Id>,
     /// True when this identity comes from the one block old kernels print for all CPUs. It
     /// then describes whichever CPU read the file: on big.LITTLE SoCs the other cluster's
     /// core type is not in the file at all.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shared: bool,
 }
 
 /// Everything decoded from one cpuinfo file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
     /// Instruction set family, `None` when the content does not tell.
     pub arch: Option<CpuArch>,
     /// Identity per listed CPU number.
+    #[serde(default)]
     pub cpus: BTreeMap<u32, CoreIdent>,
     /// Distinct (core type, stepping) pairs in file order. HiSilicon's Kirin 920 kernel
     /// prints `CPU part : 0xc07 & 0xc0f`: both cores appear here, though which CPU is which
     /// is not in the file.
+    #[serde(default)]
     pub distinct: Vec<(String, Option<String>)>,
 }
 

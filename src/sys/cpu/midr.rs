@@ -7,10 +7,10 @@
 //! without a vendor prefix (`Cortex-A76`, `Neoverse-N1`), every other implementer's cores
 //! with one (`Qualcomm Kryo V2`, `Cavium ThunderX 88XX`, `NVidia Carmel`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The MIDR fields cpuinfo prints for one CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Midr {
     /// `CPU implementer` (0x41 = Arm).
     pub implementer: u32,

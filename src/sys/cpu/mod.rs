@@ -10,7 +10,7 @@ pub mod x86;
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::cache;
 use crate::sys::cpufreq::{self, Policy};
@@ -20,7 +20,7 @@ use crate::sys::root::SysRoot;
 pub const CPU_DIR: &str = "/sys/devices/system/cpu";
 
 /// One logical CPU.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cpu {
     /// Logical CPU number (`cpuN`).
     pub cpu: u32,
@@ -43,11 +43,12 @@ pub struct Cpu {
 }
 
 /// A group of CPUs benchmarked as one: same core type, same clock, same package.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cluster {
     /// Index as in [`Cpu::cluster`].
     pub id: u32,
     /// Member CPUs, ascending.
+    #[serde(default)]
     pub cpus: Vec<u32>,
     /// Shared core type.
     pub core_type: Option<String>,
@@ -72,11 +73,13 @@ impl Cluster {
 }
 
 /// All CPUs and the clusters they form.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Topology {
     /// Every CPU the kernel knows of (`possible`/`present`), ascending.
+    #[serde(default)]
     pub cpus: Vec<Cpu>,
     /// Clusters of the CPUs, in order of their first CPU.
+    #[serde(default)]
     pub clusters: Vec<Cluster>,
     /// cpuinfo printed one identity block for all CPUs (old and vendor kernels): it
     /// describes whichever CPU read the file, so on big.LITTLE SoCs the other cluster's
@@ -84,6 +87,7 @@ pub struct Topology {
     pub shared_identity: bool,
     /// What the CPU list could not take at face value (an absurd `present` range capped
     /// to the CPUs with sysfs directories), one sentence each; empty when nothing.
+    #[serde(default)]
     pub topology_notes: Vec<String>,
 }
 

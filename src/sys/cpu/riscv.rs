@@ -5,10 +5,10 @@
 //! vendor's core design. sbc-bench prints the raw `uarch` or `isa`; we print a name when
 //! the IDs or `uarch` tell one, and fall back to the same raw strings otherwise.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The machine ID registers of one hart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RiscvId {
     /// `mvendorid` (JEDEC ID: 0x489 SiFive, 0x5b7 T-Head, 0x710 SpacemiT, 0x31e Andes).
     pub mvendorid: u64,

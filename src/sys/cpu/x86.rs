@@ -5,10 +5,10 @@
 //! the kernel's hybrid PMU lists them in `/sys/devices/cpu_core/cpus` (P) and
 //! `/sys/devices/cpu_atom/cpus` (E), read by `Topology::read`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// CPUID family/model/stepping as cpuinfo prints them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct X86Id {
     /// `cpu family`.
     pub family: u32,
@@ -19,7 +19,7 @@ pub struct X86Id {
 }
 
 /// Which kind of core a CPU of a hybrid x86 design is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HybridKind {
     /// Performance core (`cpu_core`).
     Performance,

@@ -18,7 +18,7 @@ pub const DEFAULT_EVERY: Duration = Duration::from_millis(800);
 pub const MAX_HISTORY: usize = 108_000;
 
 /// A reading and when it was taken.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timed {
     /// Wall-clock time of the reading, ms since the epoch (the monitor's phases use it).
     pub unix_ms: i64,

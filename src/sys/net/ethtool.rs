@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 const ETHTOOL_GDRVINFO: u32 = 0x03;
 const ETHTOOL_GRXCSUM: u32 = 0x14;
@@ -43,7 +43,7 @@ const NWORDS_OFF: usize = 15;
 const MAX_STATS: usize = 8192;
 
 /// Link modes (`ethtool IF`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkModes {
     /// Negotiated speed in Mb/s.
     pub speed_mbps: Option<u32>,
@@ -60,7 +60,7 @@ pub struct LinkModes {
 }
 
 /// Driver facts from ethtool (live system only).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EthtoolInfo {
     /// `driver:` of `ethtool -i`.
     pub driver: Option<String>,
@@ -75,6 +75,7 @@ pub struct EthtoolInfo {
     /// Link modes, when the driver implements them.
     pub link: Option<LinkModes>,
     /// Offloads that could be asked (`rx-checksumming`, `tcp-segmentation-offload`, …).
+    #[serde(default)]
     pub offloads: BTreeMap<String, bool>,
 }
 

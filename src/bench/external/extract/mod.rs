@@ -9,10 +9,10 @@ pub mod stockfish;
 pub mod stressng;
 pub mod sysbench;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which parser reads a command's output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
     /// Any other command: its duration is its result.
@@ -52,7 +52,7 @@ impl Tool {
 }
 
 /// One measured value with its unit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Value {
     /// What it is (`Single-Core Score`, `cpu bogo ops/s (real time)`, `events/s`).
     pub name: String,
@@ -73,9 +73,10 @@ impl Value {
 }
 
 /// What an extractor found in one run's output.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Score {
     /// The values, in the order the tool printed them.
+    #[serde(default)]
     pub values: Vec<Value>,
     /// Where the tool published the result (Geekbench Browser, OpenBenchmarking.org).
     pub url: Option<String>,
