@@ -10,7 +10,6 @@ pub mod review;
 pub mod runner;
 pub mod thermal;
 pub mod tuning;
-pub mod validation;
 pub mod wrap;
 
 #[cfg(test)]

@@ -514,14 +514,16 @@ pub(crate) fn finish(
     report.pi_throttled_after = crate::bench::external::vcgencmd::pi_throttled(root);
     let swap_after = swap_state(root, &system_after);
     let online_after = system_after.topology.online();
-    report.findings.extend(crate::run::validation::findings(
-        &report,
-        recording.as_ref(),
-        &swap_before,
-        &swap_after,
-        &online_before,
-        &online_after,
-    ));
+    report
+        .findings
+        .extend(crate::diagnose::run_validation::findings(
+            &report,
+            recording.as_ref(),
+            &swap_before,
+            &swap_after,
+            &online_before,
+            &online_after,
+        ));
     report.findings.extend(setup_findings(&report));
     report
         .findings
@@ -543,7 +545,7 @@ pub(crate) fn finish(
         && report.config.graph.is_none()
         && report.review.is_none()
         && report.wrap.is_none())
-    .then(|| crate::run::validation::results_row(&report, &report.findings));
+    .then(|| crate::diagnose::run_validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     crate::run::wrap::excuse_offlined(&mut report);
     ctx.sink.finish(&report);

@@ -1,4 +1,5 @@
-//! From a finished run to sbc-bench's "Results validation" list and the Results.md row.
+//! From a finished run to sbc-bench's "Results validation" list and the Results.md row: the
+//! judgement of a whole run report (the per-check rules it applies are in `validate`).
 
 use crate::diagnose::throttle::{self, PiThrottled};
 use crate::diagnose::validate::{self, ClockCheck as AdvertisedCheck, SwapState};
