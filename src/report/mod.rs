@@ -8,6 +8,7 @@ pub mod graph;
 pub mod html;
 pub mod info;
 pub mod kernel;
+pub mod log_sections;
 pub mod logsec;
 pub mod net;
 pub mod page;

@@ -21,12 +21,6 @@ use crate::layers::{blank_comments_and_strings, ident_at, is_ident, rust_files, 
 /// (a circle that shrank: write down what is left).
 const KNOWN_CYCLES: &[&[&str]] = &[
     &["src/app/bench/driver.rs", "src/app/bench/pinning.rs"],
-    &["src/report/export/mod.rs", "src/report/graph.rs"],
-    &[
-        "src/report/review.rs",
-        "src/report/run.rs",
-        "src/report/wrap.rs",
-    ],
     &[
         "src/run/exec.rs",
         "src/run/graph.rs",
