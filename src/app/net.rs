@@ -9,8 +9,8 @@ use crate::app::Ctx;
 use crate::bench::net::client::{self, ClientConfig};
 use crate::bench::net::engine::{StreamInfo, StreamThread};
 use crate::bench::net::proto::{Protocol, TestParams};
-use crate::bench::net::report::{self, Layout};
-use crate::bench::net::sampler::{self, Sampler};
+use crate::bench::net::report::{self, Iperf3Layout};
+use crate::bench::net::sampler::{self, NetSampler};
 use crate::bench::net::server::{self, ServerConfig};
 use crate::bench::net::{NetError, NetEvent, Role, TestReport};
 use crate::cli::net::{ClientArgs, CommonArgs, NetArgs, NetCommand, ServerArgs};
@@ -116,9 +116,9 @@ fn start_sampler(
     common: &CommonArgs,
     streams: &[StreamInfo],
     threads: &[StreamThread],
-) -> Sampler {
+) -> NetSampler {
     let iface = iface_for_streams(common, streams);
-    let mut s = Sampler::new(root, iface.as_deref());
+    let mut s = NetSampler::new(root, iface.as_deref());
     s.set_peer_local(root.is_host() && peer_is_local(streams));
     s.sample(threads);
     s
@@ -236,8 +236,8 @@ struct Watch<'a> {
     json: bool,
     diag: bool,
     /// Set when data starts to flow.
-    layout: Option<Layout>,
-    sampler: Option<Sampler>,
+    layout: Option<Iperf3Layout>,
+    sampler: Option<NetSampler>,
 }
 
 impl<'a> Watch<'a> {
@@ -272,7 +272,7 @@ impl<'a> Watch<'a> {
                 streams,
                 threads,
             } => {
-                self.layout = Some(Layout {
+                self.layout = Some(Iperf3Layout {
                     role: self.role,
                     protocol: params.protocol,
                     direction: params.direction(),
@@ -336,7 +336,7 @@ impl<'a> Watch<'a> {
         // does; the results still feed the diagnosis and the JSON.
         let peer = r.peer.as_ref().filter(|_| self.role == Role::Client);
         let s = report::summarize(&r.streams, &r.totals, peer, r.sender_has_retransmits);
-        out(&report::summary_text(&Layout::of(r), &s));
+        out(&report::summary_text(&Iperf3Layout::of(r), &s));
         if self.role == Role::Client {
             if let Some(t) = peer.and_then(|p| p.server_output_text.as_ref()) {
                 out(&report::server_output_block(t));

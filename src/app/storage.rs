@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::app::Ctx;
-use crate::bench::external::smartctl::{self, Source};
+use crate::bench::external::smartctl::{self, SmartctlSource};
 use crate::bench::storage::{self as engine, StorageError};
 use crate::cli::storage::{StorageArgs, StorageBenchArgs, StorageCommand};
 use crate::diagnose;
@@ -51,8 +51,8 @@ pub fn collect(root: &SysRoot) -> StorageReport {
 
 /// Fill in each drive's health from smartctl, or say why it is missing.
 fn query_health(root: &SysRoot, inv: &mut Inventory, notes: &mut Vec<String>) {
-    let source = Source::for_root(root);
-    if let Source::Unavailable(why) = &source {
+    let source = SmartctlSource::for_root(root);
+    if let SmartctlSource::Unavailable(why) = &source {
         notes.push(why.clone());
         for d in inv.devices.iter_mut().filter(|d| smartctl::applies_to(d)) {
             d.health_note = Some(why.clone());
@@ -62,9 +62,9 @@ fn query_health(root: &SysRoot, inv: &mut Inventory, notes: &mut Vec<String>) {
     let sp = output::spinner("Reading drive health (smartctl)");
     for d in inv.devices.iter_mut() {
         match smartctl::query(&source, d) {
-            Some(smartctl::Outcome::Health(h)) => d.health = Some(*h),
-            Some(smartctl::Outcome::NoData(m)) => d.health_note = Some(m),
-            Some(smartctl::Outcome::Timeout(t)) => {
+            Some(smartctl::SmartctlOutcome::Health(h)) => d.health = Some(*h),
+            Some(smartctl::SmartctlOutcome::NoData(m)) => d.health_note = Some(m),
+            Some(smartctl::SmartctlOutcome::Timeout(t)) => {
                 let m = format!(
                     "smartctl did not answer within {} s (a USB bridge that hangs on SMART commands?)",
                     t.as_secs()

@@ -27,7 +27,7 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
 
 /// How long and how often.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
+pub struct ScryptOptions {
     /// Total run time.
     pub duration: Duration,
     /// Length of one reported interval.
@@ -36,7 +36,7 @@ pub struct Options {
     pub kernel: Kernel,
 }
 
-impl Default for Options {
+impl Default for ScryptOptions {
     fn default() -> Self {
         Self {
             duration: DEFAULT_DURATION,
@@ -46,7 +46,7 @@ impl Default for Options {
     }
 }
 
-impl Options {
+impl ScryptOptions {
     /// `--quick`: 10 seconds in 5-second intervals.
     pub fn quick() -> Self {
         Self {
@@ -116,14 +116,14 @@ pub struct Stress {
 
 impl Benchmark for Scrypt<'_> {
     const NAME: &'static str = "scrypt";
-    type Options = Options;
+    type Options = ScryptOptions;
     type Output = Stress;
 
     /// [`run_partial`]. Progress follows the clock, not the 5-second intervals, so a bar's
     /// ETA shrinks steadily; each finished interval labels the step with its kH/s.
     fn run(
         &self,
-        opts: &Options,
+        opts: &ScryptOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<Stress, BenchError> {
@@ -153,7 +153,7 @@ impl Benchmark for Scrypt<'_> {
 /// hashes (milliseconds) when `cancel` fires, and then returns [`BenchError::Cancelled`].
 pub fn run(
     cpus: &[u32],
-    opts: &Options,
+    opts: &ScryptOptions,
     cancel: &CancellationToken,
     on_interval: &(dyn Fn(&Interval) + Sync),
 ) -> Result<ScryptRun, BenchError> {
@@ -168,7 +168,7 @@ pub fn run(
 /// throttle keeps the numbers).
 pub fn run_partial(
     cpus: &[u32],
-    opts: &Options,
+    opts: &ScryptOptions,
     cancel: &CancellationToken,
     on_interval: &(dyn Fn(&Interval) + Sync),
 ) -> Result<(ScryptRun, bool), BenchError> {
@@ -360,7 +360,7 @@ mod tests {
     #[test]
     fn short_run_reports_intervals_and_threads() {
         let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
-        let opts = Options {
+        let opts = ScryptOptions {
             duration: Duration::from_millis(600),
             interval: Duration::from_millis(200),
             kernel: Kernel::detect(),
@@ -385,7 +385,7 @@ mod tests {
         let t = std::sync::Arc::new(CancellationToken::new());
         let t2 = std::sync::Arc::clone(&t);
         let start = Instant::now();
-        let h = std::thread::spawn(move || run(&[cpu], &Options::default(), &t2, &|_| {}));
+        let h = std::thread::spawn(move || run(&[cpu], &ScryptOptions::default(), &t2, &|_| {}));
         std::thread::sleep(Duration::from_millis(100));
         t.cancel();
         assert!(matches!(h.join().unwrap(), Err(BenchError::Cancelled)));
@@ -395,7 +395,7 @@ mod tests {
     #[test]
     fn a_cancelled_run_keeps_the_intervals_it_finished() {
         let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
-        let opts = Options {
+        let opts = ScryptOptions {
             duration: Duration::from_secs(60),
             interval: Duration::from_millis(100),
             kernel: Kernel::detect(),
@@ -426,9 +426,9 @@ mod tests {
     #[test]
     fn no_usable_cpu_is_an_error() {
         let t = CancellationToken::new();
-        let opts = Options {
+        let opts = ScryptOptions {
             duration: Duration::from_millis(100),
-            ..Options::default()
+            ..ScryptOptions::default()
         };
         assert!(run(&[4000], &opts, &t, &|_| {}).is_err());
         assert!(run(&[], &opts, &t, &|_| {}).is_err());

@@ -17,7 +17,7 @@ use crate::sys::storage::{Bus, Device};
 
 /// The most a link carries in practice.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LinkLimit {
+pub struct StorageLinkLimit {
     /// The link in words: `USB 5Gbps`, `SATA 6.0 Gbps`, `PCIe 5GT/s x1`, `SD UHS SDR104`.
     pub link: String,
     /// Practical ceiling in MB/s (10^6 bytes).
@@ -54,7 +54,7 @@ fn parse_gbps(s: &str) -> Option<f64> {
 
 /// Every link between CPU and flash with its practical ceiling, nearest to the drive
 /// first.
-pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
+pub fn link_limits(dev: &Device) -> Vec<StorageLinkLimit> {
     let mut out = Vec::new();
     // SATA link: the negotiated speed (libata), else what smartctl says.
     let sata = dev
@@ -68,7 +68,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
         })
         .and_then(parse_gbps);
     if let Some(g) = sata {
-        out.push(LinkLimit {
+        out.push(StorageLinkLimit {
             link: format!("SATA {g:.1} Gb/s"),
             mb_per_s: sata_limit_mb_per_s(g),
         });
@@ -88,7 +88,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
             } else {
                 "SD"
             };
-            out.push(LinkLimit {
+            out.push(StorageLinkLimit {
                 link: format!("{kind} {}", mode.words().trim()).trim().to_string(),
                 mb_per_s: mode.max_mb_per_s(width) * 0.9,
             });
@@ -96,7 +96,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
     }
     if let Some(u) = &dev.usb {
         if let Some(s) = u.device.speed_mbps {
-            out.push(LinkLimit {
+            out.push(StorageLinkLimit {
                 link: format!("USB {}", crate::sys::usb::format_speed(s)),
                 mb_per_s: usb_limit_mb_per_s(s),
             });
@@ -104,7 +104,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
         // A hub's uplink is shared by everything behind it; its speed caps all of them.
         for h in u.external_hubs() {
             if let Some(s) = h.speed_mbps {
-                out.push(LinkLimit {
+                out.push(StorageLinkLimit {
                     link: format!("USB hub uplink {}", crate::sys::usb::format_speed(s)),
                     mb_per_s: usb_limit_mb_per_s(s),
                 });
@@ -114,7 +114,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
     if let Some(p) = &dev.pci {
         if let Some(l) = &p.link {
             if let (Some(raw), Some(s), Some(w)) = (l.raw_mb_per_s(), l.speed_gts, l.width) {
-                out.push(LinkLimit {
+                out.push(StorageLinkLimit {
                     link: format!("PCIe {} x{w}", crate::sys::pci::format_speed(s)),
                     mb_per_s: raw * PCIE_EFFICIENCY,
                 });
@@ -125,7 +125,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
 }
 
 /// The narrowest link.
-pub fn narrowest(dev: &Device) -> Option<LinkLimit> {
+pub fn narrowest(dev: &Device) -> Option<StorageLinkLimit> {
     link_limits(dev)
         .into_iter()
         .min_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
@@ -461,7 +461,7 @@ pub const IO_PATH_PCT: f64 = 75.0;
 struct RunFacts<'a> {
     obs: &'a StorageObservation,
     /// The narrowest link, when the device is known.
-    limit: Option<LinkLimit>,
+    limit: Option<StorageLinkLimit>,
     /// The fastest pass reached 85 % of that link with O_DIRECT: (pass, share of it).
     link_bound: Option<(&'a PhaseObservation, f64)>,
     /// A saturated core that other processes, not our I/O path, kept busy.
@@ -543,7 +543,7 @@ fn page_cache(x: &RunFacts<'_>) -> Option<Finding> {
 /// The fastest pass and its share of `l`, when it reached 85 % of it with O_DIRECT.
 fn link_bound_pass<'a>(
     obs: &'a StorageObservation,
-    l: &LinkLimit,
+    l: &StorageLinkLimit,
 ) -> Option<(&'a PhaseObservation, f64)> {
     let best = obs
         .phases

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::bench::aes::Algorithm;
-use crate::bench::aes::suite::{AesResults, Row};
+use crate::bench::aes::suite::{AesResults, AesRow};
 use crate::bench::scrypt::ScryptRun;
 use crate::diagnose::{Finding, FindingCode, Severity};
 use crate::monitor::Recording;
@@ -200,7 +200,7 @@ pub struct AesRatio {
     pub ratio: f64,
 }
 
-fn at_size(row: &Row) -> Option<f64> {
+fn at_size(row: &AesRow) -> Option<f64> {
     row.sizes
         .iter()
         .find(|t| t.buffer_bytes == RATIO_BUFFER_BYTES)
@@ -274,7 +274,7 @@ mod tests {
             ghash_backend: "pmull",
             native: rows
                 .iter()
-                .map(|&(cpu, tag, bps)| Row {
+                .map(|&(cpu, tag, bps)| AesRow {
                     algorithm: Algorithm::Aes256Cbc,
                     cpu,
                     tag: tag.to_string(),

@@ -301,8 +301,8 @@ pub fn wait_for_target(
 }
 
 /// scrypt on every usable CPU for `duration` (the load, and one heat-up interval).
-fn stress<'a>(env: &'a Env<'_>, duration: Duration) -> (ThermalStress<'a>, scrypt::Options) {
-    let opts = scrypt::Options {
+fn stress<'a>(env: &'a Env<'_>, duration: Duration) -> (ThermalStress<'a>, scrypt::ScryptOptions) {
+    let opts = scrypt::ScryptOptions {
         duration,
         ..Default::default()
     };
@@ -328,12 +328,12 @@ pub struct ThermalStress<'a> {
 
 impl Benchmark for ThermalStress<'_> {
     const NAME: &'static str = "scrypt";
-    type Options = scrypt::Options;
+    type Options = scrypt::ScryptOptions;
     type Output = Stress;
 
     fn run(
         &self,
-        opts: &scrypt::Options,
+        opts: &scrypt::ScryptOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<Stress, BenchError> {
@@ -342,7 +342,7 @@ impl Benchmark for ThermalStress<'_> {
 }
 
 impl Canned for ThermalStress<'_> {
-    fn canned(&self, opts: &scrypt::Options) -> Result<Stress, BenchError> {
+    fn canned(&self, opts: &scrypt::ScryptOptions) -> Result<Stress, BenchError> {
         let t0 = Instant::now();
         let finished = self.cancel.sleep(opts.duration);
         let elapsed = t0.elapsed().as_secs_f64();

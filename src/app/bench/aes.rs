@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::bench::aes::suite::{Aes, AesResults, SuiteOptions};
+use crate::bench::aes::suite::{Aes, AesResults, AesSuiteOptions};
 use crate::bench::aes::{self, Algorithm};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
@@ -52,7 +52,7 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<Outcome> {
 }
 
 struct AesCommand {
-    opts: SuiteOptions,
+    opts: AesSuiteOptions,
     openssl: Option<Openssl>,
     notes: Vec<String>,
 }
@@ -90,13 +90,13 @@ impl Command for AesCommand {
             algorithms.dedup();
         }
         let quick = args.common.quick;
-        let opts = SuiteOptions {
+        let opts = AesSuiteOptions {
             algorithms,
             parallel,
             opts: if quick {
-                aes::Options::quick()
+                aes::AesOptions::quick()
             } else {
-                aes::Options::default()
+                aes::AesOptions::default()
             },
             openssl_seconds: quick.then_some(1),
             outlier_retries: 0,

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::bench::aes::{self, Algorithm, Backend, Options};
+use crate::bench::aes::{self, AesOptions, Algorithm, Backend};
 use crate::bench::external::openssl::{Openssl, SpeedRun, Throughput};
 use crate::bench::pin::Target;
 use crate::bench::{BenchError, Benchmark, Progress, Remark, Steps, Tick};
@@ -12,7 +12,7 @@ use crate::shutdown::CancellationToken;
 
 /// What to run.
 #[derive(Debug, Clone)]
-pub struct Config<'a> {
+pub struct AesSuiteConfig<'a> {
     /// One CPU per cluster (or the CPUs asked for), each measured alone.
     pub targets: &'a [Target],
     /// Every CPU, for the fully parallel rows.
@@ -22,7 +22,7 @@ pub struct Config<'a> {
     /// Algorithms for the fully parallel rows (empty: none).
     pub parallel: Vec<Algorithm>,
     /// Native timing.
-    pub opts: Options,
+    pub opts: AesOptions,
     /// The OpenSSL to compare with, if any.
     pub openssl: Option<&'a Openssl>,
     /// `openssl speed -seconds` (None: OpenSSL's default of 3 s).
@@ -36,7 +36,7 @@ pub struct Config<'a> {
     pub native_beside_openssl: bool,
 }
 
-impl Config<'_> {
+impl AesSuiteConfig<'_> {
     /// The native rows are measured before OpenSSL's (not only as a stand-in after them).
     fn native_first(&self) -> bool {
         self.openssl.is_none() || self.native_beside_openssl
@@ -75,7 +75,7 @@ impl Config<'_> {
 
 /// One table row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
+pub struct AesRow {
     /// The algorithm.
     pub algorithm: Algorithm,
     /// The CPU it ran on.
@@ -96,7 +96,7 @@ pub struct OpensslResults {
     /// The line sbc-bench writes above the table.
     pub version_line: String,
     /// Per-target rows, as the native ones; a CBC row twice in a row when it ran twice.
-    pub rows: Vec<Row>,
+    pub rows: Vec<AesRow>,
     /// Ran twice on the single cluster (sbc-bench's `Executing benchmark twice on cluster
     /// 0`): the AES column averages the two aes-256-cbc rows.
     pub twice: bool,
@@ -110,7 +110,7 @@ pub struct AesResults {
     /// The GHASH implementation of native GCM rows (`pclmulqdq`, `pmull`, `soft`).
     pub ghash_backend: &'static str,
     /// Native rows (per target, then fully parallel).
-    pub native: Vec<Row>,
+    pub native: Vec<AesRow>,
     /// OpenSSL rows, when it is installed and was asked for.
     pub openssl: Option<OpensslResults>,
     /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…), and notes.
@@ -139,8 +139,8 @@ fn tag_among(t: &Target, targets: &[Target]) -> String {
 
 const PARALLEL: &str = "fully parallel";
 
-fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> Row {
-    Row {
+fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> AesRow {
+    AesRow {
         algorithm: r.algorithm,
         cpu,
         tag,
@@ -156,8 +156,8 @@ fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> Row {
     }
 }
 
-fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> Row {
-    Row {
+fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> AesRow {
+    AesRow {
         algorithm: r.algorithm,
         cpu,
         tag,
@@ -168,7 +168,7 @@ fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> Row {
 
 /// Per-target rows in sbc-bench's order: by algorithm, then by target, except that each
 /// target's GCM row follows its 256-bit CBC row (sbc-bench runs GCM inside that pass).
-fn plan(cfg: &Config<'_>) -> Vec<(Algorithm, Target)> {
+fn plan(cfg: &AesSuiteConfig<'_>) -> Vec<(Algorithm, Target)> {
     let gcm = cfg.algorithms.contains(&Algorithm::Aes256Gcm);
     let cbc256 = cfg.algorithms.contains(&Algorithm::Aes256Cbc);
     let mut v = Vec::new();
@@ -189,25 +189,26 @@ fn plan(cfg: &Config<'_>) -> Vec<(Algorithm, Target)> {
 /// Run everything. Cancellation stops at once with [`BenchError::Cancelled`]; any other
 /// failure is recorded in [`AesResults::errors`] and the run goes on.
 pub fn run(
-    cfg: &Config<'_>,
+    cfg: &AesSuiteConfig<'_>,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<AesResults, BenchError> {
     let mut errors = Vec::new();
     let mut native = Vec::new();
-    let keep = |r: Result<Row, BenchError>, out: &mut Vec<Row>, errors: &mut Vec<Remark>| match r {
-        Ok(row) => {
-            out.push(row);
-            Ok(())
-        }
-        Err(BenchError::Cancelled) => Err(BenchError::Cancelled),
-        Err(e) => {
-            errors.push(Remark::Failed(e.to_string()));
-            Ok(())
-        }
-    };
+    let keep =
+        |r: Result<AesRow, BenchError>, out: &mut Vec<AesRow>, errors: &mut Vec<Remark>| match r {
+            Ok(row) => {
+                out.push(row);
+                Ok(())
+            }
+            Err(BenchError::Cancelled) => Err(BenchError::Cancelled),
+            Err(e) => {
+                errors.push(Remark::Failed(e.to_string()));
+                Ok(())
+            }
+        };
     let rows = plan(cfg);
-    let measure_native = |native: &mut Vec<Row>, errors: &mut Vec<Remark>| {
+    let measure_native = |native: &mut Vec<AesRow>, errors: &mut Vec<Remark>| {
         for (alg, t) in &rows {
             let r = aes::measure_on(t.cpu, *alg, &cfg.opts, cancel, progress)
                 .map(|r| from_native(&r, t.cpu, tag_among(t, cfg.targets)));
@@ -316,13 +317,13 @@ pub struct Aes<'a> {
 
 /// What the AES suite measures.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SuiteOptions {
+pub struct AesSuiteOptions {
     /// Algorithms for the per-target rows, in order.
     pub algorithms: Vec<Algorithm>,
     /// Algorithms for the fully parallel rows (empty: none).
     pub parallel: Vec<Algorithm>,
     /// Native timing.
-    pub opts: Options,
+    pub opts: AesOptions,
     /// `openssl speed -seconds` (None: OpenSSL's default of 3 s).
     pub openssl_seconds: Option<u32>,
     /// Re-measurements of a native single-core row with an outlier (see [`outliers`])
@@ -335,8 +336,8 @@ pub struct SuiteOptions {
 }
 
 impl<'a> Aes<'a> {
-    fn config(&self, o: &SuiteOptions) -> Config<'a> {
-        Config {
+    fn config(&self, o: &AesSuiteOptions) -> AesSuiteConfig<'a> {
+        AesSuiteConfig {
             targets: self.targets,
             all_cpus: self.all_cpus,
             algorithms: o.algorithms.clone(),
@@ -352,12 +353,12 @@ impl<'a> Aes<'a> {
 
 impl Benchmark for Aes<'_> {
     const NAME: &'static str = "aes";
-    type Options = SuiteOptions;
+    type Options = AesSuiteOptions;
     type Output = AesResults;
 
     fn run(
         &self,
-        o: &SuiteOptions,
+        o: &AesSuiteOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<AesResults, BenchError> {
@@ -376,7 +377,7 @@ impl Benchmark for Aes<'_> {
 /// cell under half of the one before it was cut short by something else running (seen:
 /// 1850k at 256 bytes between 400,000k neighbours on a loaded machine). The first cell
 /// is judged against the second with more room (small buffers are legitimately slow).
-pub fn outliers(row: &Row) -> Vec<usize> {
+pub fn outliers(row: &AesRow) -> Vec<usize> {
     let v: Vec<f64> = row.sizes.iter().map(|t| t.bytes_per_s).collect();
     let mut out = Vec::new();
     for i in 0..v.len() {
@@ -395,7 +396,7 @@ pub fn outliers(row: &Row) -> Vec<usize> {
 /// Re-measure single-core native rows with a cell far below its neighbour (natively, one
 /// target, that algorithm); if it stays, say so in a "note:" (which does not fail a run).
 fn remeasure_outliers(
-    cfg: &Config<'_>,
+    cfg: &AesSuiteConfig<'_>,
     r: &mut AesResults,
     retries: usize,
     cancel: &CancellationToken,
@@ -407,7 +408,7 @@ fn remeasure_outliers(
         if outliers(row).is_empty() || row.tag == PARALLEL {
             continue;
         }
-        let again = Config {
+        let again = AesSuiteConfig {
             targets: std::slice::from_ref(t),
             algorithms: vec![row.algorithm],
             parallel: Vec::new(),
@@ -448,8 +449,8 @@ fn remeasure_outliers(
 mod outlier_tests {
     use super::*;
 
-    fn row(k: &[f64]) -> Row {
-        Row {
+    fn row(k: &[f64]) -> AesRow {
+        AesRow {
             algorithm: Algorithm::Aes256Cbc,
             cpu: 0,
             tag: "Cortex-A55".into(),
@@ -528,7 +529,7 @@ mod tests {
     #[test]
     fn rows_come_in_sbc_bench_order() {
         let targets = [target(0, "Cortex-A55"), target(4, "Cortex-A76")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &targets,
             all_cpus: &[0, 4],
             algorithms: vec![
@@ -537,7 +538,7 @@ mod tests {
                 Algorithm::Aes256Gcm,
             ],
             parallel: vec![Algorithm::Aes256Cbc],
-            opts: Options::default(),
+            opts: AesOptions::default(),
             openssl: None,
             openssl_seconds: None,
             openssl_twice: true,
@@ -565,12 +566,12 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let targets = [target(cpu, "Cortex-A76")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &targets,
             all_cpus: &[cpu],
             algorithms: vec![Algorithm::Aes128Cbc],
             parallel: vec![Algorithm::Aes256Gcm],
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(5),
                 buffer_sizes: vec![16, 1024],
             },
@@ -620,7 +621,7 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let one = [target(cpu, "Cortex-A53")];
-        let mut cfg = Config {
+        let mut cfg = AesSuiteConfig {
             targets: &one,
             all_cpus: &[cpu],
             algorithms: vec![
@@ -629,7 +630,7 @@ mod tests {
                 Algorithm::Aes256Gcm,
             ],
             parallel: Vec::new(),
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(2),
                 buffer_sizes: vec![16],
             },
@@ -680,12 +681,12 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let one = [target(cpu, "Cortex-A53")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &one,
             all_cpus: &[cpu],
             algorithms: Algorithm::CBC.to_vec(),
             parallel: Vec::new(),
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(2),
                 buffer_sizes: vec![16],
             },
@@ -730,12 +731,12 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let one = [target(cpu, "Cortex-A53")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &one,
             all_cpus: &[cpu],
             algorithms: vec![Algorithm::Aes256Cbc],
             parallel: Vec::new(),
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(2),
                 buffer_sizes: vec![16],
             },

@@ -20,7 +20,7 @@ pub mod units;
 
 use serde::Serialize;
 
-use engine::{Interval, StreamFailure, StreamInfo, StreamThread, StreamTotals};
+use engine::{NetInterval, StreamFailure, StreamInfo, StreamThread, StreamTotals};
 use proto::{PeerResults, TestParams};
 use sockopt::CpuUtil;
 
@@ -56,7 +56,7 @@ pub struct TestReport {
     /// Data streams in order.
     pub streams: Vec<StreamInfo>,
     /// Every interval measured.
-    pub intervals: Vec<Interval>,
+    pub intervals: Vec<NetInterval>,
     /// Our per-stream totals.
     pub totals: Vec<StreamTotals>,
     /// The peer's results (absent when the test ended early).
@@ -121,7 +121,7 @@ pub enum NetEvent<'a> {
     /// An interval was measured.
     Interval {
         /// The numbers.
-        interval: &'a Interval,
+        interval: &'a NetInterval,
         /// Which thread serves which stream.
         threads: &'a [StreamThread],
         /// Sending streams report TCP retransmits.

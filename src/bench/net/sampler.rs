@@ -123,7 +123,7 @@ fn every_policy(policies: &[Policy]) -> Layout {
 
 /// Samples the system during one test, through the monitor's [`crate::monitor::Sampler`].
 #[derive(Debug)]
-pub struct Sampler {
+pub struct NetSampler {
     root: SysRoot,
     iface: Option<Interface>,
     policies: Vec<Policy>,
@@ -134,7 +134,7 @@ pub struct Sampler {
     peer_local: bool,
 }
 
-impl Sampler {
+impl NetSampler {
     /// Prepare for a test over interface `iface` (`None`: unknown, only CPU and clocks).
     pub fn new(root: &SysRoot, iface: Option<&str>) -> Self {
         let ints = irq::read_interrupts(root);
@@ -294,7 +294,7 @@ mod tests {
 
     #[test]
     fn sampling_the_live_machine_does_not_panic() {
-        let mut s = Sampler::new(&SysRoot::host(), Some("lo"));
+        let mut s = NetSampler::new(&SysRoot::host(), Some("lo"));
         s.sample(&[StreamThread {
             id: 1,
             sender: true,
