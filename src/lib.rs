@@ -2,7 +2,7 @@
 //!
 //! Layers, top to bottom (a module names only its own layer or those below it; the order
 //! is written once, in `tests/it/layers.rs`, which enforces it; see `docs/ARCHITECTURE.md`):
-//! [`app`] → [`cli`] → [`run`] → [`report`] → [`diagnose`] → [`record`] → [`bench`] →
+//! [`app`] → [`cli`] → [`run`] → [`report`] → [`diagnose`] → [`record`] → [`bench`](mod@bench) →
 //! [`monitor`] → [`tune`] → [`sys`] → [`shutdown`] / [`output`].
 
 pub mod app;

@@ -173,7 +173,10 @@ impl Streamer {
 /// The benchmark's configuration from the arguments, validated, with the notes the
 /// user must see (stale test files removed, a filesystem without a size limit, record
 /// sizes covering less than the file).
-fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Config, Vec<String>)> {
+fn configure(
+    ctx: &Ctx,
+    args: &StorageBenchArgs,
+) -> anyhow::Result<(engine::StorageConfig, Vec<String>)> {
     let dir: PathBuf = match &args.path {
         Some(p) => p.clone(),
         None => std::env::current_dir()?,
@@ -189,7 +192,7 @@ fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Conf
         }
         Err(e) => anyhow::bail!("cannot use {}: {e}", dir.display()),
     };
-    let mut cfg = engine::Config::new(&dir);
+    let mut cfg = engine::StorageConfig::new(&dir);
     cfg.size_bytes = args.size;
     if args.record.is_empty() {
         // Like iozone -a: default record sizes larger than the file are skipped.
@@ -208,7 +211,7 @@ fn configure(ctx: &Ctx, args: &StorageBenchArgs) -> anyhow::Result<(engine::Conf
         cfg.fstype = inventory::landing(&ctx.root, &dir).fstype;
     }
     // Validate the arguments and the directory before touching anything in it.
-    engine::preflight(&engine::Config {
+    engine::preflight(&engine::StorageConfig {
         check_space: false,
         ..cfg.clone()
     })?;
@@ -247,7 +250,7 @@ struct Surroundings {
     policies: Vec<PolicyFacts>,
 }
 
-fn surroundings(root: &SysRoot, cfg: &engine::Config) -> Surroundings {
+fn surroundings(root: &SysRoot, cfg: &engine::StorageConfig) -> Surroundings {
     let land = inventory::landing(root, &cfg.dir);
     let inv = if root.is_host() {
         inventory::discover(root)
@@ -319,7 +322,7 @@ impl Watch {
     fn pass_starting(&mut self) {
         self.at_start = self.passes.as_mut().map(monitor::Sampler::sample);
     }
-    fn pass_done(&mut self, record_bytes: u64, phase: engine::Phase) {
+    fn pass_done(&mut self, record_bytes: u64, phase: engine::StoragePhase) {
         let (Some(start), Some(s)) = (self.at_start.take(), self.passes.as_mut()) else {
             return;
         };
@@ -363,7 +366,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
             record_bytes,
             phase,
         } => {
-            if phase == engine::Phase::Write {
+            if phase == engine::StoragePhase::Write {
                 out.cell(
                     &pb,
                     &report::storage::iozone_row_start(cfg.size_bytes, record_bytes),
@@ -377,7 +380,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
         } => {
             watch.pass_done(record_bytes, result.phase);
             out.cell(&pb, &report::storage::iozone_cell(result.kib_per_s));
-            if result.phase == engine::Phase::RandomWrite {
+            if result.phase == engine::StoragePhase::RandomWrite {
                 out.cell(&pb, report::storage::IOZONE_ROW_END);
             }
         }

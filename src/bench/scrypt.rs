@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::bench::{BenchError, Benchmark, Progress, pin};
 use crate::shutdown::CancellationToken;
 
-pub use kernel::Kernel;
+pub use kernel::ScryptKernel;
 
 /// sbc-bench runs cpuminer for five minutes.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(300);
@@ -32,8 +32,8 @@ pub struct ScryptOptions {
     pub duration: Duration,
     /// Length of one reported interval.
     pub interval: Duration,
-    /// Hashing kernel ([`Kernel::detect`] by default).
-    pub kernel: Kernel,
+    /// Hashing kernel ([`ScryptKernel::detect`] by default).
+    pub kernel: ScryptKernel,
 }
 
 impl Default for ScryptOptions {
@@ -41,7 +41,7 @@ impl Default for ScryptOptions {
         Self {
             duration: DEFAULT_DURATION,
             interval: DEFAULT_INTERVAL,
-            kernel: Kernel::detect(),
+            kernel: ScryptKernel::detect(),
         }
     }
 }
@@ -58,7 +58,7 @@ impl ScryptOptions {
 
 /// The hash rate of all threads together over one interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Interval {
+pub struct ScryptInterval {
     /// Seconds from the start of the run to the end of this interval.
     pub end_s: f64,
     /// Length of the interval in seconds (the last one may be shorter).
@@ -91,7 +91,7 @@ pub struct ScryptRun {
     /// One entry per requested CPU.
     pub threads: Vec<ThreadResult>,
     /// Totals per interval, in time order (not sorted, unlike sbc-bench's summary).
-    pub intervals: Vec<Interval>,
+    pub intervals: Vec<ScryptInterval>,
     /// Mean rate over the whole run in kH/s.
     pub mean_khash_per_s: f64,
     /// Wall-clock duration in seconds.
@@ -155,7 +155,7 @@ pub fn run(
     cpus: &[u32],
     opts: &ScryptOptions,
     cancel: &CancellationToken,
-    on_interval: &(dyn Fn(&Interval) + Sync),
+    on_interval: &(dyn Fn(&ScryptInterval) + Sync),
 ) -> Result<ScryptRun, BenchError> {
     match run_partial(cpus, opts, cancel, on_interval)? {
         (_, true) => Err(BenchError::Cancelled),
@@ -170,7 +170,7 @@ pub fn run_partial(
     cpus: &[u32],
     opts: &ScryptOptions,
     cancel: &CancellationToken,
-    on_interval: &(dyn Fn(&Interval) + Sync),
+    on_interval: &(dyn Fn(&ScryptInterval) + Sync),
 ) -> Result<(ScryptRun, bool), BenchError> {
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
@@ -222,7 +222,7 @@ pub fn run_partial(
             }
             let t = start.elapsed().as_secs_f64();
             let h = total(&counters);
-            let iv = Interval {
+            let iv = ScryptInterval {
                 end_s: t,
                 seconds: t - last.0,
                 hashes: h - last.1,
@@ -324,24 +324,31 @@ mod tests {
         let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
         #[cfg(not(target_arch = "x86_64"))]
         let has_avx2 = false;
-        let m = Miner::new(Kernel::Avx2x8, 0);
+        let m = Miner::new(ScryptKernel::Avx2x8, 0);
         assert_eq!(m.is_ok(), has_avx2);
         if let Err(e) = m {
-            assert_eq!(e, KernelUnavailable(Kernel::Avx2x8));
+            assert_eq!(e, KernelUnavailable(ScryptKernel::Avx2x8));
             assert!(
                 e.to_string()
                     .starts_with("the avx2-8way kernel does not run")
             );
         }
-        for k in [Kernel::Scalar, Kernel::Simd4, Kernel::Avx2x8] {
-            assert_eq!(Miner::new(k, 0).is_ok(), Kernel::available().contains(&k));
+        for k in [
+            ScryptKernel::Scalar,
+            ScryptKernel::Simd4,
+            ScryptKernel::Avx2x8,
+        ] {
+            assert_eq!(
+                Miner::new(k, 0).is_ok(),
+                ScryptKernel::available().contains(&k)
+            );
         }
     }
 
     /// Every kernel available here hashes each nonce like the reference.
     #[test]
     fn every_kernel_agrees_with_the_reference() {
-        for k in Kernel::available() {
+        for k in ScryptKernel::available() {
             let mut m = Miner::new(k, 1000).unwrap();
             let lanes = m.step();
             assert_eq!(lanes, k.lanes());
@@ -363,7 +370,7 @@ mod tests {
         let opts = ScryptOptions {
             duration: Duration::from_millis(600),
             interval: Duration::from_millis(200),
-            kernel: Kernel::detect(),
+            kernel: ScryptKernel::detect(),
         };
         let t = CancellationToken::new();
         let seen = std::sync::atomic::AtomicUsize::new(0);
@@ -398,7 +405,7 @@ mod tests {
         let opts = ScryptOptions {
             duration: Duration::from_secs(60),
             interval: Duration::from_millis(100),
-            kernel: Kernel::detect(),
+            kernel: ScryptKernel::detect(),
         };
         let t = CancellationToken::new();
         let seen = std::sync::atomic::AtomicUsize::new(0);
@@ -416,11 +423,11 @@ mod tests {
 
     #[test]
     fn kernel_names_and_availability() {
-        assert_eq!(Kernel::from_name("AVX2"), Some(Kernel::Avx2x8));
-        assert_eq!(Kernel::from_name("simd"), Some(Kernel::Simd4));
-        assert_eq!(Kernel::from_name("neon"), None);
-        assert!(Kernel::available().contains(&Kernel::detect()));
-        assert_eq!(Kernel::available()[0], Kernel::Scalar);
+        assert_eq!(ScryptKernel::from_name("AVX2"), Some(ScryptKernel::Avx2x8));
+        assert_eq!(ScryptKernel::from_name("simd"), Some(ScryptKernel::Simd4));
+        assert_eq!(ScryptKernel::from_name("neon"), None);
+        assert!(ScryptKernel::available().contains(&ScryptKernel::detect()));
+        assert_eq!(ScryptKernel::available()[0], ScryptKernel::Scalar);
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub struct ScryptArgs {
     /// Hashing kernel: `scalar`, `simd` (4 hashes at once: SSE2/NEON) or `avx2` (8 at
     /// once); default: the widest this CPU runs.
     #[arg(long, value_name = "KERNEL", value_parser = parse_scrypt_kernel)]
-    pub kernel: Option<crate::bench::scrypt::Kernel>,
+    pub kernel: Option<crate::bench::scrypt::ScryptKernel>,
 }
 
 impl ScryptArgs {
@@ -165,8 +165,8 @@ impl ScryptArgs {
 }
 
 /// A `--kernel` value for `bench scrypt`.
-pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::Kernel, String> {
-    crate::bench::scrypt::Kernel::from_name(s)
+pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::ScryptKernel, String> {
+    crate::bench::scrypt::ScryptKernel::from_name(s)
         .ok_or_else(|| "not one of scalar, simd, avx2".to_string())
 }
 

@@ -456,7 +456,7 @@ fn aes256_16k(r: &RunReport) -> Option<f64> {
 }
 
 /// [`aes256_16k`] of one table.
-pub(crate) fn aes256_16k_of(rows: &[crate::bench::aes::suite::AesRow]) -> Option<f64> {
+pub(crate) fn aes256_16k_of(rows: &[crate::bench::aes::suite::AesSuiteRow]) -> Option<f64> {
     use crate::bench::aes::Algorithm;
     let mut per_cpu: Vec<(u32, f64, u32)> = Vec::new();
     for row in rows
@@ -485,8 +485,8 @@ pub(crate) fn aes256_16k_of(rows: &[crate::bench::aes::suite::AesRow]) -> Option
 mod tests {
     use super::*;
 
-    fn aes_row(cpu: u32, tag: &str, k16: f64) -> crate::bench::aes::suite::AesRow {
-        crate::bench::aes::suite::AesRow {
+    fn aes_row(cpu: u32, tag: &str, k16: f64) -> crate::bench::aes::suite::AesSuiteRow {
+        crate::bench::aes::suite::AesSuiteRow {
             algorithm: crate::bench::aes::Algorithm::Aes256Cbc,
             cpu,
             tag: tag.into(),

@@ -9,7 +9,7 @@
 //! `DEVICE_RULES` and `RUN_RULES` give the order findings are listed in. Nothing here
 //! renders: the sentences are the findings' own, the lines around them are `report/`'s.
 
-use crate::bench::storage::{Phase, size_words};
+use crate::bench::storage::{StoragePhase, size_words};
 use crate::record::finding::{Finding, FindingCode, Severity};
 use crate::record::storage::{PhaseObservation, StorageObservation};
 use crate::sys::mmc::BusMode;
@@ -446,7 +446,7 @@ fn phase_words(o: &PhaseObservation) -> String {
     format!(
         "{} {}",
         size_words(o.record_bytes),
-        o.phase.map(Phase::label).unwrap_or("pass")
+        o.phase.map(StoragePhase::label).unwrap_or("pass")
     )
 }
 
@@ -736,7 +736,7 @@ mod tests {
         d
     }
 
-    fn obs(mb: f64, phase: Phase) -> StorageObservation {
+    fn obs(mb: f64, phase: StoragePhase) -> StorageObservation {
         StorageObservation {
             fstype: Some("ext4".into()),
             direct_io: true,
@@ -756,13 +756,13 @@ mod tests {
         // ROCK 5 ITX review: EVO 840 in a USB3 enclosure on the USB-C port, iozone 16M
         // read 386597 kB/s = 396 MB/s.
         let d = usb_disk(5000.0);
-        let f = diagnose(&obs(395.9, Phase::Read), Some(&d));
+        let f = diagnose(&obs(395.9, StoragePhase::Read), Some(&d));
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].code, "storage-link-bound");
         assert!(f[0].message.contains("USB 5Gbps"), "{}", f[0].message);
         assert!(f[0].message.contains("94 %"), "{}", f[0].message);
         // The same disk at 200 MB/s is not.
-        assert!(diagnose(&obs(200.0, Phase::Read), Some(&d)).is_empty());
+        assert!(diagnose(&obs(200.0, StoragePhase::Read), Some(&d)).is_empty());
     }
 
     #[test]
@@ -781,7 +781,7 @@ mod tests {
         let l = narrowest(&d).unwrap();
         assert_eq!(l.link, "PCIe 5GT/s x1");
         assert!((l.mb_per_s - 409.0).abs() < 0.1);
-        let f = diagnose(&obs(391.8, Phase::Read), Some(&d));
+        let f = diagnose(&obs(391.8, StoragePhase::Read), Some(&d));
         assert_eq!(f[0].code, "storage-link-bound");
         let inv = diagnose_device(&d);
         assert_eq!(inv[0].code, "storage-pcie-downgraded");
@@ -800,13 +800,13 @@ mod tests {
         let f = diagnose_device(&d);
         assert_eq!(f[0].code, "storage-usb-downgraded");
         assert!(f[0].message.contains("runs at 480Mbps but can do 5Gbps"));
-        let b = diagnose(&obs(38.0, Phase::Read), Some(&d));
+        let b = diagnose(&obs(38.0, StoragePhase::Read), Some(&d));
         assert_eq!(b[0].code, "storage-link-bound");
     }
 
     #[test]
     fn saturated_core_and_low_clocks() {
-        let mut o = obs(23.0, Phase::RandomWrite);
+        let mut o = obs(23.0, StoragePhase::RandomWrite);
         o.phases[0].record_bytes = 4096;
         o.phases[0].busiest_cpu = Some(3);
         o.phases[0].busiest_cpu_pct = Some(97.0);
@@ -841,7 +841,7 @@ mod tests {
 
     #[test]
     fn someone_elses_load_is_not_our_io_path() {
-        let mut o = obs(40.0, Phase::Read);
+        let mut o = obs(40.0, StoragePhase::Read);
         o.phases[0].busiest_cpu = Some(0);
         o.phases[0].busiest_cpu_pct = Some(100.0);
         o.phases[0].busiest_cpu_irq_pct = Some(4.0);
@@ -856,7 +856,7 @@ mod tests {
         assert!(diagnose(&o, None).is_empty());
     }
 
-    fn pass(phase: Phase, cpu: u32, busy: f64, irq: f64, me: f64) -> PhaseObservation {
+    fn pass(phase: StoragePhase, cpu: u32, busy: f64, irq: f64, me: f64) -> PhaseObservation {
         PhaseObservation {
             record_bytes: 4096,
             phase: Some(phase),
@@ -877,28 +877,28 @@ mod tests {
         // The audit's loaded machine: cpu0 saturated by a compiler during the 4 KiB write
         // (we used 30 %), and during the reread 100 % busy with 31 % interrupts while we
         // used 22 %: 53 % of the core is the I/O path, the rest is someone else.
-        let mut o = obs(40.0, Phase::Write);
+        let mut o = obs(40.0, StoragePhase::Write);
         o.phases = vec![
-            pass(Phase::Write, 0, 100.0, 2.0, 30.0),
-            pass(Phase::Reread, 0, 100.0, 31.0, 22.0),
+            pass(StoragePhase::Write, 0, 100.0, 2.0, 30.0),
+            pass(StoragePhase::Reread, 0, 100.0, 31.0, 22.0),
         ];
         let f = diagnose(&o, None);
         let codes: Vec<&str> = f.iter().map(|x| x.code.as_str()).collect();
         assert_eq!(codes, ["storage-background-load"], "{f:?}");
         // A core that is not saturated is not CPU-bound, whatever its interrupt share.
-        o.phases = vec![pass(Phase::Read, 1, 70.0, 60.0, 10.0)];
+        o.phases = vec![pass(StoragePhase::Read, 1, 70.0, 60.0, 10.0)];
         assert!(diagnose(&o, None).is_empty());
         // A core saturated by interrupts and our process is.
-        o.phases = vec![pass(Phase::Read, 1, 98.0, 60.0, 30.0)];
+        o.phases = vec![pass(StoragePhase::Read, 1, 98.0, 60.0, 30.0)];
         assert_eq!(diagnose(&o, None)[0].code, "storage-cpu-bound");
     }
 
     #[test]
     fn competing_load_and_cpu_bound_are_not_both_said_for_one_core() {
-        let mut o = obs(40.0, Phase::Write);
+        let mut o = obs(40.0, StoragePhase::Write);
         o.phases = vec![
-            pass(Phase::Write, 0, 100.0, 2.0, 20.0),
-            pass(Phase::RandomWrite, 0, 99.0, 40.0, 60.0),
+            pass(StoragePhase::Write, 0, 100.0, 2.0, 20.0),
+            pass(StoragePhase::RandomWrite, 0, 99.0, 40.0, 60.0),
         ];
         let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["storage-background-load"]);
@@ -911,7 +911,7 @@ mod tests {
     #[test]
     fn ram_backed_filesystems_are_named() {
         for fs in ["tmpfs", "ramfs", "devtmpfs"] {
-            let mut o = obs(4000.0, Phase::Read);
+            let mut o = obs(4000.0, StoragePhase::Read);
             o.fstype = Some(fs.into());
             let f = diagnose(&o, None);
             assert_eq!(f[0].code, "storage-ram-filesystem", "{fs}");
@@ -921,7 +921,7 @@ mod tests {
 
     #[test]
     fn fuse_and_page_cache() {
-        let mut o = obs(80.0, Phase::Write);
+        let mut o = obs(80.0, StoragePhase::Write);
         o.fstype = Some("fuseblk".into());
         o.direct_io = false;
         let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();

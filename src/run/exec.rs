@@ -497,7 +497,7 @@ impl Canned for StandardAes<'_> {
             (Algorithm::Aes256Cbc, 1_325_370.0),
         ] {
             for t in self.targets {
-                native.push(aes::suite::AesRow {
+                native.push(aes::suite::AesSuiteRow {
                     algorithm: alg,
                     cpu: t.cpu,
                     tag: t
@@ -609,7 +609,7 @@ impl Canned for Scrypt<'_> {
                 })
                 .collect(),
             intervals: (1..=3)
-                .map(|i| scrypt::Interval {
+                .map(|i| scrypt::ScryptInterval {
                     end_s: 5.0 * i as f64,
                     seconds: 5.0,
                     hashes: (total * 5000.0) as u64,

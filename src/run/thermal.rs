@@ -359,10 +359,10 @@ fn canned_run(cpus: &[u32], elapsed_s: f64) -> ScryptRun {
     let n = ((elapsed_s / scrypt::DEFAULT_INTERVAL.as_secs_f64()).round() as usize).max(6);
     let len = elapsed_s / n as f64;
     let full = 3.98 * cpus.len() as f64;
-    let intervals: Vec<scrypt::Interval> = (0..n)
+    let intervals: Vec<scrypt::ScryptInterval> = (0..n)
         .map(|i| {
             let khs = if i < n / 2 { full } else { full * 0.94 };
-            scrypt::Interval {
+            scrypt::ScryptInterval {
                 end_s: len * (i + 1) as f64,
                 seconds: len,
                 hashes: (khs * 1000.0 * len) as u64,

@@ -63,7 +63,7 @@ impl AesSuiteConfig<'_> {
     }
 
     /// How often `openssl speed` runs `alg` per target: twice for a CBC row on a single
-    /// target when [`Config::openssl_twice`], else once (GCM once, as sbc-bench).
+    /// target when [`AesSuiteConfig::openssl_twice`], else once (GCM once, as sbc-bench).
     pub fn openssl_runs(&self, alg: Algorithm) -> usize {
         if self.openssl_twice && self.targets.len() == 1 && alg != Algorithm::Aes256Gcm {
             2
@@ -75,7 +75,7 @@ impl AesSuiteConfig<'_> {
 
 /// One table row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AesRow {
+pub struct AesSuiteRow {
     /// The algorithm.
     pub algorithm: Algorithm,
     /// The CPU it ran on.
@@ -96,7 +96,7 @@ pub struct OpensslResults {
     /// The line sbc-bench writes above the table.
     pub version_line: String,
     /// Per-target rows, as the native ones; a CBC row twice in a row when it ran twice.
-    pub rows: Vec<AesRow>,
+    pub rows: Vec<AesSuiteRow>,
     /// Ran twice on the single cluster (sbc-bench's `Executing benchmark twice on cluster
     /// 0`): the AES column averages the two aes-256-cbc rows.
     pub twice: bool,
@@ -110,13 +110,13 @@ pub struct AesResults {
     /// The GHASH implementation of native GCM rows (`pclmulqdq`, `pmull`, `soft`).
     pub ghash_backend: &'static str,
     /// Native rows (per target, then fully parallel).
-    pub native: Vec<AesRow>,
+    pub native: Vec<AesSuiteRow>,
     /// OpenSSL rows, when it is installed and was asked for.
     pub openssl: Option<OpensslResults>,
     /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…), and notes.
     pub errors: Vec<Remark>,
     /// The native rows were not measured because OpenSSL's were (the standard run outside
-    /// extensive mode, [`Config::native_beside_openssl`]).
+    /// extensive mode, [`AesSuiteConfig::native_beside_openssl`]).
     pub native_skipped: bool,
 }
 
@@ -139,8 +139,8 @@ fn tag_among(t: &Target, targets: &[Target]) -> String {
 
 const PARALLEL: &str = "fully parallel";
 
-fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> AesRow {
-    AesRow {
+fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> AesSuiteRow {
+    AesSuiteRow {
         algorithm: r.algorithm,
         cpu,
         tag,
@@ -156,8 +156,8 @@ fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> AesRow {
     }
 }
 
-fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> AesRow {
-    AesRow {
+fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> AesSuiteRow {
+    AesSuiteRow {
         algorithm: r.algorithm,
         cpu,
         tag,
@@ -195,20 +195,21 @@ pub fn run(
 ) -> Result<AesResults, BenchError> {
     let mut errors = Vec::new();
     let mut native = Vec::new();
-    let keep =
-        |r: Result<AesRow, BenchError>, out: &mut Vec<AesRow>, errors: &mut Vec<Remark>| match r {
-            Ok(row) => {
-                out.push(row);
-                Ok(())
-            }
-            Err(BenchError::Cancelled) => Err(BenchError::Cancelled),
-            Err(e) => {
-                errors.push(Remark::Failed(e.to_string()));
-                Ok(())
-            }
-        };
+    let keep = |r: Result<AesSuiteRow, BenchError>,
+                out: &mut Vec<AesSuiteRow>,
+                errors: &mut Vec<Remark>| match r {
+        Ok(row) => {
+            out.push(row);
+            Ok(())
+        }
+        Err(BenchError::Cancelled) => Err(BenchError::Cancelled),
+        Err(e) => {
+            errors.push(Remark::Failed(e.to_string()));
+            Ok(())
+        }
+    };
     let rows = plan(cfg);
-    let measure_native = |native: &mut Vec<AesRow>, errors: &mut Vec<Remark>| {
+    let measure_native = |native: &mut Vec<AesSuiteRow>, errors: &mut Vec<Remark>| {
         for (alg, t) in &rows {
             let r = aes::measure_on(t.cpu, *alg, &cfg.opts, cancel, progress)
                 .map(|r| from_native(&r, t.cpu, tag_among(t, cfg.targets)));
@@ -304,7 +305,7 @@ pub fn run(
     })
 }
 
-/// The AES suite as a [`Benchmark`]: where it runs. [`SuiteOptions`] say what it measures.
+/// The AES suite as a [`Benchmark`]: where it runs. [`AesSuiteOptions`] say what it measures.
 #[derive(Debug, Clone, Copy)]
 pub struct Aes<'a> {
     /// One CPU per cluster (or the CPUs asked for), each measured alone.
@@ -329,9 +330,9 @@ pub struct AesSuiteOptions {
     /// Re-measurements of a native single-core row with an outlier (see [`outliers`])
     /// before it is reported as is, with a note (0: none).
     pub outlier_retries: usize,
-    /// [`Config::openssl_twice`]: the standard run's sbc-bench rule.
+    /// [`AesSuiteConfig::openssl_twice`]: the standard run's sbc-bench rule.
     pub openssl_twice: bool,
-    /// [`Config::native_beside_openssl`].
+    /// [`AesSuiteConfig::native_beside_openssl`].
     pub native_beside_openssl: bool,
 }
 
@@ -377,7 +378,7 @@ impl Benchmark for Aes<'_> {
 /// cell under half of the one before it was cut short by something else running (seen:
 /// 1850k at 256 bytes between 400,000k neighbours on a loaded machine). The first cell
 /// is judged against the second with more room (small buffers are legitimately slow).
-pub fn outliers(row: &AesRow) -> Vec<usize> {
+pub fn outliers(row: &AesSuiteRow) -> Vec<usize> {
     let v: Vec<f64> = row.sizes.iter().map(|t| t.bytes_per_s).collect();
     let mut out = Vec::new();
     for i in 0..v.len() {
@@ -449,8 +450,8 @@ fn remeasure_outliers(
 mod outlier_tests {
     use super::*;
 
-    fn row(k: &[f64]) -> AesRow {
-        AesRow {
+    fn row(k: &[f64]) -> AesSuiteRow {
+        AesSuiteRow {
             algorithm: Algorithm::Aes256Cbc,
             cpu: 0,
             tag: "Cortex-A55".into(),

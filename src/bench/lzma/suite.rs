@@ -192,7 +192,7 @@ pub struct CompressResults {
 }
 
 /// The compression suite as a [`Benchmark`]: where it runs and with which 7-Zip.
-/// [`SuiteOptions`] say what it measures.
+/// [`LzmaSuiteOptions`] say what it measures.
 #[derive(Debug, Clone, Copy)]
 pub struct Compress<'a> {
     /// One CPU per cluster (or the CPUs asked for), each benchmarked single-threaded.
