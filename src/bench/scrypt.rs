@@ -163,6 +163,47 @@ pub fn run(
     }
 }
 
+/// The main thread's part of [`run_partial`] while the hashing threads run: one
+/// [`ScryptInterval`] every `interval` from the threads' counters until `opts.duration`
+/// has passed since `start` or the run is cancelled.
+fn sample_intervals(
+    start: Instant,
+    opts: &ScryptOptions,
+    interval: Duration,
+    counters: &[AtomicU64],
+    cancel: &CancellationToken,
+    on_interval: &(dyn Fn(&ScryptInterval) + Sync),
+) -> Vec<ScryptInterval> {
+    let total = |c: &[AtomicU64]| c.iter().map(|a| a.load(Ordering::Relaxed)).sum::<u64>();
+    let mut intervals = Vec::new();
+    let mut last = (0.0f64, 0u64);
+    loop {
+        let now = start.elapsed();
+        if now >= opts.duration {
+            break;
+        }
+        let next = (now + interval).min(opts.duration);
+        if !cancel.sleep(next - now) {
+            break;
+        }
+        let t = start.elapsed().as_secs_f64();
+        let h = total(counters);
+        let iv = ScryptInterval {
+            end_s: t,
+            seconds: t - last.0,
+            hashes: h - last.1,
+            khash_per_s: (h - last.1) as f64 / (t - last.0).max(1e-9) / 1000.0,
+        };
+        // A sliver at the end (a timer rounding) is no interval.
+        if iv.seconds >= interval.as_secs_f64() * 0.2 {
+            on_interval(&iv);
+            intervals.push(iv);
+        }
+        last = (t, h);
+    }
+    intervals
+}
+
 /// [`run`], but a cancelled run still returns what it measured: the intervals finished
 /// before the signal, with `true` (a user who stops a stress test after watching it
 /// throttle keeps the numbers).
@@ -208,33 +249,7 @@ pub fn run_partial(
             .collect();
 
         let start = Instant::now();
-        let total = |c: &[AtomicU64]| c.iter().map(|a| a.load(Ordering::Relaxed)).sum::<u64>();
-        let mut intervals = Vec::new();
-        let mut last = (0.0f64, 0u64);
-        loop {
-            let now = start.elapsed();
-            if now >= opts.duration {
-                break;
-            }
-            let next = (now + interval).min(opts.duration);
-            if !cancel.sleep(next - now) {
-                break;
-            }
-            let t = start.elapsed().as_secs_f64();
-            let h = total(&counters);
-            let iv = ScryptInterval {
-                end_s: t,
-                seconds: t - last.0,
-                hashes: h - last.1,
-                khash_per_s: (h - last.1) as f64 / (t - last.0).max(1e-9) / 1000.0,
-            };
-            // A sliver at the end (a timer rounding) is no interval.
-            if iv.seconds >= interval.as_secs_f64() * 0.2 {
-                on_interval(&iv);
-                intervals.push(iv);
-            }
-            last = (t, h);
-        }
+        let intervals = sample_intervals(start, opts, interval, &counters, cancel, on_interval);
         stop.store(true, Ordering::Relaxed);
         let elapsed = start.elapsed().as_secs_f64();
         let errors: Vec<Option<String>> = handles
