@@ -1,7 +1,9 @@
 //! Wiring: turn parsed arguments into work and pick the exit code. One file per command.
 
 pub mod bench;
+pub mod console;
 pub mod docs;
+pub mod engine;
 pub mod graph;
 pub mod info;
 pub mod kernel;
@@ -14,6 +16,7 @@ pub mod restore;
 pub mod results;
 pub mod review;
 pub mod run;
+pub mod sink;
 pub mod storage;
 pub mod thermal;
 pub mod wrap;

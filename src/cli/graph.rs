@@ -22,18 +22,6 @@ pub struct GraphArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
-    /// Full log file [default: /var/log/sbc-bench.log].
-    #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
-
-    /// Write the whole run as one JSON document to FILE (rewritten after every group).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Measure power with this meter (mW per OPP, MIPS per watt, idle consumption first).
-    #[arg(long, value_name = "SPEC")]
-    pub power: Option<String>,
-
     /// Measurements per OPP (at least 3, as sbc-bench).
     #[arg(long, value_name = "N", default_value_t = MIN_REPETITIONS, value_parser = parse_repetitions)]
     pub repetitions: u32,
@@ -42,24 +30,8 @@ pub struct GraphArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_IDLE_S, value_parser = super::parse_seconds)]
     pub idle_seconds: u64,
 
-    /// Shorten every measurement (smoke tests, CI).
-    #[arg(long)]
-    pub quick: bool,
-
-    /// Never prompt; give up with an error when the system does not become idle.
-    #[arg(long)]
-    pub unattended: bool,
-
-    /// Longest wait for the system to become idle, in seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
-    pub max_wait: Option<u64>,
-
-    /// Return canned benchmark results instantly (tests of orchestration and reports).
-    #[arg(long, hide = true)]
-    pub fake_benchmarks: bool,
-
     #[command(flatten)]
-    pub store: super::results::StoreArgs,
+    pub shared: super::run::SharedArgs,
 }
 
 /// `cores`, `clusters`, `coreclusters`, `all` or a CPU list.
@@ -95,17 +67,16 @@ pub fn graph_config(
     args: &GraphArgs,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<RunConfig, String> {
+    // `--power` is the graph's own meter (read per OPP), not the run's sampler.
     let run = super::run::RunArgs {
-        quick: args.quick,
-        unattended: args.unattended,
-        max_wait: args.max_wait,
-        log: args.log.clone(),
-        json: args.json.clone(),
-        fake_benchmarks: args.fake_benchmarks,
+        shared: super::run::SharedArgs {
+            power: None,
+            ..args.shared.clone()
+        },
         ..Default::default()
     };
     let mut cfg = super::run_config(&run, env)?;
-    cfg.graph = Some(GraphConfig {
+    cfg.kind = crate::record::config::RunKind::Graph(GraphConfig {
         variant: args.what.clone().unwrap_or_default(),
         repetitions: args.repetitions,
         html: Some(
@@ -113,7 +84,7 @@ pub fn graph_config(
                 .clone()
                 .unwrap_or_else(|| std::env::temp_dir().join("sbc-bench-graph.html")),
         ),
-        power: args.power.clone(),
+        power: args.shared.power.clone(),
         idle_s: args.idle_seconds,
     });
     Ok(cfg)
@@ -147,7 +118,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(cfg.min_khz, Some(1_000_000));
-        let g = cfg.graph.unwrap();
+        let g = cfg.graph().cloned().unwrap();
         assert_eq!(g.variant, GraphVariant::AllCores);
         assert!(g.html.is_some());
     }

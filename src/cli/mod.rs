@@ -391,31 +391,31 @@ pub fn run_config(
             .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "1" | "true"))
     };
     let khz = |k: &str| khz_from_env(k, env(k).as_deref());
-    let unattended = args.unattended || mode("unattended");
+    let unattended = args.shared.unattended || mode("unattended");
     Ok(RunConfig {
         stress: args.stress,
-        quick: args.quick,
+        quick: args.shared.quick,
         extensive: args.extensive || mode("extensive"),
         unattended,
         max_wait_s: args
+            .shared
             .max_wait
             .or_else(|| unattended.then_some(UNATTENDED_MAX_WAIT.as_secs())),
         log: args
+            .shared
             .log
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG)),
-        json: args.json.clone(),
-        markdown: args.markdown.clone(),
-        no_redact: args.no_redact,
-        fake_benchmarks: args.fake_benchmarks,
+        json: args.shared.json.clone(),
+        markdown: args.shared.markdown.clone(),
+        no_redact: args.shared.no_redact,
+        fake_benchmarks: args.shared.fake_benchmarks,
         not_ready_yet: yes("NotReadyYet"),
         no_tuning: yes("NOTUNING"),
         max_khz: khz("MaxKHz")?,
         min_khz: khz("MinKHz")?,
-        power: power_spec(args.power.as_deref(), env("Netio").as_deref())?,
-        thermal: None,
-        graph: None,
-        wrap: None,
+        power: power_spec(args.shared.power.as_deref(), env("Netio").as_deref())?,
+        kind: crate::record::config::RunKind::Standard,
     })
 }
 
@@ -504,7 +504,10 @@ mod tests {
              netio:powerbox-1.local/2)"
         );
         let args = run::RunArgs {
-            power: Some("hwmon:ina226".into()),
+            shared: run::SharedArgs {
+                power: Some("hwmon:ina226".into()),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let cfg = run_config(&args, &|_| None).unwrap();
@@ -559,7 +562,10 @@ mod tests {
         assert_eq!(c.log, PathBuf::from(DEFAULT_LOG));
         let c = run_config(
             &run::RunArgs {
-                max_wait: Some(5),
+                shared: run::SharedArgs {
+                    max_wait: Some(5),
+                    ..Default::default()
+                },
                 ..Default::default()
             },
             &|k| (k == "MODE").then(|| "extensive".to_string()),

@@ -13,35 +13,9 @@ pub struct ReviewArgs {
     #[arg(long)]
     pub no_benchmarks: bool,
 
-    /// Never prompt; give up with an error when the system does not become idle
-    /// (MODE=unattended).
-    #[arg(long)]
-    pub unattended: bool,
-
-    /// Longest wait for the system to become idle, in seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
-    pub max_wait: Option<u64>,
-
-    /// Full log file [default: /var/log/sbc-bench.log].
-    #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
-
-    /// Write the whole run, review included, as one JSON document to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
     /// Write the Markdown review to FILE [default: sbc-bench-review.md beside the log].
     #[arg(long, value_name = "FILE")]
     pub review: Option<PathBuf>,
-
-    /// Read a power meter meanwhile: idle mW, mW and energy per phase (docs/POWER.md;
-    /// also sbc-bench's Netio=HOST/SOCKET).
-    #[arg(long, value_name = "SPEC")]
-    pub power: Option<String>,
-
-    /// Return canned benchmark results instantly (tests of orchestration and reports).
-    #[arg(long, hide = true)]
-    pub fake_benchmarks: bool,
 
     /// Run COMMAND (no shell) instead of waiting for Ctrl-C, and stop when it exits, as
     /// sbc-bench's ExecuteCommand; its exit status, duration and last lines are recorded.
@@ -49,7 +23,7 @@ pub struct ReviewArgs {
     pub command: Vec<String>,
 
     #[command(flatten)]
-    pub store: super::results::StoreArgs,
+    pub shared: super::run::SharedArgs,
 }
 
 impl ReviewArgs {
@@ -57,12 +31,7 @@ impl ReviewArgs {
     pub fn run_args(&self) -> super::run::RunArgs {
         super::run::RunArgs {
             stress: !self.no_benchmarks,
-            unattended: self.unattended,
-            max_wait: self.max_wait,
-            log: self.log.clone(),
-            json: self.json.clone(),
-            fake_benchmarks: self.fake_benchmarks,
-            power: self.power.clone(),
+            shared: self.shared.clone(),
             ..Default::default()
         }
     }

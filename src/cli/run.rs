@@ -4,20 +4,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-/// Options of the standard run.
+/// The options every mode shares (run, thermal, graph, review, wrap), declared once and
+/// flattened into each command's.
 #[derive(Debug, Clone, Args, Default)]
-pub struct RunArgs {
-    /// Add the 5-minute scrypt stress test (cpuminer in sbc-bench), as sbc-bench -c.
-    #[arg(short = 'c', long = "stress")]
-    pub stress: bool,
-
+pub struct SharedArgs {
     /// Shorten every benchmark (smoke tests, CI).
     #[arg(long)]
     pub quick: bool,
-
-    /// Add what sbc-bench's extensive mode adds (MODE=extensive).
-    #[arg(long)]
-    pub extensive: bool,
 
     /// Never prompt; give up with an error when the system does not become idle
     /// (MODE=unattended).
@@ -32,7 +25,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
 
-    /// Write the whole run as one JSON document to FILE (rewritten after every benchmark).
+    /// Write the whole run as one JSON document to FILE (rewritten after every step).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
@@ -46,22 +39,32 @@ pub struct RunArgs {
     #[arg(long, requires = "markdown")]
     pub no_redact: bool,
 
-    /// Return canned benchmark results instantly (tests of orchestration and reports).
-    #[arg(long, hide = true)]
-    pub fake_benchmarks: bool,
-
-    /// Store the run in this results database [default: /var/lib/sbc-bench/results.db
-    /// as root, else $XDG_DATA_HOME/sbc-bench/results.db; runs over a --sysroot tree or
-    /// with canned results are stored only when a database is named].
-    #[arg(long, value_name = "PATH", env = "SBC_BENCH_DB")]
-    pub db: Option<PathBuf>,
-
-    /// Do not store the run in the results database (wins over --db).
-    #[arg(long)]
-    pub no_store: bool,
     /// Read a power meter during the run: idle mW, mW and energy per benchmark, MIPS per
     /// watt. netio:HOST/SOCKET, hwmon:NAME[/CHANNEL], rapl[:ZONE], pi5-pmic,
     /// fnirsi[:/dev/hidrawN] or auto (docs/POWER.md; also sbc-bench's Netio=HOST/SOCKET).
     #[arg(long, value_name = "SPEC")]
     pub power: Option<String>,
+
+    /// Return canned benchmark results instantly (tests of orchestration and reports;
+    /// `wrap` still runs its command).
+    #[arg(long, hide = true)]
+    pub fake_benchmarks: bool,
+
+    #[command(flatten)]
+    pub store: super::results::StoreArgs,
+}
+
+/// Options of the standard run.
+#[derive(Debug, Clone, Args, Default)]
+pub struct RunArgs {
+    /// Add the 5-minute scrypt stress test (cpuminer in sbc-bench), as sbc-bench -c.
+    #[arg(short = 'c', long = "stress")]
+    pub stress: bool,
+
+    /// Add what sbc-bench's extensive mode adds (MODE=extensive).
+    #[arg(long)]
+    pub extensive: bool,
+
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }

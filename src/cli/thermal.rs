@@ -1,11 +1,9 @@
 //! `sbc-bench thermal [--cool-to °C | --heat-to °C | --memory-controller] [--duration 5m]`,
 //! also sbc-bench's `-t [°C]`, `-T [°C]` and `-M` (see [`super::legacy`]).
 
-use std::path::PathBuf;
-
 use clap::Args;
 
-use crate::record::config::RunConfig;
+use crate::record::config::{RunConfig, RunKind};
 use crate::record::thermal::{DEFAULT_POLL_S, DEFAULT_TARGET_C, ThermalConfig, ThermalMode};
 
 /// Options of the thermal test.
@@ -31,39 +29,13 @@ pub struct ThermalArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5m")]
     pub duration: f64,
 
-    /// Never prompt; give up with an error when the system does not become idle
-    /// (MODE=unattended).
-    #[arg(long)]
-    pub unattended: bool,
-
-    /// Longest wait for the system to become idle, in seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
-    pub max_wait: Option<u64>,
-
-    /// Full log file [default: /var/log/sbc-bench.log].
-    #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
-
-    /// Write the whole run as one JSON document to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Read a power meter meanwhile: idle mW, mW and energy per phase (docs/POWER.md;
-    /// also sbc-bench's Netio=HOST/SOCKET).
-    #[arg(long, value_name = "SPEC")]
-    pub power: Option<String>,
-
-    /// Return canned benchmark results (tests of orchestration and reports).
-    #[arg(long, hide = true)]
-    pub fake_benchmarks: bool,
-
     /// Interval between temperature readings while waiting (2s as sbc-bench; tests use
     /// milliseconds).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, hide = true)]
     pub poll_interval: Option<f64>,
 
     #[command(flatten)]
-    pub store: super::results::StoreArgs,
+    pub shared: super::run::SharedArgs,
 }
 
 /// A temperature in °C between -40 and 150.
@@ -97,12 +69,7 @@ pub fn parse_duration(s: &str) -> Result<f64, String> {
 /// the thermal test's on top.
 pub fn config(a: &ThermalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<RunConfig, String> {
     let run = super::run::RunArgs {
-        unattended: a.unattended,
-        max_wait: a.max_wait,
-        log: a.log.clone(),
-        json: a.json.clone(),
-        fake_benchmarks: a.fake_benchmarks,
-        power: a.power.clone(),
+        shared: a.shared.clone(),
         ..Default::default()
     };
     let mut cfg = super::run_config(&run, env)?;
@@ -111,7 +78,7 @@ pub fn config(a: &ThermalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<R
         (_, Some(c), _) => (ThermalMode::HeatTo, c),
         (_, None, c) => (ThermalMode::CoolTo, c.unwrap_or(DEFAULT_TARGET_C)),
     };
-    cfg.thermal = Some(ThermalConfig {
+    cfg.kind = RunKind::Thermal(ThermalConfig {
         mode,
         target_c,
         duration_s: a.duration,
@@ -151,7 +118,7 @@ mod tests {
             &none,
         )
         .unwrap();
-        let t = c.thermal.unwrap();
+        let t = *c.thermal().unwrap();
         assert_eq!(
             (t.mode, t.target_c, t.duration_s, t.poll_s),
             (ThermalMode::CoolTo, 50.0, 300.0, 2.0)
@@ -166,7 +133,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            c.thermal.map(|t| (t.mode, t.target_c)),
+            c.thermal().map(|t| (t.mode, t.target_c)),
             Some((ThermalMode::HeatTo, 60.0))
         );
         let c = config(
@@ -180,7 +147,7 @@ mod tests {
         .unwrap();
         assert!(c.unattended);
         assert_eq!(
-            c.thermal.map(|t| t.mode),
+            c.thermal().map(|t| t.mode),
             Some(ThermalMode::MemoryController)
         );
     }

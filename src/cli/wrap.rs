@@ -2,9 +2,12 @@
 //! COMMAND [ARGS…]`, and the tools sbc-bench wraps itself: `--geekbench` (`-G`), `--pts
 //! ARGS` (`-P ARGS`), `--stockfish` (`-s`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+
+use crate::bench::external::extract::Tool;
+use crate::record::wrap::{Split, WrapSpec};
 
 /// Options of `wrap`.
 #[derive(Debug, Clone, Args, Default)]
@@ -42,39 +45,13 @@ pub struct WrapArgs {
     #[arg(long)]
     pub stockfish: bool,
 
-    /// Never prompt; give up with an error when the system does not become idle.
-    #[arg(long)]
-    pub unattended: bool,
-
-    /// Longest wait for the system to become idle, in seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
-    pub max_wait: Option<u64>,
-
-    /// Full log file [default: /var/log/sbc-bench.log].
-    #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
-
-    /// Write the whole run as one JSON document to FILE (rewritten after every run).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Read a power meter meanwhile: idle mW, mW and energy per phase (docs/POWER.md;
-    /// also sbc-bench's Netio=HOST/SOCKET).
-    #[arg(long, value_name = "SPEC")]
-    pub power: Option<String>,
-
-    /// Canned host (idle at once, sampled often): tests over fixture trees. The command
-    /// itself still runs.
-    #[arg(long, hide = true)]
-    pub fake_benchmarks: bool,
-
     /// The command and its arguments; `{cpus}` and `{cluster}` are replaced by the run's
     /// CPU list (`4-5`) and cluster name (`cluster1`, `Cortex-A76`, `all`).
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 
     #[command(flatten)]
-    pub store: super::results::StoreArgs,
+    pub shared: super::run::SharedArgs,
 }
 
 /// What to wrap.
@@ -131,6 +108,103 @@ pub fn parse_repeat(s: &str) -> Result<u32, String> {
         Ok(n) if (1..=1000).contains(&n) => Ok(n),
         _ => Err("not a whole number from 1 to 1000".into()),
     }
+}
+
+/// Where a tool is not installed: what to do, never a download.
+fn missing(what: &str, names: &str, how: &str) -> String {
+    format!("{what} is not installed ({names} on the PATH); {how}")
+}
+
+/// The spec for what the user asked; `Err` when the tool is not installed. `find` looks
+/// a program up on the PATH (passed in: `cli/` touches nothing on the system).
+pub fn spec(
+    args: &WrapArgs,
+    online_cpus: usize,
+    find: &dyn Fn(&[&str]) -> Option<PathBuf>,
+) -> Result<WrapSpec, String> {
+    let name_of = |p: &Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let wrapped = args.wrapped()?;
+    let mut s = match wrapped {
+        Wrapped::Command(argv) => WrapSpec {
+            tool: Tool::of_command(&argv),
+            name: name_of(Path::new(&argv[0])),
+            command: argv,
+            ..Default::default()
+        },
+        Wrapped::Geekbench => {
+            let gb = find(&["geekbench6", "geekbench5"]).ok_or_else(|| {
+                missing(
+                    "Geekbench",
+                    "geekbench6 or geekbench5",
+                    "this version never downloads it: get it from https://www.geekbench.com/download/linux/ and put its binary on the PATH",
+                )
+            })?;
+            WrapSpec {
+                name: name_of(&gb),
+                command: vec![gb.display().to_string()],
+                tool: Tool::Geekbench,
+                split: Split::PerCoreType,
+                offline_others: true,
+                all_core_runs: 2,
+                ..Default::default()
+            }
+        }
+        Wrapped::Pts(pts_args) => {
+            let pts = find(&["phoronix-test-suite"]).ok_or_else(|| {
+                missing(
+                    "Phoronix Test Suite",
+                    "phoronix-test-suite",
+                    "install it (apt install phoronix-test-suite) and the tests (phoronix-test-suite install ARGS)",
+                )
+            })?;
+            let mut command = vec![pts.display().to_string(), "batch-run".to_string()];
+            command.extend(pts_args);
+            WrapSpec {
+                name: "Phoronix Test Suite".to_string(),
+                command,
+                env: vec![("PTS_SILENT_MODE".to_string(), "1".to_string())],
+                tool: Tool::Pts,
+                split: Split::PerCoreType,
+                offline_others: true,
+                ..Default::default()
+            }
+        }
+        Wrapped::Stockfish => {
+            let sf = find(&["stockfish"]).ok_or_else(|| {
+                missing(
+                    "Stockfish",
+                    "stockfish",
+                    "install it (apt install stockfish)",
+                )
+            })?;
+            WrapSpec {
+                name: "stockfish".to_string(),
+                command: vec![sf.display().to_string()],
+                // sbc-bench's bench line: hash 128 MB, every core, depth 24.
+                stdin: Some(format!(
+                    "bench 128 {} 24 default depth\nquit\n",
+                    online_cpus.max(1)
+                )),
+                tool: Tool::Stockfish,
+                all_core_runs: 3,
+                ..Default::default()
+            }
+        }
+    };
+    if args.per_cluster {
+        s.split = Split::PerCluster;
+    } else if args.per_core_type {
+        s.split = Split::PerCoreType;
+    }
+    s.offline_others |= args.offline_others;
+    s.repeat = args.repeat.max(1);
+    s.all_core_runs = s.all_core_runs.max(1);
+    Ok(s)
 }
 
 #[cfg(test)]

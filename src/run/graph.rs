@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::bench::clock;
 use crate::bench::external::sevenzip::SevenZip;
 use crate::bench::{BenchError, Benchmark, Progress, lzma};
-use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
+use crate::monitor::SampleSpec;
 use crate::record::config::RunConfig;
 use crate::record::graph::{
     DEFAULT_MIN_KHZ, GraphConfig, GraphPoint, GraphResults, GraphRun, GraphVariant, HoldMethod,
@@ -25,8 +25,8 @@ use crate::record::graph::{
 use crate::record::plan::{Plan, Step, StepKind};
 use crate::record::run::{RunReport, StepRecord, StepStatus};
 use crate::run::exec::{self, Canned, Env, Executor};
-use crate::run::plan::PlanInput;
-use crate::run::runner::{self, RunContext, RunError, Running, Ui};
+use crate::run::plan::{PlanInput, groups_by_core_type};
+use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
 use crate::sys::cpu::list::format_list;
@@ -143,7 +143,7 @@ pub fn targets(topo: &Topology, variant: &GraphVariant) -> Result<Vec<GraphTarge
             .map(|c| target(topo, range_label(c), c.clone()))
             .collect()
     };
-    let by_type = runner::groups_by_core_type(topo, &online);
+    let by_type = groups_by_core_type(topo, &online);
     let core_clusters = || -> Vec<GraphTarget> {
         if by_type.is_empty() {
             return per_cluster();
@@ -522,8 +522,8 @@ fn mean(v: &[f64]) -> Option<f64> {
 // ---- The steps ----
 
 /// What the graph's steps share.
-struct Graphing<'a> {
-    cfg: &'a GraphConfig,
+struct Graphing {
+    cfg: GraphConfig,
     method: HoldMethod,
     tool: MipsTool,
     targets: Vec<GraphTarget>,
@@ -537,11 +537,11 @@ fn soc_temp(root: &SysRoot, src: Option<&thermal::ThermalSource>) -> Option<f64>
 
 /// The idle step: governors to `powersave` where offered (sbc-bench), then `idle_s` of
 /// meter readings; the governors come back after.
-fn idle(ctx: &RunContext<'_>, run: &Running, g: &mut Graphing<'_>) -> (IdleBaseline, StepStatus) {
+fn idle(ctx: &RunContext<'_>, policies: &[Policy], g: &mut Graphing) -> (IdleBaseline, StepStatus) {
     let t0 = Instant::now();
     let guard = Tuning::new(ctx.root);
     let mut errors = Vec::new();
-    for p in &run.policies {
+    for p in policies {
         if p.available_governors.iter().any(|x| x == "powersave") {
             if let Err(e) = guard.set(policy_attr(p.id, "scaling_governor"), "powersave") {
                 errors.push(e.to_string());
@@ -587,7 +587,7 @@ fn all_to_minimum(h: &mut Holder<'_>, policies: &[Policy]) -> Vec<String> {
 fn point(
     exec: &mut dyn Executor,
     env: &Env<'_>,
-    g: &mut Graphing<'_>,
+    g: &mut Graphing,
     t: &GraphTarget,
     measure_cpu: u32,
     khz: u64,
@@ -618,7 +618,7 @@ fn point(
     } else {
         lzma::LzmaOptions::default()
     };
-    for _ in 0..repetitions(g.cfg) {
+    for _ in 0..repetitions(&g.cfg) {
         if env.cancel.is_cancelled() {
             break;
         }
@@ -654,7 +654,7 @@ fn point(
 fn walk(
     exec: &mut dyn Executor,
     env: &Env<'_>,
-    g: &mut Graphing<'_>,
+    g: &mut Graphing,
     t: &GraphTarget,
 ) -> (GraphRun, StepStatus) {
     let policies: Vec<&Policy> = env
@@ -724,164 +724,156 @@ fn walk(
     (run, status)
 }
 
-/// The graph's steps while the monitor records, the report and its files brought up to
-/// date after each (the runner's step phase, for this mode's steps).
-fn steps(
-    ctx: &RunContext<'_>,
-    run: &mut Running,
-    exec: &mut dyn Executor,
-    ui: &mut dyn Ui,
-    g: &mut Graphing<'_>,
-) -> Option<Recording> {
-    let setup = Setup::discover(ctx.root, true);
-    let mut mcfg = MonitorConfig::every(ctx.monitor_interval);
-    mcfg.spec = SampleSpec::full();
-    let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
-    let plan = run.report.plan.clone();
-    ui.planned(&plan);
-    let mut next_target = 0;
-    for step in &plan.steps {
-        if ctx.cancel.is_cancelled() {
-            break;
-        }
-        // sbc-bench's `Checking CPU 4-5: …`: which group this step walks.
-        if step.kind == StepKind::Graph {
-            if let Some(t) = g.targets.get(next_target) {
-                ui.line(&format!("Checking {} ({}):", t.label, format_list(&t.cpus)));
-            }
-        }
-        let progress = ui.step_started(step.kind.progress());
-        if let Some(m) = &monitor {
-            m.mark(step.kind.phase());
-        }
-        let t0 = Instant::now();
-        let started = runner::now_rfc3339();
-        let status = match step.kind {
-            StepKind::GraphIdle => {
-                let (base, status) = idle(ctx, run, g);
-                if let Some(r) = run.report.results.graph.as_mut() {
-                    r.idle = Some(base);
-                }
-                status
-            }
-            _ => {
-                let env = Env {
-                    root: ctx.root,
-                    cfg: ctx.cfg,
-                    policies: &run.policies,
-                    topo: &run.topo,
-                    cancel: ctx.cancel,
-                    progress: &*progress,
-                    all_cpus: &run.all_cpus,
-                };
-                match g.targets.get(next_target).cloned() {
-                    Some(t) => {
-                        next_target += 1;
-                        let (r, status) = walk(exec, &env, g, &t);
-                        if let Some(res) = run.report.results.graph.as_mut() {
-                            res.runs.push(r);
-                        }
-                        status
-                    }
-                    None => StepStatus::Failed("no group of CPUs left to test".to_string()),
-                }
-            }
-        };
-        if let Some(m) = &monitor {
-            m.end_phase();
-        }
-        let status = if ctx.cancel.is_cancelled() {
-            StepStatus::Cancelled
-        } else {
-            status
-        };
-        let note = match &status {
-            StepStatus::Failed(e) => format!(" (failed: {e})"),
-            StepStatus::Cancelled => " (interrupted)".to_string(),
-            StepStatus::Ok => String::new(),
-        };
-        run.report.steps.push(StepRecord {
-            kind: step.kind,
-            started,
-            ended: runner::now_rfc3339(),
-            duration_s: t0.elapsed().as_secs_f64(),
-            status,
-        });
-        ui.step_done(step.kind.progress(), &note);
-        if let Some(m) = &monitor {
-            run.report.monitor = Some(m.snapshot());
-        }
-        ctx.sink.write(&run.report);
-    }
-    monitor.map(MonitorHandle::stop)
+/// The efficiency graph as a mode of the engine: the idle step (with a meter), then one
+/// step per group of CPUs walked through its OPPs.
+pub struct Graph {
+    /// What to draw.
+    pub cfg: GraphConfig,
+    /// The power meter, if the user gave one (`--power`).
+    meter: Option<Box<dyn PowerMeter>>,
+    /// The walk's settings, once the machine is tuned.
+    graphing: Option<Graphing>,
+    /// The next group of CPUs to walk.
+    next_target: usize,
 }
 
-/// Draw the efficiency graph: the runner's preflight and tune, this mode's steps, the
-/// runner's finish (restore, validate, the final files). `meter`: the power meter, if
-/// the user gave one (`--power`).
+impl Graph {
+    /// The mode for `cfg`, reading `meter` when there is one.
+    pub fn new(cfg: GraphConfig, meter: Option<Box<dyn PowerMeter>>) -> Self {
+        Self {
+            cfg,
+            meter,
+            graphing: None,
+            next_target: 0,
+        }
+    }
+}
+
+impl Mode for Graph {
+    fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan {
+        plan(cfg, &self.cfg, input)
+    }
+
+    /// The groups to walk and their OPPs counted for the plan, the tool, the hold method
+    /// and the results opened.
+    fn prepare(&mut self, ctx: &RunContext<'_>, run: &mut Running, ui: &mut dyn Ui) {
+        let gcfg = &self.cfg;
+        let targets = match targets(&run.topo, &gcfg.variant) {
+            Ok(t) => t,
+            Err(e) => {
+                // Checked before the run by the command; here for library callers.
+                ui.line(&format!("Not able to draw performance graph(s): {e}"));
+                Vec::new()
+            }
+        };
+        let opp_counts: Vec<usize> = targets
+            .iter()
+            .map(|t| {
+                run.policies
+                    .iter()
+                    .filter(|p| t.policies.contains(&p.id))
+                    .max_by_key(|p| p.id)
+                    .map_or(0, |p| opps(p, ctx.cfg).len())
+            })
+            .collect();
+        run.report.plan = plan_for(ctx.cfg, gcfg, &opp_counts);
+        let tool = if ctx.host.tools(ctx.cancel).sevenzip {
+            MipsTool::SevenZip
+        } else {
+            MipsTool::NativeLzma
+        };
+        let method = hold_method(ctx.root, &run.policies);
+        let meter = self.meter.take();
+        run.report.results.graph = Some(GraphResults {
+            method,
+            repetitions: repetitions(gcfg),
+            min_khz: ctx.cfg.min_khz.unwrap_or(DEFAULT_MIN_KHZ),
+            meter: meter.as_ref().map(|m| m.describe()),
+            idle: None,
+            runs: Vec::new(),
+        });
+        if meter.is_none() {
+            run.report
+                .plan
+                .steps
+                .retain(|s| s.kind != StepKind::GraphIdle);
+        }
+        self.graphing = Some(Graphing {
+            cfg: gcfg.clone(),
+            method,
+            tool,
+            targets,
+            temp: thermal::pick_source(ctx.root),
+            meter,
+        });
+    }
+
+    /// Process snapshots are left out: the graph's findings name no background load.
+    fn sample_spec(&self) -> SampleSpec {
+        SampleSpec::full()
+    }
+
+    fn run_step(&mut self, _i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+        let Some(g) = self.graphing.as_mut() else {
+            return runner::timed_step(step, s, &note, &mut |_, _| {
+                StepStatus::Failed("the graph was not prepared".to_string())
+            });
+        };
+        // sbc-bench's `Checking CPU 4-5: …`: which group this step walks.
+        let target = (step.kind == StepKind::Graph)
+            .then(|| g.targets.get(self.next_target).cloned())
+            .flatten();
+        if let Some(t) = &target {
+            s.ui.line(&format!("Checking {} ({}):", t.label, format_list(&t.cpus)));
+        }
+        if step.kind == StepKind::Graph {
+            self.next_target += 1;
+        }
+        let (ctx, policies) = (s.ctx, s.run.policies.clone());
+        runner::timed_step(step, s, &note, &mut |w, report| {
+            if step.kind == StepKind::GraphIdle {
+                let (base, status) = idle(ctx, &policies, g);
+                if let Some(r) = report.results.graph.as_mut() {
+                    r.idle = Some(base);
+                }
+                return status;
+            }
+            match &target {
+                Some(t) => {
+                    let (r, status) = walk(w.exec, w.env, g, t);
+                    if let Some(res) = report.results.graph.as_mut() {
+                        res.runs.push(r);
+                    }
+                    status
+                }
+                None => StepStatus::Failed("no group of CPUs left to test".to_string()),
+            }
+        })
+    }
+}
+
+/// What follows `Done` on a graph step's line: why it failed, or nothing.
+fn note(status: &StepStatus) -> String {
+    match status {
+        StepStatus::Failed(e) => format!(" (failed: {e})"),
+        StepStatus::Cancelled => " (interrupted)".to_string(),
+        StepStatus::Ok => String::new(),
+    }
+}
+
+/// Draw the efficiency graph: the engine's preflight and tune, this mode's steps, the
+/// engine's finish (restore, validate, the final files). `meter`: the power meter, if
+/// the user gave one (`--power`). Without a graph in the settings, the standard run.
 pub fn execute(
     ctx: &RunContext<'_>,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
     meter: Option<Box<dyn PowerMeter>>,
-) -> Result<RunReport, RunError> {
-    let Some(gcfg) = ctx.cfg.graph.as_ref() else {
-        return runner::execute(ctx, exec, ui);
+) -> Result<RunReport, NotStarted> {
+    let Some(gcfg) = ctx.cfg.graph().cloned() else {
+        return crate::run::standard::execute(ctx, exec, ui);
     };
-    let started = runner::now_rfc3339();
-    let pre = runner::preflight(ctx, ui)?;
-    let mut run = runner::tune(ctx, started, pre);
-    let targets = match targets(&run.topo, &gcfg.variant) {
-        Ok(t) => t,
-        Err(e) => {
-            // Checked before the run by the command; here for library callers.
-            ui.line(&format!("Not able to draw performance graph(s): {e}"));
-            Vec::new()
-        }
-    };
-    let opp_counts: Vec<usize> = targets
-        .iter()
-        .map(|t| {
-            run.policies
-                .iter()
-                .filter(|p| t.policies.contains(&p.id))
-                .max_by_key(|p| p.id)
-                .map_or(0, |p| opps(p, ctx.cfg).len())
-        })
-        .collect();
-    run.report.plan = plan_for(ctx.cfg, gcfg, &opp_counts);
-    let tool = if ctx.host.tools(ctx.cancel).sevenzip {
-        MipsTool::SevenZip
-    } else {
-        MipsTool::NativeLzma
-    };
-    let method = hold_method(ctx.root, &run.policies);
-    let meter_name = meter.as_ref().map(|m| m.describe());
-    run.report.results.graph = Some(GraphResults {
-        method,
-        repetitions: repetitions(gcfg),
-        min_khz: ctx.cfg.min_khz.unwrap_or(DEFAULT_MIN_KHZ),
-        meter: meter_name,
-        idle: None,
-        runs: Vec::new(),
-    });
-    if meter.is_none() {
-        run.report
-            .plan
-            .steps
-            .retain(|s| s.kind != StepKind::GraphIdle);
-    }
-    ctx.sink.write(&run.report);
-    let mut g = Graphing {
-        cfg: gcfg,
-        method,
-        tool,
-        targets,
-        temp: thermal::pick_source(ctx.root),
-        meter,
-    };
-    let recording = steps(ctx, &mut run, exec, ui, &mut g);
-    Ok(runner::finish(ctx, run, recording))
+    runner::execute(ctx, &mut Graph::new(gcfg, meter), exec, ui)
 }
 
 #[cfg(test)]

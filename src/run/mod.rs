@@ -8,6 +8,7 @@ pub mod power;
 pub mod preflight;
 pub mod review;
 pub mod runner;
+pub mod standard;
 pub mod thermal;
 pub mod tuning;
 pub mod wrap;

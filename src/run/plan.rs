@@ -6,6 +6,9 @@ use serde::Serialize;
 
 use crate::record::config::RunConfig;
 use crate::record::plan::{Plan, Step, StepKind};
+use crate::sys::cpu::Topology;
+use crate::sys::cpufreq::Policy;
+use crate::sys::root::SysRoot;
 
 /// What the plan is computed from: facts about the machine.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -42,14 +45,8 @@ pub fn scrypt_seconds(cfg: &RunConfig) -> f64 {
     if cfg.quick { 10.0 } else { 300.0 }
 }
 
-/// Make the plan. Pure: tests snapshot it for every fixture board.
+/// Make the standard run's plan (the other modes plan their own steps). Pure: tests snapshot it for every fixture board.
 pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
-    if let Some(t) = &cfg.thermal {
-        return crate::run::thermal::plan(t, cfg, m);
-    }
-    if let Some(g) = &cfg.graph {
-        return crate::run::graph::plan(cfg, g, m);
-    }
     let clusters = m.clusters.max(1) as f64;
     let q = cfg.quick;
     let per_measure = if q { (0.05, 0.2) } else { (0.5, 1.2) };
@@ -166,6 +163,62 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     };
     push(StepKind::ClockHot, hot * per_measure.0, hot * per_measure.1);
     Plan { steps, skipped }
+}
+
+/// Facts for the plan.
+pub fn plan_input(
+    root: &SysRoot,
+    topo: &Topology,
+    policies: &[Policy],
+    has_7z: bool,
+    has_openssl: bool,
+) -> PlanInput {
+    let walk = crate::bench::clock::walk_permission(root).is_ok();
+    let w = crate::bench::clock::WalkOptions::default();
+    let opps = if walk {
+        topo.clusters
+            .iter()
+            .filter_map(|c| c.policy)
+            .filter_map(|id| policies.iter().find(|p| p.id == id))
+            .map(|p| crate::bench::clock::opps_to_check(p, &w).len())
+            .sum()
+    } else {
+        0
+    };
+    let usable: Vec<u32> = topo.online();
+    PlanInput {
+        core_type_groups: groups_by_core_type(topo, &usable).len(),
+        clusters: topo.clusters.len(),
+        cpus: topo.online().len(),
+        opps_to_walk: opps,
+        sevenzip: has_7z,
+        openssl: has_openssl,
+    }
+}
+
+/// Usable CPUs grouped by core type in CPU order, as sbc-bench's extensive mode forms its
+/// clusters (`ClusterConfigByCoreType`): RK3588 → 0-3 (Cortex-A55), 4-7 (Cortex-A76).
+/// Empty when there is only one group (nothing to add to the all-core run). Cores of
+/// unknown type group by cluster.
+pub fn groups_by_core_type(topo: &Topology, usable: &[u32]) -> Vec<(Vec<u32>, Option<String>)> {
+    let mut groups: Vec<(Vec<u32>, Option<String>, Option<u32>)> = Vec::new();
+    for &cpu in usable {
+        let c = topo.cpu(cpu);
+        let ty = c.and_then(|c| c.core_type.clone());
+        let key = if ty.is_some() {
+            None
+        } else {
+            c.map(|c| c.cluster)
+        };
+        match groups.last_mut() {
+            Some(g) if g.1 == ty && g.2 == key => g.0.push(cpu),
+            _ => groups.push((vec![cpu], ty, key)),
+        }
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups.into_iter().map(|(c, t, _)| (c, t)).collect()
 }
 
 #[cfg(test)]

@@ -18,12 +18,16 @@ use std::time::{Duration, Instant};
 use crate::diagnose::review_diff::{self, Changed, Noise};
 use crate::monitor::render::{self, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, Recording, Setup};
-use crate::record::plan::{Plan, StepKind};
+use crate::record::config::RunConfig;
+use crate::record::finding::Finding;
+use crate::record::plan::{Plan, Step, StepKind};
 use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
+use crate::record::run::StepRecord;
 use crate::record::run::{Results, RunReport};
 use crate::record::tuning::{Governor, Tuned};
 use crate::run::exec::{Env, Executor};
-use crate::run::runner::{self, RunContext, RunError, Running, Ui};
+use crate::run::plan::PlanInput;
+use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
 use crate::run::tuning;
 use crate::sys::cpufreq::{self, Policy};
 use crate::sys::policies::{self, PCIE_ASPM_POLICY};
@@ -68,75 +72,133 @@ impl ReviewOptions {
     }
 }
 
-/// Run review mode.
+/// Review mode as a mode of the engine: its own tuning (powersave, then performance,
+/// ASPM too), the inventory, the standard steps as the baseline (unless `-R`), the
+/// Markdown review, then the waiting phase.
+pub struct Review {
+    /// What review mode does besides the run's settings.
+    pub opts: ReviewOptions,
+    /// `clk_summary` lines that changed with tuning.
+    clk_summary_diff: Vec<String>,
+    /// The review so far, until it joins the report after the steps.
+    record: Option<ReviewRecord>,
+    /// The findings reviewers made by hand, added once the run is finished.
+    insight: Vec<Finding>,
+}
+
+impl Review {
+    /// The mode with `opts`.
+    pub fn new(opts: ReviewOptions) -> Self {
+        Self {
+            opts,
+            clk_summary_diff: Vec::new(),
+            record: None,
+            insight: Vec::new(),
+        }
+    }
+}
+
+impl Mode for Review {
+    fn intro(&mut self, ui: &mut dyn Ui) {
+        ui.line("Starting to examine hardware/software for review purposes...");
+    }
+
+    fn tune(&mut self, ctx: &RunContext<'_>, t: &Tuning, govs: &[Governor]) -> Vec<Tuned> {
+        let root = ctx.root;
+        let (tuned, diff) = powersave_then_performance(root, t, govs, is_x86(root));
+        self.clk_summary_diff = diff;
+        tuned
+    }
+
+    fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan {
+        crate::run::plan::plan(cfg, input)
+    }
+
+    fn prepare(&mut self, ctx: &RunContext<'_>, run: &mut Running, _ui: &mut dyn Ui) {
+        let diff = std::mem::take(&mut self.clk_summary_diff);
+        let mut rv = inventory(ctx, diff, self.opts.benchmarks);
+        if !self.opts.benchmarks {
+            run.report.plan = Plan {
+                steps: Vec::new(),
+                skipped: Vec::new(),
+            };
+        }
+        rv.temp_before_c = soc_temp(ctx.root);
+        self.record = Some(rv);
+    }
+
+    fn records(&self) -> bool {
+        self.opts.benchmarks
+    }
+
+    fn run_step(&mut self, i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+        crate::run::standard::Standard.run_step(i, step, s)
+    }
+
+    /// The review written (printed, its file, the report), then the waiting phase.
+    fn after_steps(&mut self, s: &mut StepScope<'_, '_>, checkpoint: &dyn Fn(&RunReport)) {
+        let Some(mut rv) = self.record.take() else {
+            return;
+        };
+        let (ctx, run) = (s.ctx, &mut *s.run);
+        let root = ctx.root;
+        if self.opts.benchmarks {
+            rv.temp_after_c = soc_temp(root);
+            rv.throttled_in_benchmarks = !ctx.cfg.no_tuning
+                && throttled(
+                    &runner::residency(
+                        &run.tis_before,
+                        &runner::time_in_state(root, &run.policies),
+                        &run.policies,
+                        &run.topo,
+                    ),
+                    &run.policies,
+                );
+        }
+        let (controllers, details, insight) = insight(root, &run.report.governors_before);
+        self.insight = insight;
+        rv.pcie_controllers = controllers;
+        rv.pcie_details = details;
+        rv.kernel_info = kernel_info(ctx, &run.report.system_before);
+        rv.markdown = crate::report::review::markdown(&run.report, &rv);
+        s.ui.line(&format!("\n\n\n{}", rv.markdown));
+        if let Some(f) = &self.opts.review_file {
+            if let Err(e) = std::fs::write(f, &rv.markdown) {
+                crate::output::warn(format!("cannot write the review to {}: {e}", f.display()));
+            }
+        }
+        run.report.review = Some(rv);
+        checkpoint(&run.report);
+        if !ctx.cancel.is_cancelled() {
+            waiting_phase(ctx, run, s.exec, s.ui, &self.opts, checkpoint);
+        }
+    }
+
+    fn planned_stop(&self, report: &RunReport) -> bool {
+        report.review.as_ref().is_some_and(|v| v.waiting.is_some())
+    }
+
+    /// What reviewers looked up by hand: PCIe payload sizes, IRQ placement, governors
+    /// that keep clocks low under I/O.
+    fn finished(&mut self, _ctx: &RunContext<'_>, report: &mut RunReport) {
+        report.findings.append(&mut self.insight);
+    }
+
+    fn after_finish(&mut self, report: &RunReport, ui: &mut dyn Ui) {
+        if let Some(rv) = &report.review {
+            ui.line(&crate::report::review::final_report(report, rv));
+        }
+    }
+}
+
+/// Run review mode (see [`runner::execute`]).
 pub fn execute(
     ctx: &RunContext<'_>,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
     opts: &ReviewOptions,
-) -> Result<RunReport, RunError> {
-    let started = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
-    ui.line("Starting to examine hardware/software for review purposes...");
-    let pre = runner::preflight(ctx, ui)?;
-    let root = ctx.root;
-    let mut clk_summary_diff = Vec::new();
-    let x86 = is_x86(root);
-    let mut run = runner::tune_with(ctx, started, pre, &mut |t, govs| {
-        let (tuned, diff) = powersave_then_performance(root, t, govs, x86);
-        clk_summary_diff = diff;
-        tuned
-    });
-    let mut rv = inventory(ctx, clk_summary_diff, opts.benchmarks);
-    if !opts.benchmarks {
-        run.report.plan = Plan {
-            steps: Vec::new(),
-            skipped: Vec::new(),
-        };
-    }
-    rv.temp_before_c = soc_temp(root);
-    ctx.sink.write(&run.report);
-    let recording = if opts.benchmarks {
-        let rec = runner::steps(ctx, &mut run, exec, ui);
-        rv.temp_after_c = soc_temp(root);
-        rv.throttled_in_benchmarks = !ctx.cfg.no_tuning
-            && throttled(
-                &runner::residency(
-                    &run.tis_before,
-                    &runner::time_in_state(root, &run.policies),
-                    &run.policies,
-                    &run.topo,
-                ),
-                &run.policies,
-            );
-        rec
-    } else {
-        None
-    };
-    let (controllers, details, insight) = insight(root, &run.report.governors_before);
-    rv.pcie_controllers = controllers;
-    rv.pcie_details = details;
-    rv.kernel_info = kernel_info(ctx, &run.report.system_before);
-    rv.markdown = crate::report::review::markdown(&run.report, &rv);
-    ui.line(&format!("\n\n\n{}", rv.markdown));
-    if let Some(f) = &opts.review_file {
-        if let Err(e) = std::fs::write(f, &rv.markdown) {
-            crate::output::warn(format!("cannot write the review to {}: {e}", f.display()));
-        }
-    }
-    run.report.review = Some(rv);
-    ctx.sink.write(&run.report);
-    if !ctx.cancel.is_cancelled() {
-        waiting_phase(ctx, &mut run, exec, ui, opts);
-    }
-    let mut report = runner::finish(ctx, run, recording);
-    // What reviewers looked up by hand: PCIe payload sizes, IRQ placement, governors that
-    // keep clocks low under I/O.
-    report.findings.extend(insight);
-    ctx.sink.write(&report);
-    if let Some(rv) = &report.review {
-        ui.line(&crate::report::review::final_report(&report, rv));
-    }
-    Ok(report)
+) -> Result<RunReport, NotStarted> {
+    runner::execute(ctx, &mut Review::new(opts.clone()), exec, ui)
 }
 
 /// The review's PCIe lines (sbc-bench's per controller, then the details it lacks) and the
@@ -386,6 +448,7 @@ fn waiting_phase(
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
     opts: &ReviewOptions,
+    checkpoint: &dyn Fn(&RunReport),
 ) {
     let root = ctx.root;
     if opts.benchmarks && !ctx.cfg.no_tuning {
@@ -423,7 +486,7 @@ fn waiting_phase(
     };
     // Recorded before watching: a signal from now on is the review's normal stop.
     set_waiting(run, w.clone());
-    ctx.sink.write(&run.report);
+    checkpoint(&run.report);
     let (stop, command, monitor) = watch(ctx, ui, opts);
     // The look at the stop.
     w.ended = Some(now());
@@ -503,7 +566,8 @@ fn clocks_now(
         all_cpus: &run.all_cpus,
     };
     let mut results = Results::default();
-    let _ = runner::run_step(StepKind::ClockHot, exec, &env, &run.targets, &mut results);
+    let _ =
+        crate::run::standard::run_step(StepKind::ClockHot, exec, &env, &run.targets, &mut results);
     results.clock_hot
 }
 

@@ -1,32 +1,30 @@
-//! The standard run in four phases: preflight (nothing changed yet), tune (governors to
-//! `performance`, the plan, the report opened), steps (each benchmark while the monitor
-//! records) and finish (restore, look again, validate). The export sink (log, JSON) is
-//! rewritten after every step, so a crash or Ctrl-C late in a 30-minute run keeps
-//! everything measured so far.
+//! The run engine, naming no mode: preflight (nothing changed yet), tune (the mode's
+//! tuning, its plan, the report opened), steps (each through [`Mode::run_step`] while the
+//! monitor records) and finish (restore, look again, validate, the mode's hooks). The
+//! export sink (log, JSON) is written here, once the machine is tuned, after every step
+//! and at the end, so a crash or Ctrl-C late in a 30-minute run keeps everything measured
+//! so far. The modes (`run::standard`, `run::thermal`, `run::graph`, `run::review`,
+//! `run::wrap`) only say what is theirs.
 
 use crate::record::finding::FindingCode;
 use std::time::{Duration, Instant};
 
-use crate::bench::clock::ClockCheck;
-use crate::bench::membw::MembwRun;
-use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::{self, Target};
-use crate::bench::{BenchError, Remark};
 use crate::diagnose::throttle;
 use crate::diagnose::{self, Finding, validate};
 use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
-use crate::record::plan::{Plan, StepKind, format_duration, format_estimate};
+use crate::record::plan::{Plan, Step, StepKind, format_duration, format_estimate};
 use crate::record::run::{
-    ClusterCompress, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
-    StepStatus,
+    Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord, StepStatus,
 };
 use crate::record::throttle::OppResidency;
+use crate::record::tuning::{Governor, Tuned};
 use crate::report::export::ExportSink;
-use crate::run::exec::{self, CompressKind, Env, Executor};
+use crate::run::exec::{Env, Executor};
 use crate::run::host::Host;
-use crate::run::plan::{self, PlanInput};
+use crate::run::plan::{PlanInput, plan_input};
 use crate::run::preflight::{self, IdleOutcome};
 use crate::run::tuning;
 use crate::shutdown::CancellationToken;
@@ -60,7 +58,7 @@ pub trait Ui {
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub enum NotStarted {
     /// The machine never became idle within `--max-wait`.
     #[error(
         "the system did not become idle within {waited_s:.0} s (load {load1:.2}, cpu {cpu_pct:.1}%); benchmark results would not be meaningful. Stop the background activity or raise --max-wait"
@@ -80,37 +78,6 @@ pub enum RunError {
 
 pub(crate) fn now_rfc3339() -> String {
     chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
-}
-
-/// Facts for the plan.
-pub fn plan_input(
-    root: &SysRoot,
-    topo: &Topology,
-    policies: &[Policy],
-    has_7z: bool,
-    has_openssl: bool,
-) -> PlanInput {
-    let walk = crate::bench::clock::walk_permission(root).is_ok();
-    let w = crate::bench::clock::WalkOptions::default();
-    let opps = if walk {
-        topo.clusters
-            .iter()
-            .filter_map(|c| c.policy)
-            .filter_map(|id| policies.iter().find(|p| p.id == id))
-            .map(|p| crate::bench::clock::opps_to_check(p, &w).len())
-            .sum()
-    } else {
-        0
-    };
-    let usable: Vec<u32> = topo.online();
-    PlanInput {
-        core_type_groups: groups_by_core_type(topo, &usable).len(),
-        clusters: topo.clusters.len(),
-        cpus: topo.online().len(),
-        opps_to_walk: opps,
-        sevenzip: has_7z,
-        openssl: has_openssl,
-    }
 }
 
 pub(crate) fn time_in_state(root: &SysRoot, policies: &[Policy]) -> Vec<(u32, Vec<(u64, u64)>)> {
@@ -169,30 +136,131 @@ pub struct RunContext<'a> {
     pub monitor_interval: Duration,
 }
 
-/// Run the standard benchmark: preflight, tune, the steps while the monitor records,
-/// then restore and validate. The sink is written once the machine is tuned and after
-/// every step.
+/// One mode of the engine (the standard run, the thermal test, the efficiency graph,
+/// review mode, a wrapped command): what is its own, everything else the engine's.
+/// Every hook but [`plan`](Mode::plan) and [`run_step`](Mode::run_step) has the
+/// standard run's answer as its default.
+pub trait Mode {
+    /// Said before preflight (review mode's first line).
+    fn intro(&mut self, _ui: &mut dyn Ui) {}
+
+    /// Leave the governors as found (sbc-bench's `TempTest`).
+    fn keeps_governors(&self) -> bool {
+        false
+    }
+
+    /// The mode's tuning (governors to `performance`); not called with `NOTUNING=yes` or
+    /// when the mode [keeps the governors](Mode::keeps_governors).
+    fn tune(&mut self, _ctx: &RunContext<'_>, t: &Tuning, govs: &[Governor]) -> Vec<Tuned> {
+        tuning::set_performance(t, govs)
+    }
+
+    /// The steps, from the settings and the facts about the tuned machine.
+    fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan;
+
+    /// The tuned machine, before the first step: the mode's results opened, its plan
+    /// refined with what tuning found. The engine writes the files right after.
+    fn prepare(&mut self, _ctx: &RunContext<'_>, _run: &mut Running, _ui: &mut dyn Ui) {}
+
+    /// Does the monitor record the steps? (Review mode without benchmarks has none.)
+    fn records(&self) -> bool {
+        true
+    }
+
+    /// What the monitor samples: everything, with process snapshots at phase boundaries
+    /// to name what else ran (background findings).
+    fn sample_spec(&self) -> SampleSpec {
+        let mut spec = SampleSpec::full();
+        spec.processes = true;
+        spec
+    }
+
+    /// Run step `i` of the plan, saying so to the user ([`Ui::step_started`],
+    /// [`Ui::step_done`]): the results go into `run.report`, the record of the step is
+    /// returned. [`timed_step`] does the standard run's bookkeeping.
+    fn run_step(&mut self, i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord;
+
+    /// After the last step, the monitor stopped, before the restore: review mode's
+    /// waiting phase, wrap's findings. `checkpoint` writes the files.
+    fn after_steps(&mut self, _s: &mut StepScope<'_, '_>, _checkpoint: &dyn Fn(&RunReport)) {}
+
+    /// The mode's own findings, after validation's (`-M`'s AES-256 slower after the load).
+    fn findings(&self, _report: &RunReport) -> Vec<Finding> {
+        Vec::new()
+    }
+
+    /// Does a complete run get a Results.md row? Only the standard run measures one.
+    fn has_results_row(&self) -> bool {
+        false
+    }
+
+    /// Is this report's stop by a signal the mode's normal end (review's waiting phase)?
+    fn planned_stop(&self, _report: &RunReport) -> bool {
+        false
+    }
+
+    /// The finished report, before its last write (wrap: the CPUs it offlined excused).
+    fn finished(&mut self, _ctx: &RunContext<'_>, _report: &mut RunReport) {}
+
+    /// After the last write (review mode's final report on the console).
+    fn after_finish(&mut self, _report: &RunReport, _ui: &mut dyn Ui) {}
+}
+
+/// What a step runs with: the run's context, the tuned machine and its report, the
+/// benchmarks, the user, the monitor, and when the steps began.
+pub struct StepScope<'s, 'c> {
+    /// Where and how the run runs.
+    pub ctx: &'s RunContext<'c>,
+    /// The tuned machine and the report so far.
+    pub run: &'s mut Running,
+    /// The benchmarks.
+    pub exec: &'s mut dyn Executor,
+    /// The user.
+    pub ui: &'s mut dyn Ui,
+    /// The monitor, while it records.
+    pub monitor: Option<&'s MonitorHandle>,
+    /// When the first step began.
+    pub run_start: Instant,
+}
+
+/// Run `mode`: preflight, tune, the steps while the monitor records, then restore and
+/// validate. The sink is written once the machine is tuned, after every step and at the
+/// end.
 pub fn execute(
     ctx: &RunContext<'_>,
+    mode: &mut dyn Mode,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
-) -> Result<RunReport, RunError> {
+) -> Result<RunReport, NotStarted> {
     let started = now_rfc3339();
+    mode.intro(ui);
     let pre = preflight(ctx, ui)?;
-    let mut run = tune(ctx, started, pre);
+    let mut run = tune(ctx, mode, started, pre);
+    mode.prepare(ctx, &mut run, ui);
     ctx.sink.write(&run.report);
-    let recording = steps(ctx, &mut run, exec, ui);
-    Ok(finish(ctx, run, recording))
+    let recording = steps(ctx, mode, &mut run, exec, ui);
+    let mut s = StepScope {
+        ctx,
+        run: &mut run,
+        exec,
+        ui: &mut *ui,
+        monitor: None,
+        run_start: Instant::now(),
+    };
+    mode.after_steps(&mut s, &|r| ctx.sink.write(r));
+    let report = finish(ctx, mode, run, recording);
+    mode.after_finish(&report, ui);
+    Ok(report)
 }
 
 /// How a run ended, as the process sees it: stopped before benchmarking 128 + `signal`
 /// (Ctrl-C 130 as sbc-bench, TERM 143, HUP 129 while waiting for idle), 130 for a prompt
 /// answered no; interrupted by `signal` 128 + signal; finished with results validation does not trust 3; else 0. A machine that never
 /// became idle is an error (1).
-pub fn outcome(result: &Result<RunReport, RunError>, signal: Option<i32>) -> Outcome {
+pub fn outcome(result: &Result<RunReport, NotStarted>, signal: Option<i32>) -> Outcome {
     match result {
-        Err(RunError::Stopped) => Outcome::Interrupted(signal.unwrap_or(2)),
-        Err(RunError::TooBusy { .. }) => Outcome::Failed,
+        Err(NotStarted::Stopped) => Outcome::Interrupted(signal.unwrap_or(2)),
+        Err(NotStarted::TooBusy { .. }) => Outcome::Failed,
         Ok(r) if r.status == RunStatus::Interrupted => Outcome::Interrupted(signal.unwrap_or(2)),
         Ok(r) if diagnose::any_invalid(&r.findings) => Outcome::Untrusted,
         Ok(_) => Outcome::Ok,
@@ -207,7 +275,7 @@ pub(crate) struct Checked {
 }
 
 /// Phase 1: root, kernel log, offline cores, idle wait. Stops before anything changes.
-pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, RunError> {
+pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, NotStarted> {
     let root = ctx.root;
     let mut pre = Preflight {
         root: preflight::is_root(),
@@ -224,7 +292,7 @@ pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked
             "WARNING: dmesg output does not contain early boot messages which\nhelp in identifying hardware details.\nIt is recommended to reboot now and then execute the benchmarks.",
         )
     {
-        return Err(RunError::Stopped);
+        return Err(NotStarted::Stopped);
     }
     confirm_offline_cores(root, ui)?;
     let (outcome, waited_s) = ctx
@@ -233,13 +301,13 @@ pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked
     pre.idle_wait_s = waited_s;
     match outcome {
         IdleOutcome::Idle(_) => {}
-        IdleOutcome::Cancelled => return Err(RunError::Stopped),
+        IdleOutcome::Cancelled => return Err(NotStarted::Stopped),
         IdleOutcome::GaveUp {
             waited,
             cpu_pct,
             load1,
         } => {
-            return Err(RunError::TooBusy {
+            return Err(NotStarted::TooBusy {
                 waited_s: waited.as_secs_f64(),
                 load1,
                 cpu_pct,
@@ -255,7 +323,7 @@ pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked
 
 /// sbc-bench warns about offline cores before anything else (and asks, when
 /// interactive): per-cluster results then miss cores.
-fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), RunError> {
+fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), NotStarted> {
     let topo_now = crate::sys::cpu::read(root).1;
     let offline: Vec<u32> = topo_now
         .cpus
@@ -269,60 +337,51 @@ fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), RunError
             crate::sys::cpu::list::format_list(&offline)
         ))
     {
-        return Err(RunError::Stopped);
+        return Err(NotStarted::Stopped);
     }
     Ok(())
 }
 
 /// A tuned machine, ready for the steps: the report so far, the facts the steps and
 /// the final comparison need, and the guard that puts governors back.
-pub(crate) struct Running {
-    pub(crate) report: RunReport,
+pub struct Running {
+    /// The report so far.
+    pub report: RunReport,
     /// Clocks as tuned.
-    pub(crate) policies: Vec<Policy>,
-    pub(crate) topo: Topology,
-    pub(crate) targets: Vec<Target>,
+    pub policies: Vec<Policy>,
+    /// CPUs and clusters as tuned.
+    pub topo: Topology,
+    /// One CPU per cluster to pin benchmarks to.
+    pub targets: Vec<Target>,
     /// Online CPUs the benchmarks may use (never empty).
-    pub(crate) all_cpus: Vec<u32>,
-    pub(crate) tuning: Tuning,
-    pub(crate) tis_before: Vec<(u32, Vec<(u64, u64)>)>,
-    pub(crate) online_before: Vec<u32>,
-    pub(crate) swap_before: validate::SwapState,
-    pub(crate) last_seq: Option<u64>,
+    pub all_cpus: Vec<u32>,
+    /// The guard that puts the governors back.
+    pub tuning: Tuning,
+    /// `time_in_state` per policy when tuned.
+    pub tis_before: Vec<(u32, Vec<(u64, u64)>)>,
+    /// CPUs online when tuned.
+    pub online_before: Vec<u32>,
+    /// Swap when tuned.
+    pub swap_before: validate::SwapState,
+    /// The last kernel message before the run.
+    pub last_seq: Option<u64>,
 }
-
-/// Phase 2: look at the machine, tune it, plan the steps, open the report.
-pub(crate) fn tune(ctx: &RunContext<'_>, started: String, checked: Checked) -> Running {
-    tune_with(ctx, started, checked, &mut |t, g| {
-        tuning::set_performance(t, g)
-    })
-}
-
-/// [`tune`] with the mode's own way to tune (review mode: everything to powersave, then
-/// to performance, ASPM too); not called with `NOTUNING=yes`.
-pub(crate) fn tune_with(
-    ctx: &RunContext<'_>,
-    started: String,
-    checked: Checked,
-    set: &mut dyn FnMut(
-        &Tuning,
-        &[crate::record::tuning::Governor],
-    ) -> Vec<crate::record::tuning::Tuned>,
-) -> Running {
+/// Phase 2: look at the machine, tune it the mode's way, plan the steps, open the report.
+fn tune(ctx: &RunContext<'_>, mode: &mut dyn Mode, started: String, checked: Checked) -> Running {
     let (root, cfg) = (ctx.root, ctx.cfg);
     let system_before = SystemInfo::read(root);
     let topo = system_before.topology.clone();
     let governors_before = tuning::read_governors(root, &system_before.cpufreq);
     let tuning_guard = Tuning::new(root);
-    let tuned = if cfg.no_tuning || crate::run::thermal::keeps_governors(cfg) {
+    let tuned = if cfg.no_tuning || mode.keeps_governors() {
         Vec::new()
     } else {
-        set(&tuning_guard, &governors_before)
+        mode.tune(ctx, &tuning_guard, &governors_before)
     };
     // Clocks as tuned, for the OPP walk and the report.
     let policies = cpufreq::read_policies(root);
     let tools = ctx.host.tools(ctx.cancel);
-    let plan: Plan = plan::plan(
+    let plan: Plan = mode.plan(
         cfg,
         &plan_input(root, &topo, &policies, tools.sevenzip, tools.openssl),
     );
@@ -380,19 +439,21 @@ pub(crate) fn tune_with(
     }
 }
 
-/// Phase 3: every planned step while the monitor records; the report and its files are
-/// brought up to date after each. Returns the monitor's recording.
-pub(crate) fn steps(
+/// Phase 3: every planned step through the mode while the monitor records; the report
+/// and its files are brought up to date after each. Returns the monitor's recording.
+fn steps(
     ctx: &RunContext<'_>,
+    mode: &mut dyn Mode,
     run: &mut Running,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
 ) -> Option<Recording> {
+    if !mode.records() {
+        return None;
+    }
     let setup = Setup::discover(ctx.root, true);
     let mut mcfg = MonitorConfig::every(ctx.monitor_interval);
-    mcfg.spec = SampleSpec::full();
-    // Process snapshots at phase boundaries name what else ran (background findings).
-    mcfg.spec.processes = true;
+    mcfg.spec = mode.sample_spec();
     let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
     let run_start = Instant::now();
     let plan = run.report.plan.clone();
@@ -401,44 +462,16 @@ pub(crate) fn steps(
         if ctx.cancel.is_cancelled() {
             break;
         }
-        let progress = ui.step_started(step.kind.progress());
-        if let Some(m) = &monitor {
-            m.mark(step.kind.phase());
-        }
-        let t0 = Instant::now();
-        let step_started = now_rfc3339();
-        let env = Env {
-            root: ctx.root,
-            cfg: ctx.cfg,
-            policies: &run.policies,
-            topo: &run.topo,
-            cancel: ctx.cancel,
-            progress: &*progress,
-            all_cpus: &run.all_cpus,
+        let mut s = StepScope {
+            ctx,
+            run: &mut *run,
+            exec: &mut *exec,
+            ui: &mut *ui,
+            monitor: monitor.as_ref(),
+            run_start,
         };
-        let status = if crate::run::thermal::handles(step.kind) {
-            let r = &mut run.report.results;
-            crate::run::thermal::step(step.kind, exec, &env, &run.targets, r, ui)
-        } else {
-            run_step(step.kind, exec, &env, &run.targets, &mut run.report.results)
-        };
-        if let Some(m) = &monitor {
-            m.end_phase();
-        }
-        let status = if ctx.cancel.is_cancelled() {
-            StepStatus::Cancelled
-        } else {
-            status
-        };
-        let note = step_note(&plan, i, &status, run_start.elapsed().as_secs_f64());
-        run.report.steps.push(StepRecord {
-            kind: step.kind,
-            started: step_started,
-            ended: now_rfc3339(),
-            duration_s: t0.elapsed().as_secs_f64(),
-            status,
-        });
-        ui.step_done(step.kind.progress(), &note);
+        let record = mode.run_step(i, step, &mut s);
+        run.report.steps.push(record);
         if let Some(m) = &monitor {
             run.report.monitor = Some(m.snapshot());
         }
@@ -447,9 +480,80 @@ pub(crate) fn steps(
     monitor.map(MonitorHandle::stop)
 }
 
+/// What a step's work gets: where it runs, its progress callback, the targets.
+pub struct StepWork<'e, 'c> {
+    /// Settings, machine and cancellation for the benchmarks.
+    pub env: &'e Env<'c>,
+    /// One CPU per cluster.
+    pub targets: &'e [Target],
+    /// The benchmarks.
+    pub exec: &'e mut dyn Executor,
+    /// The user (the thermal wait's status line).
+    pub ui: &'e mut dyn Ui,
+}
+
+/// The standard run's bookkeeping around one step's `work`: the progress line, the
+/// monitor's phase, the times, a cancelled step marked so, and `note(status)` after
+/// `Done`.
+pub fn timed_step(
+    step: &Step,
+    s: &mut StepScope<'_, '_>,
+    note: &dyn Fn(&StepStatus) -> String,
+    work: &mut dyn FnMut(&mut StepWork<'_, '_>, &mut RunReport) -> StepStatus,
+) -> StepRecord {
+    let progress = s.ui.step_started(step.kind.progress());
+    if let Some(m) = s.monitor {
+        m.mark(step.kind.phase());
+    }
+    let t0 = Instant::now();
+    let step_started = now_rfc3339();
+    let Running {
+        report,
+        policies,
+        topo,
+        targets,
+        all_cpus,
+        ..
+    } = &mut *s.run;
+    let env = Env {
+        root: s.ctx.root,
+        cfg: s.ctx.cfg,
+        policies,
+        topo,
+        cancel: s.ctx.cancel,
+        progress: &*progress,
+        all_cpus,
+    };
+    let mut w = StepWork {
+        env: &env,
+        targets,
+        exec: &mut *s.exec,
+        ui: &mut *s.ui,
+    };
+    let status = work(&mut w, report);
+    if let Some(m) = s.monitor {
+        m.end_phase();
+    }
+    let status = if s.ctx.cancel.is_cancelled() {
+        StepStatus::Cancelled
+    } else {
+        status
+    };
+    let note = note(&status);
+    let record = StepRecord {
+        kind: step.kind,
+        started: step_started,
+        ended: now_rfc3339(),
+        duration_s: t0.elapsed().as_secs_f64(),
+        status,
+    };
+    s.ui.step_done(step.kind.progress(), &note);
+    record
+}
+
 /// What follows `Done` on a step's line: the estimate after the first step, the time
 /// taken after the last, or why it failed.
-fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> String {
+pub fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> String {
     let remaining = || {
         let (lo, hi) = plan.remaining_after_first_s();
         format_estimate(lo, hi)
@@ -473,9 +577,11 @@ fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> Stri
     }
 }
 
-/// Phase 4: restore, look again, validate, and write the final report.
-pub(crate) fn finish(
+/// Phase 4: restore, look again, validate, the mode's findings and hooks, and the
+/// final report written.
+fn finish(
     ctx: &RunContext<'_>,
+    mode: &mut dyn Mode,
     run: Running,
     recording: Option<Recording>,
 ) -> RunReport {
@@ -525,13 +631,11 @@ pub(crate) fn finish(
             &online_after,
         ));
     report.findings.extend(setup_findings(&report));
-    report
-        .findings
-        .extend(crate::run::thermal::findings(&report));
+    report.findings.extend(mode.findings(&report));
     report.system_after = Some(system_after);
     report.monitor = recording;
     // Review mode's waiting phase ends with Ctrl-C or SIGTERM: its normal stop.
-    let planned_stop = report.review.as_ref().is_some_and(|v| v.waiting.is_some());
+    let planned_stop = mode.planned_stop(&report);
     report.status = if ctx.cancel.is_cancelled() && !planned_stop {
         RunStatus::Interrupted
     } else {
@@ -540,14 +644,10 @@ pub(crate) fn finish(
     // An interrupted run has no Results.md row: a partial one would look paste-ready.
     // The thermal test and the efficiency graph measure no Results.md row (sbc-bench -g
     // prints none); review mode has none either, as sbc-bench; `wrap` runs other tools.
-    report.results_row = (report.status == RunStatus::Complete
-        && report.config.thermal.is_none()
-        && report.config.graph.is_none()
-        && report.review.is_none()
-        && report.wrap.is_none())
-    .then(|| crate::diagnose::run_validation::results_row(&report, &report.findings));
+    report.results_row = (report.status == RunStatus::Complete && mode.has_results_row())
+        .then(|| crate::diagnose::run_validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
-    crate::run::wrap::excuse_offlined(&mut report);
+    mode.finished(ctx, &mut report);
     ctx.sink.finish(&report);
     report
 }
@@ -581,7 +681,7 @@ fn setup_findings(r: &RunReport) -> Vec<Finding> {
 }
 
 /// Time spent at each OPP between two `time_in_state` readings, per policy.
-pub(crate) fn residency(
+pub fn residency(
     before: &[(u32, Vec<(u64, u64)>)],
     after: &[(u32, Vec<(u64, u64)>)],
     policies: &[Policy],
@@ -607,407 +707,4 @@ pub(crate) fn residency(
             }
         })
         .collect()
-}
-
-/// Usable CPUs grouped by core type in CPU order, as sbc-bench's extensive mode forms its
-/// clusters (`ClusterConfigByCoreType`): RK3588 → 0-3 (Cortex-A55), 4-7 (Cortex-A76).
-/// Empty when there is only one group (nothing to add to the all-core run). Cores of
-/// unknown type group by cluster.
-pub fn groups_by_core_type(topo: &Topology, usable: &[u32]) -> Vec<(Vec<u32>, Option<String>)> {
-    let mut groups: Vec<(Vec<u32>, Option<String>, Option<u32>)> = Vec::new();
-    for &cpu in usable {
-        let c = topo.cpu(cpu);
-        let ty = c.and_then(|c| c.core_type.clone());
-        let key = if ty.is_some() {
-            None
-        } else {
-            c.map(|c| c.cluster)
-        };
-        match groups.last_mut() {
-            Some(g) if g.1 == ty && g.2 == key => g.0.push(cpu),
-            _ => groups.push((vec![cpu], ty, key)),
-        }
-    }
-    if groups.len() < 2 {
-        return Vec::new();
-    }
-    groups.into_iter().map(|(c, t, _)| (c, t)).collect()
-}
-
-/// Run one step over its targets and store the results.
-pub(crate) fn run_step(
-    kind: StepKind,
-    exec: &mut dyn Executor,
-    env: &Env<'_>,
-    targets: &[Target],
-    results: &mut Results,
-) -> StepStatus {
-    let mut errors: Vec<String> = Vec::new();
-    let e = &mut errors;
-    match kind {
-        StepKind::ClockCold => {
-            let runs = per_target(exec, env, targets, e, |t| exec::clock(env, t, false));
-            results.clock_cold.extend(runs);
-        }
-        StepKind::ClockHot => clock_hot(exec, env, targets, e, results),
-        // The graph's steps are run by `run::graph`, which owns their meter.
-        StepKind::GraphIdle | StepKind::Graph => {
-            e.push("the efficiency graph's steps run in `run::graph`".to_string());
-        }
-        // Run by `run::wrap`, never planned into a standard run.
-        StepKind::Wrap => {}
-        StepKind::MemBandwidth => {
-            results
-                .membw
-                .extend(per_target(exec, env, targets, e, |t| exec::membw(env, t)));
-        }
-        StepKind::MemLatency => {
-            results
-                .memlat
-                .extend(per_target(exec, env, targets, e, |t| exec::memlat(env, t)));
-        }
-        StepKind::Aes => {
-            let (bench, opts) = exec::aes(env, targets);
-            match exec::call(exec, env, bench, opts) {
-                Ok(r) => {
-                    e.extend(failures(&r.errors));
-                    results.aes = Some(r);
-                }
-                Err(err) => e.push(err.to_string()),
-            }
-        }
-        StepKind::SevenZip | StepKind::Lzma => compress(kind, exec, env, targets, e, results),
-        StepKind::CoolDown
-        | StepKind::HeatUp
-        | StepKind::ThermalLoad
-        | StepKind::Aes256Before
-        | StepKind::Aes256After => e.push("a step of the thermal test (run::thermal)".into()),
-        StepKind::Scrypt => {
-            let (bench, opts) = exec::scrypt(env);
-            match exec::call(exec, env, bench, opts) {
-                // A stopped stress test is no result in a standard run.
-                Ok(s) if s.cancelled => e.push(BenchError::Cancelled.to_string()),
-                Ok(s) => {
-                    e.extend(s.run.threads.iter().filter_map(|t| {
-                        t.error.as_ref().map(|err| format!("cpu{}: {err}", t.cpu))
-                    }));
-                    results.scrypt = Some(s.run);
-                }
-                Err(err) => e.push(err.to_string()),
-            }
-        }
-    }
-    if errors.is_empty() {
-        StepStatus::Ok
-    } else {
-        StepStatus::Failed(errors.join("; "))
-    }
-}
-
-/// The remarks of a suite that fail its step (notes do not).
-fn failures(errors: &[Remark]) -> impl Iterator<Item = String> + '_ {
-    errors
-        .iter()
-        .filter(|e| e.is_failure())
-        .map(Remark::to_string)
-}
-
-/// A per-target benchmark's own record of what went wrong.
-trait TargetError {
-    fn error(&self) -> Option<&String>;
-}
-
-impl TargetError for ClockCheck {
-    fn error(&self) -> Option<&String> {
-        self.error.as_ref()
-    }
-}
-
-impl TargetError for MembwRun {
-    fn error(&self) -> Option<&String> {
-        self.error.as_ref()
-    }
-}
-
-impl TargetError for MemlatRun {
-    fn error(&self) -> Option<&String> {
-        self.error.as_ref()
-    }
-}
-
-/// Run one benchmark per target, in order, until cancelled; failures go to `errors`
-/// labelled with the target.
-fn per_target<'t, B>(
-    exec: &mut dyn Executor,
-    env: &Env<'_>,
-    targets: &'t [Target],
-    errors: &mut Vec<String>,
-    make: impl Fn(&'t Target) -> (B, B::Options),
-) -> Vec<B::Output>
-where
-    B: exec::Canned,
-    B::Output: TargetError,
-{
-    let mut out = Vec::new();
-    for t in targets {
-        if env.cancel.is_cancelled() {
-            break;
-        }
-        let (bench, opts) = make(t);
-        match exec::call(exec, env, bench, opts) {
-            Ok(r) => {
-                if let Some(e) = r.error() {
-                    errors.push(format!("{}: {e}", t.label()));
-                }
-                out.push(r);
-            }
-            Err(e) => errors.push(format!("{}: {e}", t.label())),
-        }
-    }
-    out
-}
-
-/// The hot clock check; extensive mode measures every core, not one per cluster.
-fn clock_hot(
-    exec: &mut dyn Executor,
-    env: &Env<'_>,
-    targets: &[Target],
-    errors: &mut Vec<String>,
-    results: &mut Results,
-) {
-    let all: Vec<Target>;
-    let hot_targets = if env.cfg.extensive {
-        all = env
-            .all_cpus
-            .iter()
-            .map(|&cpu| Target {
-                cpu,
-                core_type: env.topo.cpu(cpu).and_then(|c| c.core_type.clone()),
-                cluster: env.topo.cpu(cpu).map(|c| c.cluster),
-            })
-            .collect();
-        &all[..]
-    } else {
-        targets
-    };
-    let checks = per_target(exec, env, hot_targets, errors, |t| {
-        exec::clock(env, t, true)
-    });
-    for mut c in checks {
-        if env.cfg.extensive {
-            // One core at a time: the heading names the core, not its cluster.
-            c.cluster_cpus = vec![c.target.cpu];
-            c.only_cluster = false;
-        }
-        results.clock_hot.push(c);
-    }
-}
-
-/// 7-Zip's or the native compression step.
-fn compress(
-    kind: StepKind,
-    exec: &mut dyn Executor,
-    env: &Env<'_>,
-    targets: &[Target],
-    errors: &mut Vec<String>,
-    results: &mut Results,
-) {
-    let ck = if kind == StepKind::SevenZip {
-        CompressKind::SevenZip
-    } else {
-        CompressKind::Native
-    };
-    // Outside extensive mode, native LZMA runs single-threaded only once 7-Zip's
-    // multi-threaded runs have measured all cores (about 30 s saved on a 2-core
-    // VM); where 7-Zip is missing or failed, the native all-core score stands in.
-    let sevenzip_measured_all_cores = kind == StepKind::Lzma
-        && !env.cfg.extensive
-        && results
-            .sevenzip
-            .as_ref()
-            .and_then(|c| c.sevenzip.as_ref())
-            .is_some_and(|z| !z.multi.is_empty());
-    let multi_cpus: &[u32] = if sevenzip_measured_all_cores {
-        &[]
-    } else {
-        env.all_cpus
-    };
-    let (bench, opts) = exec::compress(env, ck, targets, multi_cpus);
-    match exec::call(exec, env, bench, opts) {
-        Ok(mut r) => {
-            if sevenzip_measured_all_cores {
-                r.errors.push(Remark::Note(
-                    "native LZMA ran single-threaded only: 7-Zip's multi-threaded \
-                     runs measured all cores (--extensive runs both)"
-                        .to_string(),
-                ));
-            }
-            errors.extend(failures(&r.errors));
-            if kind == StepKind::SevenZip {
-                results.sevenzip = Some(r);
-            } else {
-                results.lzma = Some(r);
-            }
-        }
-        Err(e) => errors.push(e.to_string()),
-    }
-    // Extensive mode: multi-threaded on each group of cores of one type alone,
-    // with the tool this step is about (sbc-bench's "7-zip cluster benchmarks").
-    if env.cfg.extensive {
-        for (cpus, core_type) in groups_by_core_type(env.topo, env.all_cpus) {
-            if env.cancel.is_cancelled() {
-                break;
-            }
-            let label = crate::sys::cpu::list::format_list(&cpus);
-            let (bench, opts) = exec::compress(env, ck, &[], &cpus);
-            match exec::call(exec, env, bench, opts) {
-                Ok(r) => results.compress_per_cluster.push(ClusterCompress {
-                    tool: kind,
-                    cpus,
-                    core_type,
-                    result: r,
-                }),
-                Err(e) => errors.push(format!("CPUs {label}: {e}")),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::run::exec::{Call, Fake};
-    use std::fs;
-
-    /// Canned results, except that memory bandwidth fails and memory latency may panic.
-    struct Failing {
-        panic_in_memlat: bool,
-    }
-
-    impl Executor for Failing {
-        fn run(&mut self, env: &Env<'_>, call: &mut dyn Call) -> Result<(), BenchError> {
-            match call.name() {
-                "membw" => Err(BenchError::Failed("cannot allocate 64 MiB".to_string())),
-                "memlat" => {
-                    assert!(!self.panic_in_memlat, "benchmark crashed");
-                    Fake.run(env, call)
-                }
-                _ => Fake.run(env, call),
-            }
-        }
-    }
-
-    struct Quiet;
-    impl Ui for Quiet {
-        fn line(&mut self, _s: &str) {}
-        fn step_started(&mut self, _what: &str) -> Box<dyn Fn(f64) + Sync> {
-            Box::new(|_| {})
-        }
-        fn step_done(&mut self, _what: &str, _note: &str) {}
-        fn confirm(&mut self, _warning: &str) -> bool {
-            true
-        }
-    }
-
-    const GOV: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
-
-    fn board() -> tempfile::TempDir {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("sys/devices/system/cpu/cpufreq/policy0");
-        fs::create_dir_all(&p).unwrap();
-        for (f, v) in [
-            ("scaling_governor", "schedutil"),
-            (
-                "scaling_available_governors",
-                "ondemand performance schedutil",
-            ),
-            ("related_cpus", "0 1"),
-            ("scaling_available_frequencies", "408000 1800000"),
-            ("cpuinfo_min_freq", "408000"),
-            ("cpuinfo_max_freq", "1800000"),
-            ("scaling_min_freq", "408000"),
-            ("scaling_max_freq", "1800000"),
-        ] {
-            fs::write(p.join(f), format!("{v}\n")).unwrap();
-        }
-        let cpu = d.path().join("sys/devices/system/cpu");
-        fs::write(cpu.join("present"), "0-1\n").unwrap();
-        fs::write(cpu.join("online"), "0-1\n").unwrap();
-        fs::create_dir_all(d.path().join("proc")).unwrap();
-        fs::write(
-            d.path().join("proc/cpuinfo"),
-            "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd05\nCPU variant\t: 0x2\nCPU revision\t: 0\n\n\
-             processor\t: 1\nCPU implementer\t: 0x41\nCPU part\t: 0xd05\nCPU variant\t: 0x2\nCPU revision\t: 0\n",
-        )
-        .unwrap();
-        fs::write(d.path().join("proc/loadavg"), "0.01 0.01 0.01 1/80 1\n").unwrap();
-        fs::write(d.path().join("proc/stat"), "cpu 1 0 1 100 0 0 0 0\n").unwrap();
-        d
-    }
-
-    fn run_with(exec: &mut dyn Executor, root: &SysRoot) -> Result<RunReport, RunError> {
-        let cfg = RunConfig {
-            fake_benchmarks: true,
-            unattended: true,
-            ..Default::default()
-        };
-        let token = CancellationToken::new();
-        let ctx = RunContext {
-            root,
-            cfg: &cfg,
-            cancel: &token,
-            sink: &ExportSink::new(),
-            host: &crate::run::host::CannedHost,
-            monitor_interval: Duration::from_millis(50),
-        };
-        execute(&ctx, exec, &mut Quiet)
-    }
-
-    #[test]
-    fn a_failing_benchmark_is_recorded_the_run_goes_on_and_governors_come_back() {
-        let d = board();
-        let root = SysRoot::new(d.path());
-        let r = run_with(
-            &mut Failing {
-                panic_in_memlat: false,
-            },
-            &root,
-        )
-        .unwrap();
-        assert_eq!(
-            fs::read_to_string(d.path().join(GOV)).unwrap().trim(),
-            "schedutil"
-        );
-        assert_eq!(r.tuning[0].outcome, Ok("performance".to_string()));
-        let bw = r
-            .steps
-            .iter()
-            .find(|s| s.kind == StepKind::MemBandwidth)
-            .unwrap();
-        assert!(matches!(&bw.status, StepStatus::Failed(e) if e.contains("cannot allocate")));
-        // The steps after the failed one still ran.
-        assert!(r.steps.iter().any(|s| s.kind == StepKind::ClockHot));
-        assert!(r.results.aes.is_some());
-        assert!(r.findings.iter().any(|f| f.code == "benchmark-failed"));
-        assert_eq!(r.status, RunStatus::Complete);
-    }
-
-    #[test]
-    fn a_crashing_benchmark_still_restores_governors() {
-        let d = board();
-        let root = SysRoot::new(d.path());
-        let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_with(
-                &mut Failing {
-                    panic_in_memlat: true,
-                },
-                &root,
-            )
-        }));
-        assert!(res.is_err(), "the benchmark panicked");
-        assert_eq!(
-            fs::read_to_string(d.path().join(GOV)).unwrap().trim(),
-            "schedutil"
-        );
-    }
 }

@@ -13,7 +13,8 @@ use crate::record::run::{RunReport, RunStatus};
 use crate::report::export::{ExportSink, Format};
 use crate::run::exec::Fake;
 use crate::run::host::{CannedHost, Host, Tools};
-use crate::run::runner::{RunContext, RunError, Ui, execute, outcome};
+use crate::run::runner::{NotStarted, RunContext, Ui, outcome};
+use crate::run::standard::execute;
 use crate::shutdown::CancellationToken;
 use crate::sys::root::SysRoot;
 
@@ -120,16 +121,16 @@ fn a_run_stopped_after_step_k_keeps_the_log_of_the_finished_steps() {
 #[test]
 fn the_run_s_exit_status_is_decided_in_one_place() {
     assert_eq!(
-        outcome(&Err(RunError::Stopped), Some(15)),
+        outcome(&Err(NotStarted::Stopped), Some(15)),
         Outcome::Interrupted(15),
         "stopped by TERM before benchmarking: 143"
     );
     assert_eq!(
-        outcome(&Err(RunError::Stopped), None),
+        outcome(&Err(NotStarted::Stopped), None),
         Outcome::Interrupted(2),
         "a prompt answered no: 130, as sbc-bench"
     );
-    let busy = RunError::TooBusy {
+    let busy = NotStarted::TooBusy {
         waited_s: 1.0,
         load1: 2.0,
         cpu_pct: 50.0,

@@ -13,11 +13,12 @@ use crate::bench::{BenchError, Benchmark, Progress};
 use crate::diagnose::Finding;
 use crate::record::config::RunConfig;
 use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::run::StepRecord;
 use crate::record::run::{Results, RunReport, StepStatus};
 use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalResults, ThermalWait};
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::PlanInput;
-use crate::run::runner::Ui;
+use crate::run::runner::{self, Mode, StepScope, Ui};
 use crate::shutdown::CancellationToken;
 use crate::sys::root::SysRoot;
 use crate::sys::thermal::{self, ThermalSource};
@@ -38,12 +39,45 @@ pub fn handles(kind: StepKind) -> bool {
     )
 }
 
-/// sbc-bench's `TempTest` leaves the governors as they are (`BasicSetup nochange`): the
-/// test is of the board as configured. `-M` runs inside its standard flow, which sets
-/// `performance`.
-pub fn keeps_governors(cfg: &RunConfig) -> bool {
-    cfg.thermal
-        .is_some_and(|t| matches!(t.mode, ThermalMode::CoolTo | ThermalMode::HeatTo))
+/// The thermal test as a mode of the engine.
+#[derive(Debug, Clone)]
+pub struct Thermal {
+    /// What to test.
+    pub cfg: ThermalConfig,
+}
+
+impl Mode for Thermal {
+    /// sbc-bench's `TempTest` leaves the governors as they are (`BasicSetup nochange`):
+    /// the test is of the board as configured. `-M` runs inside its standard flow, which
+    /// sets `performance`.
+    fn keeps_governors(&self) -> bool {
+        matches!(self.cfg.mode, ThermalMode::CoolTo | ThermalMode::HeatTo)
+    }
+
+    fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan {
+        plan(&self.cfg, cfg, input)
+    }
+
+    fn run_step(&mut self, i: usize, s_step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+        let plan = s.run.report.plan.clone();
+        let run_start = s.run_start;
+        let note =
+            |st: &StepStatus| runner::step_note(&plan, i, st, run_start.elapsed().as_secs_f64());
+        let t = self.cfg;
+        let kind = s_step.kind;
+        runner::timed_step(s_step, s, &note, &mut |w, report| {
+            let r = &mut report.results;
+            if handles(kind) {
+                step(t, kind, w.exec, w.env, w.targets, r, &mut *w.ui)
+            } else {
+                crate::run::standard::run_step(kind, w.exec, w.env, w.targets, r)
+            }
+        })
+    }
+
+    fn findings(&self, report: &RunReport) -> Vec<Finding> {
+        findings(report)
+    }
 }
 
 /// The thermal test's steps: the OPP walk (sbc-bench's `CheckClockspeedsAndSensors`),
@@ -125,6 +159,7 @@ pub fn whole_degrees(c: f64) -> i64 {
 /// Run one thermal step; its results go to `results.thermal` (and `results.aes` /
 /// `results.scrypt`, which the standard log renders).
 pub fn step(
+    t: ThermalConfig,
     kind: StepKind,
     exec: &mut dyn Executor,
     env: &Env<'_>,
@@ -132,9 +167,6 @@ pub fn step(
     results: &mut Results,
     ui: &mut dyn Ui,
 ) -> StepStatus {
-    let Some(t) = env.cfg.thermal else {
-        return StepStatus::Failed("not a thermal test".into());
-    };
     let th = results.thermal.get_or_insert_with(ThermalResults::default);
     let src = thermal::pick_source(env.root);
     if th.source.is_none() {

@@ -1,6 +1,6 @@
 //! `sbc-bench wrap`: any command under the standard run's controls, as a mode of the one
 //! engine. Preflight (idle gate) and tuning (performance governors) are the standard
-//! run's (`runner::preflight`, `runner::tune`), so is the finish (restore, look again,
+//! run's (the engine's, `run::runner`), so is the finish (restore, look again,
 //! validate: throttling, swap, background activity). Between them, instead of the
 //! benchmark steps, the command runs once per cluster or core type pinned there (its
 //! affinity set, or with `--offline-others` the other CPUs taken offline through the
@@ -17,12 +17,14 @@ use std::time::{Duration, Instant};
 use crate::bench::external::extract::{self, Score, Tool};
 use crate::bench::pin;
 use crate::diagnose::{Finding, Severity};
-use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
+use crate::monitor::{MonitorHandle, Recording};
+use crate::record::config::RunConfig;
 use crate::record::finding::FindingCode;
 use crate::record::plan::{Plan, Step, StepKind};
 use crate::record::run::{RunReport, StepRecord, StepStatus};
 use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec};
-use crate::run::runner::{self, RunContext, RunError, Running, Ui, now_rfc3339};
+use crate::run::plan::PlanInput;
+use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui, now_rfc3339};
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
 use crate::sys::cpu::list::format_list;
@@ -84,7 +86,7 @@ fn groups(
             })
             .filter(|(cpus, _, _)| !cpus.is_empty())
             .collect(),
-        Split::PerCoreType => runner::groups_by_core_type(topo, online)
+        Split::PerCoreType => crate::run::plan::groups_by_core_type(topo, online)
             .into_iter()
             .map(|(cpus, ty)| {
                 let name = ty
@@ -147,50 +149,126 @@ pub fn substitute(argv: &[String], cpus: &[u32], cluster: &str) -> Vec<String> {
         .collect()
 }
 
+/// A wrapped command as a mode of the engine: one step per planned run.
+#[derive(Debug, Clone)]
+pub struct Wrap {
+    /// What to run, and how to split it.
+    pub spec: WrapSpec,
+    /// The runs, once the machine is tuned.
+    planned: Vec<PlannedRun>,
+}
+
+impl Wrap {
+    /// The mode for `spec`.
+    pub fn new(spec: WrapSpec) -> Self {
+        Self {
+            spec,
+            planned: Vec::new(),
+        }
+    }
+}
+
+impl Mode for Wrap {
+    /// The runs are planned from the tuned machine's topology, in [`Mode::prepare`].
+    fn plan(&self, _cfg: &RunConfig, _input: &PlanInput) -> Plan {
+        Plan {
+            steps: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+
+    fn prepare(&mut self, _ctx: &RunContext<'_>, run: &mut Running, ui: &mut dyn Ui) {
+        let spec = &self.spec;
+        let online = run.topo.online();
+        self.planned = plan_runs(spec, &run.topo, &online);
+        run.report.plan = Plan {
+            steps: self
+                .planned
+                .iter()
+                .map(|_| Step {
+                    kind: StepKind::Wrap,
+                    min_s: 0.0,
+                    max_s: 0.0,
+                })
+                .collect(),
+            skipped: Vec::new(),
+        };
+        run.report.wrap = Some(WrapResults {
+            spec: spec.clone(),
+            ..Default::default()
+        });
+        if spec.tool == Tool::Geekbench
+            && let Some(avail) = run.report.system_before.memory.meminfo.mem_available_kib
+            && avail < extract::geekbench::MIN_AVAILABLE_KIB
+        {
+            ui.line(&format!(
+                "WARNING: only {} MB of memory available; Geekbench needs about 1.2 GB and may fail or swap.",
+                avail / 1024
+            ));
+        }
+    }
+
+    fn run_step(&mut self, i: usize, _step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+        let Some(p) = self.planned.get(i) else {
+            return StepRecord {
+                kind: StepKind::Wrap,
+                started: now_rfc3339(),
+                ended: now_rfc3339(),
+                duration_s: 0.0,
+                status: StepStatus::Failed("no run planned".to_string()),
+            };
+        };
+        let progress_label = format!("Executing {}", p.label);
+        let _progress = s.ui.step_started(&progress_label);
+        let record = one_run(s.ctx, s.run, &self.spec, p, s.monitor);
+        let note = format!(" ({}, {:.1} s)", record.exit.describe(), record.duration_s);
+        let step = StepRecord {
+            kind: StepKind::Wrap,
+            started: record.started.clone(),
+            ended: record.ended.clone(),
+            duration_s: record.duration_s,
+            status: if record.interrupted {
+                StepStatus::Cancelled
+            } else {
+                StepStatus::Ok
+            },
+        };
+        if let Some(w) = s.run.report.wrap.as_mut() {
+            w.runs.push(record);
+        }
+        s.ui.step_done(&progress_label, &note);
+        step
+    }
+
+    /// A failed command is a finding of its run; Geekbench's compare URL.
+    fn after_steps(&mut self, s: &mut StepScope<'_, '_>, _checkpoint: &dyn Fn(&RunReport)) {
+        let report = &mut s.run.report;
+        let findings = wrap_findings(report);
+        if let Some(w) = report.wrap.as_mut() {
+            w.compare_url = compare_url(w);
+        }
+        report.findings.extend(findings);
+    }
+
+    fn finished(&mut self, _ctx: &RunContext<'_>, report: &mut RunReport) {
+        excuse_offlined(report);
+    }
+}
+
 /// Run the command under the run's controls: preflight, tune, the runs while the monitor
-/// records, finish. The sink is written after every run.
+/// records, finish (see [`runner::execute`]).
 pub fn execute(
     ctx: &RunContext<'_>,
     spec: &WrapSpec,
     ui: &mut dyn Ui,
-) -> Result<RunReport, RunError> {
-    let started = now_rfc3339();
-    let pre = runner::preflight(ctx, ui)?;
-    let mut run = runner::tune(ctx, started, pre);
-    let online = run.topo.online();
-    let planned = plan_runs(spec, &run.topo, &online);
-    run.report.plan = Plan {
-        steps: planned
-            .iter()
-            .map(|_| Step {
-                kind: StepKind::Wrap,
-                min_s: 0.0,
-                max_s: 0.0,
-            })
-            .collect(),
-        skipped: Vec::new(),
-    };
-    run.report.wrap = Some(WrapResults {
-        spec: spec.clone(),
-        ..Default::default()
-    });
-    if spec.tool == Tool::Geekbench
-        && let Some(avail) = run.report.system_before.memory.meminfo.mem_available_kib
-        && avail < extract::geekbench::MIN_AVAILABLE_KIB
-    {
-        ui.line(&format!(
-            "WARNING: only {} MB of memory available; Geekbench needs about 1.2 GB and may fail or swap.",
-            avail / 1024
-        ));
-    }
-    ctx.sink.write(&run.report);
-    let recording = runs(ctx, &mut run, &planned, ui);
-    let findings = wrap_findings(&run.report);
-    if let Some(w) = run.report.wrap.as_mut() {
-        w.compare_url = compare_url(w);
-    }
-    run.report.findings.extend(findings);
-    Ok(runner::finish(ctx, run, recording))
+) -> Result<RunReport, NotStarted> {
+    // The command runs itself: the executor is never asked.
+    runner::execute(
+        ctx,
+        &mut Wrap::new(spec.clone()),
+        &mut crate::run::exec::Fake,
+        ui,
+    )
 }
 
 /// CPUs `--offline-others` took offline came back: no sign of CPUs killed mid-run. The
@@ -278,53 +356,6 @@ fn wrap_findings(r: &RunReport) -> Vec<Finding> {
             )
         })
         .collect()
-}
-
-/// The runs while the monitor records; the report and its files after each.
-fn runs(
-    ctx: &RunContext<'_>,
-    run: &mut Running,
-    planned: &[PlannedRun],
-    ui: &mut dyn Ui,
-) -> Option<Recording> {
-    let setup = Setup::discover(ctx.root, true);
-    let mut mcfg = MonitorConfig::every(ctx.monitor_interval);
-    mcfg.spec = SampleSpec::full();
-    mcfg.spec.processes = true;
-    let monitor: Option<MonitorHandle> = Monitor::start(ctx.root, &setup, mcfg).ok();
-    ui.planned(&run.report.plan);
-    let Some(spec) = run.report.wrap.as_ref().map(|w| w.spec.clone()) else {
-        return monitor.map(MonitorHandle::stop);
-    };
-    for p in planned {
-        if ctx.cancel.is_cancelled() {
-            break;
-        }
-        let progress_label = format!("Executing {}", p.label);
-        let _progress = ui.step_started(&progress_label);
-        let record = one_run(ctx, run, &spec, p, monitor.as_ref());
-        let note = format!(" ({}, {:.1} s)", record.exit.describe(), record.duration_s);
-        run.report.steps.push(StepRecord {
-            kind: StepKind::Wrap,
-            started: record.started.clone(),
-            ended: record.ended.clone(),
-            duration_s: record.duration_s,
-            status: if record.interrupted {
-                StepStatus::Cancelled
-            } else {
-                StepStatus::Ok
-            },
-        });
-        if let Some(w) = run.report.wrap.as_mut() {
-            w.runs.push(record);
-        }
-        ui.step_done(&progress_label, &note);
-        if let Some(m) = &monitor {
-            run.report.monitor = Some(m.snapshot());
-        }
-        ctx.sink.write(&run.report);
-    }
-    monitor.map(MonitorHandle::stop)
 }
 
 /// `/sys/devices/system/cpu/cpuN/online`.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sbc_bench::bench::BenchError;
-use sbc_bench::record::config::RunConfig;
+use sbc_bench::record::config::{RunConfig, RunKind};
 use sbc_bench::record::graph::{GraphConfig, GraphVariant, HoldMethod};
 use sbc_bench::record::run::RunReport;
 use sbc_bench::report::export::{ExportSink, Format};
@@ -154,7 +154,7 @@ fn graph(
     let cfg = RunConfig {
         fake_benchmarks: true,
         unattended: true,
-        graph: Some(GraphConfig {
+        kind: RunKind::Graph(GraphConfig {
             variant,
             repetitions: 3,
             html: Some(html.to_path_buf()),

@@ -408,3 +408,81 @@ macro_rules! m { () => { $crate::app::x } }
         Some("bench")
     );
 }
+
+/// The modules of `src/run/` a file of it names (`crate::run::X…`, `crate::run::{X…}`),
+/// in its code before `#[cfg(test)]`.
+fn run_modules_named(src: &str) -> Vec<String> {
+    let code = src.split("#[cfg(test)]").next().unwrap_or_default();
+    let clean = blank_comments_and_strings(code);
+    let c: Vec<char> = clean.chars().collect();
+    let needle: Vec<char> = "crate::run::".chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + needle.len() <= c.len() {
+        if c[i..i + needle.len()] != needle[..] {
+            i += 1;
+            continue;
+        }
+        let k = skip_ws(&c, i + needle.len());
+        if c.get(k) == Some(&'{') {
+            out.extend(group_heads(&c, k).into_iter().map(|(_, id)| id));
+        } else {
+            out.push(ident_at(&c, k).0);
+        }
+        i = k.max(i + 1);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The modules of `run/` imported each other in circles (the runner named the thermal
+/// test and wrap, which named the runner; the plan named the thermal test and the graph,
+/// which named the plan): the engine must name no mode, and data and helpers go down.
+#[test]
+fn the_modules_of_run_import_no_circle() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/run");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let edges: Vec<(String, Vec<String>)> = files
+        .iter()
+        .filter_map(|f| {
+            let name = f.file_stem()?.to_string_lossy().into_owned();
+            let text = fs::read_to_string(f).ok()?;
+            let named = run_modules_named(&text)
+                .into_iter()
+                .filter(|m| *m != name)
+                .collect();
+            Some((name, named))
+        })
+        .collect();
+    assert!(edges.iter().any(|(n, _)| n == "runner"), "{edges:?}");
+    // Depth-first search from every module; a module met again on the path is a circle.
+    fn visit(
+        m: &str,
+        edges: &[(String, Vec<String>)],
+        path: &mut Vec<String>,
+        circles: &mut Vec<String>,
+    ) {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            circles.push(format!("{} -> {m}", path[at..].join(" -> ")));
+            return;
+        }
+        path.push(m.to_string());
+        for (_, next) in edges.iter().filter(|(n, _)| n == m) {
+            for n in next {
+                visit(n, edges, path, circles);
+            }
+        }
+        path.pop();
+    }
+    let mut circles = Vec::new();
+    for (m, _) in &edges {
+        visit(m, &edges, &mut Vec::new(), &mut circles);
+    }
+    assert!(
+        circles.is_empty(),
+        "import circles in src/run/:\n{}",
+        circles.join("\n")
+    );
+}

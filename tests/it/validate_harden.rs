@@ -17,7 +17,8 @@ use sbc_bench::record::run::RunReport;
 use sbc_bench::report::export::ExportSink;
 use sbc_bench::run::exec::{Call, Env, Executor, Fake};
 use sbc_bench::run::host::CannedHost;
-use sbc_bench::run::runner::{RunContext, Ui, execute};
+use sbc_bench::run::runner::{RunContext, Ui};
+use sbc_bench::run::standard::execute;
 use sbc_bench::shutdown::CancellationToken;
 use sbc_bench::sys::root::SysRoot;
 
