@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Which step of a replacement failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub enum ReplaceStep {
     /// Creating the temporary file (the directory takes none: read-only, full, no
     /// permission, or a name already there).
     CreateTemp,
@@ -28,12 +28,12 @@ pub enum Step {
 }
 
 /// A replacement that failed, with the path it failed on. The temporary file is gone;
-/// before [`Step::SyncDir`] the target still holds what it held.
+/// before [`ReplaceStep::SyncDir`] the target still holds what it held.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot {} {}: {source}", self.step.verb(), self.path.display())]
 pub struct ReplaceError {
     /// The step.
-    pub step: Step,
+    pub step: ReplaceStep,
     /// The temporary file (create, write, rename) or the directory (sync).
     pub path: PathBuf,
     /// What the system said.
@@ -41,13 +41,13 @@ pub struct ReplaceError {
     pub source: io::Error,
 }
 
-impl Step {
+impl ReplaceStep {
     fn verb(self) -> &'static str {
         match self {
-            Step::CreateTemp => "create the temporary file",
-            Step::Write => "write the temporary file",
-            Step::Rename => "rename into place the temporary file",
-            Step::SyncDir => "sync the directory",
+            ReplaceStep::CreateTemp => "create the temporary file",
+            ReplaceStep::Write => "write the temporary file",
+            ReplaceStep::Rename => "rename into place the temporary file",
+            ReplaceStep::SyncDir => "sync the directory",
         }
     }
 }
@@ -90,7 +90,7 @@ pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), ReplaceError> {
     // A leftover of a process with the same id (one killed, its pid reused): remove it,
     // the link and not its target.
     if std::fs::symlink_metadata(&tmp).is_ok() {
-        std::fs::remove_file(&tmp).map_err(fail(Step::CreateTemp, &tmp))?;
+        std::fs::remove_file(&tmp).map_err(fail(ReplaceStep::CreateTemp, &tmp))?;
     }
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -98,14 +98,14 @@ pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), ReplaceError> {
         .mode(0o644)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&tmp)
-        .map_err(fail(Step::CreateTemp, &tmp))?;
+        .map_err(fail(ReplaceStep::CreateTemp, &tmp))?;
     let written = f
         .write_all(bytes)
         .and_then(|()| f.sync_all())
-        .map_err(fail(Step::Write, &tmp))
+        .map_err(fail(ReplaceStep::Write, &tmp))
         .and_then(|()| {
             drop(f);
-            std::fs::rename(&tmp, target).map_err(fail(Step::Rename, &tmp))
+            std::fs::rename(&tmp, target).map_err(fail(ReplaceStep::Rename, &tmp))
         });
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
@@ -119,7 +119,7 @@ fn sync_dir(dir: &Path) -> Result<(), ReplaceError> {
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|source| ReplaceError {
-            step: Step::SyncDir,
+            step: ReplaceStep::SyncDir,
             path: dir.to_path_buf(),
             source,
         })
@@ -172,7 +172,7 @@ mod tests {
         std::fs::create_dir(&p).unwrap();
         std::fs::write(p.join("inside"), "old").unwrap();
         let e = replace(&p, b"new").unwrap_err();
-        assert_eq!(e.step, Step::Rename);
+        assert_eq!(e.step, ReplaceStep::Rename);
         assert!(
             e.to_string().contains(&temp_path(&p).display().to_string()),
             "{e}"
@@ -186,7 +186,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("no/such/dir/x");
         let e = replace(&p, b"x").unwrap_err();
-        assert_eq!(e.step, Step::CreateTemp);
+        assert_eq!(e.step, ReplaceStep::CreateTemp);
         let io: io::Error = e.into();
         assert_eq!(io.kind(), io::ErrorKind::NotFound);
         assert!(io.to_string().contains("no/such/dir"), "{io}");

@@ -3,7 +3,7 @@
 //! Layers, top to bottom (a module names only its own layer or those below it; the order
 //! is written once, in `tests/it/layers.rs`, which enforces it; see `docs/ARCHITECTURE.md`):
 //! [`app`] → [`cli`] → [`run`] → [`metrics`] → [`results`] → [`report`] → [`diagnose`] →
-//! [`record`] → [`bench`] → [`monitor`] → [`tune`] → [`sys`] → [`shutdown`] / [`output`] /
+//! [`record`] → [`bench`](mod@bench) → [`monitor`] → [`tune`] → [`sys`] → [`shutdown`] / [`output`] /
 //! [`files`].
 
 pub mod app;

@@ -72,7 +72,7 @@ pub(crate) fn drive(
     if !cmd.power_banner_first() {
         meter.iter().for_each(|b| println!("{b}"));
     }
-    let (mut exec, host, monitor_interval) = crate::app::run::seam(cfg);
+    let (mut exec, host, monitor_interval) = crate::app::seam::seam(cfg);
     let mut ui = cmd.ui(cfg);
     let rctx = RunContext {
         root: &ctx.root,
@@ -101,7 +101,7 @@ pub(crate) fn drive(
     {
         println!("JSON report in {}", j.display());
     }
-    let db = crate::app::run::store_target(
+    let db = crate::app::seam::store_target(
         ctx,
         store.db.as_deref(),
         store.no_store,
@@ -109,7 +109,7 @@ pub(crate) fn drive(
     );
     cmd.before_store(&report, sink, db.as_deref());
     if let Some(db) = db {
-        crate::app::run::store_run(&db, &report, sink.path(Format::Log));
+        crate::app::seam::store_run(&db, &report, sink.path(Format::Log));
     }
     cmd.after_store(sink);
     Ok(outcome)

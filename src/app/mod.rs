@@ -15,6 +15,7 @@ pub mod restore;
 pub mod results;
 pub mod review;
 pub mod run;
+pub mod seam;
 pub mod share;
 pub mod sink;
 pub mod storage;

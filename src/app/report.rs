@@ -14,7 +14,7 @@ use crate::report::page::{self, ComparisonView, ReportData};
 use crate::report::redact::Known;
 use crate::report::{html, page_md};
 use crate::results::document::{self, Parsed};
-use crate::results::lookup::{self, Target};
+use crate::results::lookup::{self, ReportTarget};
 
 /// The run beside the published rows of its SoC (else its core types) and the stored
 /// runs, by 7-Zip multi-core score.
@@ -22,7 +22,7 @@ fn comparison(p: &Parsed, db: &DbArg, except: Option<i64>) -> Option<ComparisonV
     crate::results::view::comparison(p, db.db.as_deref(), except)
 }
 
-fn report_data(t: &Target, db: &DbArg) -> (ReportData, Known) {
+fn report_data(t: &ReportTarget, db: &DbArg) -> (ReportData, Known) {
     let run = (t.parsed.format == document::FORMAT_RUN_JSON)
         .then(|| crate::record::read::run_report(&t.document).ok())
         .flatten();

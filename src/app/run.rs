@@ -2,17 +2,13 @@
 //! (`app::engine`); the run stored.
 
 use std::path::Path;
-use std::time::Duration;
 
 use crate::app::Ctx;
 use crate::app::engine::{self, ModeCommand};
 use crate::cli::run::RunArgs;
 use crate::output::{self, Outcome};
-use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
-use crate::run::exec::{Executor, Fake, Native};
-use crate::run::host::{CannedHost, Host, RealHost};
 use crate::run::runner::Mode;
 use crate::run::standard::Standard;
 
@@ -62,70 +58,3 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     )
 }
 
-/// The benchmarks, the host they run on and the monitor's sampling interval: canned
-/// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
-/// otherwise. The one place that asks.
-pub(crate) fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Duration) {
-    let fast = Duration::from_millis(250);
-    if cfg.fake_benchmarks {
-        (Box::new(Fake), Box::new(CannedHost), fast)
-    } else {
-        let every = if cfg.quick {
-            fast
-        } else {
-            Duration::from_secs(1)
-        };
-        (Box::new(Native), Box::new(RealHost), every)
-    }
-}
-
-/// Where the run is stored: the database `--db` (or `SBC_BENCH_DB`) names; else the
-/// default one, for a real run on this machine only (a run over a `--sysroot` tree or
-/// with canned results describes no real board). `--no-store`: nowhere.
-/// Every mode that runs on the engine (run, review, thermal, graph, wrap) stores this way.
-pub(crate) fn store_target(
-    ctx: &Ctx,
-    db: Option<&Path>,
-    no_store: bool,
-    fake_benchmarks: bool,
-) -> Option<std::path::PathBuf> {
-    if no_store {
-        return None;
-    }
-    if let Some(db) = db {
-        return Some(db.to_path_buf());
-    }
-    if fake_benchmarks || !ctx.root.is_host() {
-        return None;
-    }
-    crate::results::store::default_path(nix::unistd::geteuid().is_root(), &|k| {
-        std::env::var(k).ok()
-    })
-}
-
-/// Store the finished run; a database that cannot be written costs the run nothing but
-/// a warning (its log and JSON are written already).
-pub(crate) fn store_run(db: &Path, report: &RunReport, log: Option<&Path>) {
-    use crate::results::store::{Inserted, NewRun, Source, Store};
-    let json = String::from_utf8_lossy(&crate::report::export::Json.render(report)).into_owned();
-    // What the store indexes comes from the report itself, not from its JSON read back.
-    let parsed = crate::results::document::from_run(report);
-    let log = log.map(|l| l.display().to_string());
-    let log_text = crate::report::run::log(report);
-    let stored = Store::open(db).and_then(|s| {
-        s.insert(&NewRun {
-            source: Source::Run,
-            source_path: log.as_deref(),
-            document: &json,
-            parsed: &parsed,
-            log_text: Some(&log_text),
-            kernel_bsp: None,
-        })
-    });
-    match stored {
-        Ok(Inserted::New(id) | Inserted::Duplicate(id)) => {
-            println!("Stored as run #{id} in {}", db.display());
-        }
-        Err(e) => eprintln!("warning: the run was not stored: {e}"),
-    }
-}

@@ -137,14 +137,14 @@ pub fn ghash_backend() -> &'static str {
 
 /// How to measure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct AesOptions {
     /// Time spent on each buffer size (OpenSSL: 3 s).
     pub per_size: Duration,
     /// Buffer sizes in bytes; each is rounded down to whole 16-byte blocks (minimum one).
     pub buffer_sizes: Vec<usize>,
 }
 
-impl Default for Options {
+impl Default for AesOptions {
     fn default() -> Self {
         Self {
             per_size: Duration::from_secs_f64(DEFAULT_SECONDS_PER_SIZE),
@@ -153,7 +153,7 @@ impl Default for Options {
     }
 }
 
-impl Options {
+impl AesOptions {
     /// `--quick`: 0.2 s per size, every size.
     pub fn quick() -> Self {
         Self {
@@ -403,7 +403,7 @@ fn time_loop<E: Engine>(
 /// `progress` is called after each buffer size.
 pub fn measure(
     alg: Algorithm,
-    opts: &Options,
+    opts: &AesOptions,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<AesRun, BenchError> {
@@ -438,7 +438,7 @@ pub fn measure(
 pub fn measure_on(
     cpu: u32,
     alg: Algorithm,
-    opts: &Options,
+    opts: &AesOptions,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<AesRun, BenchError> {
@@ -453,7 +453,7 @@ pub fn measure_on(
 pub fn measure_parallel(
     cpus: &[u32],
     alg: Algorithm,
-    opts: &Options,
+    opts: &AesOptions,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Vec<(u32, Result<AesRun, BenchError>)> {
@@ -662,7 +662,7 @@ mod tests {
 
     #[test]
     fn short_measurement_counts_calls_and_bytes() {
-        let opts = Options {
+        let opts = AesOptions {
             per_size: Duration::from_millis(20),
             buffer_sizes: vec![16, 100],
         };
@@ -689,7 +689,7 @@ mod tests {
         let start = Instant::now();
         let r = measure(
             Algorithm::Aes128Cbc,
-            &Options::default(),
+            &AesOptions::default(),
             &t,
             &no_progress_fn,
         );
@@ -700,7 +700,7 @@ mod tests {
     #[test]
     fn parallel_run_reports_unpinnable_cpus_and_runs_the_rest() {
         let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
-        let opts = Options {
+        let opts = AesOptions {
             per_size: Duration::from_millis(10),
             buffer_sizes: vec![1024],
         };

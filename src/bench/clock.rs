@@ -24,7 +24,7 @@ use crate::tune::{TuneError, Tuning};
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct ClockOptions {
     /// Samples reported (sbc-bench shows three).
     pub samples: usize,
     /// Target duration of one long-loop run.
@@ -37,7 +37,7 @@ pub struct Options {
     pub warmup: Duration,
 }
 
-impl Options {
+impl ClockOptions {
     /// The default: about 0.6 s per measurement (sbc-bench's budget: ≤ 1 s per OPP).
     pub fn standard() -> Self {
         Self {
@@ -174,7 +174,10 @@ fn time_run<const K: usize>(iters: usize) -> f64 {
 
 /// Measure the clock of the core the calling thread runs on (pin it first, see
 /// [`crate::bench::pin::run_on`]).
-pub fn measure(opts: &Options, cancel: &CancellationToken) -> Result<ClockMeasurement, ClockError> {
+pub fn measure(
+    opts: &ClockOptions,
+    cancel: &CancellationToken,
+) -> Result<ClockMeasurement, ClockError> {
     if !clock_loop::SUPPORTED {
         return Err(ClockError::Unsupported(std::env::consts::ARCH));
     }
@@ -249,7 +252,7 @@ fn plausible_ratio(long: f64, short: f64) -> bool {
 /// [`steady`]); errors as sentences.
 pub fn measure_on(
     cpu: u32,
-    opts: &Options,
+    opts: &ClockOptions,
     cancel: &CancellationToken,
 ) -> Result<ClockMeasurement, String> {
     crate::bench::pin::run_on(cpu, || steady(|| measure(opts, cancel)))
@@ -456,13 +459,13 @@ pub struct CheckInput<'a> {
 
 impl Benchmark for CheckInput<'_> {
     const NAME: &'static str = "clock";
-    type Options = Options;
+    type Options = ClockOptions;
     type Output = ClockCheck;
 
     /// [`check`] with the real measurement; problems are recorded in the check.
     fn run(
         &self,
-        opts: &Options,
+        opts: &ClockOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<ClockCheck, BenchError> {
@@ -810,7 +813,7 @@ mod tests {
         // well they agree depends on the machine's load (a loaded CI runner once gave
         // 3588/3695/1307 MHz), so agreement and the 1 % accuracy are checked in
         // scripts/fidelity-cpu.sh, not in a timed unit test.
-        let m = match measure(&Options::quick(), &CancellationToken::new()) {
+        let m = match measure(&ClockOptions::quick(), &CancellationToken::new()) {
             Ok(m) => m,
             Err(ClockError::Unsupported(_)) => return,
             Err(e) => panic!("{e}"),
@@ -866,7 +869,7 @@ mod tests {
     fn measurement_stops_when_cancelled() {
         let t = CancellationToken::new();
         t.cancel();
-        match measure(&Options::quick(), &t) {
+        match measure(&ClockOptions::quick(), &t) {
             Err(ClockError::Cancelled) | Err(ClockError::Unsupported(_)) => {}
             other => panic!("{other:?}"),
         }

@@ -36,7 +36,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use lzma_rust2::{LzmaOptions, LzmaReader, LzmaWriter, MfType};
+use lzma_rust2::{LzmaOptions as CodecOptions, LzmaReader, LzmaWriter, MfType};
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{BenchError, Tick, pin};
@@ -56,7 +56,7 @@ const CHUNK: usize = 1 << 20;
 
 /// How to run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct LzmaOptions {
     /// Dictionary sizes as log2, in order.
     pub dict_log2: Vec<u32>,
     /// Keep compressing each buffer (whole passes) until this much time has passed.
@@ -65,7 +65,7 @@ pub struct Options {
     pub min_decompress: Duration,
 }
 
-impl Default for Options {
+impl Default for LzmaOptions {
     fn default() -> Self {
         Self {
             dict_log2: DICT_LOG2.to_vec(),
@@ -75,7 +75,7 @@ impl Default for Options {
     }
 }
 
-impl Options {
+impl LzmaOptions {
     /// `--quick`: the 4 MiB dictionary only, one pass each way.
     pub fn quick() -> Self {
         Self {
@@ -116,8 +116,8 @@ impl Options {
     }
 }
 
-fn encoder_options(dict_log2: u32) -> LzmaOptions {
-    let mut o = LzmaOptions::with_preset(5);
+fn encoder_options(dict_log2: u32) -> CodecOptions {
+    let mut o = CodecOptions::with_preset(5);
     o.dict_size = 1 << dict_log2;
     o.lc = 3;
     o.lp = 0;
@@ -276,7 +276,7 @@ struct ThreadDict {
 
 fn compress_once(
     data: &[u8],
-    opts: &LzmaOptions,
+    opts: &CodecOptions,
     cancel: &CancellationToken,
 ) -> Result<Vec<u8>, BenchError> {
     let fail = |e: std::io::Error| BenchError::Failed(format!("LZMA compression failed: {e}"));
@@ -319,7 +319,7 @@ fn sync(barrier: Option<&Barrier>) {
 /// All dictionary sizes on the calling thread. With a barrier, the phases of all threads
 /// start together; every thread must then run every phase (errors are reported after).
 fn run_thread(
-    opts: &Options,
+    opts: &LzmaOptions,
     barrier: Option<&Barrier>,
     cancel: &CancellationToken,
     progress: Tick<'_>,
@@ -391,7 +391,7 @@ fn run_thread(
 
 fn summarise(
     cpus: Vec<u32>,
-    opts: &Options,
+    opts: &LzmaOptions,
     per_thread: &[Vec<ThreadDict>],
     elapsed: f64,
 ) -> LzmaRun {
@@ -441,7 +441,7 @@ fn summarise(
 /// dictionary size.
 pub fn run_on(
     cpu: u32,
-    opts: &Options,
+    opts: &LzmaOptions,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<LzmaRun, BenchError> {
@@ -460,7 +460,7 @@ pub fn run_on(
 /// trip, cancellation) fails the run: a partial multi-threaded score would mislead.
 pub fn run_parallel(
     cpus: &[u32],
-    opts: &Options,
+    opts: &LzmaOptions,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<LzmaRun, BenchError> {
@@ -532,8 +532,8 @@ pub fn run_parallel(
 mod tests {
     use super::*;
 
-    fn tiny() -> Options {
-        Options {
+    fn tiny() -> LzmaOptions {
+        LzmaOptions {
             dict_log2: vec![16],
             min_compress: Duration::ZERO,
             min_decompress: Duration::ZERO,
@@ -621,17 +621,17 @@ mod tests {
 
     #[test]
     fn memory_fit_drops_large_dictionaries() {
-        let mut o = Options::default();
+        let mut o = LzmaOptions::default();
         let per = bytes_per_thread(25);
         assert!(per > 32 << 20, "at least the window: {per}");
         assert!(o.fit_memory(4, u64::MAX).is_empty());
         let dropped = o.fit_memory(4, 4 * bytes_per_thread(23));
         assert_eq!(dropped, vec![24, 25]);
         assert_eq!(o.dict_log2, vec![22, 23]);
-        let mut o = Options::default();
+        let mut o = LzmaOptions::default();
         o.fit_memory(8, 8 * bytes_per_thread(20));
         assert_eq!(o.dict_log2, vec![20], "falls back to smaller dictionaries");
-        let mut o = Options::default();
+        let mut o = LzmaOptions::default();
         o.fit_memory(8, 1000);
         assert!(o.dict_log2.is_empty());
     }

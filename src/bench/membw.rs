@@ -49,7 +49,7 @@ const SEARCH_BYTE: u8 = 0x55;
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct MembwOptions {
     /// Time of one repetition (tinymembench: 0.5 s).
     pub rep_time: Duration,
     /// At least this many repetitions (sbc-bench passes `-b 2`).
@@ -69,7 +69,7 @@ pub struct Options {
     pub extra_reps: Option<u32>,
 }
 
-impl Options {
+impl MembwOptions {
     /// tinymembench as sbc-bench runs it: ≤ 30 s per cluster.
     pub fn standard() -> Self {
         Self {
@@ -310,7 +310,7 @@ pub fn sample_stddev(v: &[f64]) -> f64 {
 /// once the sample standard deviation is below 0.1 % of the best. Returns (best, stddev %,
 /// samples).
 pub fn repeat(
-    opts: &Options,
+    opts: &MembwOptions,
     bytes: usize,
     cancel: &CancellationToken,
     f: &mut dyn FnMut(),
@@ -389,7 +389,7 @@ impl TmbPool {
 
 /// libc `memcpy` from `s` to `d`, `bytes` long.
 fn libc_copy(
-    opts: &Options,
+    opts: &MembwOptions,
     d: *mut u8,
     s: *const u8,
     bytes: usize,
@@ -403,7 +403,7 @@ fn libc_copy(
 
 /// libc `memset` of `d`, `bytes` long, with [`FILL_BYTE`].
 fn libc_fill(
-    opts: &Options,
+    opts: &MembwOptions,
     d: *mut u8,
     bytes: usize,
     cancel: &CancellationToken,
@@ -418,7 +418,7 @@ fn libc_fill(
 /// tinymembench's buffers (2 x 32 MiB, or `plan.bytes` when smaller), then, when `plan`'s
 /// buffers are larger, the DRAM rows on those. `progress(done, total)` after each row.
 pub fn run(
-    opts: &Options,
+    opts: &MembwOptions,
     plan: &BufferPlan,
     cancel: &CancellationToken,
     progress: &mut dyn FnMut(usize, usize),
@@ -449,7 +449,7 @@ pub fn run(
     // Our kernels and the DRAM rows take their own repetitions (the libc rows keep
     // tinymembench's).
     let extra_opts = match opts.extra_reps {
-        Some(n) => Options {
+        Some(n) => MembwOptions {
             min_reps: n,
             max_reps: n,
             ..opts.clone()
@@ -533,7 +533,7 @@ type Measured = (f64, f64, Vec<f64>);
 /// The DRAM rows: libc `memcpy` and `memset` on two buffers of `bytes` each, beyond the
 /// last-level cache; `each` gets every row as it is measured.
 fn measure_dram(
-    opts: &Options,
+    opts: &MembwOptions,
     bytes: usize,
     cancel: &CancellationToken,
     each: &mut dyn FnMut(&str, Kind, Measured),
@@ -577,13 +577,13 @@ pub struct Membw<'a> {
 
 impl Benchmark for Membw<'_> {
     const NAME: &'static str = "membw";
-    type Options = Options;
+    type Options = MembwOptions;
     type Output = MembwRun;
 
     /// [`run_target`]; problems and cancellation are recorded in the run.
     fn run(
         &self,
-        opts: &Options,
+        opts: &MembwOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<MembwRun, BenchError> {
@@ -602,7 +602,7 @@ impl Benchmark for Membw<'_> {
 pub fn run_target(
     root: &crate::sys::root::SysRoot,
     target: &Target,
-    opts: &Options,
+    opts: &MembwOptions,
     cancel: &CancellationToken,
     progress: &mut (dyn FnMut(usize, usize) + Send),
 ) -> MembwRun {
@@ -669,7 +669,7 @@ mod tests {
 
     #[test]
     fn repeat_counts_bytes_per_second_and_stops_at_max() {
-        let opts = Options {
+        let opts = MembwOptions {
             rep_time: Duration::from_millis(5),
             min_reps: 2,
             max_reps: 3,
@@ -705,12 +705,12 @@ mod tests {
             bytes: 2 * MIB,
             ..plan
         };
-        let opts = Options {
+        let opts = MembwOptions {
             rep_time: Duration::from_millis(3),
             min_reps: 2,
             max_reps: 2,
             extra_reps: Some(1),
-            ..Options::quick()
+            ..MembwOptions::quick()
         };
         let mut last = (0, 0);
         let r = run(&opts, &plan, &CancellationToken::new(), &mut |d, t| {
@@ -751,12 +751,12 @@ mod tests {
             bytes: 34 * MIB,
             ..plan_buffer(Some(300 * MIB as u64), None, false)
         };
-        let opts = Options {
+        let opts = MembwOptions {
             rep_time: Duration::from_millis(3),
             min_reps: 2,
             max_reps: 2,
             extra_reps: Some(1),
-            ..Options::quick()
+            ..MembwOptions::quick()
         };
         let mut last = (0, 0);
         let r = run(&opts, &plan, &CancellationToken::new(), &mut |d, t| {
@@ -796,7 +796,7 @@ mod tests {
     fn repeat_doubles_the_batch_until_the_repetition_time() {
         // 1 untimed call + batches 1, 2, 4 … per repetition: with a zero repetition time one
         // batch of one call each; the call count shows the batches.
-        let opts = Options {
+        let opts = MembwOptions {
             rep_time: Duration::ZERO,
             min_reps: 3,
             max_reps: 3,
@@ -816,10 +816,10 @@ mod tests {
             bytes: MIB,
             ..plan_buffer(None, None, true)
         };
-        let opts = Options {
+        let opts = MembwOptions {
             rep_time: Duration::ZERO,
             kernels: false,
-            ..Options::quick()
+            ..MembwOptions::quick()
         };
         let mut last = (0, 0);
         let r = run(&opts, &plan, &CancellationToken::new(), &mut |d, t| {
@@ -838,12 +838,12 @@ mod tests {
             bytes: MIB,
             ..plan_buffer(None, None, true)
         };
-        let opts = Options {
+        let opts = MembwOptions {
             rep_time: Duration::ZERO,
             min_reps: 3,
             max_reps: 3,
             extra_reps: Some(1),
-            ..Options::quick()
+            ..MembwOptions::quick()
         };
         let r = run(&opts, &plan, &CancellationToken::new(), &mut |_, _| {}).unwrap();
         assert_eq!(r.rows.len(), 3 + copy::kernels().len());
@@ -870,7 +870,7 @@ mod tests {
         };
         let t = CancellationToken::new();
         t.cancel();
-        let r = run(&Options::quick(), &plan, &t, &mut |_, _| {}).unwrap();
+        let r = run(&MembwOptions::quick(), &plan, &t, &mut |_, _| {}).unwrap();
         assert_eq!(r.rows.len(), 1);
         assert!(r.cancelled);
     }

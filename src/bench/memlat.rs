@@ -48,7 +48,7 @@ pub const RAMLAT_COLUMNS: [&str; 8] = [
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct MemlatOptions {
     /// Random reads per tinymembench measurement (sbc-bench passes `-c 1000000`).
     pub tmb_count: usize,
     /// tinymembench repetitions per block size (sbc-bench: `-l 3`); the best counts.
@@ -67,7 +67,7 @@ pub struct Options {
     pub quick: bool,
 }
 
-impl Options {
+impl MemlatOptions {
     /// About 25–30 s per cluster on a typical board.
     pub fn standard() -> Self {
         Self {
@@ -314,7 +314,7 @@ impl Offsets {
 /// tinymembench's table over `buf` (zero-filled): blocks from 1 KiB to `min(64 MiB, len)`.
 fn tinymembench_table(
     buf: &[u8],
-    opts: &Options,
+    opts: &MemlatOptions,
     cancel: &CancellationToken,
     tick: &mut dyn FnMut(),
 ) -> Vec<LatencyRow> {
@@ -553,7 +553,7 @@ fn ramlat_cell(area: &[u8], column: usize, cell: Duration) -> f64 {
 /// ramlat's table over `buf`: blocks from 4 KiB to its length.
 fn ramlat_table(
     buf: &mut [u8],
-    opts: &Options,
+    opts: &MemlatOptions,
     cancel: &CancellationToken,
     tick: &mut dyn FnMut(),
 ) -> Vec<RamlatRow> {
@@ -595,7 +595,7 @@ fn ramlat_table(
 
 /// The advice of each tinymembench table: without and with huge pages when the plan asks
 /// for them and `opts` wants both (sbc-bench's order), else the plan's one.
-pub fn tmb_advices(opts: &Options, plan: &MemPlan) -> Vec<Advice> {
+pub fn tmb_advices(opts: &MemlatOptions, plan: &MemPlan) -> Vec<Advice> {
     if opts.tmb_both_page_sizes && plan.advice == Advice::HugePage {
         vec![Advice::NoHugePage, Advice::HugePage]
     } else {
@@ -604,7 +604,7 @@ pub fn tmb_advices(opts: &Options, plan: &MemPlan) -> Vec<Advice> {
 }
 
 /// Number of progress steps [`run`] reports for a plan.
-pub fn steps(opts: &Options, plan: &MemPlan) -> usize {
+pub fn steps(opts: &MemlatOptions, plan: &MemPlan) -> usize {
     let count = |from: usize, to: usize| {
         let mut n = 0;
         let mut s = from;
@@ -622,7 +622,7 @@ pub fn steps(opts: &Options, plan: &MemPlan) -> usize {
 /// `/proc/self/smaps` (how much of the buffer got huge pages).
 pub fn run(
     root: &SysRoot,
-    opts: &Options,
+    opts: &MemlatOptions,
     plan: &MemPlan,
     cancel: &CancellationToken,
     progress: &mut dyn FnMut(usize, usize),
@@ -692,13 +692,13 @@ pub struct Memlat<'a> {
 
 impl Benchmark for Memlat<'_> {
     const NAME: &'static str = "memlat";
-    type Options = Options;
+    type Options = MemlatOptions;
     type Output = MemlatRun;
 
     /// [`run_target`]; problems and cancellation are recorded in the run.
     fn run(
         &self,
-        opts: &Options,
+        opts: &MemlatOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<MemlatRun, BenchError> {
@@ -719,7 +719,7 @@ impl Benchmark for Memlat<'_> {
 pub fn run_target(
     root: &SysRoot,
     target: &Target,
-    opts: &Options,
+    opts: &MemlatOptions,
     plan: &MemPlan,
     cancel: &CancellationToken,
     progress: &mut (dyn FnMut(usize, usize) + Send),
@@ -839,11 +839,11 @@ mod tests {
 
     #[test]
     fn quick_run_fills_both_tables() {
-        let opts = Options {
+        let opts = MemlatOptions {
             max_bytes: 4 * MIB,
             tmb_count: 4096,
             ramlat_cell: Duration::from_millis(1),
-            ..Options::quick()
+            ..MemlatOptions::quick()
         };
         let p = plan(opts.max_bytes, None, Some("madvise".into()));
         let mut last = (0, 0);
@@ -875,12 +875,12 @@ mod tests {
 
     #[test]
     fn both_page_size_tables_when_asked() {
-        let opts = Options {
+        let opts = MemlatOptions {
             max_bytes: 4 * MIB,
             tmb_count: 1024,
             tmb_both_page_sizes: true,
             ramlat_cell: Duration::from_millis(1),
-            ..Options::quick()
+            ..MemlatOptions::quick()
         };
         let p = plan(opts.max_bytes, None, Some("always".into()));
         let r = run(
@@ -900,7 +900,11 @@ mod tests {
 
     #[test]
     fn the_default_shows_both_tables_where_huge_pages_are_offered() {
-        for opts in [Options::standard(), Options::quick(), Options::extensive()] {
+        for opts in [
+            MemlatOptions::standard(),
+            MemlatOptions::quick(),
+            MemlatOptions::extensive(),
+        ] {
             let thp = plan(opts.max_bytes, None, Some("madvise".into()));
             assert_eq!(
                 tmb_advices(&opts, &thp),

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::bench::{BenchError, Benchmark, Progress, pin};
 use crate::shutdown::CancellationToken;
 
-pub use kernel::Kernel;
+pub use kernel::ScryptKernel;
 
 /// sbc-bench runs cpuminer for five minutes.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(300);
@@ -27,26 +27,26 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
 
 /// How long and how often.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
+pub struct ScryptOptions {
     /// Total run time.
     pub duration: Duration,
     /// Length of one reported interval.
     pub interval: Duration,
-    /// Hashing kernel ([`Kernel::detect`] by default).
-    pub kernel: Kernel,
+    /// Hashing kernel ([`ScryptKernel::detect`] by default).
+    pub kernel: ScryptKernel,
 }
 
-impl Default for Options {
+impl Default for ScryptOptions {
     fn default() -> Self {
         Self {
             duration: DEFAULT_DURATION,
             interval: DEFAULT_INTERVAL,
-            kernel: Kernel::detect(),
+            kernel: ScryptKernel::detect(),
         }
     }
 }
 
-impl Options {
+impl ScryptOptions {
     /// `--quick`: 10 seconds in 5-second intervals.
     pub fn quick() -> Self {
         Self {
@@ -58,7 +58,7 @@ impl Options {
 
 /// The hash rate of all threads together over one interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
+pub struct ScryptInterval {
     /// Seconds from the start of the run to the end of this interval.
     pub end_s: f64,
     /// Length of the interval in seconds (the last one may be shorter).
@@ -93,7 +93,7 @@ pub struct ScryptRun {
     pub threads: Vec<ThreadResult>,
     /// Totals per interval, in time order (not sorted, unlike sbc-bench's summary).
     #[serde(default)]
-    pub intervals: Vec<Interval>,
+    pub intervals: Vec<ScryptInterval>,
     /// Mean rate over the whole run in kH/s.
     pub mean_khash_per_s: f64,
     /// Wall-clock duration in seconds.
@@ -118,14 +118,14 @@ pub struct Stress {
 
 impl Benchmark for Scrypt<'_> {
     const NAME: &'static str = "scrypt";
-    type Options = Options;
+    type Options = ScryptOptions;
     type Output = Stress;
 
     /// [`run_partial`]. Progress follows the clock, not the 5-second intervals, so a bar's
     /// ETA shrinks steadily; each finished interval labels the step with its kH/s.
     fn run(
         &self,
-        opts: &Options,
+        opts: &ScryptOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<Stress, BenchError> {
@@ -155,9 +155,9 @@ impl Benchmark for Scrypt<'_> {
 /// hashes (milliseconds) when `cancel` fires, and then returns [`BenchError::Cancelled`].
 pub fn run(
     cpus: &[u32],
-    opts: &Options,
+    opts: &ScryptOptions,
     cancel: &CancellationToken,
-    on_interval: &(dyn Fn(&Interval) + Sync),
+    on_interval: &(dyn Fn(&ScryptInterval) + Sync),
 ) -> Result<ScryptRun, BenchError> {
     match run_partial(cpus, opts, cancel, on_interval)? {
         (_, true) => Err(BenchError::Cancelled),
@@ -165,14 +165,55 @@ pub fn run(
     }
 }
 
+/// The main thread's part of [`run_partial`] while the hashing threads run: one
+/// [`ScryptInterval`] every `interval` from the threads' counters until `opts.duration`
+/// has passed since `start` or the run is cancelled.
+fn sample_intervals(
+    start: Instant,
+    opts: &ScryptOptions,
+    interval: Duration,
+    counters: &[AtomicU64],
+    cancel: &CancellationToken,
+    on_interval: &(dyn Fn(&ScryptInterval) + Sync),
+) -> Vec<ScryptInterval> {
+    let total = |c: &[AtomicU64]| c.iter().map(|a| a.load(Ordering::Relaxed)).sum::<u64>();
+    let mut intervals = Vec::new();
+    let mut last = (0.0f64, 0u64);
+    loop {
+        let now = start.elapsed();
+        if now >= opts.duration {
+            break;
+        }
+        let next = (now + interval).min(opts.duration);
+        if !cancel.sleep(next - now) {
+            break;
+        }
+        let t = start.elapsed().as_secs_f64();
+        let h = total(counters);
+        let iv = ScryptInterval {
+            end_s: t,
+            seconds: t - last.0,
+            hashes: h - last.1,
+            khash_per_s: (h - last.1) as f64 / (t - last.0).max(1e-9) / 1000.0,
+        };
+        // A sliver at the end (a timer rounding) is no interval.
+        if iv.seconds >= interval.as_secs_f64() * 0.2 {
+            on_interval(&iv);
+            intervals.push(iv);
+        }
+        last = (t, h);
+    }
+    intervals
+}
+
 /// [`run`], but a cancelled run still returns what it measured: the intervals finished
 /// before the signal, with `true` (a user who stops a stress test after watching it
 /// throttle keeps the numbers).
 pub fn run_partial(
     cpus: &[u32],
-    opts: &Options,
+    opts: &ScryptOptions,
     cancel: &CancellationToken,
-    on_interval: &(dyn Fn(&Interval) + Sync),
+    on_interval: &(dyn Fn(&ScryptInterval) + Sync),
 ) -> Result<(ScryptRun, bool), BenchError> {
     if cpus.is_empty() {
         return Err(BenchError::Failed("no CPU to run on".into()));
@@ -210,33 +251,7 @@ pub fn run_partial(
             .collect();
 
         let start = Instant::now();
-        let total = |c: &[AtomicU64]| c.iter().map(|a| a.load(Ordering::Relaxed)).sum::<u64>();
-        let mut intervals = Vec::new();
-        let mut last = (0.0f64, 0u64);
-        loop {
-            let now = start.elapsed();
-            if now >= opts.duration {
-                break;
-            }
-            let next = (now + interval).min(opts.duration);
-            if !cancel.sleep(next - now) {
-                break;
-            }
-            let t = start.elapsed().as_secs_f64();
-            let h = total(&counters);
-            let iv = Interval {
-                end_s: t,
-                seconds: t - last.0,
-                hashes: h - last.1,
-                khash_per_s: (h - last.1) as f64 / (t - last.0).max(1e-9) / 1000.0,
-            };
-            // A sliver at the end (a timer rounding) is no interval.
-            if iv.seconds >= interval.as_secs_f64() * 0.2 {
-                on_interval(&iv);
-                intervals.push(iv);
-            }
-            last = (t, h);
-        }
+        let intervals = sample_intervals(start, opts, interval, &counters, cancel, on_interval);
         stop.store(true, Ordering::Relaxed);
         let elapsed = start.elapsed().as_secs_f64();
         let errors: Vec<Option<String>> = handles
@@ -326,24 +341,31 @@ mod tests {
         let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
         #[cfg(not(target_arch = "x86_64"))]
         let has_avx2 = false;
-        let m = Miner::new(Kernel::Avx2x8, 0);
+        let m = Miner::new(ScryptKernel::Avx2x8, 0);
         assert_eq!(m.is_ok(), has_avx2);
         if let Err(e) = m {
-            assert_eq!(e, KernelUnavailable(Kernel::Avx2x8));
+            assert_eq!(e, KernelUnavailable(ScryptKernel::Avx2x8));
             assert!(
                 e.to_string()
                     .starts_with("the avx2-8way kernel does not run")
             );
         }
-        for k in [Kernel::Scalar, Kernel::Simd4, Kernel::Avx2x8] {
-            assert_eq!(Miner::new(k, 0).is_ok(), Kernel::available().contains(&k));
+        for k in [
+            ScryptKernel::Scalar,
+            ScryptKernel::Simd4,
+            ScryptKernel::Avx2x8,
+        ] {
+            assert_eq!(
+                Miner::new(k, 0).is_ok(),
+                ScryptKernel::available().contains(&k)
+            );
         }
     }
 
     /// Every kernel available here hashes each nonce like the reference.
     #[test]
     fn every_kernel_agrees_with_the_reference() {
-        for k in Kernel::available() {
+        for k in ScryptKernel::available() {
             let mut m = Miner::new(k, 1000).unwrap();
             let lanes = m.step();
             assert_eq!(lanes, k.lanes());
@@ -362,10 +384,10 @@ mod tests {
     #[test]
     fn short_run_reports_intervals_and_threads() {
         let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
-        let opts = Options {
+        let opts = ScryptOptions {
             duration: Duration::from_millis(600),
             interval: Duration::from_millis(200),
-            kernel: Kernel::detect(),
+            kernel: ScryptKernel::detect(),
         };
         let t = CancellationToken::new();
         let seen = std::sync::atomic::AtomicUsize::new(0);
@@ -387,7 +409,7 @@ mod tests {
         let t = std::sync::Arc::new(CancellationToken::new());
         let t2 = std::sync::Arc::clone(&t);
         let start = Instant::now();
-        let h = std::thread::spawn(move || run(&[cpu], &Options::default(), &t2, &|_| {}));
+        let h = std::thread::spawn(move || run(&[cpu], &ScryptOptions::default(), &t2, &|_| {}));
         std::thread::sleep(Duration::from_millis(100));
         t.cancel();
         assert!(matches!(h.join().unwrap(), Err(BenchError::Cancelled)));
@@ -397,10 +419,10 @@ mod tests {
     #[test]
     fn a_cancelled_run_keeps_the_intervals_it_finished() {
         let cpu = pin::allowed_cpus().first().copied().unwrap_or(0);
-        let opts = Options {
+        let opts = ScryptOptions {
             duration: Duration::from_secs(60),
             interval: Duration::from_millis(100),
-            kernel: Kernel::detect(),
+            kernel: ScryptKernel::detect(),
         };
         let t = CancellationToken::new();
         let seen = std::sync::atomic::AtomicUsize::new(0);
@@ -418,19 +440,19 @@ mod tests {
 
     #[test]
     fn kernel_names_and_availability() {
-        assert_eq!(Kernel::from_name("AVX2"), Some(Kernel::Avx2x8));
-        assert_eq!(Kernel::from_name("simd"), Some(Kernel::Simd4));
-        assert_eq!(Kernel::from_name("neon"), None);
-        assert!(Kernel::available().contains(&Kernel::detect()));
-        assert_eq!(Kernel::available()[0], Kernel::Scalar);
+        assert_eq!(ScryptKernel::from_name("AVX2"), Some(ScryptKernel::Avx2x8));
+        assert_eq!(ScryptKernel::from_name("simd"), Some(ScryptKernel::Simd4));
+        assert_eq!(ScryptKernel::from_name("neon"), None);
+        assert!(ScryptKernel::available().contains(&ScryptKernel::detect()));
+        assert_eq!(ScryptKernel::available()[0], ScryptKernel::Scalar);
     }
 
     #[test]
     fn no_usable_cpu_is_an_error() {
         let t = CancellationToken::new();
-        let opts = Options {
+        let opts = ScryptOptions {
             duration: Duration::from_millis(100),
-            ..Options::default()
+            ..ScryptOptions::default()
         };
         assert!(run(&[4000], &opts, &t, &|_| {}).is_err());
         assert!(run(&[], &opts, &t, &|_| {}).is_err());

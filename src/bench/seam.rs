@@ -1,5 +1,5 @@
 //! The one seam every CPU benchmark sits behind: [`Benchmark`], its [`Progress`] and
-//! [`BenchError`](super::BenchError). The `bench …` commands and the standard run both call
+//! [`BenchError`]. The `bench …` commands and the standard run both call
 //! benchmarks through it; the standard run's canned results (`--fake-benchmarks`) stand in
 //! behind the same trait.
 

@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 
-use crate::bench::aes::suite::SuiteOptions;
+use crate::bench::aes::suite::AesSuiteOptions;
 use crate::bench::aes::{self, Algorithm};
 use crate::cli::{UsageError, invalid_value};
 
@@ -50,7 +50,7 @@ pub struct CommonArgs {
 impl AesArgs {
     /// The AES suite's options: CBC at every key size (and GCM with `--extensive`), or
     /// the algorithms asked for, each once; shorter with `--quick`.
-    pub fn suite_options(&self) -> SuiteOptions {
+    pub fn suite_options(&self) -> AesSuiteOptions {
         let mut algorithms = Algorithm::CBC.to_vec();
         let mut parallel = Vec::new();
         if self.extensive {
@@ -62,13 +62,13 @@ impl AesArgs {
             algorithms.dedup();
         }
         let quick = self.common.quick;
-        SuiteOptions {
+        AesSuiteOptions {
             algorithms,
             parallel,
             opts: if quick {
-                aes::Options::quick()
+                aes::AesOptions::quick()
             } else {
-                aes::Options::default()
+                aes::AesOptions::default()
             },
             openssl_seconds: quick.then_some(1),
             outlier_retries: 0,
@@ -197,7 +197,7 @@ pub struct ScryptArgs {
     /// Hashing kernel: `scalar`, `simd` (4 hashes at once: SSE2/NEON) or `avx2` (8 at
     /// once); default: the widest this CPU runs.
     #[arg(long, value_name = "KERNEL", value_parser = parse_scrypt_kernel)]
-    pub kernel: Option<crate::bench::scrypt::Kernel>,
+    pub kernel: Option<crate::bench::scrypt::ScryptKernel>,
 }
 
 impl ScryptArgs {
@@ -212,8 +212,8 @@ impl ScryptArgs {
 }
 
 /// A `--kernel` value for `bench scrypt`.
-pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::Kernel, String> {
-    crate::bench::scrypt::Kernel::from_name(s)
+pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::ScryptKernel, String> {
+    crate::bench::scrypt::ScryptKernel::from_name(s)
         .ok_or_else(|| "not one of scalar, simd, avx2".to_string())
 }
 

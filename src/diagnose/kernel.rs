@@ -45,26 +45,26 @@ pub const LAG_LOTS: u32 = 50;
 
 /// A release series (`6.12`), ordered numerically; `"6.12"` in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Series {
+pub struct KernelSeries {
     /// `6` of `6.12`.
     pub major: u32,
     /// `12` of `6.12`.
     pub minor: u32,
 }
 
-impl fmt::Display for Series {
+impl fmt::Display for KernelSeries {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.major, self.minor)
     }
 }
 
-impl Serialize for Series {
+impl Serialize for KernelSeries {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
 }
 
-impl Series {
+impl KernelSeries {
     /// `"6.12"` → 6.12; anything else is `None`.
     pub fn parse(s: &str) -> Option<Self> {
         let (a, b) = s.trim().split_once('.')?;
@@ -84,7 +84,7 @@ pub struct KernelVersion {
     /// sbc-bench names the kernel by and matches vendor versions against.
     pub token: String,
     /// The series (`5.10`).
-    pub series: Series,
+    pub series: KernelSeries,
     /// The revision within the series (`160`): the digits of the third field, `None`
     /// without one (`6.14`).
     pub patch: Option<u32>,
@@ -114,7 +114,7 @@ impl KernelVersion {
         Some(Self {
             release: release.to_string(),
             token: token.to_string(),
-            series: Series { major, minor },
+            series: KernelSeries { major, minor },
             patch,
         })
     }
@@ -184,7 +184,7 @@ impl Eol {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Cycle {
     /// The series (`6.12`).
-    pub series: Series,
+    pub series: KernelSeries,
     /// A long-term (LTS) kernel.
     pub lts: bool,
     /// First release of the series.
@@ -310,11 +310,11 @@ fn cycle(
     index: usize,
     name: &serde_json::Value,
     latest: Option<&serde_json::Value>,
-) -> Result<(Series, String), TableError> {
+) -> Result<(KernelSeries, String), TableError> {
     let bad = |why: String| TableError::Cycle { index, why };
     let name = text(name).ok_or_else(|| bad("no cycle name".into()))?;
-    let series =
-        Series::parse(&name).ok_or_else(|| bad(format!("'{name}' is not a series like 6.12")))?;
+    let series = KernelSeries::parse(&name)
+        .ok_or_else(|| bad(format!("'{name}' is not a series like 6.12")))?;
     let latest = latest
         .and_then(text)
         .ok_or_else(|| bad(format!("{name} has no latest version")))?;
@@ -395,12 +395,12 @@ impl ReleaseTable {
     }
 
     /// The newest series listed.
-    pub fn newest(&self) -> Option<Series> {
+    pub fn newest(&self) -> Option<KernelSeries> {
         self.cycles.iter().map(|c| c.series).max()
     }
 
     /// The cycle of a series.
-    pub fn cycle(&self, series: Series) -> Option<&Cycle> {
+    pub fn cycle(&self, series: KernelSeries) -> Option<&Cycle> {
         self.cycles.iter().find(|c| c.series == series)
     }
 
@@ -502,7 +502,7 @@ pub enum Skip {
     /// bleeding-edge kernel).
     NewestSeries {
         /// The newest series the table lists.
-        newest: Series,
+        newest: KernelSeries,
     },
 }
 
@@ -1066,7 +1066,7 @@ pub fn is_vendor_kernel(facts: &KernelFacts, table: &ReleaseTable) -> Option<boo
 }
 
 fn listed(table: &ReleaseTable, series: &str) -> bool {
-    Series::parse(series).is_some_and(|s| table.cycle(s).is_some())
+    KernelSeries::parse(series).is_some_and(|s| table.cycle(s).is_some())
 }
 
 fn skip_reason(
@@ -1188,14 +1188,14 @@ mod tests {
     fn shipped_table_is_read() {
         let t = table();
         assert_eq!(t.snapshot, d("2026-08-22"));
-        assert_eq!(t.newest(), Some(Series { major: 7, minor: 2 }));
-        let c = t.cycle(Series::parse("6.12").unwrap()).unwrap();
+        assert_eq!(t.newest(), Some(KernelSeries { major: 7, minor: 2 }));
+        let c = t.cycle(KernelSeries::parse("6.12").unwrap()).unwrap();
         assert!(c.lts);
         assert_eq!(c.eol, Eol::On(d("2028-12-31")));
         assert_eq!(c.latest, "6.12.104");
         assert_eq!(c.latest_patch(), 104);
         assert_eq!(c.latest_date, Some(d("2026-08-19")));
-        assert!(t.cycle(Series::parse("4.4").unwrap()).is_none());
+        assert!(t.cycle(KernelSeries::parse("4.4").unwrap()).is_none());
         assert!(!t.is_stale(d("2026-11-20")));
         assert!(t.is_stale(d("2026-11-21")));
         assert_eq!(t.age_days(d("2026-12-01")), 101);
@@ -1205,19 +1205,19 @@ mod tests {
     /// kernel for one newer than the newest cycle (6.12 then) and said nothing.
     #[test]
     fn decimal_sort_of_series_regression() {
-        assert!(Series::parse("6.12") > Series::parse("6.6"));
-        assert!(Series::parse("6.10") > Series::parse("6.9"));
+        assert!(KernelSeries::parse("6.12") > KernelSeries::parse("6.6"));
+        assert!(KernelSeries::parse("6.10") > KernelSeries::parse("6.9"));
         let t = table();
         let newest_612 = ReleaseTable {
             cycles: t
                 .cycles
                 .iter()
-                .filter(|c| c.series <= Series::parse("6.12").unwrap())
+                .filter(|c| c.series <= KernelSeries::parse("6.12").unwrap())
                 .cloned()
                 .collect(),
             ..t
         };
-        assert_eq!(newest_612.newest(), Series::parse("6.12"));
+        assert_eq!(newest_612.newest(), KernelSeries::parse("6.12"));
         let a = assess(
             &facts("6.6.20+rpt-rpi-2712", Some("BCM2712")),
             &newest_612,
@@ -1237,7 +1237,7 @@ mod tests {
         assert_eq!(
             a.skip,
             Some(Skip::NewestSeries {
-                newest: Series::parse("6.12").unwrap()
+                newest: KernelSeries::parse("6.12").unwrap()
             })
         );
     }
@@ -1250,7 +1250,7 @@ mod tests {
         assert_eq!((v.token.as_str(), v.patch), ("5.10.63+", Some(63)));
         let v = KernelVersion::parse("6.6.20+rpt-rpi-2712").unwrap();
         assert_eq!(v.token, "6.6.20+rpt");
-        assert_eq!(v.series, Series { major: 6, minor: 6 });
+        assert_eq!(v.series, KernelSeries { major: 6, minor: 6 });
         assert_eq!(v.patch, Some(20));
         let v = KernelVersion::parse("6.14").unwrap();
         assert_eq!(v.patch, None);
@@ -1390,7 +1390,7 @@ mod tests {
         assert_eq!(
             sk(facts("7.2.0", None)),
             Some(Skip::NewestSeries {
-                newest: Series { major: 7, minor: 2 }
+                newest: KernelSeries { major: 7, minor: 2 }
             })
         );
         assert_eq!(
@@ -1484,7 +1484,7 @@ mod tests {
             cycles: t
                 .cycles
                 .iter()
-                .filter(|c| c.series != Series { major: 4, minor: 9 })
+                .filter(|c| c.series != KernelSeries { major: 4, minor: 9 })
                 .cloned()
                 .collect(),
             ..t.clone()

@@ -7,6 +7,7 @@ pub mod kernel;
 pub mod net;
 pub mod pcie;
 pub mod review_diff;
+pub mod run_validation;
 pub mod sched_dt;
 pub mod storage;
 pub mod thermal;

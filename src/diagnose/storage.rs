@@ -9,7 +9,7 @@
 //! `DEVICE_RULES` and `RUN_RULES` give the order findings are listed in. Nothing here
 //! renders: the sentences are the findings' own, the lines around them are `report/`'s.
 
-use crate::bench::storage::{Phase, size_words};
+use crate::bench::storage::{StoragePhase, size_words};
 use crate::record::finding::{Finding, FindingCode, Severity};
 use crate::record::storage::{PhaseObservation, StorageObservation};
 use crate::sys::mmc::BusMode;
@@ -17,7 +17,7 @@ use crate::sys::storage::{Bus, Device};
 
 /// The most a link carries in practice.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LinkLimit {
+pub struct StorageLinkLimit {
     /// The link in words: `USB 5Gbps`, `SATA 6.0 Gbps`, `PCIe 5GT/s x1`, `SD UHS SDR104`.
     pub link: String,
     /// Practical ceiling in MB/s (10^6 bytes).
@@ -54,7 +54,7 @@ fn parse_gbps(s: &str) -> Option<f64> {
 
 /// Every link between CPU and flash with its practical ceiling, nearest to the drive
 /// first.
-pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
+pub fn link_limits(dev: &Device) -> Vec<StorageLinkLimit> {
     let mut out = Vec::new();
     // SATA link: the negotiated speed (libata), else what smartctl says.
     let sata = dev
@@ -68,7 +68,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
         })
         .and_then(parse_gbps);
     if let Some(g) = sata {
-        out.push(LinkLimit {
+        out.push(StorageLinkLimit {
             link: format!("SATA {g:.1} Gb/s"),
             mb_per_s: sata_limit_mb_per_s(g),
         });
@@ -88,7 +88,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
             } else {
                 "SD"
             };
-            out.push(LinkLimit {
+            out.push(StorageLinkLimit {
                 link: format!("{kind} {}", mode.words().trim()).trim().to_string(),
                 mb_per_s: mode.max_mb_per_s(width) * 0.9,
             });
@@ -96,7 +96,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
     }
     if let Some(u) = &dev.usb {
         if let Some(s) = u.device.speed_mbps {
-            out.push(LinkLimit {
+            out.push(StorageLinkLimit {
                 link: format!("USB {}", crate::sys::usb::format_speed(s)),
                 mb_per_s: usb_limit_mb_per_s(s),
             });
@@ -104,7 +104,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
         // A hub's uplink is shared by everything behind it; its speed caps all of them.
         for h in u.external_hubs() {
             if let Some(s) = h.speed_mbps {
-                out.push(LinkLimit {
+                out.push(StorageLinkLimit {
                     link: format!("USB hub uplink {}", crate::sys::usb::format_speed(s)),
                     mb_per_s: usb_limit_mb_per_s(s),
                 });
@@ -114,7 +114,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
     if let Some(p) = &dev.pci {
         if let Some(l) = &p.link {
             if let (Some(raw), Some(s), Some(w)) = (l.raw_mb_per_s(), l.speed_gts, l.width) {
-                out.push(LinkLimit {
+                out.push(StorageLinkLimit {
                     link: format!("PCIe {} x{w}", crate::sys::pci::format_speed(s)),
                     mb_per_s: raw * PCIE_EFFICIENCY,
                 });
@@ -125,7 +125,7 @@ pub fn link_limits(dev: &Device) -> Vec<LinkLimit> {
 }
 
 /// The narrowest link.
-pub fn narrowest(dev: &Device) -> Option<LinkLimit> {
+pub fn narrowest(dev: &Device) -> Option<StorageLinkLimit> {
     link_limits(dev)
         .into_iter()
         .min_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
@@ -446,7 +446,7 @@ fn phase_words(o: &PhaseObservation) -> String {
     format!(
         "{} {}",
         size_words(o.record_bytes),
-        o.phase.map(Phase::label).unwrap_or("pass")
+        o.phase.map(StoragePhase::label).unwrap_or("pass")
     )
 }
 
@@ -461,7 +461,7 @@ pub const IO_PATH_PCT: f64 = 75.0;
 struct RunFacts<'a> {
     obs: &'a StorageObservation,
     /// The narrowest link, when the device is known.
-    limit: Option<LinkLimit>,
+    limit: Option<StorageLinkLimit>,
     /// The fastest pass reached 85 % of that link with O_DIRECT: (pass, share of it).
     link_bound: Option<(&'a PhaseObservation, f64)>,
     /// A saturated core that other processes, not our I/O path, kept busy.
@@ -543,7 +543,7 @@ fn page_cache(x: &RunFacts<'_>) -> Option<Finding> {
 /// The fastest pass and its share of `l`, when it reached 85 % of it with O_DIRECT.
 fn link_bound_pass<'a>(
     obs: &'a StorageObservation,
-    l: &LinkLimit,
+    l: &StorageLinkLimit,
 ) -> Option<(&'a PhaseObservation, f64)> {
     let best = obs
         .phases
@@ -764,7 +764,7 @@ mod tests {
         d
     }
 
-    fn obs(mb: f64, phase: Phase) -> StorageObservation {
+    fn obs(mb: f64, phase: StoragePhase) -> StorageObservation {
         StorageObservation {
             fstype: Some("ext4".into()),
             direct_io: true,
@@ -784,13 +784,13 @@ mod tests {
         // ROCK 5 ITX review: EVO 840 in a USB3 enclosure on the USB-C port, iozone 16M
         // read 386597 kB/s = 396 MB/s.
         let d = usb_disk(5000.0);
-        let f = diagnose(&obs(395.9, Phase::Read), Some(&d));
+        let f = diagnose(&obs(395.9, StoragePhase::Read), Some(&d));
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].code, "storage-link-bound");
         assert!(f[0].message.contains("USB 5Gbps"), "{}", f[0].message);
         assert!(f[0].message.contains("94 %"), "{}", f[0].message);
         // The same disk at 200 MB/s is not.
-        assert!(diagnose(&obs(200.0, Phase::Read), Some(&d)).is_empty());
+        assert!(diagnose(&obs(200.0, StoragePhase::Read), Some(&d)).is_empty());
     }
 
     #[test]
@@ -809,7 +809,7 @@ mod tests {
         let l = narrowest(&d).unwrap();
         assert_eq!(l.link, "PCIe 5GT/s x1");
         assert!((l.mb_per_s - 409.0).abs() < 0.1);
-        let f = diagnose(&obs(391.8, Phase::Read), Some(&d));
+        let f = diagnose(&obs(391.8, StoragePhase::Read), Some(&d));
         assert_eq!(f[0].code, "storage-link-bound");
         let inv = diagnose_device(&d);
         assert_eq!(inv[0].code, "storage-pcie-downgraded");
@@ -828,13 +828,13 @@ mod tests {
         let f = diagnose_device(&d);
         assert_eq!(f[0].code, "storage-usb-downgraded");
         assert!(f[0].message.contains("runs at 480Mbps but can do 5Gbps"));
-        let b = diagnose(&obs(38.0, Phase::Read), Some(&d));
+        let b = diagnose(&obs(38.0, StoragePhase::Read), Some(&d));
         assert_eq!(b[0].code, "storage-link-bound");
     }
 
     #[test]
     fn saturated_core_and_low_clocks() {
-        let mut o = obs(23.0, Phase::RandomWrite);
+        let mut o = obs(23.0, StoragePhase::RandomWrite);
         o.phases[0].record_bytes = 4096;
         o.phases[0].busiest_cpu = Some(3);
         o.phases[0].busiest_cpu_pct = Some(97.0);
@@ -869,7 +869,7 @@ mod tests {
 
     #[test]
     fn someone_elses_load_is_not_our_io_path() {
-        let mut o = obs(40.0, Phase::Read);
+        let mut o = obs(40.0, StoragePhase::Read);
         o.phases[0].busiest_cpu = Some(0);
         o.phases[0].busiest_cpu_pct = Some(100.0);
         o.phases[0].busiest_cpu_irq_pct = Some(4.0);
@@ -884,7 +884,7 @@ mod tests {
         assert!(diagnose(&o, None).is_empty());
     }
 
-    fn pass(phase: Phase, cpu: u32, busy: f64, irq: f64, me: f64) -> PhaseObservation {
+    fn pass(phase: StoragePhase, cpu: u32, busy: f64, irq: f64, me: f64) -> PhaseObservation {
         PhaseObservation {
             record_bytes: 4096,
             phase: Some(phase),
@@ -905,28 +905,28 @@ mod tests {
         // The audit's loaded machine: cpu0 saturated by a compiler during the 4 KiB write
         // (we used 30 %), and during the reread 100 % busy with 31 % interrupts while we
         // used 22 %: 53 % of the core is the I/O path, the rest is someone else.
-        let mut o = obs(40.0, Phase::Write);
+        let mut o = obs(40.0, StoragePhase::Write);
         o.phases = vec![
-            pass(Phase::Write, 0, 100.0, 2.0, 30.0),
-            pass(Phase::Reread, 0, 100.0, 31.0, 22.0),
+            pass(StoragePhase::Write, 0, 100.0, 2.0, 30.0),
+            pass(StoragePhase::Reread, 0, 100.0, 31.0, 22.0),
         ];
         let f = diagnose(&o, None);
         let codes: Vec<&str> = f.iter().map(|x| x.code.as_str()).collect();
         assert_eq!(codes, ["storage-background-load"], "{f:?}");
         // A core that is not saturated is not CPU-bound, whatever its interrupt share.
-        o.phases = vec![pass(Phase::Read, 1, 70.0, 60.0, 10.0)];
+        o.phases = vec![pass(StoragePhase::Read, 1, 70.0, 60.0, 10.0)];
         assert!(diagnose(&o, None).is_empty());
         // A core saturated by interrupts and our process is.
-        o.phases = vec![pass(Phase::Read, 1, 98.0, 60.0, 30.0)];
+        o.phases = vec![pass(StoragePhase::Read, 1, 98.0, 60.0, 30.0)];
         assert_eq!(diagnose(&o, None)[0].code, "storage-cpu-bound");
     }
 
     #[test]
     fn competing_load_and_cpu_bound_are_not_both_said_for_one_core() {
-        let mut o = obs(40.0, Phase::Write);
+        let mut o = obs(40.0, StoragePhase::Write);
         o.phases = vec![
-            pass(Phase::Write, 0, 100.0, 2.0, 20.0),
-            pass(Phase::RandomWrite, 0, 99.0, 40.0, 60.0),
+            pass(StoragePhase::Write, 0, 100.0, 2.0, 20.0),
+            pass(StoragePhase::RandomWrite, 0, 99.0, 40.0, 60.0),
         ];
         let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["storage-background-load"]);
@@ -939,7 +939,7 @@ mod tests {
     #[test]
     fn ram_backed_filesystems_are_named() {
         for fs in ["tmpfs", "ramfs", "devtmpfs"] {
-            let mut o = obs(4000.0, Phase::Read);
+            let mut o = obs(4000.0, StoragePhase::Read);
             o.fstype = Some(fs.into());
             let f = diagnose(&o, None);
             assert_eq!(f[0].code, "storage-ram-filesystem", "{fs}");
@@ -949,7 +949,7 @@ mod tests {
 
     #[test]
     fn fuse_and_page_cache() {
-        let mut o = obs(80.0, Phase::Write);
+        let mut o = obs(80.0, StoragePhase::Write);
         o.fstype = Some("fuseblk".into());
         o.direct_io = false;
         let codes: Vec<&str> = diagnose(&o, None).iter().map(|f| f.code.as_str()).collect();

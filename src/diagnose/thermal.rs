@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::bench::aes::Algorithm;
-use crate::bench::aes::suite::{AesResults, Row};
+use crate::bench::aes::suite::{AesResults, AesSuiteRow};
 use crate::bench::scrypt::ScryptRun;
 use crate::diagnose::{Finding, FindingCode, Severity};
 use crate::monitor::Recording;
@@ -70,7 +70,7 @@ pub fn scores(run: &ScryptRun) -> (Option<f64>, Option<f64>) {
         .map(|i| i.end_s)
         .unwrap_or(run.elapsed_s);
     let w = window_s(total);
-    let start_of = |i: &crate::bench::scrypt::Interval| i.end_s - i.seconds;
+    let start_of = |i: &crate::bench::scrypt::ScryptInterval| i.end_s - i.seconds;
     let first = mean(
         run.intervals
             .iter()
@@ -200,7 +200,7 @@ pub struct AesRatio {
     pub ratio: f64,
 }
 
-fn at_size(row: &Row) -> Option<f64> {
+fn at_size(row: &AesSuiteRow) -> Option<f64> {
     row.sizes
         .iter()
         .find(|t| t.buffer_bytes == RATIO_BUFFER_BYTES)
@@ -266,7 +266,7 @@ mod tests {
     use super::*;
     use crate::bench::aes::Backend;
     use crate::bench::external::openssl::Throughput;
-    use crate::bench::scrypt::Interval;
+    use crate::bench::scrypt::ScryptInterval;
 
     fn aes(rows: &[(u32, &str, f64)]) -> AesResults {
         AesResults {
@@ -274,7 +274,7 @@ mod tests {
             ghash_backend: "pmull".into(),
             native: rows
                 .iter()
-                .map(|&(cpu, tag, bps)| Row {
+                .map(|&(cpu, tag, bps)| AesSuiteRow {
                     algorithm: Algorithm::Aes256Cbc,
                     cpu,
                     tag: tag.to_string(),
@@ -332,7 +332,7 @@ mod tests {
             intervals: khs
                 .iter()
                 .enumerate()
-                .map(|(i, &k)| Interval {
+                .map(|(i, &k)| ScryptInterval {
                     end_s: every_s * (i + 1) as f64,
                     seconds: every_s,
                     hashes: 0,

@@ -10,7 +10,7 @@ use crate::sys::procs::ProcessShare;
 
 /// Advertised vs measured maximum clock of one cluster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClockCheck {
+pub struct ClockVerdict {
     /// `cpu4-cpu5 (Cortex-A76)`.
     pub label: String,
     /// Highest OPP the kernel advertises, MHz.
@@ -29,9 +29,9 @@ fn pct(measured: f64, advertised: f64) -> f64 {
 /// clockspeed`, or `Advertised vs. measured max CPU clockspeed: -2.4% before, -4.5% after`
 /// for the worst cluster (more than 1 % below). A cluster measured more than 3 % slower at
 /// the end than at the start was throttled.
-pub fn clock_findings(checks: &[ClockCheck]) -> Vec<Finding> {
+pub fn clock_findings(checks: &[ClockVerdict]) -> Vec<Finding> {
     let mut out = Vec::new();
-    let measured: Vec<&ClockCheck> = checks
+    let measured: Vec<&ClockVerdict> = checks
         .iter()
         .filter(|c| c.before_mhz.is_some() && c.advertised_mhz > 0.0)
         .collect();
@@ -428,8 +428,8 @@ pub fn sevenzip_findings(version: Option<&str>) -> Vec<Finding> {
 mod tests {
     use super::*;
 
-    fn cc(adv: f64, b: f64, a: Option<f64>) -> ClockCheck {
-        ClockCheck {
+    fn cc(adv: f64, b: f64, a: Option<f64>) -> ClockVerdict {
+        ClockVerdict {
             label: "cpu0-cpu3 (Cortex-A55)".into(),
             advertised_mhz: adv,
             before_mhz: Some(b),

@@ -305,7 +305,7 @@ impl Recording {
         rows
     }
 
-    /// "System health while running <label>:" as sbc-bench writes it to its log: title,
+    /// `System health while running <label>:` as sbc-bench writes it to its log: title,
     /// empty line, header, one row every `every_s` seconds (see [`interval_scaling`]).
     /// The first row shows the interval before the phase began (sbc-bench's shows the
     /// averages since boot there). `time` formats a Unix time in ms as `HH:MM:SS`

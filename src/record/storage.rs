@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::storage::{BenchResult, Phase};
+use crate::bench::storage::{BenchResult, StoragePhase};
 use crate::monitor::stat::{CpuTimes, usage};
 use crate::monitor::{Sample, TaskId};
 use crate::record::finding::Finding;
@@ -23,7 +23,7 @@ pub struct PhaseObservation {
     /// Record size in bytes.
     pub record_bytes: u64,
     /// Which pass.
-    pub phase: Option<Phase>,
+    pub phase: Option<StoragePhase>,
     /// Its throughput, MB/s.
     pub mb_per_s: f64,
     /// Its duration.
@@ -94,7 +94,7 @@ pub struct PassWindow {
     /// Record size in bytes.
     pub record_bytes: u64,
     /// Which pass.
-    pub phase: Phase,
+    pub phase: StoragePhase,
     /// Reading at its start.
     pub start: Sample,
     /// Reading at its end.
@@ -389,7 +389,7 @@ mod tests {
         }
     }
 
-    fn one_pass(phase: Phase, started: f64, secs: f64) -> BenchResult {
+    fn one_pass(phase: StoragePhase, started: f64, secs: f64) -> BenchResult {
         BenchResult {
             dir: "/x".into(),
             file_size_bytes: 1,
@@ -409,10 +409,10 @@ mod tests {
         let end = window_sample(2.0, [190, 20], 180, [21_000, 60], 1_800_000);
         // Outside the window (the second): ignored.
         let clocks = vec![clock_at(1.0, 1_800_000), clock_at(3.0, 100)];
-        let r = one_pass(Phase::RandomRead, 0.0, 2.0);
+        let r = one_pass(StoragePhase::RandomRead, 0.0, 2.0);
         let w = PassWindow {
             record_bytes: 4096,
-            phase: Phase::RandomRead,
+            phase: StoragePhase::RandomRead,
             start,
             end,
         };
@@ -438,10 +438,10 @@ mod tests {
         // but its own interrupt count and clocks, from readings at its own start and end.
         let start = window_sample(5.0, [300, 100], 400, [7000, 0], 1_800_000);
         let end = window_sample(5.01, [301, 100], 401, [7003, 1], 1_800_000);
-        let r = one_pass(Phase::Reread, 5.0, 0.01);
+        let r = one_pass(StoragePhase::Reread, 5.0, 0.01);
         let w = PassWindow {
             record_bytes: 4096,
-            phase: Phase::Reread,
+            phase: StoragePhase::Reread,
             start,
             end,
         };

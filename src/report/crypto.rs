@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::bench::Remark;
-use crate::bench::aes::suite::{AesResults, Row};
+use crate::bench::aes::suite::{AesResults, AesSuiteRow};
 use crate::bench::aes::{Algorithm, Backend};
 use crate::bench::external::sevenzip::BenchRun;
 use crate::bench::lzma::LzmaRun;
@@ -48,7 +48,7 @@ pub fn openssl_row(name: &str, bytes_per_s: &[f64], tag: Option<&str>) -> String
 }
 
 /// `openssl speed`'s table: header and one row per entry, tagged with the core type.
-pub fn table(rows: &[Row]) -> String {
+pub fn table(rows: &[AesSuiteRow]) -> String {
     let mut s = String::new();
     let Some(first) = rows.first() else {
         return s;
@@ -442,7 +442,7 @@ mod tests {
     use crate::bench::aes::suite::OpensslResults;
     use crate::bench::external::openssl::Throughput;
     use crate::bench::lzma::DictResult;
-    use crate::bench::scrypt::{Interval, ThreadResult};
+    use crate::bench::scrypt::{ScryptInterval, ThreadResult};
 
     const SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
 
@@ -450,8 +450,8 @@ mod tests {
     const LOG_HEADER: &str = "type             16 bytes     64 bytes    256 bytes   1024 bytes   8192 bytes  16384 bytes";
     const LOG_ROW: &str = "aes-128-cbc     173982.22k   502837.89k   966930.26k  1252319.91k  1372788.05k  1382421.85k (Cortex-A55)";
 
-    fn row(alg: Algorithm, k: [f64; 6], tag: &str) -> Row {
-        Row {
+    fn row(alg: Algorithm, k: [f64; 6], tag: &str) -> AesSuiteRow {
+        AesSuiteRow {
             algorithm: alg,
             cpu: 0,
             tag: tag.into(),
@@ -599,7 +599,7 @@ mod tests {
             intervals: k
                 .iter()
                 .enumerate()
-                .map(|(i, &v)| Interval {
+                .map(|(i, &v)| ScryptInterval {
                     end_s: 5.0 * (i + 1) as f64,
                     seconds: 5.0,
                     hashes: (v * 5000.0) as u64,

@@ -9,7 +9,6 @@ use std::fmt::Write;
 
 use crate::record::graph::{GraphPoint, GraphResults, GraphRun, MipsTool};
 use crate::record::run::{RunReport, RunStatus};
-use crate::report::export::Exporter;
 use crate::report::svg::{self, Axis, Chart, Series};
 
 const RULE: &str = "##########################################################################";
@@ -314,20 +313,6 @@ pub fn html(r: &RunReport) -> String {
     );
     o.push_str("</body>\n</html>\n");
     o
-}
-
-/// The HTML page as an export target, rewritten after every group like the log.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GraphHtml;
-
-impl Exporter for GraphHtml {
-    fn file_kind(&self) -> &'static str {
-        "the graph page"
-    }
-
-    fn render(&self, report: &RunReport) -> Vec<u8> {
-        html(report).into_bytes()
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use crate::record::finding::Severity;
 use crate::report::page::{self, ReportData, TimeSeries};
-use crate::report::page_table::{self, Table, size_label};
+use crate::report::page_table::{self, PageTable, size_label};
 use crate::report::svg::{self, Axis, BarChart, Chart, Decor, Series, escape};
 
 /// The ids of the page's charts, in page order (the browser test checks each is there).
@@ -104,7 +104,7 @@ fn figure(o: &mut String, id: &str, svgs: &[String]) {
 }
 
 /// A table of the page's model ([`page_table`]), escaped.
-fn table(o: &mut String, t: &Table) {
+fn table(o: &mut String, t: &PageTable) {
     let class = |i: usize| {
         if i >= t.numeric_from {
             " class=\"n\""

@@ -479,7 +479,7 @@ fn lscpu_type_rows(
 }
 
 /// The lscpu-style summary (util-linux 2.38's): architecture, CPUs, per core type (see
-/// [`lscpu_types`]) its identity, SMBIOS names, topology, boost and cpufreq clocks,
+/// `lscpu_types`) its identity, SMBIOS names, topology, boost and cpufreq clocks,
 /// virtualization, caches, NUMA nodes, vulnerabilities; labels padded to one column as
 /// lscpu pads them. `hypervisor`: the VM we run in (systemd-detect-virt's name), for
 /// lscpu's `Hypervisor vendor:` on x86.

@@ -8,11 +8,14 @@ pub mod graph;
 pub mod html;
 pub mod info;
 pub mod kernel;
+pub mod log_sections;
 pub mod logsec;
 pub mod net;
 pub mod page;
 pub mod page_md;
 pub mod page_table;
+#[cfg(test)]
+mod page_tests;
 pub mod pcie;
 pub mod power;
 pub mod prometheus;

@@ -7,14 +7,14 @@
 use std::fmt::Write as _;
 
 use crate::report::page::{self, ReportData};
-use crate::report::page_table::{self, Table};
+use crate::report::page_table::{self, PageTable};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
 /// A table of the page's model ([`page_table`]); an emphasised row in bold.
-fn table(o: &mut String, t: &Table) {
+fn table(o: &mut String, t: &PageTable) {
     let line = |cells: &mut dyn Iterator<Item = String>| {
         format!("| {} |", cells.collect::<Vec<_>>().join(" | "))
     };

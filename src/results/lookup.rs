@@ -377,7 +377,7 @@ pub fn store_receipt(
 }
 
 /// One document to report on.
-pub struct Target {
+pub struct ReportTarget {
     /// What was read from it.
     pub parsed: Parsed,
     /// The document: our run JSON or a log.
@@ -388,7 +388,7 @@ pub struct Target {
 
 /// The document `report` is about: a stored run, a run JSON or log (its last run), or
 /// by default the last stored run.
-pub fn report_target(run: &RunRef, db: Option<&Path>) -> Result<Target, String> {
+pub fn report_target(run: &RunRef, db: Option<&Path>) -> Result<ReportTarget, String> {
     let open = || -> Result<Store, String> {
         let path = db_path(db).ok_or("no results database: give --db PATH (HOME is not set)")?;
         if !path.is_file() {
@@ -399,9 +399,9 @@ pub fn report_target(run: &RunRef, db: Option<&Path>) -> Result<Target, String> 
         }
         Store::open(&path).map_err(|e| e.to_string())
     };
-    let stored = |s: &Store, id: i64| -> Result<Target, String> {
+    let stored = |s: &Store, id: i64| -> Result<ReportTarget, String> {
         let (parsed, document) = s.record(id).map_err(|e| e.to_string())?;
-        Ok(Target {
+        Ok(ReportTarget {
             parsed,
             document,
             stored_id: Some(id),
@@ -424,7 +424,7 @@ pub fn report_target(run: &RunRef, db: Option<&Path>) -> Result<Target, String> 
             (last, p)
         };
         let parsed = parsed.map_err(|e| format!("{}: {e}", file.display()))?;
-        return Ok(Target {
+        return Ok(ReportTarget {
             parsed,
             document,
             stored_id: None,

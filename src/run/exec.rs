@@ -5,12 +5,12 @@
 //! [`Canned`] result ([`Fake`]). Benchmark code never asks which.
 
 use crate::bench::Remark;
-use crate::bench::aes::suite::{Aes, SuiteOptions as AesOptions};
+use crate::bench::aes::suite::{Aes, AesSuiteOptions};
 use crate::bench::aes::{self, Algorithm};
 use crate::bench::clock::{self, CheckInput, ClockCheck, ClockMeasurement, WalkOptions};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::external::sevenzip::{self, SevenZip};
-use crate::bench::lzma::suite::{Compress, SuiteOptions as CompressOptions};
+use crate::bench::lzma::suite::{Compress, LzmaSuiteOptions};
 use crate::bench::lzma::{self, suite as lzma_suite};
 use crate::bench::membw::{self, Membw, MembwRun};
 use crate::bench::memlat::{self, Memlat, MemlatRun};
@@ -163,11 +163,11 @@ pub fn clock<'a>(
     env: &'a Env<'_>,
     target: &'a Target,
     only_max: bool,
-) -> (CheckInput<'a>, clock::Options) {
+) -> (CheckInput<'a>, clock::ClockOptions) {
     let opts = if env.cfg.quick {
-        clock::Options::quick()
+        clock::ClockOptions::quick()
     } else {
-        clock::Options::standard()
+        clock::ClockOptions::standard()
     };
     let input = CheckInput {
         root: env.root,
@@ -186,25 +186,25 @@ pub fn clock<'a>(
 }
 
 /// Memory bandwidth on `target`.
-pub fn membw<'a>(env: &'a Env<'_>, target: &'a Target) -> (Membw<'a>, membw::Options) {
+pub fn membw<'a>(env: &'a Env<'_>, target: &'a Target) -> (Membw<'a>, membw::MembwOptions) {
     let opts = if env.cfg.quick {
-        membw::Options::quick()
+        membw::MembwOptions::quick()
     } else if env.cfg.extensive {
         // sbc-bench's extensive mode runs tinymembench with its default repeats
         // (3 to 10) instead of `-b 2 -B 3`.
-        membw::Options {
+        membw::MembwOptions {
             min_reps: 3,
             max_reps: 10,
-            ..membw::Options::standard()
+            ..membw::MembwOptions::standard()
         }
     } else {
         // Our kernels are in no published column or log line of sbc-bench's: left out (the
         // extensive run and `bench membw` measure them). The DRAM rows, beyond the
         // last-level cache, are ours too: one repetition each.
-        membw::Options {
+        membw::MembwOptions {
             kernels: false,
             extra_reps: Some(1),
-            ..membw::Options::standard()
+            ..membw::MembwOptions::standard()
         }
     };
     let bench = Membw {
@@ -215,13 +215,13 @@ pub fn membw<'a>(env: &'a Env<'_>, target: &'a Target) -> (Membw<'a>, membw::Opt
 }
 
 /// Memory latency on `target`.
-pub fn memlat<'a>(env: &'a Env<'_>, target: &'a Target) -> (Memlat<'a>, memlat::Options) {
+pub fn memlat<'a>(env: &'a Env<'_>, target: &'a Target) -> (Memlat<'a>, memlat::MemlatOptions) {
     let opts = if env.cfg.quick {
-        memlat::Options::quick()
+        memlat::MemlatOptions::quick()
     } else if env.cfg.extensive {
-        memlat::Options::extensive()
+        memlat::MemlatOptions::extensive()
     } else {
-        memlat::Options::standard()
+        memlat::MemlatOptions::standard()
     };
     let plan = memlat::plan(
         opts.max_bytes,
@@ -242,7 +242,7 @@ const AES_RETRIES: usize = 2;
 /// AES as the standard run measures it: CBC with 128/192/256-bit keys per cluster (plus
 /// GCM and the fully parallel rows in extensive mode), natively and with `openssl speed`
 /// when installed, one second per buffer size (the plan's estimate).
-pub fn aes<'a>(env: &'a Env<'_>, targets: &'a [Target]) -> (StandardAes<'a>, AesOptions) {
+pub fn aes<'a>(env: &'a Env<'_>, targets: &'a [Target]) -> (StandardAes<'a>, AesSuiteOptions) {
     let mut algorithms = Algorithm::CBC.to_vec();
     let mut parallel = Vec::new();
     if env.cfg.extensive {
@@ -250,9 +250,9 @@ pub fn aes<'a>(env: &'a Env<'_>, targets: &'a [Target]) -> (StandardAes<'a>, Aes
         parallel = vec![Algorithm::Aes256Cbc, Algorithm::Aes256Gcm];
     }
     let mut opts = if env.cfg.quick {
-        aes::Options::quick()
+        aes::AesOptions::quick()
     } else {
-        aes::Options::default()
+        aes::AesOptions::default()
     };
     opts.per_size =
         std::time::Duration::from_secs_f64(crate::run::plan::aes_seconds_per_size(env.cfg));
@@ -260,7 +260,7 @@ pub fn aes<'a>(env: &'a Env<'_>, targets: &'a [Target]) -> (StandardAes<'a>, Aes
         targets,
         all_cpus: env.all_cpus,
     };
-    let opts = AesOptions {
+    let opts = AesSuiteOptions {
         algorithms,
         parallel,
         opts,
@@ -284,12 +284,12 @@ pub struct StandardAes<'a> {
 
 impl Benchmark for StandardAes<'_> {
     const NAME: &'static str = "aes";
-    type Options = AesOptions;
+    type Options = AesSuiteOptions;
     type Output = AesResults;
 
     fn run(
         &self,
-        opts: &AesOptions,
+        opts: &AesSuiteOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<AesResults, BenchError> {
@@ -310,7 +310,7 @@ pub fn compress<'a>(
     kind: CompressKind,
     targets: &'a [Target],
     multi_cpus: &'a [u32],
-) -> (StandardCompress<'a>, CompressOptions) {
+) -> (StandardCompress<'a>, LzmaSuiteOptions) {
     let native = kind == CompressKind::Native;
     let mem = lzma_suite::plan_memory(
         env.cfg.quick,
@@ -321,7 +321,7 @@ pub fn compress<'a>(
     // The standard run keeps each dictionary size for one second of compression and one
     // of decompression (bench compress: two). The large dictionaries need whole passes
     // of several seconds anyway; the small ones are stable after one.
-    let shorter = |o: Option<lzma::Options>| {
+    let shorter = |o: Option<lzma::LzmaOptions>| {
         o.filter(|_| native).map(|mut o| {
             if !env.cfg.quick {
                 o.min_compress = std::time::Duration::from_secs(1);
@@ -330,7 +330,7 @@ pub fn compress<'a>(
             o
         })
     };
-    let opts = CompressOptions {
+    let opts = LzmaSuiteOptions {
         native_single: shorter(mem.native_single),
         native_multi: shorter(mem.native_multi),
         sevenzip_dict: mem.sevenzip_dict,
@@ -360,12 +360,12 @@ pub struct StandardCompress<'a> {
 
 impl Benchmark for StandardCompress<'_> {
     const NAME: &'static str = "compress";
-    type Options = CompressOptions;
+    type Options = LzmaSuiteOptions;
     type Output = CompressResults;
 
     fn run(
         &self,
-        opts: &CompressOptions,
+        opts: &LzmaSuiteOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<CompressResults, BenchError> {
@@ -388,8 +388,8 @@ impl Benchmark for StandardCompress<'_> {
 }
 
 /// scrypt on every CPU for the configured time.
-pub fn scrypt<'a>(env: &'a Env<'_>) -> (Scrypt<'a>, scrypt::Options) {
-    let opts = scrypt::Options {
+pub fn scrypt<'a>(env: &'a Env<'_>) -> (Scrypt<'a>, scrypt::ScryptOptions) {
+    let opts = scrypt::ScryptOptions {
         duration: std::time::Duration::from_secs_f64(crate::run::plan::scrypt_seconds(env.cfg)),
         ..Default::default()
     };
@@ -403,7 +403,7 @@ fn fake_measurement(mhz: f64) -> ClockMeasurement {
 }
 
 impl Canned for CheckInput<'_> {
-    fn canned(&self, _opts: &clock::Options) -> Result<ClockCheck, BenchError> {
+    fn canned(&self, _opts: &clock::ClockOptions) -> Result<ClockCheck, BenchError> {
         let policy = self
             .policies
             .iter()
@@ -458,7 +458,7 @@ fn fake_walk(p: &Policy, w: &WalkOptions) -> clock::PolicyWalk {
 }
 
 impl Canned for Membw<'_> {
-    fn canned(&self, _opts: &membw::Options) -> Result<MembwRun, BenchError> {
+    fn canned(&self, _opts: &membw::MembwOptions) -> Result<MembwRun, BenchError> {
         Ok(MembwRun {
             target: self.target.clone(),
             result: Some(fake_membw()),
@@ -468,7 +468,7 @@ impl Canned for Membw<'_> {
 }
 
 impl Canned for Memlat<'_> {
-    fn canned(&self, _opts: &memlat::Options) -> Result<MemlatRun, BenchError> {
+    fn canned(&self, _opts: &memlat::MemlatOptions) -> Result<MemlatRun, BenchError> {
         Ok(MemlatRun {
             target: self.target.clone(),
             result: Some(fake_memlat()),
@@ -478,7 +478,7 @@ impl Canned for Memlat<'_> {
 }
 
 impl Canned for StandardAes<'_> {
-    fn canned(&self, _opts: &AesOptions) -> Result<AesResults, BenchError> {
+    fn canned(&self, _opts: &AesSuiteOptions) -> Result<AesResults, BenchError> {
         // AES-128/192/256-CBC of a Cortex-A76 with crypto extensions (corpus log 3XYo.txt).
         let rows = |k: f64| -> Vec<crate::bench::external::openssl::Throughput> {
             [16usize, 64, 256, 1024, 8192, 16384]
@@ -497,7 +497,7 @@ impl Canned for StandardAes<'_> {
             (Algorithm::Aes256Cbc, 1_325_370.0),
         ] {
             for t in self.targets {
-                native.push(aes::suite::Row {
+                native.push(aes::suite::AesSuiteRow {
                     algorithm: alg,
                     cpu: t.cpu,
                     tag: t
@@ -521,7 +521,7 @@ impl Canned for StandardAes<'_> {
 }
 
 impl Canned for StandardCompress<'_> {
-    fn canned(&self, _opts: &CompressOptions) -> Result<CompressResults, BenchError> {
+    fn canned(&self, _opts: &LzmaSuiteOptions) -> Result<CompressResults, BenchError> {
         Ok(match self.kind {
             CompressKind::SevenZip => fake_sevenzip(self.targets, self.multi_cpus)?,
             CompressKind::Native => fake_native_lzma(self.targets, self.multi_cpus),
@@ -593,7 +593,7 @@ fn fake_native_lzma(targets: &[Target], multi_cpus: &[u32]) -> CompressResults {
 }
 
 impl Canned for Scrypt<'_> {
-    fn canned(&self, _opts: &scrypt::Options) -> Result<Stress, BenchError> {
+    fn canned(&self, _opts: &scrypt::ScryptOptions) -> Result<Stress, BenchError> {
         let per_cpu = 3.98;
         let total = per_cpu * self.cpus.len() as f64;
         let run = ScryptRun {
@@ -609,7 +609,7 @@ impl Canned for Scrypt<'_> {
                 })
                 .collect(),
             intervals: (1..=3)
-                .map(|i| scrypt::Interval {
+                .map(|i| scrypt::ScryptInterval {
                     end_s: 5.0 * i as f64,
                     seconds: 5.0,
                     hashes: (total * 5000.0) as u64,

@@ -394,12 +394,12 @@ pub struct ClockAt {
 
 impl Benchmark for ClockAt {
     const NAME: &'static str = "graph-clock";
-    type Options = clock::Options;
+    type Options = clock::ClockOptions;
     type Output = f64;
 
     fn run(
         &self,
-        opts: &clock::Options,
+        opts: &clock::ClockOptions,
         _progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<f64, BenchError> {
@@ -411,7 +411,7 @@ impl Benchmark for ClockAt {
 
 impl Canned for ClockAt {
     /// Half a percent below the OPP, as many boards run (`1600 / 1590`).
-    fn canned(&self, _opts: &clock::Options) -> Result<f64, BenchError> {
+    fn canned(&self, _opts: &clock::ClockOptions) -> Result<f64, BenchError> {
         Ok(self.opp_khz as f64 / 1000.0 * 0.995)
     }
 }
@@ -431,12 +431,12 @@ pub struct MipsAt<'a> {
 
 impl Benchmark for MipsAt<'_> {
     const NAME: &'static str = "graph-mips";
-    type Options = lzma::Options;
+    type Options = lzma::LzmaOptions;
     type Output = f64;
 
     fn run(
         &self,
-        opts: &lzma::Options,
+        opts: &lzma::LzmaOptions,
         _progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<f64, BenchError> {
@@ -464,7 +464,7 @@ impl Benchmark for MipsAt<'_> {
 
 impl Canned for MipsAt<'_> {
     /// MIPS per MHz and core of the corpus' boards: Cortex-A76 ≈ 2.0, A55 ≈ 1.0.
-    fn canned(&self, _opts: &lzma::Options) -> Result<f64, BenchError> {
+    fn canned(&self, _opts: &lzma::LzmaOptions) -> Result<f64, BenchError> {
         let per_mhz = match self.core_type {
             Some(t) if t.contains("A7") => 2.0,
             Some(t) if t.contains("A5") => 1.0,
@@ -601,9 +601,9 @@ fn point(
         error: None,
     };
     let copts = if env.cfg.quick {
-        clock::Options::quick()
+        clock::ClockOptions::quick()
     } else {
-        clock::Options::standard()
+        clock::ClockOptions::standard()
     };
     let clock = ClockAt {
         cpu: measure_cpu,
@@ -614,9 +614,9 @@ fn point(
         Err(e) => p.error = Some(format!("clock: {e}")),
     }
     let lopts = if env.cfg.quick {
-        lzma::Options::quick()
+        lzma::LzmaOptions::quick()
     } else {
-        lzma::Options::default()
+        lzma::LzmaOptions::default()
     };
     for _ in 0..repetitions(&g.cfg) {
         if env.cancel.is_cancelled() {

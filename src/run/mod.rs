@@ -11,7 +11,6 @@ pub mod runner;
 pub mod standard;
 pub mod thermal;
 pub mod tuning;
-pub mod validation;
 pub mod wrap;
 
 #[cfg(test)]

@@ -620,14 +620,16 @@ fn finish(
     report.pi_throttled_after = crate::bench::external::vcgencmd::pi_throttled(root);
     let swap_after = swap_state(root, &system_after);
     let online_after = system_after.topology.online();
-    report.findings.extend(crate::run::validation::findings(
-        &report,
-        recording.as_ref(),
-        &swap_before,
-        &swap_after,
-        &online_before,
-        &online_after,
-    ));
+    report
+        .findings
+        .extend(crate::diagnose::run_validation::findings(
+            &report,
+            recording.as_ref(),
+            &swap_before,
+            &swap_after,
+            &online_before,
+            &online_after,
+        ));
     report.findings.extend(setup_findings(&report));
     report.findings.extend(mode.findings(&report));
     report.system_after = Some(system_after);
@@ -643,7 +645,7 @@ fn finish(
     // The thermal test and the efficiency graph measure no Results.md row (sbc-bench -g
     // prints none); review mode has none either, as sbc-bench; `wrap` runs other tools.
     report.results_row = (report.status == RunStatus::Complete && mode.has_results_row())
-        .then(|| crate::run::validation::results_row(&report, &report.findings));
+        .then(|| crate::diagnose::run_validation::results_row(&report, &report.findings));
     report.finished = Some(now_rfc3339());
     mode.finished(ctx, &mut report);
     ctx.sink.finish(&report);

@@ -294,7 +294,7 @@ fn sevenzip_not_16_02_warns_once_about_comparability() {
     assert!(z.warning.is_some());
     // Validation judges the changed results as it judges a run's.
     let online = r.system_before.topology.online();
-    let found = crate::run::validation::findings(
+    let found = crate::diagnose::run_validation::findings(
         &r,
         r.monitor.as_ref(),
         &Default::default(),

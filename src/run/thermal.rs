@@ -333,8 +333,8 @@ pub fn wait_for_target(
 }
 
 /// scrypt on every usable CPU for `duration` (the load, and one heat-up interval).
-fn stress<'a>(env: &'a Env<'_>, duration: Duration) -> (ThermalStress<'a>, scrypt::Options) {
-    let opts = scrypt::Options {
+fn stress<'a>(env: &'a Env<'_>, duration: Duration) -> (ThermalStress<'a>, scrypt::ScryptOptions) {
+    let opts = scrypt::ScryptOptions {
         duration,
         ..Default::default()
     };
@@ -360,12 +360,12 @@ pub struct ThermalStress<'a> {
 
 impl Benchmark for ThermalStress<'_> {
     const NAME: &'static str = "scrypt";
-    type Options = scrypt::Options;
+    type Options = scrypt::ScryptOptions;
     type Output = Stress;
 
     fn run(
         &self,
-        opts: &scrypt::Options,
+        opts: &scrypt::ScryptOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<Stress, BenchError> {
@@ -374,7 +374,7 @@ impl Benchmark for ThermalStress<'_> {
 }
 
 impl Canned for ThermalStress<'_> {
-    fn canned(&self, opts: &scrypt::Options) -> Result<Stress, BenchError> {
+    fn canned(&self, opts: &scrypt::ScryptOptions) -> Result<Stress, BenchError> {
         let t0 = Instant::now();
         let finished = self.cancel.sleep(opts.duration);
         let elapsed = t0.elapsed().as_secs_f64();
@@ -391,10 +391,10 @@ fn canned_run(cpus: &[u32], elapsed_s: f64) -> ScryptRun {
     let n = ((elapsed_s / scrypt::DEFAULT_INTERVAL.as_secs_f64()).round() as usize).max(6);
     let len = elapsed_s / n as f64;
     let full = 3.98 * cpus.len() as f64;
-    let intervals: Vec<scrypt::Interval> = (0..n)
+    let intervals: Vec<scrypt::ScryptInterval> = (0..n)
         .map(|i| {
             let khs = if i < n / 2 { full } else { full * 0.94 };
-            scrypt::Interval {
+            scrypt::ScryptInterval {
                 end_s: len * (i + 1) as f64,
                 seconds: len,
                 hashes: (khs * 1000.0 * len) as u64,

@@ -324,7 +324,7 @@ pub fn read_kernel_config(root: &SysRoot, release: Option<&str>) -> (Option<Stri
     (None, Vec::new())
 }
 
-/// Decompress a gzip stream (pure Rust), at most [`MAX_CONFIG`] bytes; `None` when broken.
+/// Decompress a gzip stream (pure Rust), at most `MAX_CONFIG` bytes; `None` when broken.
 pub fn gunzip(gz: &[u8]) -> Option<String> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(gz)

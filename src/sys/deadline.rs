@@ -1,7 +1,7 @@
 //! Reads that a driver never answers must not hang the tool.
 //!
 //! Every [`SysRoot`](super::root::SysRoot) read of a regular file runs under a [`Watch`]:
-//! a watchdog thread that wakes every [`TICK`] interrupts (with a no-op `SIGURG`, installed
+//! a watchdog thread that wakes every `TICK` interrupts (with a no-op `SIGURG`, installed
 //! without `SA_RESTART`) a read still waiting after its deadline, the read returns
 //! `EINTR`, and the path is remembered as blocked for the rest of the process: later reads
 //! of it fail at once, and the command can name it in a note ([`blocked`]). A driver that

@@ -11,7 +11,7 @@ use crate::sys::root::SysRoot;
 /// The aggregate CPU time counters (`cpu  user nice system idle iowait irq softirq steal
 /// guest guest_nice`), in USER_HZ ticks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuTimes {
+pub struct IostatCpuTimes {
     /// user (guest time included, as the kernel counts it).
     pub user: u64,
     /// nice (guest_nice included).
@@ -51,7 +51,7 @@ pub struct AvgCpu {
     pub idle: f64,
 }
 
-impl CpuTimes {
+impl IostatCpuTimes {
     /// The shares since boot; `None` when every counter is zero.
     pub fn avg(&self) -> Option<AvgCpu> {
         let total = self.user
@@ -78,7 +78,7 @@ impl CpuTimes {
 }
 
 /// The `cpu ` line of a `/proc/stat` text; missing trailing fields (old kernels) are 0.
-pub fn parse_stat_cpu(text: &str) -> Option<CpuTimes> {
+pub fn parse_stat_cpu(text: &str) -> Option<IostatCpuTimes> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line
         .split_whitespace()
@@ -89,7 +89,7 @@ pub fn parse_stat_cpu(text: &str) -> Option<CpuTimes> {
         return None;
     }
     let at = |i: usize| v.get(i).copied().unwrap_or(0);
-    Some(CpuTimes {
+    Some(IostatCpuTimes {
         user: at(0),
         nice: at(1),
         system: at(2),
@@ -153,7 +153,7 @@ pub struct IoStat {
     /// Seconds since boot (`/proc/uptime`).
     pub uptime_s: Option<f64>,
     /// CPU counters since boot.
-    pub cpu: Option<CpuTimes>,
+    pub cpu: Option<IostatCpuTimes>,
     /// Whole disks with I/O since boot, in diskstats order, filtered as sbc-bench filters.
     #[serde(default)]
     pub disks: Vec<DiskStat>,

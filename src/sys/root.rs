@@ -77,7 +77,7 @@ impl SysRoot {
         self.root == Path::new("/")
     }
 
-    /// Refuse every write through this root ([`SysRoot::write`] fails with
+    /// Refuse every write through this root (`SysRoot::write` fails with
     /// `PermissionDenied`). `--sysroot` trees are read-only unless the user passed
     /// `--sysroot-writable` (tests of the tuning guard on a writable copy).
     pub fn read_only(mut self) -> Self {
@@ -167,7 +167,7 @@ impl SysRoot {
         })
     }
 
-    /// Read a whole regular file as bytes, up to [`MAX_READ`]; a read that does not
+    /// Read a whole regular file as bytes, up to `MAX_READ`; a read that does not
     /// answer within [`READ_DEADLINE`] is given up (see `sys::deadline`).
     pub fn read_bytes(&self, abs: impl AsRef<Path>) -> io::Result<Vec<u8>> {
         self.read_bytes_max(abs, MAX_READ)

@@ -23,7 +23,7 @@ pub const MAX_ORIGINAL: u64 = 65536;
 
 /// One journalled change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct JournalEntry {
     /// Absolute system path.
     pub path: PathBuf,
     /// The exact original contents (trailing newline included).
@@ -40,14 +40,14 @@ pub struct Journal {
     /// The process that made the changes.
     pub pid: u32,
     /// Changes, oldest first.
-    pub changes: Vec<Entry>,
+    pub changes: Vec<JournalEntry>,
 }
 
 /// Every live guard's entries in this process, keyed by guard id, in change order.
 /// Each root has its own journal file; a guard belongs to one root.
-static LIVE: Mutex<Vec<(u64, PathBuf, Entry)>> = Mutex::new(Vec::new());
+static LIVE: Mutex<Vec<(u64, PathBuf, JournalEntry)>> = Mutex::new(Vec::new());
 
-fn live() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf, Entry)>> {
+fn live() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf, JournalEntry)>> {
     LIVE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -57,7 +57,7 @@ fn file(root: &SysRoot) -> PathBuf {
 
 /// Record (or update) guard `id`'s change of `entry.path`, then rewrite the journal.
 /// Called before the system file is written.
-pub fn record(root: &SysRoot, id: u64, entry: Entry) -> io::Result<()> {
+pub fn record(root: &SysRoot, id: u64, entry: JournalEntry) -> io::Result<()> {
     let mut l = live();
     match l
         .iter_mut()
@@ -86,9 +86,9 @@ pub(crate) fn drop_live_for_test(id: u64) {
     live().retain(|(g, _, _)| *g != id);
 }
 
-fn write(root: &SysRoot, all: &[(u64, PathBuf, Entry)]) -> io::Result<()> {
+fn write(root: &SysRoot, all: &[(u64, PathBuf, JournalEntry)]) -> io::Result<()> {
     let path = file(root);
-    let l: Vec<&Entry> = all
+    let l: Vec<&JournalEntry> = all
         .iter()
         .filter(|(_, r, _)| r == root.root())
         .map(|(_, _, e)| e)

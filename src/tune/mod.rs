@@ -190,7 +190,7 @@ impl Tuning {
         journal::record(
             &inner.root,
             inner.id,
-            journal::Entry {
+            journal::JournalEntry {
                 path: path.to_path_buf(),
                 original: original_text.clone(),
                 written: value.to_string(),
@@ -426,7 +426,7 @@ mod tests {
         let j = journal::Journal {
             version: 1,
             pid: u32::MAX - 1,
-            changes: vec![journal::Entry {
+            changes: vec![journal::JournalEntry {
                 path: GOV.into(),
                 original: "ondemand\n".into(),
                 written: "performance".into(),

@@ -44,7 +44,7 @@ struct Reference {
 
 /// The source with comments and the contents of string and char literals replaced by
 /// spaces (newlines kept, so line numbers stay right).
-fn blank_comments_and_strings(src: &str) -> String {
+pub(crate) fn blank_comments_and_strings(src: &str) -> String {
     let c: Vec<char> = src.chars().collect();
     let mut out = String::with_capacity(src.len());
     let mut i = 0;
@@ -157,12 +157,12 @@ fn blank_comments_and_strings(src: &str) -> String {
     out
 }
 
-fn is_ident(ch: char) -> bool {
+pub(crate) fn is_ident(ch: char) -> bool {
     ch.is_alphanumeric() || ch == '_'
 }
 
 /// Skip whitespace from `i`.
-fn skip_ws(c: &[char], mut i: usize) -> usize {
+pub(crate) fn skip_ws(c: &[char], mut i: usize) -> usize {
     while i < c.len() && c[i].is_whitespace() {
         i += 1;
     }
@@ -170,7 +170,7 @@ fn skip_ws(c: &[char], mut i: usize) -> usize {
 }
 
 /// Read an identifier at `i`: (identifier, index after it).
-fn ident_at(c: &[char], i: usize) -> (String, usize) {
+pub(crate) fn ident_at(c: &[char], i: usize) -> (String, usize) {
     let mut j = i;
     while j < c.len() && is_ident(c[j]) {
         j += 1;
@@ -287,7 +287,7 @@ fn violations_in(rel: &str, own: &str, src: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = fs::read_dir(dir) else {
         return;
     };

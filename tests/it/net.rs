@@ -1173,7 +1173,7 @@ fn zero_time_runs_until_stopped() {
 /// after from the review, cpu6 at 100 % (62 % softirq), clocks held at 408 MHz.
 #[test]
 fn rock5_itx_diagnosis_from_two_samples() {
-    use sbc_bench::bench::net::sampler::Sampler;
+    use sbc_bench::bench::net::sampler::NetSampler;
     use sbc_bench::sys::root::SysRoot;
     let d = tempfile::tempdir().unwrap();
     let ok = Proc::new("cp")
@@ -1183,7 +1183,7 @@ fn rock5_itx_diagnosis_from_two_samples() {
         .unwrap();
     assert!(ok.success());
     let root = SysRoot::new(d.path());
-    let mut s = Sampler::new(&root, Some("enP4p65s0"));
+    let mut s = NetSampler::new(&root, Some("enP4p65s0"));
     s.sample(&[]);
     let hdr = "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       CPU6       CPU7       \n";
     std::fs::write(

@@ -419,11 +419,11 @@ fn full_filesystem_is_refused_before_writing() {
 #[test]
 fn enospc_in_the_middle_removes_the_file() {
     // Without root, `io_error_in_the_middle_through_the_cli` covers the same path.
-    use sbc_bench::bench::storage::{Config, StorageError, run};
+    use sbc_bench::bench::storage::{StorageConfig, StorageError, run};
     let Some(m) = TmpMount::new("size=8m") else {
         return;
     };
-    let mut cfg = Config::new(m.path());
+    let mut cfg = StorageConfig::new(m.path());
     cfg.size_bytes = 16 << 20;
     cfg.records = vec![1 << 20];
     cfg.check_space = false;

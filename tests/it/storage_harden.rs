@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use crate::common::bin;
 use predicates::prelude::*;
-use sbc_bench::bench::storage::{Config, Event, Phase, StorageError, TEMP_PREFIX, run};
+use sbc_bench::bench::storage::{
+    Event, StorageConfig, StorageError, StoragePhase, TEMP_PREFIX, run,
+};
 use sbc_bench::shutdown::CancellationToken;
 
 /// The test files of runs in `dir`.
@@ -40,14 +42,14 @@ fn hard_link_swapped_in_for_the_test_file_is_never_written() {
     let d = tempfile::tempdir().unwrap();
     let victim = d.path().join("victim.txt");
     std::fs::write(&victim, PRECIOUS).unwrap();
-    let mut cfg = Config::new(d.path());
+    let mut cfg = StorageConfig::new(d.path());
     cfg.size_bytes = 1 << 20;
     cfg.records = vec![64 << 10];
     let mut started = Vec::new();
     let mut swapped = None;
     let err = run(&cfg, &CancellationToken::new(), &mut |e| match e {
         Event::PassStarting { phase, .. } => started.push(phase),
-        Event::PassDone { result, .. } if result.phase == Phase::Write => {
+        Event::PassDone { result, .. } if result.phase == StoragePhase::Write => {
             let files = test_files(d.path());
             assert_eq!(files.len(), 1, "{files:?}");
             swap_in_hard_link(&victim, &files[0]);
@@ -67,7 +69,7 @@ fn hard_link_swapped_in_for_the_test_file_is_never_written() {
             && msg.contains("stopped without writing to it"),
         "{msg}"
     );
-    assert_eq!(started, [Phase::Write], "no pass after the swap");
+    assert_eq!(started, [StoragePhase::Write], "no pass after the swap");
     assert_eq!(std::fs::read(&victim).unwrap(), PRECIOUS);
     // The link swapped in is someone else's: not removed either.
     assert_eq!(std::fs::read(&swapped).unwrap(), PRECIOUS);

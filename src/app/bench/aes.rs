@@ -30,7 +30,7 @@ pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<Outcome> {
 }
 
 struct AesCommand {
-    opts: crate::bench::aes::suite::SuiteOptions,
+    opts: crate::bench::aes::suite::AesSuiteOptions,
     openssl: Option<Openssl>,
     notes: Vec<String>,
 }

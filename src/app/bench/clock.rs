@@ -3,7 +3,7 @@
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::bench::clock::{self, CheckInput, ClockCheck, Options, WalkOptions};
+use crate::bench::clock::{self, CheckInput, ClockCheck, ClockOptions, WalkOptions};
 use crate::cli::bench::{ClockArgs, CommonArgs};
 use crate::cli::khz_from_env;
 use crate::output::Outcome;
@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, a: &ClockArgs) -> anyhow::Result<Outcome> {
 }
 
 struct ClockCommand {
-    opts: Options,
+    opts: ClockOptions,
     walk: WalkOptions,
     permission: Result<(), String>,
 }
@@ -54,9 +54,9 @@ impl Command for ClockCommand {
     fn prepare((a, limits): Self::Args, ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let (max_khz, min_khz) = limits.map_err(|_| Outcome::Usage)?;
         let opts = if a.common.quick {
-            Options::quick()
+            ClockOptions::quick()
         } else {
-            Options::standard()
+            ClockOptions::standard()
         };
         Ok(Self {
             opts,

@@ -7,7 +7,7 @@ use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::external::sevenzip::{self, SevenZip};
-use crate::bench::lzma::suite::{self, Compress, CompressResults, SuiteOptions};
+use crate::bench::lzma::suite::{self, Compress, CompressResults, LzmaSuiteOptions};
 use crate::bench::pin::{Skipped, Target};
 use crate::cli::bench::{CommonArgs, CompressArgs};
 use crate::report::crypto;
@@ -33,7 +33,7 @@ pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<Outcome> {
 }
 
 struct CompressCommand {
-    opts: SuiteOptions,
+    opts: LzmaSuiteOptions,
     sevenzip: Option<SevenZip>,
     available: Option<u64>,
     notes: Vec<String>,
@@ -68,7 +68,7 @@ impl Command for CompressCommand {
         };
         let planned = suite::plan_memory(quick, available, r.all_cpus.len(), sevenzip.is_some());
         notes.extend(planned.notes);
-        let opts = SuiteOptions {
+        let opts = LzmaSuiteOptions {
             native_single: planned.native_single,
             native_multi: planned.native_multi,
             sevenzip_dict: planned.sevenzip_dict,

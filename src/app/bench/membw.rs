@@ -3,7 +3,7 @@
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
-use crate::bench::membw::{Membw, MembwRun, Options};
+use crate::bench::membw::{Membw, MembwOptions, MembwRun};
 use crate::cli::bench::CommonArgs;
 use crate::output::Outcome;
 use crate::report::bench_mem;
@@ -14,7 +14,7 @@ pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<Outcome> {
 }
 
 struct MembwCommand {
-    opts: Options,
+    opts: MembwOptions,
 }
 
 impl Command for MembwCommand {
@@ -33,9 +33,9 @@ impl Command for MembwCommand {
 
     fn prepare(a: CommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let opts = if a.quick {
-            Options::quick()
+            MembwOptions::quick()
         } else {
-            Options::standard()
+            MembwOptions::standard()
         };
         Ok(Self { opts })
     }

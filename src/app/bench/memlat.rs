@@ -4,7 +4,7 @@ use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::kernels::buffer::Advice;
-use crate::bench::memlat::{self, MemPlan, Memlat, MemlatRun, Options};
+use crate::bench::memlat::{self, MemPlan, Memlat, MemlatOptions, MemlatRun};
 use crate::cli::bench::{CommonArgs, MemlatArgs};
 use crate::output::Outcome;
 use crate::report::bench_mem;
@@ -16,7 +16,7 @@ pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<Outcome> {
 }
 
 struct MemlatCommand {
-    opts: Options,
+    opts: MemlatOptions,
     plan: MemPlan,
     quick: bool,
 }
@@ -34,11 +34,11 @@ impl Command for MemlatCommand {
 
     fn prepare(args: MemlatArgs, ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let mut opts = if args.common.quick {
-            Options::quick()
+            MemlatOptions::quick()
         } else if args.extensive {
-            Options::extensive()
+            MemlatOptions::extensive()
         } else {
-            Options::standard()
+            MemlatOptions::standard()
         };
         if let Some(ms) = args.ramlat_ms {
             opts.ramlat_cell = std::time::Duration::from_millis(ms);

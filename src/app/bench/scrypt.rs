@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<Outcome> {
 }
 
 struct ScryptCommand {
-    opts: scrypt::Options,
+    opts: scrypt::ScryptOptions,
 }
 
 impl Command for ScryptCommand {
@@ -48,9 +48,9 @@ impl Command for ScryptCommand {
 
     fn prepare(args: ScryptArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let mut opts = if args.common().quick {
-            scrypt::Options::quick()
+            scrypt::ScryptOptions::quick()
         } else {
-            scrypt::Options::default()
+            scrypt::ScryptOptions::default()
         };
         if let Some(d) = args.duration {
             opts.duration = d;

@@ -2,8 +2,8 @@
 //! come) and samples for the diagnosis, and the results and findings when a test ends.
 
 use crate::bench::net::engine::StreamThread;
-use crate::bench::net::report::{self, Layout};
-use crate::bench::net::sampler::Sampler;
+use crate::bench::net::report::{self, Iperf3Layout};
+use crate::bench::net::sampler::NetSampler;
 use crate::bench::net::{NetError, NetEvent, Role, TestReport};
 use crate::cli::net::CommonArgs;
 use crate::diagnose::net::{diagnose, observe_test};
@@ -21,8 +21,8 @@ pub(super) struct Watch<'a> {
     json: bool,
     diag: bool,
     /// Set when data starts to flow.
-    layout: Option<Layout>,
-    sampler: Option<Sampler>,
+    layout: Option<Iperf3Layout>,
+    sampler: Option<NetSampler>,
 }
 
 impl<'a> Watch<'a> {
@@ -57,7 +57,7 @@ impl<'a> Watch<'a> {
                 streams,
                 threads,
             } => {
-                self.layout = Some(Layout {
+                self.layout = Some(Iperf3Layout {
                     role: self.role,
                     protocol: params.protocol,
                     direction: params.direction(),
@@ -65,7 +65,7 @@ impl<'a> Watch<'a> {
                 });
                 if self.diag {
                     let iface = self.common.iface.as_deref();
-                    self.sampler = Some(Sampler::for_streams(self.root, iface, streams, threads));
+                    self.sampler = Some(NetSampler::for_streams(self.root, iface, streams, threads));
                 }
             }
             NetEvent::Ending { threads } => self.sample(threads),
@@ -122,7 +122,7 @@ impl<'a> Watch<'a> {
         // does; the results still feed the diagnosis and the JSON.
         let peer = r.peer.as_ref().filter(|_| self.role == Role::Client);
         let s = report::summarize(&r.streams, &r.totals, peer, r.sender_has_retransmits);
-        out(&report::summary_text(&Layout::of(r), &s));
+        out(&report::summary_text(&Iperf3Layout::of(r), &s));
         if self.role == Role::Client {
             if let Some(t) = peer.and_then(|p| p.server_output_text.as_ref()) {
                 out(&report::server_output_block(t));

@@ -18,7 +18,7 @@ use crate::record::storage::StorageReport;
 use crate::report::storage as text;
 use crate::sys::root::SysRoot;
 use crate::sys::storage as inventory;
-use watch::Watch;
+use watch::StorageWatch;
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &StorageArgs) -> anyhow::Result<Outcome> {
@@ -62,7 +62,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
     let around = watch::surroundings(&ctx.root, &cfg);
     // Pass start times count from here, when monitoring begins.
     cfg.epoch = Some(Instant::now());
-    let mut watch = Watch::start(&ctx.root, !args.no_monitor && ctx.root.is_host(), &around);
+    let mut watch = StorageWatch::start(&ctx.root, !args.no_monitor && ctx.root.is_host(), &around);
     let pb = output::progress_bar(cfg.total_bytes() >> 20, "storage bench (MiB)");
     let mut out = RowStream::new(!json);
     let result = engine::run(&cfg, crate::shutdown::token(), &mut |e| match e {
@@ -75,7 +75,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
             record_bytes,
             phase,
         } => {
-            if phase == engine::Phase::Write {
+            if phase == engine::StoragePhase::Write {
                 out.cell(&pb, &text::iozone_row_start(cfg.size_bytes, record_bytes));
             }
             watch.pass_starting();
@@ -86,7 +86,7 @@ fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outco
         } => {
             watch.pass_done(record_bytes, result.phase);
             out.cell(&pb, &text::iozone_cell(result.kib_per_s));
-            if result.phase == engine::Phase::RandomWrite {
+            if result.phase == engine::StoragePhase::RandomWrite {
                 out.cell(&pb, text::IOZONE_ROW_END);
             }
         }

@@ -20,7 +20,7 @@ use crate::sys::storage::{self as inventory, Device, Inventory};
 pub(super) fn configure(
     ctx: &Ctx,
     args: &StorageBenchArgs,
-) -> anyhow::Result<(engine::Config, Vec<String>)> {
+) -> anyhow::Result<(engine::StorageConfig, Vec<String>)> {
     let mut notes = Vec::new();
     match prepare::configure(
         &ctx.root,
@@ -43,7 +43,7 @@ pub(super) fn configure(
 }
 
 /// Read the surroundings of `cfg`'s test file.
-pub fn surroundings(root: &SysRoot, cfg: &engine::Config) -> Surroundings {
+pub fn surroundings(root: &SysRoot, cfg: &engine::StorageConfig) -> Surroundings {
     let land = inventory::landing(root, &cfg.dir);
     let inv = if root.is_host() {
         inventory::discover(root)
@@ -76,7 +76,7 @@ pub fn surroundings(root: &SysRoot, cfg: &engine::Config) -> Surroundings {
 /// exactly at each pass's start and end (CPU times, clocks, the device's IRQ lines, this
 /// process's CPU time), and a background one sampling clocks in between, since clocks
 /// change within a long pass.
-pub struct Watch {
+pub struct StorageWatch {
     passes: Option<monitor::Sampler>,
     clocks: Option<monitor::MonitorHandle>,
     at_start: Option<monitor::Sample>,
@@ -86,7 +86,7 @@ pub struct Watch {
 /// How often clocks are sampled during a pass.
 const CLOCK_INTERVAL: Duration = Duration::from_millis(100);
 
-impl Watch {
+impl StorageWatch {
     /// Start watching (`on`: monitoring asked for, on the live system).
     pub fn start(root: &SysRoot, on: bool, around: &Surroundings) -> Self {
         let mut w = Self {
@@ -118,7 +118,7 @@ impl Watch {
         self.at_start = self.passes.as_mut().map(monitor::Sampler::sample);
     }
     /// A pass ended.
-    pub fn pass_done(&mut self, record_bytes: u64, phase: engine::Phase) {
+    pub fn pass_done(&mut self, record_bytes: u64, phase: engine::StoragePhase) {
         let (Some(start), Some(s)) = (self.at_start.take(), self.passes.as_mut()) else {
             return;
         };

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::aes::{self, Algorithm, Backend, Options};
+use crate::bench::aes::{self, AesOptions, Algorithm, Backend};
 use crate::bench::external::openssl::{Openssl, SpeedRun, Throughput};
 use crate::bench::pin::Target;
 use crate::bench::{BenchError, Benchmark, Progress, Remark, Steps, Tick};
@@ -12,7 +12,7 @@ use crate::shutdown::CancellationToken;
 
 /// What to run.
 #[derive(Debug, Clone)]
-pub struct Config<'a> {
+pub struct AesSuiteConfig<'a> {
     /// One CPU per cluster (or the CPUs asked for), each measured alone.
     pub targets: &'a [Target],
     /// Every CPU, for the fully parallel rows.
@@ -22,7 +22,7 @@ pub struct Config<'a> {
     /// Algorithms for the fully parallel rows (empty: none).
     pub parallel: Vec<Algorithm>,
     /// Native timing.
-    pub opts: Options,
+    pub opts: AesOptions,
     /// The OpenSSL to compare with, if any.
     pub openssl: Option<&'a Openssl>,
     /// `openssl speed -seconds` (None: OpenSSL's default of 3 s).
@@ -36,7 +36,7 @@ pub struct Config<'a> {
     pub native_beside_openssl: bool,
 }
 
-impl Config<'_> {
+impl AesSuiteConfig<'_> {
     /// The native rows are measured before OpenSSL's (not only as a stand-in after them).
     fn native_first(&self) -> bool {
         self.openssl.is_none() || self.native_beside_openssl
@@ -63,7 +63,7 @@ impl Config<'_> {
     }
 
     /// How often `openssl speed` runs `alg` per target: twice for a CBC row on a single
-    /// target when [`Config::openssl_twice`], else once (GCM once, as sbc-bench).
+    /// target when [`AesSuiteConfig::openssl_twice`], else once (GCM once, as sbc-bench).
     pub fn openssl_runs(&self, alg: Algorithm) -> usize {
         if self.openssl_twice && self.targets.len() == 1 && alg != Algorithm::Aes256Gcm {
             2
@@ -75,7 +75,7 @@ impl Config<'_> {
 
 /// One table row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Row {
+pub struct AesSuiteRow {
     /// The algorithm.
     pub algorithm: Algorithm,
     /// The CPU it ran on.
@@ -98,7 +98,7 @@ pub struct OpensslResults {
     pub version_line: String,
     /// Per-target rows, as the native ones; a CBC row twice in a row when it ran twice.
     #[serde(default)]
-    pub rows: Vec<Row>,
+    pub rows: Vec<AesSuiteRow>,
     /// Ran twice on the single cluster (sbc-bench's `Executing benchmark twice on cluster
     /// 0`): the AES column averages the two aes-256-cbc rows.
     pub twice: bool,
@@ -113,14 +113,14 @@ pub struct AesResults {
     pub ghash_backend: String,
     /// Native rows (per target, then fully parallel).
     #[serde(default)]
-    pub native: Vec<Row>,
+    pub native: Vec<AesSuiteRow>,
     /// OpenSSL rows, when it is installed and was asked for.
     pub openssl: Option<OpensslResults>,
     /// Rows that failed (a CPU that cannot be pinned, OpenSSL without a cipher…), and notes.
     #[serde(default)]
     pub errors: Vec<Remark>,
     /// The native rows were not measured because OpenSSL's were (the standard run outside
-    /// extensive mode, [`Config::native_beside_openssl`]).
+    /// extensive mode, [`AesSuiteConfig::native_beside_openssl`]).
     pub native_skipped: bool,
 }
 
@@ -143,8 +143,8 @@ fn tag_among(t: &Target, targets: &[Target]) -> String {
 
 const PARALLEL: &str = "fully parallel";
 
-fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> Row {
-    Row {
+fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> AesSuiteRow {
+    AesSuiteRow {
         algorithm: r.algorithm,
         cpu,
         tag,
@@ -160,8 +160,8 @@ fn from_native(r: &aes::AesRun, cpu: u32, tag: String) -> Row {
     }
 }
 
-fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> Row {
-    Row {
+fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> AesSuiteRow {
+    AesSuiteRow {
         algorithm: r.algorithm,
         cpu,
         tag,
@@ -172,7 +172,7 @@ fn from_openssl(r: SpeedRun, cpu: u32, tag: String) -> Row {
 
 /// Per-target rows in sbc-bench's order: by algorithm, then by target, except that each
 /// target's GCM row follows its 256-bit CBC row (sbc-bench runs GCM inside that pass).
-fn plan(cfg: &Config<'_>) -> Vec<(Algorithm, Target)> {
+fn plan(cfg: &AesSuiteConfig<'_>) -> Vec<(Algorithm, Target)> {
     let gcm = cfg.algorithms.contains(&Algorithm::Aes256Gcm);
     let cbc256 = cfg.algorithms.contains(&Algorithm::Aes256Cbc);
     let mut v = Vec::new();
@@ -193,13 +193,15 @@ fn plan(cfg: &Config<'_>) -> Vec<(Algorithm, Target)> {
 /// Run everything. Cancellation stops at once with [`BenchError::Cancelled`]; any other
 /// failure is recorded in [`AesResults::errors`] and the run goes on.
 pub fn run(
-    cfg: &Config<'_>,
+    cfg: &AesSuiteConfig<'_>,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<AesResults, BenchError> {
     let mut errors = Vec::new();
     let mut native = Vec::new();
-    let keep = |r: Result<Row, BenchError>, out: &mut Vec<Row>, errors: &mut Vec<Remark>| match r {
+    let keep = |r: Result<AesSuiteRow, BenchError>,
+                out: &mut Vec<AesSuiteRow>,
+                errors: &mut Vec<Remark>| match r {
         Ok(row) => {
             out.push(row);
             Ok(())
@@ -211,7 +213,7 @@ pub fn run(
         }
     };
     let rows = plan(cfg);
-    let measure_native = |native: &mut Vec<Row>, errors: &mut Vec<Remark>| {
+    let measure_native = |native: &mut Vec<AesSuiteRow>, errors: &mut Vec<Remark>| {
         for (alg, t) in &rows {
             let r = aes::measure_on(t.cpu, *alg, &cfg.opts, cancel, progress)
                 .map(|r| from_native(&r, t.cpu, tag_among(t, cfg.targets)));
@@ -307,7 +309,7 @@ pub fn run(
     })
 }
 
-/// The AES suite as a [`Benchmark`]: where it runs. [`SuiteOptions`] say what it measures.
+/// The AES suite as a [`Benchmark`]: where it runs. [`AesSuiteOptions`] say what it measures.
 #[derive(Debug, Clone, Copy)]
 pub struct Aes<'a> {
     /// One CPU per cluster (or the CPUs asked for), each measured alone.
@@ -320,27 +322,27 @@ pub struct Aes<'a> {
 
 /// What the AES suite measures.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SuiteOptions {
+pub struct AesSuiteOptions {
     /// Algorithms for the per-target rows, in order.
     pub algorithms: Vec<Algorithm>,
     /// Algorithms for the fully parallel rows (empty: none).
     pub parallel: Vec<Algorithm>,
     /// Native timing.
-    pub opts: Options,
+    pub opts: AesOptions,
     /// `openssl speed -seconds` (None: OpenSSL's default of 3 s).
     pub openssl_seconds: Option<u32>,
     /// Re-measurements of a native single-core row with an outlier (see [`outliers`])
     /// before it is reported as is, with a note (0: none).
     pub outlier_retries: usize,
-    /// [`Config::openssl_twice`]: the standard run's sbc-bench rule.
+    /// [`AesSuiteConfig::openssl_twice`]: the standard run's sbc-bench rule.
     pub openssl_twice: bool,
-    /// [`Config::native_beside_openssl`].
+    /// [`AesSuiteConfig::native_beside_openssl`].
     pub native_beside_openssl: bool,
 }
 
 impl<'a> Aes<'a> {
-    fn config(&self, o: &SuiteOptions) -> Config<'a> {
-        Config {
+    fn config(&self, o: &AesSuiteOptions) -> AesSuiteConfig<'a> {
+        AesSuiteConfig {
             targets: self.targets,
             all_cpus: self.all_cpus,
             algorithms: o.algorithms.clone(),
@@ -356,12 +358,12 @@ impl<'a> Aes<'a> {
 
 impl Benchmark for Aes<'_> {
     const NAME: &'static str = "aes";
-    type Options = SuiteOptions;
+    type Options = AesSuiteOptions;
     type Output = AesResults;
 
     fn run(
         &self,
-        o: &SuiteOptions,
+        o: &AesSuiteOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<AesResults, BenchError> {
@@ -380,7 +382,7 @@ impl Benchmark for Aes<'_> {
 /// cell under half of the one before it was cut short by something else running (seen:
 /// 1850k at 256 bytes between 400,000k neighbours on a loaded machine). The first cell
 /// is judged against the second with more room (small buffers are legitimately slow).
-pub fn outliers(row: &Row) -> Vec<usize> {
+pub fn outliers(row: &AesSuiteRow) -> Vec<usize> {
     let v: Vec<f64> = row.sizes.iter().map(|t| t.bytes_per_s).collect();
     let mut out = Vec::new();
     for i in 0..v.len() {
@@ -399,7 +401,7 @@ pub fn outliers(row: &Row) -> Vec<usize> {
 /// Re-measure single-core native rows with a cell far below its neighbour (natively, one
 /// target, that algorithm); if it stays, say so in a "note:" (which does not fail a run).
 fn remeasure_outliers(
-    cfg: &Config<'_>,
+    cfg: &AesSuiteConfig<'_>,
     r: &mut AesResults,
     retries: usize,
     cancel: &CancellationToken,
@@ -411,7 +413,7 @@ fn remeasure_outliers(
         if outliers(row).is_empty() || row.tag == PARALLEL {
             continue;
         }
-        let again = Config {
+        let again = AesSuiteConfig {
             targets: std::slice::from_ref(t),
             algorithms: vec![row.algorithm],
             parallel: Vec::new(),
@@ -452,8 +454,8 @@ fn remeasure_outliers(
 mod outlier_tests {
     use super::*;
 
-    fn row(k: &[f64]) -> Row {
-        Row {
+    fn row(k: &[f64]) -> AesSuiteRow {
+        AesSuiteRow {
             algorithm: Algorithm::Aes256Cbc,
             cpu: 0,
             tag: "Cortex-A55".into(),
@@ -532,7 +534,7 @@ mod tests {
     #[test]
     fn rows_come_in_sbc_bench_order() {
         let targets = [target(0, "Cortex-A55"), target(4, "Cortex-A76")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &targets,
             all_cpus: &[0, 4],
             algorithms: vec![
@@ -541,7 +543,7 @@ mod tests {
                 Algorithm::Aes256Gcm,
             ],
             parallel: vec![Algorithm::Aes256Cbc],
-            opts: Options::default(),
+            opts: AesOptions::default(),
             openssl: None,
             openssl_seconds: None,
             openssl_twice: true,
@@ -569,12 +571,12 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let targets = [target(cpu, "Cortex-A76")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &targets,
             all_cpus: &[cpu],
             algorithms: vec![Algorithm::Aes128Cbc],
             parallel: vec![Algorithm::Aes256Gcm],
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(5),
                 buffer_sizes: vec![16, 1024],
             },
@@ -624,7 +626,7 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let one = [target(cpu, "Cortex-A53")];
-        let mut cfg = Config {
+        let mut cfg = AesSuiteConfig {
             targets: &one,
             all_cpus: &[cpu],
             algorithms: vec![
@@ -633,7 +635,7 @@ mod tests {
                 Algorithm::Aes256Gcm,
             ],
             parallel: Vec::new(),
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(2),
                 buffer_sizes: vec![16],
             },
@@ -684,12 +686,12 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let one = [target(cpu, "Cortex-A53")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &one,
             all_cpus: &[cpu],
             algorithms: Algorithm::CBC.to_vec(),
             parallel: Vec::new(),
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(2),
                 buffer_sizes: vec![16],
             },
@@ -734,12 +736,12 @@ mod tests {
             .copied()
             .unwrap_or(0);
         let one = [target(cpu, "Cortex-A53")];
-        let cfg = Config {
+        let cfg = AesSuiteConfig {
             targets: &one,
             all_cpus: &[cpu],
             algorithms: vec![Algorithm::Aes256Cbc],
             parallel: Vec::new(),
-            opts: Options {
+            opts: AesOptions {
                 per_size: std::time::Duration::from_millis(2),
                 buffer_sizes: vec![16],
             },

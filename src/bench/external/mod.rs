@@ -63,7 +63,7 @@ pub struct Output {
 
 /// Why a tool gave no output.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub enum ToolError {
     /// The program could not be started (not there, not executable).
     #[error("cannot start {program}: {reason}")]
     Start {
@@ -88,10 +88,10 @@ pub enum RunError {
     Io(String),
 }
 
-impl From<RunError> for BenchError {
-    fn from(e: RunError) -> Self {
+impl From<ToolError> for BenchError {
+    fn from(e: ToolError) -> Self {
         match e {
-            RunError::Cancelled => BenchError::Cancelled,
+            ToolError::Cancelled => BenchError::Cancelled,
             other => BenchError::Failed(other.to_string()),
         }
     }
@@ -147,7 +147,7 @@ pub fn run_bounded(
     args: &[impl AsRef<std::ffi::OsStr>],
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Result<Output, RunError> {
+) -> Result<Output, ToolError> {
     let start = Instant::now();
     let mut child = Command::new(program)
         .args(args)
@@ -156,7 +156,7 @@ pub fn run_bounded(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| RunError::Start {
+        .map_err(|e| ToolError::Start {
             program: program.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -190,7 +190,7 @@ pub fn run_bounded(
             Ok(None) => {}
             Err(e) => {
                 abandon(child);
-                return Err(RunError::Io(format!(
+                return Err(ToolError::Io(format!(
                     "waiting for {}: {e}",
                     program.display()
                 )));
@@ -198,11 +198,11 @@ pub fn run_bounded(
         }
         if cancel.is_cancelled() {
             abandon(child);
-            return Err(RunError::Cancelled);
+            return Err(ToolError::Cancelled);
         }
         if start.elapsed() > timeout {
             abandon(child);
-            return Err(RunError::TimedOut {
+            return Err(ToolError::TimedOut {
                 program: program.display().to_string(),
                 timeout,
             });
@@ -214,7 +214,7 @@ pub fn run_bounded(
     let collect = |rx: mpsc::Receiver<String>| {
         rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
             .map_err(|_| {
-                RunError::Io(format!(
+                ToolError::Io(format!(
                     "{} exited but its output did not end",
                     program.display()
                 ))
@@ -325,7 +325,7 @@ mod tests {
             &t,
         );
         assert!(
-            matches!(&r, Err(RunError::TimedOut { timeout, .. }) if *timeout == Duration::from_millis(200)),
+            matches!(&r, Err(ToolError::TimedOut { timeout, .. }) if *timeout == Duration::from_millis(200)),
             "{r:?}"
         );
         assert!(start.elapsed() < Duration::from_secs(3));
@@ -339,7 +339,7 @@ mod tests {
             &t,
         );
         assert!(
-            matches!(&r, Err(RunError::Io(m)) if m.contains("did not end")),
+            matches!(&r, Err(ToolError::Io(m)) if m.contains("did not end")),
             "{r:?}"
         );
         assert!(start.elapsed() < Duration::from_secs(5));

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::RunError;
+use super::ToolError;
 use crate::sys::root::SysRoot;
 use crate::sys::storage::{Bus, Device, Health};
 
@@ -24,7 +24,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Where health data comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum SmartctlSource {
     /// Run this smartctl binary.
     Live {
         /// Path of the binary.
@@ -38,7 +38,7 @@ pub enum Source {
     Unavailable(String),
 }
 
-impl Source {
+impl SmartctlSource {
     /// The source that fits `root`: recorded files for a fixture tree, the installed
     /// smartctl for the live system.
     pub fn for_root(root: &SysRoot) -> Self {
@@ -64,7 +64,7 @@ impl Source {
 
 /// What one query gave.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum SmartctlOutcome {
     /// Health data.
     Health(Box<Health>),
     /// smartctl ran but found nothing usable (a USB stick, an unknown bridge); the
@@ -91,7 +91,7 @@ pub fn applies_to(dev: &Device) -> bool {
 }
 
 /// Query one device.
-pub fn query(source: &Source, dev: &Device) -> Option<Outcome> {
+pub fn query(source: &SmartctlSource, dev: &Device) -> Option<SmartctlOutcome> {
     if !applies_to(dev) {
         return None;
     }
@@ -101,12 +101,12 @@ pub fn query(source: &Source, dev: &Device) -> Option<Outcome> {
         .unwrap_or(&dev.name)
         .to_string();
     match source {
-        Source::Unavailable(_) => None,
-        Source::Recorded(dir) => {
+        SmartctlSource::Unavailable(_) => None,
+        SmartctlSource::Recorded(dir) => {
             let text = std::fs::read_to_string(dir.join(format!("{node_name}.json"))).ok()?;
             Some(outcome_of(&text, "recorded"))
         }
-        Source::Live { exe, timeout } => {
+        SmartctlSource::Live { exe, timeout } => {
             // -n standby: never spin up a sleeping disk just to list it.
             let mut args: Vec<&str> = vec!["-j", "-a", "-n", "standby"];
             if dev.bus != Bus::Nvme {
@@ -119,7 +119,7 @@ pub fn query(source: &Source, dev: &Device) -> Option<Outcome> {
             let out = outcome_of(&text, "smartctl");
             // Bridges missing from smartctl's database often still speak SAT.
             if dev.bus == Bus::Usb
-                && matches!(&out, Outcome::NoData(m) if m.contains("Unknown USB bridge"))
+                && matches!(&out, SmartctlOutcome::NoData(m) if m.contains("Unknown USB bridge"))
             {
                 let mut sat = args.clone();
                 sat.extend(["-d", "sat"]);
@@ -133,32 +133,32 @@ pub fn query(source: &Source, dev: &Device) -> Option<Outcome> {
     }
 }
 
-fn outcome_of(text: &str, source: &str) -> Outcome {
+fn outcome_of(text: &str, source: &str) -> SmartctlOutcome {
     match parse(text, source) {
-        Ok(h) if h.model.is_some() => Outcome::Health(Box::new(h)),
-        Ok(h) => Outcome::NoData(
+        Ok(h) if h.model.is_some() => SmartctlOutcome::Health(Box::new(h)),
+        Ok(h) => SmartctlOutcome::NoData(
             h.messages
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "no SMART data".to_string()),
         ),
-        Err(e) => Outcome::NoData(e),
+        Err(e) => SmartctlOutcome::NoData(e),
     }
 }
 
 /// What a query that gave no output becomes.
-fn failed(e: RunError) -> Outcome {
+fn failed(e: ToolError) -> SmartctlOutcome {
     match e {
-        RunError::TimedOut { timeout, .. } => Outcome::Timeout(timeout),
-        RunError::Cancelled => Outcome::NoData("interrupted".into()),
-        other => Outcome::NoData(other.to_string()),
+        ToolError::TimedOut { timeout, .. } => SmartctlOutcome::Timeout(timeout),
+        ToolError::Cancelled => SmartctlOutcome::NoData("interrupted".into()),
+        other => SmartctlOutcome::NoData(other.to_string()),
     }
 }
 
 /// Run `exe args node` with the shared runner and return stdout (smartctl's exit status is
 /// a bit mask that is non-zero on healthy drives too, so it is not looked at). A query
 /// that hangs is abandoned after `timeout`; Ctrl-C stops it.
-fn run(exe: &Path, args: &[&str], node: &str, timeout: Duration) -> Result<String, RunError> {
+fn run(exe: &Path, args: &[&str], node: &str, timeout: Duration) -> Result<String, ToolError> {
     let mut argv: Vec<&str> = args.to_vec();
     argv.push(node);
     super::run_bounded(exe, &argv, timeout, crate::shutdown::token()).map(|o| o.stdout)
@@ -300,8 +300,8 @@ pub fn fill_health(
     inv: &mut crate::sys::storage::Inventory,
     notes: &mut Vec<String>,
 ) {
-    let source = Source::for_root(root);
-    if let Source::Unavailable(why) = &source {
+    let source = SmartctlSource::for_root(root);
+    if let SmartctlSource::Unavailable(why) = &source {
         notes.push(why.clone());
         for d in inv.devices.iter_mut().filter(|d| applies_to(d)) {
             d.health_note = Some(why.clone());
@@ -311,9 +311,9 @@ pub fn fill_health(
     let sp = crate::output::spinner("Reading drive health (smartctl)");
     for d in inv.devices.iter_mut() {
         match query(&source, d) {
-            Some(Outcome::Health(h)) => d.health = Some(*h),
-            Some(Outcome::NoData(m)) => d.health_note = Some(m),
-            Some(Outcome::Timeout(t)) => {
+            Some(SmartctlOutcome::Health(h)) => d.health = Some(*h),
+            Some(SmartctlOutcome::NoData(m)) => d.health_note = Some(m),
+            Some(SmartctlOutcome::Timeout(t)) => {
                 let m = format!(
                     "smartctl did not answer within {} s (a USB bridge that hangs on SMART commands?)",
                     t.as_secs()
@@ -420,9 +420,9 @@ mod tests {
         let v = parse(VIRTIO, "smartctl").unwrap();
         assert_eq!(v.model, None);
         assert!(matches!(outcome_of(VIRTIO, "smartctl"),
-            Outcome::NoData(m) if m.contains("Unable to detect device type")));
+            SmartctlOutcome::NoData(m) if m.contains("Unable to detect device type")));
         assert!(parse("not json", "x").is_err());
-        assert!(matches!(outcome_of("{}", "x"), Outcome::NoData(_)));
+        assert!(matches!(outcome_of("{}", "x"), SmartctlOutcome::NoData(_)));
     }
 
     #[test]
@@ -435,7 +435,7 @@ mod tests {
             "--",
             Duration::from_millis(200),
         );
-        assert!(matches!(r, Err(RunError::TimedOut { .. })));
+        assert!(matches!(r, Err(ToolError::TimedOut { .. })));
         assert!(start.elapsed() < Duration::from_secs(3));
         let ok = run(Path::new("/bin/sh"), &["-c", "echo '{}'"], "--", TIMEOUT).unwrap();
         assert_eq!(ok.trim(), "{}");

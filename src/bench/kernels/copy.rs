@@ -5,7 +5,7 @@
 //! glibc's `memset` reaches its numbers on large buffers.
 //!
 //! Every kernel processes whole [`GRANULE`]-byte blocks from [`ALIGNMENT`]-aligned
-//! pointers; [`Kernel::run`] checks both and refuses (returns `false`) otherwise.
+//! pointers; [`CopyKernel::run`] checks both and refuses (returns `false`) otherwise.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +28,7 @@ type KernelFn = unsafe fn(dst: *mut u8, src: *const u8, len: usize);
 
 /// One copy or fill kernel.
 #[derive(Clone, Copy)]
-pub struct Kernel {
+pub struct CopyKernel {
     /// Label in tinymembench's style (`NEON LDP/STP copy`, `SSE2 nontemporal fill`).
     pub name: &'static str,
     /// Instruction set (`sse2`, `avx2`, `neon`, `scalar`).
@@ -38,7 +38,7 @@ pub struct Kernel {
     f: KernelFn,
 }
 
-impl std::fmt::Debug for Kernel {
+impl std::fmt::Debug for CopyKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Kernel")
             .field("name", &self.name)
@@ -48,7 +48,7 @@ impl std::fmt::Debug for Kernel {
     }
 }
 
-impl Kernel {
+impl CopyKernel {
     /// Run over `dst` (and `src` for copies; fills read their 32-byte pattern from `src`).
     /// Returns `false`, doing nothing, when the lengths or alignments do not fit.
     pub fn run(&self, dst: &mut [u8], src: &[u8]) -> bool {
@@ -71,16 +71,16 @@ impl Kernel {
 }
 
 /// The kernels this CPU can run, best first within each operation.
-pub fn kernels() -> Vec<Kernel> {
+pub fn kernels() -> Vec<CopyKernel> {
     let mut v = arch_kernels();
     if v.is_empty() {
-        v.push(Kernel {
+        v.push(CopyKernel {
             name: "C copy",
             isa: "scalar",
             op: Op::Copy,
             f: scalar_copy,
         });
-        v.push(Kernel {
+        v.push(CopyKernel {
             name: "C fill",
             isa: "scalar",
             op: Op::Fill,
@@ -92,15 +92,15 @@ pub fn kernels() -> Vec<Kernel> {
 
 /// The portable kernels, always available (used where no SIMD kernel exists, and by tests
 /// as a reference).
-pub fn scalar_kernels() -> [Kernel; 2] {
+pub fn scalar_kernels() -> [CopyKernel; 2] {
     [
-        Kernel {
+        CopyKernel {
             name: "C copy",
             isa: "scalar",
             op: Op::Copy,
             f: scalar_copy,
         },
-        Kernel {
+        CopyKernel {
             name: "C fill",
             isa: "scalar",
             op: Op::Fill,
@@ -142,55 +142,55 @@ unsafe fn scalar_fill(dst: *mut u8, src: *const u8, len: usize) {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn arch_kernels() -> Vec<Kernel> {
+fn arch_kernels() -> Vec<CopyKernel> {
     let mut v = Vec::new();
     if std::arch::is_x86_feature_detected!("avx2") {
-        v.push(Kernel {
+        v.push(CopyKernel {
             name: "AVX2 copy",
             isa: "avx2",
             op: Op::Copy,
             f: x86::avx2_copy,
         });
-        v.push(Kernel {
+        v.push(CopyKernel {
             name: "AVX2 nontemporal copy",
             isa: "avx2",
             op: Op::Copy,
             f: x86::avx2_copy_nt,
         });
     }
-    v.push(Kernel {
+    v.push(CopyKernel {
         name: "SSE2 copy",
         isa: "sse2",
         op: Op::Copy,
         f: x86::sse2_copy,
     });
-    v.push(Kernel {
+    v.push(CopyKernel {
         name: "SSE2 nontemporal copy",
         isa: "sse2",
         op: Op::Copy,
         f: x86::sse2_copy_nt,
     });
     if std::arch::is_x86_feature_detected!("avx2") {
-        v.push(Kernel {
+        v.push(CopyKernel {
             name: "AVX2 fill",
             isa: "avx2",
             op: Op::Fill,
             f: x86::avx2_fill,
         });
-        v.push(Kernel {
+        v.push(CopyKernel {
             name: "AVX2 nontemporal fill",
             isa: "avx2",
             op: Op::Fill,
             f: x86::avx2_fill_nt,
         });
     }
-    v.push(Kernel {
+    v.push(CopyKernel {
         name: "SSE2 fill",
         isa: "sse2",
         op: Op::Fill,
         f: x86::sse2_fill,
     });
-    v.push(Kernel {
+    v.push(CopyKernel {
         name: "SSE2 nontemporal fill",
         isa: "sse2",
         op: Op::Fill,
@@ -200,27 +200,27 @@ fn arch_kernels() -> Vec<Kernel> {
 }
 
 #[cfg(target_arch = "aarch64")]
-fn arch_kernels() -> Vec<Kernel> {
+fn arch_kernels() -> Vec<CopyKernel> {
     vec![
-        Kernel {
+        CopyKernel {
             name: "NEON LDP/STP copy",
             isa: "neon",
             op: Op::Copy,
             f: a64::ldp_stp_copy,
         },
-        Kernel {
+        CopyKernel {
             name: "NEON LDNP/STNP copy",
             isa: "neon",
             op: Op::Copy,
             f: a64::ldnp_stnp_copy,
         },
-        Kernel {
+        CopyKernel {
             name: "NEON STP fill",
             isa: "neon",
             op: Op::Fill,
             f: a64::stp_fill,
         },
-        Kernel {
+        CopyKernel {
             name: "NEON STNP fill",
             isa: "neon",
             op: Op::Fill,
@@ -230,7 +230,7 @@ fn arch_kernels() -> Vec<Kernel> {
 }
 
 #[cfg(target_arch = "arm")]
-fn arch_kernels() -> Vec<Kernel> {
+fn arch_kernels() -> Vec<CopyKernel> {
     // armv7 boards without NEON exist (Tegra 2, some Marvell Armada): ask the kernel.
     const HWCAP_NEON: libc::c_ulong = 1 << 12;
     // SAFETY: getauxval has no preconditions.
@@ -239,13 +239,13 @@ fn arch_kernels() -> Vec<Kernel> {
         return Vec::new();
     }
     vec![
-        Kernel {
+        CopyKernel {
             name: "NEON copy",
             isa: "neon",
             op: Op::Copy,
             f: a32::neon_copy,
         },
-        Kernel {
+        CopyKernel {
             name: "NEON fill",
             isa: "neon",
             op: Op::Fill,
@@ -255,7 +255,7 @@ fn arch_kernels() -> Vec<Kernel> {
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")))]
-fn arch_kernels() -> Vec<Kernel> {
+fn arch_kernels() -> Vec<CopyKernel> {
     Vec::new()
 }
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bench::external::sevenzip::{BenchRun, SevenZip, Version};
-use crate::bench::lzma::{self, LzmaRun, Options};
+use crate::bench::lzma::{self, LzmaOptions, LzmaRun};
 use crate::bench::pin::Target;
 use crate::bench::{BenchError, Benchmark, Progress, Remark, Steps, Tick};
 use crate::shutdown::CancellationToken;
@@ -19,9 +19,9 @@ pub const NATIVE_MEMORY_SHARE: f64 = 0.8;
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
     /// Native single-threaded options (None: not enough memory).
-    pub native_single: Option<Options>,
+    pub native_single: Option<LzmaOptions>,
     /// Native multi-threaded options (None: one CPU, or not enough memory).
-    pub native_multi: Option<Options>,
+    pub native_multi: Option<LzmaOptions>,
     /// `-md=` for 7-Zip.
     pub sevenzip_dict: Option<String>,
     /// Sentences for the user about what was limited.
@@ -53,12 +53,12 @@ pub fn plan_memory(
         );
     }
     let base = if quick {
-        Options::quick()
+        LzmaOptions::quick()
     } else {
-        Options::default()
+        LzmaOptions::default()
     };
     let budget = available.map(|a| (a as f64 * NATIVE_MEMORY_SHARE) as u64);
-    let mut fit = |threads: usize, what: &str| -> Option<Options> {
+    let mut fit = |threads: usize, what: &str| -> Option<LzmaOptions> {
         let mut o = base.clone();
         let Some(budget) = budget else {
             return Some(o);
@@ -97,15 +97,15 @@ pub fn plan_memory(
 
 /// What to run.
 #[derive(Debug, Clone)]
-pub struct Config<'a> {
+pub struct LzmaSuiteConfig<'a> {
     /// One CPU per cluster (or the CPUs asked for), each benchmarked single-threaded.
     pub targets: &'a [Target],
     /// Every CPU, for the multi-threaded runs.
     pub all_cpus: &'a [u32],
     /// Native single-threaded options (None: skip the native benchmark).
-    pub native_single: Option<Options>,
+    pub native_single: Option<LzmaOptions>,
     /// Native multi-threaded options (None: skip; also skipped with one CPU).
-    pub native_multi: Option<Options>,
+    pub native_multi: Option<LzmaOptions>,
     /// The 7-Zip to run, if any.
     pub sevenzip: Option<&'a SevenZip>,
     /// `-md=` for 7-Zip (sbc-bench passes `2m` when less than 350 MB are available).
@@ -114,7 +114,7 @@ pub struct Config<'a> {
     pub sevenzip_runs: u32,
 }
 
-impl Config<'_> {
+impl LzmaSuiteConfig<'_> {
     /// Progress steps [`run`] reports: one per 7-Zip run, one per native dictionary size.
     pub fn steps(&self) -> u64 {
         let multi = self.all_cpus.len() > 1;
@@ -196,7 +196,7 @@ pub struct CompressResults {
 }
 
 /// The compression suite as a [`Benchmark`]: where it runs and with which 7-Zip.
-/// [`SuiteOptions`] say what it measures.
+/// [`LzmaSuiteOptions`] say what it measures.
 #[derive(Debug, Clone, Copy)]
 pub struct Compress<'a> {
     /// One CPU per cluster (or the CPUs asked for), each benchmarked single-threaded.
@@ -209,11 +209,11 @@ pub struct Compress<'a> {
 
 /// What the compression suite measures.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SuiteOptions {
+pub struct LzmaSuiteOptions {
     /// Native single-threaded options (None: skip the native benchmark).
-    pub native_single: Option<Options>,
+    pub native_single: Option<LzmaOptions>,
     /// Native multi-threaded options (None: skip; also skipped with one CPU).
-    pub native_multi: Option<Options>,
+    pub native_multi: Option<LzmaOptions>,
     /// `-md=` for 7-Zip (sbc-bench passes `2m` when less than 350 MB are available).
     pub sevenzip_dict: Option<String>,
     /// Consecutive multi-threaded 7-Zip runs (sbc-bench: 3).
@@ -222,16 +222,16 @@ pub struct SuiteOptions {
 
 impl Benchmark for Compress<'_> {
     const NAME: &'static str = "compress";
-    type Options = SuiteOptions;
+    type Options = LzmaSuiteOptions;
     type Output = CompressResults;
 
     fn run(
         &self,
-        o: &SuiteOptions,
+        o: &LzmaSuiteOptions,
         progress: &Progress<'_>,
         cancel: &CancellationToken,
     ) -> Result<CompressResults, BenchError> {
-        let cfg = Config {
+        let cfg = LzmaSuiteConfig {
             targets: self.targets,
             all_cpus: self.all_cpus,
             native_single: o.native_single.clone(),
@@ -248,7 +248,7 @@ impl Benchmark for Compress<'_> {
 /// Run everything. Cancellation stops at once; other failures are recorded and the run
 /// goes on.
 pub fn run(
-    cfg: &Config<'_>,
+    cfg: &LzmaSuiteConfig<'_>,
     cancel: &CancellationToken,
     progress: Tick<'_>,
 ) -> Result<CompressResults, BenchError> {

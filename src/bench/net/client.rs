@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, SockRef, Socket, Type};
 
-use super::clock::{Measurement, Step, TestClock};
+use super::clock::{ClockStep, Measurement, TestClock};
 use super::engine::{
-    self, DataSocket, Engine, EngineConfig, Interval, StreamFailure, StreamSpec, StreamTotals,
+    self, DataSocket, Engine, EngineConfig, NetInterval, StreamFailure, StreamSpec, StreamTotals,
 };
 use super::proto::{
     self, Cookie, Direction, MAX_RESULTS_JSON, PeerResults, Protocol, State, TestParams,
@@ -571,7 +571,7 @@ fn run_data(
     engine: &mut Engine,
     cancel: &CancellationToken,
     on: &mut dyn FnMut(NetEvent<'_>),
-) -> Result<(Vec<Interval>, bool), NetError> {
+) -> Result<(Vec<NetInterval>, bool), NetError> {
     let mut budget = BudgetWatch::new(params);
     // `-t 0` without `-n`/`-k`: until stopped, and stopping ends the test with results.
     let until_stopped = params.time_s == 0 && budget.budget.is_none();
@@ -598,9 +598,9 @@ fn run_data(
             break;
         }
         let until = match m.step(engine, on) {
-            Step::End => break,
-            Step::Again => continue,
-            Step::Wait(until) => until,
+            ClockStep::End => break,
+            ClockStep::Again => continue,
+            ClockStep::Wait(until) => until,
         };
         let mut wait = until.saturating_duration_since(Instant::now());
         if until_stopped {

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::NetEvent;
-use super::engine::{Engine, Interval};
+use super::engine::{Engine, NetInterval};
 
 /// What the clock says is due now, in the order it is acted on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +100,7 @@ impl TestClock {
 
 /// What [`Measurement::step`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub enum ClockStep {
     /// The test's time is up.
     End,
     /// An interval was reported or the omit period ended: look again at once.
@@ -115,7 +115,7 @@ pub enum Step {
 pub struct Measurement {
     clock: TestClock,
     step: Duration,
-    intervals: Vec<Interval>,
+    intervals: Vec<NetInterval>,
     first: bool,
 }
 
@@ -137,27 +137,27 @@ impl Measurement {
 
     /// Act on what the clock says is due at `now`: report an interval, end the omit
     /// period, or say the test's time is up.
-    pub fn step(&mut self, engine: &mut Engine, on: &mut dyn FnMut(NetEvent<'_>)) -> Step {
+    pub fn step(&mut self, engine: &mut Engine, on: &mut dyn FnMut(NetEvent<'_>)) -> ClockStep {
         let now = Instant::now();
         match self.clock.due(now) {
-            Some(Due::End) => Step::End,
+            Some(Due::End) => ClockStep::End,
             Some(Due::Tick(at)) => {
                 let iv = engine.tick();
                 self.report(engine, on, iv);
                 self.clock.ticked(at);
-                Step::Again
+                ClockStep::Again
             }
             Some(Due::OmitEnd) => {
                 engine.end_omit();
                 self.clock.omit_ended(Instant::now());
-                Step::Again
+                ClockStep::Again
             }
-            None => Step::Wait(self.clock.wake(now, self.step)),
+            None => ClockStep::Wait(self.clock.wake(now, self.step)),
         }
     }
 
     /// Report one interval to `on` (an [`NetEvent::Interval`]) and keep it.
-    fn report(&mut self, engine: &Engine, on: &mut dyn FnMut(NetEvent<'_>), iv: Interval) {
+    fn report(&mut self, engine: &Engine, on: &mut dyn FnMut(NetEvent<'_>), iv: NetInterval) {
         on(NetEvent::Interval {
             interval: &iv,
             threads: &engine.threads(),
@@ -175,7 +175,7 @@ impl Measurement {
         mut self,
         engine: &mut Engine,
         on: &mut dyn FnMut(NetEvent<'_>),
-    ) -> Vec<Interval> {
+    ) -> Vec<NetInterval> {
         on(NetEvent::Ending {
             threads: &engine.threads(),
         });
@@ -194,7 +194,7 @@ impl Measurement {
 
 /// iperf3 drops a final interval shorter than 10 % of the reporting interval that moved
 /// no data (control messages queued behind data make such slivers).
-pub fn keep_interval(iv: &Interval, interval_s: f64) -> bool {
+pub fn keep_interval(iv: &NetInterval, interval_s: f64) -> bool {
     iv.streams
         .iter()
         .any(|s| s.bytes > 0 || s.seconds >= interval_s * 0.1)

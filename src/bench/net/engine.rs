@@ -163,7 +163,7 @@ pub struct StreamInterval {
 
 /// One interval of every stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
+pub struct NetInterval {
     /// Per stream, in stream order.
     #[serde(default)]
     pub streams: Vec<StreamInterval>,
@@ -622,7 +622,7 @@ impl Engine {
     }
 
     /// Measure the interval since the last tick.
-    pub fn tick(&mut self) -> Interval {
+    pub fn tick(&mut self) -> NetInterval {
         self.tick_at(Instant::now())
     }
 
@@ -630,14 +630,14 @@ impl Engine {
     /// moment the stop was asked: a write issued before the end of the test that completes
     /// a few ms later belongs to the test, and the interval ends on time (`1.00`, not
     /// `1.01`).
-    pub fn finish_sending(&mut self) -> Interval {
+    pub fn finish_sending(&mut self) -> NetInterval {
         let at = Instant::now();
         self.stop_senders();
         self.tick_at(at)
     }
 
     /// Measure the interval since the last tick, as of `now`.
-    pub fn tick_at(&mut self, now: Instant) -> Interval {
+    pub fn tick_at(&mut self, now: Instant) -> NetInterval {
         let omitted = self.omitting;
         let protocol = self.cfg.protocol;
         let mut out = Vec::with_capacity(self.streams.len());
@@ -724,7 +724,7 @@ impl Engine {
             s.end_s = end;
             out.push(iv);
         }
-        Interval { streams: out }
+        NetInterval { streams: out }
     }
 
     /// End the omit period: what was counted so far is left out, and times restart at 0.

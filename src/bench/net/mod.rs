@@ -21,7 +21,7 @@ pub mod units;
 
 use serde::{Deserialize, Serialize};
 
-use engine::{Interval, StreamFailure, StreamInfo, StreamThread, StreamTotals};
+use engine::{NetInterval, StreamFailure, StreamInfo, StreamThread, StreamTotals};
 use proto::{PeerResults, TestParams};
 use sockopt::CpuUtil;
 
@@ -59,7 +59,7 @@ pub struct TestReport {
     pub streams: Vec<StreamInfo>,
     /// Every interval measured.
     #[serde(default)]
-    pub intervals: Vec<Interval>,
+    pub intervals: Vec<NetInterval>,
     /// Our per-stream totals.
     #[serde(default)]
     pub totals: Vec<StreamTotals>,
@@ -125,7 +125,7 @@ pub enum NetEvent<'a> {
     /// An interval was measured.
     Interval {
         /// The numbers.
-        interval: &'a Interval,
+        interval: &'a NetInterval,
         /// Which thread serves which stream.
         threads: &'a [StreamThread],
         /// Sending streams report TCP retransmits.

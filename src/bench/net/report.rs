@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::engine::{Interval, StreamInfo, StreamInterval, StreamTotals};
+use super::engine::{NetInterval, StreamInfo, StreamInterval, StreamTotals};
 use super::proto::{Direction, PeerResults, Protocol};
 use super::units::{fmt_bits, fmt_bytes, fmt_g2};
 use super::{Role, TestReport};
@@ -18,7 +18,7 @@ pub const DONE: &str = "\niperf Done.\n";
 
 /// What the interval and summary layout depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
+pub struct Iperf3Layout {
     /// Client or server.
     pub role: Role,
     /// TCP or UDP.
@@ -29,7 +29,7 @@ pub struct Layout {
     pub parallel: u32,
 }
 
-impl Layout {
+impl Iperf3Layout {
     /// The layout of a report.
     pub fn of(r: &TestReport) -> Self {
         Self {
@@ -97,7 +97,7 @@ fn omitted(o: bool) -> &'static str {
 }
 
 /// The column header printed before the first interval.
-pub fn interval_header(l: &Layout, sender_has_retransmits: bool) -> String {
+pub fn interval_header(l: &Iperf3Layout, sender_has_retransmits: bool) -> String {
     let role = l.role_col();
     match l.protocol {
         Protocol::Tcp if sender_has_retransmits => {
@@ -117,7 +117,7 @@ pub fn interval_header(l: &Layout, sender_has_retransmits: bool) -> String {
     }
 }
 
-fn interval_line(l: &Layout, s: &StreamInterval, sender_has_retransmits: bool) -> String {
+fn interval_line(l: &Iperf3Layout, s: &StreamInterval, sender_has_retransmits: bool) -> String {
     let tag = l.role_tag(s.sender);
     let p = stream_prefix(s.socket, &tag, s.start, s.end);
     let bytes = fmt_bytes(s.bytes as f64);
@@ -157,8 +157,8 @@ fn interval_line(l: &Layout, s: &StreamInterval, sender_has_retransmits: bool) -
 /// The lines of one interval: header (first interval) or separator (several streams),
 /// one line per stream, and `[SUM]` lines with several streams.
 pub fn interval_text(
-    l: &Layout,
-    iv: &Interval,
+    l: &Iperf3Layout,
+    iv: &NetInterval,
     first: bool,
     sender_has_retransmits: bool,
 ) -> String {
@@ -387,7 +387,7 @@ fn rate(bytes: u64, secs: f64) -> f64 {
 
 /// The summary block iperf3 prints at the end: separator, header, sender and receiver
 /// lines per stream and, with several streams, `[SUM]` lines.
-pub fn summary_text(l: &Layout, s: &Summary) -> String {
+pub fn summary_text(l: &Iperf3Layout, s: &Summary) -> String {
     let mut out = String::from(SEPARATOR);
     // Does the sending side of a group report retransmits? A server prints its summary
     // before it has the client's results, so only its own counts.
@@ -414,7 +414,7 @@ pub fn summary_text(l: &Layout, s: &Summary) -> String {
 }
 
 /// The column header of the summary.
-fn summary_header(out: &mut String, l: &Layout, retr: bool) {
+fn summary_header(out: &mut String, l: &Iperf3Layout, retr: bool) {
     let role = l.role_col();
     let _ = match l.protocol {
         Protocol::Tcp if retr => writeln!(
@@ -473,7 +473,7 @@ fn summary_line(out: &mut String, p: &str, bytes: u64, secs: f64, tail: Tail, se
 /// A stream's `sender` and `receiver` lines (a server shows only its own side).
 fn stream_summary(
     out: &mut String,
-    l: &Layout,
+    l: &Iperf3Layout,
     s: &Summary,
     ss: &StreamSummary,
     tag: &str,
@@ -508,7 +508,14 @@ fn stream_summary(
 }
 
 /// A group's `[SUM]` lines, with `-P` above 1.
-fn group_summary(out: &mut String, l: &Layout, s: &Summary, group: bool, tag: &str, shr: bool) {
+fn group_summary(
+    out: &mut String,
+    l: &Iperf3Layout,
+    s: &Summary,
+    group: bool,
+    tag: &str,
+    shr: bool,
+) {
     let server = l.role == Role::Server;
     let (snd_t, rcv_t) = (s.sender_time_s, s.receiver_time_s);
     let members: Vec<&StreamSummary> = s
@@ -790,7 +797,7 @@ struct JDoc<'a> {
     sbc_bench: Option<serde_json::Value>,
 }
 
-fn interval_sum(l: &Layout, iv: &Interval, group: bool, shr: bool) -> Option<JSum> {
+fn interval_sum(l: &Iperf3Layout, iv: &NetInterval, group: bool, shr: bool) -> Option<JSum> {
     let lead = iv.streams.first()?;
     let members: Vec<&StreamInterval> = iv.streams.iter().filter(|s| s.sender == group).collect();
     if members.is_empty() {
@@ -834,7 +841,7 @@ pub fn json_document(
     error: Option<&str>,
     extra: Option<serde_json::Value>,
 ) -> String {
-    let l = Layout::of(r);
+    let l = Iperf3Layout::of(r);
     let s = summarize(
         &r.streams,
         &r.totals,
@@ -869,7 +876,7 @@ fn tab_indented(doc: &impl Serialize) -> String {
 
 /// `intervals`: each with its streams and the sum of the first group (and of the
 /// reverse group in a bidirectional test).
-fn json_intervals<'a>(r: &'a TestReport, l: &Layout, s: &Summary) -> Vec<JInterval<'a>> {
+fn json_intervals<'a>(r: &'a TestReport, l: &Iperf3Layout, s: &Summary) -> Vec<JInterval<'a>> {
     let groups = l.groups();
     r.intervals
         .iter()
@@ -1014,7 +1021,7 @@ fn json_end_stream(ss: &StreamSummary, s: &Summary, udp: bool) -> JEndStream {
 /// received and, for UDP, the combined sum. `None` when the group is empty.
 fn group_sums(
     s: &Summary,
-    l: &Layout,
+    l: &Iperf3Layout,
     group: bool,
     udp: bool,
 ) -> Option<(JSum, JSum, Option<JSum>)> {
@@ -1068,7 +1075,7 @@ fn group_sums(
 }
 
 /// `end`: per-stream totals, the groups' sums, CPU use and congestion control.
-fn json_end(r: &TestReport, l: &Layout, s: &Summary) -> JEnd {
+fn json_end(r: &TestReport, l: &Iperf3Layout, s: &Summary) -> JEnd {
     let udp = r.params.protocol == Protocol::Udp;
     let groups = l.groups();
     let (sum_sent, sum_received, sum) = group_sums(s, l, groups[0], udp)
@@ -1195,13 +1202,13 @@ mod tests {
     /// (iperf3 of 2018 printed "Bandwidth" where 3.12 prints "Bitrate").
     #[test]
     fn tinker_board_interval_lines() {
-        let l = Layout {
+        let l = Iperf3Layout {
             role: Role::Client,
             protocol: Protocol::Tcp,
             direction: Direction::ClientToServer,
             parallel: 1,
         };
-        let iv = Interval {
+        let iv = NetInterval {
             streams: vec![tcp_iv(4, 1, true, 0.0, 113 * 1048576, 0, 358 * 1024)],
         };
         let text = interval_text(&l, &iv, true, true);
@@ -1211,11 +1218,11 @@ mod tests {
              [  4]   0.00-1.00   sec   113 MBytes   948 Mbits/sec    0    358 KBytes       \n"
         );
         // Receiving side, reverse mode: no Retr/Cwnd columns.
-        let l = Layout {
+        let l = Iperf3Layout {
             direction: Direction::ServerToClient,
             ..l
         };
-        let iv = Interval {
+        let iv = NetInterval {
             streams: vec![tcp_iv(5, 1, false, 1.0, 281 * 1048576, 0, 0)],
         };
         assert_eq!(
@@ -1228,7 +1235,7 @@ mod tests {
     fn rock5_itx_summary_lines() {
         // `iperf3 -c 192.168.81.1 -R` against the ROCK 5 ITX: 2.74 GBytes in 10 s, 15
         // retransmits on the server (sender) side.
-        let l = Layout {
+        let l = Iperf3Layout {
             role: Role::Client,
             protocol: Protocol::Tcp,
             direction: Direction::ServerToClient,
@@ -1264,7 +1271,7 @@ mod tests {
         );
         assert!((s.received_bps(false).unwrap() - bytes as f64 * 0.8).abs() < 1.0);
         // The same test seen by our server: only the sender line, header with Retr.
-        let l = Layout {
+        let l = Iperf3Layout {
             role: Role::Server,
             ..l
         };
@@ -1284,13 +1291,13 @@ mod tests {
 
     #[test]
     fn parallel_streams_get_sum_lines_and_separators() {
-        let l = Layout {
+        let l = Iperf3Layout {
             role: Role::Client,
             protocol: Protocol::Tcp,
             direction: Direction::ServerToClient,
             parallel: 2,
         };
-        let iv = Interval {
+        let iv = NetInterval {
             streams: vec![
                 tcp_iv(5, 1, false, 1.0, 1_000_000_000, 0, 0),
                 tcp_iv(7, 3, false, 1.0, 500_000_000, 0, 0),
@@ -1306,13 +1313,13 @@ mod tests {
 
     #[test]
     fn bidir_role_tags() {
-        let l = Layout {
+        let l = Iperf3Layout {
             role: Role::Client,
             protocol: Protocol::Tcp,
             direction: Direction::Bidirectional,
             parallel: 1,
         };
-        let iv = Interval {
+        let iv = NetInterval {
             streams: vec![
                 tcp_iv(5, 1, true, 0.0, 1_000_000, 1, 3 * 1048576),
                 tcp_iv(7, 3, false, 0.0, 1_000_000, 0, 0),
@@ -1326,7 +1333,7 @@ mod tests {
         );
         assert!(lines[1].starts_with("[  5][TX-C]   0.00-1.00   sec"));
         assert!(lines[2].starts_with("[  7][RX-C]   0.00-1.00   sec"));
-        let s = Layout {
+        let s = Iperf3Layout {
             role: Role::Server,
             ..l
         };
@@ -1340,7 +1347,7 @@ mod tests {
 
     #[test]
     fn udp_lines() {
-        let l = Layout {
+        let l = Iperf3Layout {
             role: Role::Client,
             protocol: Protocol::Udp,
             direction: Direction::ClientToServer,
@@ -1350,7 +1357,7 @@ mod tests {
         iv.retransmits = None;
         iv.snd_cwnd = None;
         iv.packets = Some(39);
-        let t = interval_text(&l, &Interval { streams: vec![iv] }, true, false);
+        let t = interval_text(&l, &NetInterval { streams: vec![iv] }, true, false);
         assert_eq!(
             t,
             "[ ID] Interval           Transfer     Bitrate         Total Datagrams\n\
@@ -1404,7 +1411,7 @@ mod tests {
             sndbuf_actual: Some(16384),
             rcvbuf_actual: Some(131072),
             streams: vec![info(5, 1, true)],
-            intervals: vec![Interval {
+            intervals: vec![NetInterval {
                 streams: vec![tcp_iv(5, 1, true, 0.0, 1000, 2, 100)],
             }],
             totals: vec![StreamTotals {

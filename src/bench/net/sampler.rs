@@ -128,7 +128,7 @@ fn every_policy(policies: &[Policy]) -> Layout {
 
 /// Samples the system during one test, through the monitor's [`crate::monitor::Sampler`].
 #[derive(Debug)]
-pub struct Sampler {
+pub struct NetSampler {
     root: SysRoot,
     iface: Option<Interface>,
     policies: Vec<Policy>,
@@ -139,7 +139,7 @@ pub struct Sampler {
     peer_local: bool,
 }
 
-impl Sampler {
+impl NetSampler {
     /// Prepare for a test over interface `iface` (`None`: unknown, only CPU and clocks).
     pub fn new(root: &SysRoot, iface: Option<&str>) -> Self {
         let ints = irq::read_interrupts(root);
@@ -276,7 +276,7 @@ fn iface_for_streams(iface: Option<&str>, streams: &[StreamInfo]) -> Option<Stri
     interface_for(ip)
 }
 
-impl Sampler {
+impl NetSampler {
     /// Start sampling the machine for the diagnosis when the streams begin: the interface they
     /// use (or `--iface`), the first sample at once.
     pub fn for_streams(
@@ -284,9 +284,9 @@ impl Sampler {
         iface: Option<&str>,
         streams: &[StreamInfo],
         threads: &[StreamThread],
-    ) -> Sampler {
+    ) -> NetSampler {
         let iface = iface_for_streams(iface, streams);
-        let mut s = Sampler::new(root, iface.as_deref());
+        let mut s = NetSampler::new(root, iface.as_deref());
         s.set_peer_local(root.is_host() && peer_is_local(streams));
         s.sample(threads);
         s
@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn sampling_the_live_machine_does_not_panic() {
-        let mut s = Sampler::new(&SysRoot::host(), Some("lo"));
+        let mut s = NetSampler::new(&SysRoot::host(), Some("lo"));
         s.sample(&[StreamThread {
             id: 1,
             sender: true,

@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, SockRef, Socket, Type};
 
 use super::client::stream_id;
-use super::clock::{Measurement, Step, TestClock};
-use super::engine::{self, DataSocket, Engine, EngineConfig, Interval, StreamSpec, host_string};
+use super::clock::{ClockStep, Measurement, TestClock};
+use super::engine::{self, DataSocket, Engine, EngineConfig, NetInterval, StreamSpec, host_string};
 use super::proto::{
     self, Cookie, Direction, MAX_PARAMS_JSON, MAX_RESULTS_JSON, PeerResults, ProtoError, Protocol,
     State, TestParams, ierr,
@@ -424,11 +424,11 @@ pub fn server_output_text(
     peer: &SocketAddr,
     params: &TestParams,
     streams: &[engine::StreamInfo],
-    intervals: &[Interval],
+    intervals: &[NetInterval],
     totals: &[engine::StreamTotals],
     sender_has_retransmits: bool,
 ) -> String {
-    let layout = report::Layout {
+    let layout = report::Iperf3Layout {
         role: Role::Server,
         protocol: params.protocol,
         direction: params.direction(),
@@ -750,7 +750,7 @@ fn run_data(
     engine: &mut Engine,
     params: &TestParams,
     on: &mut dyn FnMut(NetEvent<'_>),
-) -> Result<Vec<Interval>, NetError> {
+) -> Result<Vec<NetInterval>, NetError> {
     let cfg = ctx.cfg;
     let give_up =
         (params.time_s > 0).then(|| Duration::from_secs(u64::from(params.time_s)) + cfg.grace);
@@ -822,8 +822,8 @@ fn run_data(
         }
         let until = match m.step(engine, on) {
             // Checked above; the clock may have run out since.
-            Step::End | Step::Again => continue,
-            Step::Wait(until) => until,
+            ClockStep::End | ClockStep::Again => continue,
+            ClockStep::Wait(until) => until,
         };
         match check_control(ctrl, until.saturating_duration_since(Instant::now())) {
             Ok(None) | Ok(Some(State::TestStart)) => {}

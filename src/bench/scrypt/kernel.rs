@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 pub const N: usize = 1024;
 
 /// One interleaved 128-byte block (32 words) of `L` hashes.
-pub type Block<const L: usize> = [[u32; L]; 32];
+pub type ScryptBlock<const L: usize> = [[u32; L]; 32];
 
 /// HMAC-SHA256 (RFC 2104) with the keyed inner and outer states precomputed, since every
 /// HMAC of one scrypt hash uses the same key (the password).
@@ -116,7 +116,7 @@ fn xor16<const L: usize>(x: &mut [[u32; L]; 16], y: &[[u32; L]]) {
 /// scryptBlockMix with r = 1 (RFC 7914 section 4), in place: B = (B0, B1) becomes
 /// (Salsa(B1 ^ B0), Salsa(that ^ B1)).
 #[inline(always)]
-fn block_mix<const L: usize>(b: &mut Block<L>) {
+fn block_mix<const L: usize>(b: &mut ScryptBlock<L>) {
     let mut x = [[0u32; L]; 16];
     x.copy_from_slice(&b[16..]);
     xor16(&mut x, &b[..16]);
@@ -130,7 +130,7 @@ fn block_mix<const L: usize>(b: &mut Block<L>) {
 
 /// scryptROMix (RFC 7914 section 5) on `L` interleaved blocks; `v` holds N blocks.
 #[inline(always)]
-pub fn romix<const L: usize>(x: &mut Block<L>, v: &mut [Block<L>]) {
+pub fn romix<const L: usize>(x: &mut ScryptBlock<L>, v: &mut [ScryptBlock<L>]) {
     let n = v.len();
     debug_assert!(n.is_power_of_two());
     for vi in v.iter_mut() {
@@ -207,7 +207,7 @@ macro_rules! simd_romix {
 
         /// ROMix over `$lanes` interleaved hashes.
         #[target_feature(enable = $feature)]
-        pub(super) fn $name(x: &mut Block<$lanes>, v: &mut [Block<$lanes>]) {
+        pub(super) fn $name(x: &mut ScryptBlock<$lanes>, v: &mut [ScryptBlock<$lanes>]) {
             let n = v.len();
             let load = $load;
             let store = $store;
@@ -224,7 +224,7 @@ macro_rules! simd_romix {
             for _ in 0..n {
                 let mut j = [0u32; $lanes];
                 store(&mut j, xv[16]);
-                let mut t: Block<$lanes> = [[0u32; $lanes]; 32];
+                let mut t: ScryptBlock<$lanes> = [[0u32; $lanes]; 32];
                 for l in 0..$lanes {
                     let vj = &v[j[l] as usize & (n - 1)];
                     for w in 0..32 {
@@ -245,7 +245,7 @@ macro_rules! simd_romix {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::Block;
+    use super::ScryptBlock;
     use std::arch::x86_64::*;
     macro_rules! rotl {
         ($x:expr, $r:literal) => {{
@@ -264,7 +264,7 @@ mod sse2 {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::Block;
+    use super::ScryptBlock;
     use std::arch::x86_64::*;
     macro_rules! rotl {
         ($x:expr, $r:literal) => {{
@@ -288,7 +288,7 @@ mod avx2 {
 
 #[cfg(target_arch = "aarch64")]
 mod neon {
-    use super::Block;
+    use super::ScryptBlock;
     use std::arch::aarch64::*;
     macro_rules! rotl {
         // Shift right, then shift-left-and-insert: two instructions per rotate.
@@ -308,7 +308,7 @@ mod neon {
 
 /// Reusable memory for `L`-lane hashing with a given N.
 pub struct Scratch<const L: usize> {
-    v: Vec<Block<L>>,
+    v: Vec<ScryptBlock<L>>,
 }
 
 impl<const L: usize> Scratch<L> {
@@ -327,10 +327,10 @@ pub fn hash_lanes<const L: usize, const DK: usize>(
     passwords: [&[u8]; L],
     salts: [&[u8]; L],
     scratch: &mut Scratch<L>,
-    romix: impl FnOnce(&mut Block<L>, &mut [Block<L>]),
+    romix: impl FnOnce(&mut ScryptBlock<L>, &mut [ScryptBlock<L>]),
 ) -> [[u8; DK]; L] {
     let macs: [HmacSha256; L] = std::array::from_fn(|l| HmacSha256::new(passwords[l]));
-    let mut x: Block<L> = [[0u32; L]; 32];
+    let mut x: ScryptBlock<L> = [[0u32; L]; 32];
     for l in 0..L {
         let mut b = [0u8; 128];
         pbkdf2_1(&macs[l], salts[l], &mut b);
@@ -360,7 +360,7 @@ pub fn scrypt_r1p1<const DK: usize>(password: &[u8], salt: &[u8], n: usize) -> [
 
 /// Which multi-hash kernel runs on this CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Kernel {
+pub enum ScryptKernel {
     /// One hash at a time, scalar code.
     #[serde(rename = "scalar")]
     Scalar,
@@ -372,7 +372,7 @@ pub enum Kernel {
     Avx2x8,
 }
 
-impl Kernel {
+impl ScryptKernel {
     /// The best kernel for this CPU.
     pub fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
@@ -454,14 +454,14 @@ enum AnyScratch {
 #[error(
     "the {} kernel does not run on this CPU (available: {})",
     .0.label(),
-    Kernel::available().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+    ScryptKernel::available().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
 )]
-pub struct KernelUnavailable(pub Kernel);
+pub struct KernelUnavailable(pub ScryptKernel);
 
 /// cpuminer-style hashing for one thread: an 80-byte block header whose last four bytes
 /// (the nonce) are incremented for every hash, hashed with itself as salt.
 pub struct Miner {
-    kernel: Kernel,
+    kernel: ScryptKernel,
     header: [u8; 80],
     nonce: u32,
     scratch: AnyScratch,
@@ -470,10 +470,10 @@ pub struct Miner {
 }
 
 impl Miner {
-    /// A miner using `kernel` (see [`Kernel::detect`]), starting at nonce `seed`; refused
+    /// A miner using `kernel` (see [`ScryptKernel::detect`]), starting at nonce `seed`; refused
     /// when this CPU lacks the kernel's instructions (the only way to an 8-lane scratch,
     /// which is what makes the AVX2 call in [`Miner::step`] sound).
-    pub fn new(kernel: Kernel, seed: u32) -> Result<Self, KernelUnavailable> {
+    pub fn new(kernel: ScryptKernel, seed: u32) -> Result<Self, KernelUnavailable> {
         if !kernel.runs_here() {
             return Err(KernelUnavailable(kernel));
         }
@@ -484,12 +484,12 @@ impl Miner {
             *b = (i as u8).wrapping_mul(37).wrapping_add(11);
         }
         let scratch = match kernel {
-            Kernel::Scalar => AnyScratch::One(Box::new(Scratch::new(N))),
-            Kernel::Simd4 => AnyScratch::Four(Box::new(Scratch::new(N))),
+            ScryptKernel::Scalar => AnyScratch::One(Box::new(Scratch::new(N))),
+            ScryptKernel::Simd4 => AnyScratch::Four(Box::new(Scratch::new(N))),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2x8 => AnyScratch::Eight(Box::new(Scratch::new(N))),
+            ScryptKernel::Avx2x8 => AnyScratch::Eight(Box::new(Scratch::new(N))),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2x8 => AnyScratch::Four(Box::new(Scratch::new(N))),
+            ScryptKernel::Avx2x8 => AnyScratch::Four(Box::new(Scratch::new(N))),
         };
         Ok(Self {
             kernel,
@@ -501,7 +501,7 @@ impl Miner {
     }
 
     /// The kernel in use.
-    pub fn kernel(&self) -> Kernel {
+    pub fn kernel(&self) -> ScryptKernel {
         self.kernel
     }
 
@@ -531,7 +531,7 @@ impl Miner {
             AnyScratch::Four(s) => batch::<4>(header, nonce, s, dx, romix),
             #[cfg(target_arch = "x86_64")]
             AnyScratch::Eight(s) => batch::<8>(header, nonce, s, dx, |x, v| {
-                // SAFETY: an 8-lane scratch exists only for `Kernel::Avx2x8`, and
+                // SAFETY: an 8-lane scratch exists only for `ScryptKernel::Avx2x8`, and
                 // `Miner::new` builds one only after a run-time check for AVX2.
                 unsafe { avx2::romix8(x, v) }
             }),
@@ -550,7 +550,7 @@ fn batch<const L: usize>(
     nonce: u32,
     s: &mut Scratch<L>,
     digest_xor: &mut [u8; 32],
-    romix: impl FnOnce(&mut Block<L>, &mut [Block<L>]),
+    romix: impl FnOnce(&mut ScryptBlock<L>, &mut [ScryptBlock<L>]),
 ) -> usize {
     let headers: [[u8; 80]; L] = std::array::from_fn(|l| {
         let mut h = *header;

@@ -16,7 +16,7 @@ use super::ALIGN;
 
 /// The file a run writes to, as the engine sees it. [`FileTarget`] is the real one;
 /// tests wrap it to inject faults.
-pub trait Target {
+pub trait BenchFile {
     /// Write all of `buf` at `offset`.
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()>;
     /// Fill all of `buf` from `offset`.
@@ -56,7 +56,7 @@ impl FileId {
 }
 
 /// The error an open gives when the path no longer names our file: carried inside an
-/// `io::Error` so [`Target::reopen`] keeps its signature; [`replaced`] finds it.
+/// `io::Error` so [`BenchFile::reopen`] keeps its signature; [`replaced`] finds it.
 #[derive(Debug, thiserror::Error)]
 #[error("the test file {} was replaced by another file", path.display())]
 pub struct Replaced {
@@ -168,7 +168,7 @@ fn full_read(f: &File, mut buf: &mut [u8], mut off: u64) -> io::Result<()> {
     Ok(())
 }
 
-impl Target for FileTarget {
+impl BenchFile for FileTarget {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
         full_write(&self.file, buf, offset)
     }
@@ -312,7 +312,7 @@ impl AlignedBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::storage::{Config, run_on};
+    use crate::bench::storage::{StorageConfig, run_on};
     use crate::shutdown::CancellationToken;
 
     /// Someone renames their own file over our test file: it is not opened, and not
@@ -375,7 +375,7 @@ mod tests {
             file: open_rw(tmp.path(), false).unwrap(),
             direct: false,
         };
-        let mut c = Config::new(d.path());
+        let mut c = StorageConfig::new(d.path());
         c.size_bytes = 64 << 10;
         c.records = vec![4 << 10];
         let r = run_on(&c, &mut t, &CancellationToken::new(), &mut |_| {}).unwrap();

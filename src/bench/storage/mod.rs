@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::shutdown::CancellationToken;
 
 pub use error::StorageError;
-pub use file::{FileId, FileTarget, Replaced, Target, TempFile, replaced};
+pub use file::{BenchFile, FileId, FileTarget, Replaced, TempFile, replaced};
 pub use space::{
     FsSpace, available_bytes, check_space, coverage_notes, fs_space, margin_bytes, preflight,
     pseudo_filesystem,
@@ -55,7 +55,7 @@ pub const ALIGN: u64 = 4096;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Config {
+pub struct StorageConfig {
     /// Directory the test file is created in.
     pub dir: PathBuf,
     /// Size of the test file in bytes.
@@ -79,7 +79,7 @@ pub struct Config {
     pub fstype: Option<String>,
 }
 
-impl Config {
+impl StorageConfig {
     /// iozone's defaults for `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self {
@@ -105,7 +105,7 @@ impl Config {
 /// One pass over the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Phase {
+pub enum StoragePhase {
     /// Sequential write into an empty file (allocation included), then fsync.
     Write,
     /// Sequential overwrite of the existing file, then fsync.
@@ -120,32 +120,35 @@ pub enum Phase {
     RandomWrite,
 }
 
-impl Phase {
+impl StoragePhase {
     /// In iozone's column order.
-    pub const ALL: [Phase; 6] = [
-        Phase::Write,
-        Phase::Rewrite,
-        Phase::Read,
-        Phase::Reread,
-        Phase::RandomRead,
-        Phase::RandomWrite,
+    pub const ALL: [StoragePhase; 6] = [
+        StoragePhase::Write,
+        StoragePhase::Rewrite,
+        StoragePhase::Read,
+        StoragePhase::Reread,
+        StoragePhase::RandomRead,
+        StoragePhase::RandomWrite,
     ];
 
     /// Human words.
     pub fn label(self) -> &'static str {
         match self {
-            Phase::Write => "write",
-            Phase::Rewrite => "rewrite",
-            Phase::Read => "read",
-            Phase::Reread => "reread",
-            Phase::RandomRead => "random read",
-            Phase::RandomWrite => "random write",
+            StoragePhase::Write => "write",
+            StoragePhase::Rewrite => "rewrite",
+            StoragePhase::Read => "read",
+            StoragePhase::Reread => "reread",
+            StoragePhase::RandomRead => "random read",
+            StoragePhase::RandomWrite => "random write",
         }
     }
 
     /// Does this phase write?
     pub fn writes(self) -> bool {
-        matches!(self, Phase::Write | Phase::Rewrite | Phase::RandomWrite)
+        matches!(
+            self,
+            StoragePhase::Write | StoragePhase::Rewrite | StoragePhase::RandomWrite
+        )
     }
 }
 
@@ -153,7 +156,7 @@ impl Phase {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
     /// Which pass.
-    pub phase: Phase,
+    pub phase: StoragePhase,
     /// When it started, seconds since the benchmark began.
     pub started_s: f64,
     /// How long it took, fsync included for writes.
@@ -172,7 +175,7 @@ pub struct PhaseResult {
 
 impl PhaseResult {
     /// A pass of `bytes` in `ops` calls over `seconds`, with its rates.
-    pub fn new(phase: Phase, started_s: f64, seconds: f64, bytes: u64, ops: u64) -> Self {
+    pub fn new(phase: StoragePhase, started_s: f64, seconds: f64, bytes: u64, ops: u64) -> Self {
         let s = seconds.max(1e-9);
         Self {
             phase,
@@ -199,7 +202,7 @@ pub struct RecordResult {
 
 impl RecordResult {
     /// The result of `phase`.
-    pub fn get(&self, phase: Phase) -> Option<&PhaseResult> {
+    pub fn get(&self, phase: StoragePhase) -> Option<&PhaseResult> {
         self.phases.iter().find(|p| p.phase == phase)
     }
 }
@@ -264,7 +267,7 @@ pub enum Event<'a> {
         /// Record size in bytes.
         record_bytes: u64,
         /// Which pass.
-        phase: Phase,
+        phase: StoragePhase,
     },
     /// A pass finished (called after its clock stopped, fsync included).
     PassDone {
@@ -277,7 +280,7 @@ pub enum Event<'a> {
 
 /// Run the benchmark on the real filesystem: creates the test file, runs, removes it.
 pub fn run(
-    cfg: &Config,
+    cfg: &StorageConfig,
     cancel: &CancellationToken,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<BenchResult, StorageError> {
@@ -305,10 +308,10 @@ pub fn run(
     })
 }
 
-/// The measurement loop over any [`Target`].
+/// The measurement loop over any [`BenchFile`].
 pub fn run_on(
-    cfg: &Config,
-    target: &mut dyn Target,
+    cfg: &StorageConfig,
+    target: &mut dyn BenchFile,
     cancel: &CancellationToken,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<BenchResult, StorageError> {
@@ -328,7 +331,7 @@ pub fn run_on(
         let n = cfg.size_bytes / rec;
         let mut buf = AlignedBuf::new(rec as usize);
         let mut phases = Vec::new();
-        for phase in Phase::ALL {
+        for phase in StoragePhase::ALL {
             phases.push(pass.run(phase, rec, n, &mut buf)?);
         }
         records.push(RecordResult {
@@ -363,7 +366,7 @@ struct Pass<'a> {
     done: u64,
     /// Size of the test file.
     file_bytes: u64,
-    target: &'a mut dyn Target,
+    target: &'a mut dyn BenchFile,
     cancel: &'a CancellationToken,
     events: &'a mut dyn FnMut(Event<'_>),
 }
@@ -372,7 +375,7 @@ impl Pass<'_> {
     /// One pass over `n` records of `rec` bytes, timed with its fsync.
     fn run(
         &mut self,
-        phase: Phase,
+        phase: StoragePhase,
         rec: u64,
         n: u64,
         buf: &mut AlignedBuf,
@@ -390,13 +393,13 @@ impl Pass<'_> {
             };
             io_error(phase, rec, file_bytes, at, cause)
         };
-        if phase == Phase::Write {
+        if phase == StoragePhase::Write {
             self.target.truncate().map_err(|e| io_err(0, e))?;
         }
         self.target.reopen().map_err(|e| io_err(0, e))?;
         let order: Vec<u64> = match phase {
-            Phase::RandomRead => shuffled(n, 0x5eed ^ rec),
-            Phase::RandomWrite => shuffled(n, 0xbeef ^ rec),
+            StoragePhase::RandomRead => shuffled(n, 0x5eed ^ rec),
+            StoragePhase::RandomWrite => shuffled(n, 0xbeef ^ rec),
             _ => (0..n).collect(),
         };
         (self.events)(Event::PassStarting {
@@ -457,7 +460,7 @@ fn file_size_limit() -> Option<u64> {
 /// What an I/O error during a pass means: the file size limit (EFBIG: `ulimit -f`, with
 /// SIGXFSZ ignored), the test file swapped for another, or a plain I/O error.
 fn io_error(
-    phase: Phase,
+    phase: StoragePhase,
     rec: u64,
     file_bytes: u64,
     offset: u64,
@@ -506,13 +509,13 @@ mod tests {
 
     #[test]
     fn units() {
-        let p = PhaseResult::new(Phase::Read, 0.0, 2.0, 100 << 20, 25600);
+        let p = PhaseResult::new(StoragePhase::Read, 0.0, 2.0, 100 << 20, 25600);
         assert_eq!(p.kib_per_s, 51200.0);
         assert!((p.mb_per_s - 52.4288).abs() < 1e-9);
         assert_eq!(p.iops, 12800.0);
         // 100 MiB is 6.25 records of 16 MiB: whole records only, as iozone does.
         assert_eq!(
-            Config::new("/x").total_bytes(),
+            StorageConfig::new("/x").total_bytes(),
             6 * (100 << 20) + 6 * (6 * (16 << 20))
         );
     }
@@ -520,7 +523,7 @@ mod tests {
     #[test]
     fn a_small_real_run_leaves_nothing_behind() {
         let d = tempfile::tempdir().unwrap();
-        let mut c = Config::new(d.path());
+        let mut c = StorageConfig::new(d.path());
         c.size_bytes = 1 << 20;
         c.records = vec![4 << 10, 256 << 10];
         let mut last = 0;
@@ -569,7 +572,7 @@ mod tests {
         errno: i32,
     }
 
-    impl Target for Faulty {
+    impl BenchFile for Faulty {
         fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
             if self.ok_writes == 0 {
                 return Err(io::Error::from_raw_os_error(self.errno));
@@ -597,7 +600,7 @@ mod tests {
     #[test]
     fn eio_mid_run_is_reported_and_the_file_removed() {
         let d = tempfile::tempdir().unwrap();
-        let mut c = Config::new(d.path());
+        let mut c = StorageConfig::new(d.path());
         c.size_bytes = 1 << 20;
         c.records = vec![64 << 10];
         let err = {
@@ -631,7 +634,7 @@ mod tests {
     #[test]
     fn efbig_is_the_file_size_limit() {
         let d = tempfile::tempdir().unwrap();
-        let mut c = Config::new(d.path());
+        let mut c = StorageConfig::new(d.path());
         c.size_bytes = 1 << 20;
         c.records = vec![64 << 10];
         let err = {
@@ -665,7 +668,7 @@ mod tests {
     #[test]
     fn cancellation_stops_between_records() {
         let d = tempfile::tempdir().unwrap();
-        let mut c = Config::new(d.path());
+        let mut c = StorageConfig::new(d.path());
         c.size_bytes = 1 << 20;
         c.records = vec![4 << 10];
         let t = CancellationToken::new();

@@ -21,7 +21,7 @@ pub fn configure(
     size_bytes: u64,
     records: &[u64],
     notes: &mut Vec<String>,
-) -> anyhow::Result<engine::Config> {
+) -> anyhow::Result<engine::StorageConfig> {
     let dir: PathBuf = match path {
         Some(p) => p.to_path_buf(),
         None => std::env::current_dir()?,
@@ -37,7 +37,7 @@ pub fn configure(
         }
         Err(e) => anyhow::bail!("cannot use {}: {e}", dir.display()),
     };
-    let mut cfg = engine::Config::new(&dir);
+    let mut cfg = engine::StorageConfig::new(&dir);
     cfg.size_bytes = size_bytes;
     if records.is_empty() {
         // Like iozone -a: default record sizes larger than the file are skipped.
@@ -56,7 +56,7 @@ pub fn configure(
         cfg.fstype = inventory::landing(root, &dir).fstype;
     }
     // Validate the arguments and the directory before touching anything in it.
-    engine::preflight(&engine::Config {
+    engine::preflight(&engine::StorageConfig {
         check_space: false,
         ..cfg.clone()
     })?;

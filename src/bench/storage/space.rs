@@ -5,7 +5,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{ALIGN, Config, MARGIN, MIN_MARGIN, StorageError, size_words};
+use super::{ALIGN, MARGIN, MIN_MARGIN, StorageConfig, StorageError, size_words};
 
 /// The kernel's virtual filesystems: nothing in them is storage, and what looks like a
 /// file there is kernel state (writing to it as root can change the system). By the
@@ -92,7 +92,7 @@ pub fn available_bytes(dir: &Path) -> io::Result<u64> {
 /// Is there room for the test file? Pure: the decision from the filesystem's figures and
 /// (for ramfs, which reports no size and has no limit) the RAM available. Returns notes
 /// the user must see.
-pub fn check_space(cfg: &Config, space: FsSpace) -> Result<Vec<String>, StorageError> {
+pub fn check_space(cfg: &StorageConfig, space: FsSpace) -> Result<Vec<String>, StorageError> {
     if space.total_bytes == 0 {
         let need = cfg.size_bytes.saturating_add(MARGIN);
         // ramfs: statvfs says 0 of 0 blocks, yet writes succeed until RAM runs out.
@@ -131,7 +131,7 @@ pub fn check_space(cfg: &Config, space: FsSpace) -> Result<Vec<String>, StorageE
 
 /// Record sizes that do not divide the file size: like iozone, only whole records are
 /// moved, so those passes cover less than the file. One note per such record size.
-pub fn coverage_notes(cfg: &Config) -> Vec<String> {
+pub fn coverage_notes(cfg: &StorageConfig) -> Vec<String> {
     cfg.records
         .iter()
         .filter(|&&r| r > 0 && cfg.size_bytes % r != 0)
@@ -149,7 +149,7 @@ pub fn coverage_notes(cfg: &Config) -> Vec<String> {
 
 /// Check the configuration and the directory. Returns notes for the user (a filesystem
 /// without a size limit); refuses what cannot or must not run.
-pub fn preflight(cfg: &Config) -> Result<Vec<String>, StorageError> {
+pub fn preflight(cfg: &StorageConfig) -> Result<Vec<String>, StorageError> {
     if cfg.records.is_empty() {
         return Err(StorageError::BadConfig("no record size given".into()));
     }
@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn bad_configs_are_refused() {
         let d = tempfile::tempdir().unwrap();
-        let mut c = Config::new(d.path());
+        let mut c = StorageConfig::new(d.path());
         c.records = vec![1000];
         assert!(matches!(preflight(&c), Err(StorageError::BadConfig(m)) if m.contains("4 KiB")));
         c.records = vec![];
@@ -220,13 +220,13 @@ mod tests {
         assert!(matches!(preflight(&c), Err(StorageError::BadConfig(m)) if m.contains("larger")));
         let f = d.path().join("file");
         std::fs::write(&f, b"x").unwrap();
-        let c = Config::new(&f);
+        let c = StorageConfig::new(&f);
         assert!(matches!(preflight(&c), Err(StorageError::NotADirectory(_))));
     }
 
     #[test]
     fn space_checks() {
-        let mut c = Config::new("/x");
+        let mut c = StorageConfig::new("/x");
         c.size_bytes = 16 << 20;
         let full = FsSpace {
             avail_bytes: 8 << 20,
@@ -278,7 +278,7 @@ mod tests {
     /// refused for wanting 88 MiB; it fits with the 2 MiB margin, 61 MiB does not.
     #[test]
     fn small_filesystem_with_a_small_margin() {
-        let mut c = Config::new("/x");
+        let mut c = StorageConfig::new("/x");
         let tmpfs = FsSpace {
             avail_bytes: 62 << 20,
             total_bytes: 64 << 20,
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn whole_records_only_is_said() {
-        let mut c = Config::new("/x");
+        let mut c = StorageConfig::new("/x");
         assert_eq!(
             coverage_notes(&c),
             [

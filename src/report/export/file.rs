@@ -203,7 +203,7 @@ impl AtomicFile {
             Kind::Replace(t) => t,
         };
         match crate::files::replace(target, bytes) {
-            Err(e) if e.step == crate::files::Step::CreateTemp && target.exists() => {
+            Err(e) if e.step == crate::files::ReplaceStep::CreateTemp && target.exists() => {
                 rewrite_after(target, kept, &bytes[kept..])
             }
             r => r.map_err(|e| e.source),

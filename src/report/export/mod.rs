@@ -9,6 +9,7 @@
 
 mod console;
 pub mod file;
+mod graph_html;
 mod json;
 mod log;
 mod markdown;
@@ -20,6 +21,7 @@ use anyhow::Context;
 
 pub use self::console::ConsoleSummary;
 pub use self::file::AtomicFile;
+pub use self::graph_html::GraphHtml;
 pub use self::json::Json;
 pub use self::log::Log;
 pub use self::markdown::Markdown;
@@ -60,7 +62,7 @@ impl Format {
             Format::Json => Box::new(Json),
             Format::Markdown => Box::new(Markdown { no_redact: false }),
             Format::MarkdownUnredacted => Box::new(Markdown { no_redact: true }),
-            Format::GraphHtml => Box::new(crate::report::graph::GraphHtml),
+            Format::GraphHtml => Box::new(GraphHtml),
         }
     }
 }

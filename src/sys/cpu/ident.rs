@@ -1,7 +1,7 @@
 //! What kind of core each CPU is, decoded from the *content* of `/proc/cpuinfo` (never from
 //! the host's architecture, so an ARM cpuinfo decodes correctly on an x86 machine).
 //!
-//! - Arm: MIDR implementer/part → name ([`midr`]), stepping `rXpY` from variant/revision;
+//! - Arm: MIDR implementer/part → name ([`midr`](super::midr)), stepping `rXpY` from variant/revision;
 //! - RISC-V: machine ID registers, `uarch`, `model name`, else the raw `isa` ([`riscv`]);
 //! - x86: the `model name` shortened as sbc-bench prints it ([`x86`]); the hybrid
 //!   P-core/E-core split needs sysfs and is applied by `Topology::read`;

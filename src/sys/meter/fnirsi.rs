@@ -117,7 +117,7 @@ pub fn request(cmd: u8) -> [u8; REPORT_LEN] {
 
 /// One sample: bus voltage and current.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
+pub struct FnirsiSample {
     /// Volts.
     pub volts: f64,
     /// Amperes.
@@ -126,7 +126,7 @@ pub struct Sample {
 
 /// Why a report was not used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skip {
+pub enum FnirsiSkip {
     /// Not `aa`-framed or not 64 bytes.
     NotAReport,
     /// A report of another type than data (`04`).
@@ -136,26 +136,26 @@ pub enum Skip {
 }
 
 /// Decode a data report into its four samples.
-pub fn decode(report: &[u8]) -> Result<[Sample; SAMPLES_PER_REPORT], Skip> {
+pub fn decode(report: &[u8]) -> Result<[FnirsiSample; SAMPLES_PER_REPORT], FnirsiSkip> {
     if report.len() != REPORT_LEN || report[0] != 0xaa {
-        return Err(Skip::NotAReport);
+        return Err(FnirsiSkip::NotAReport);
     }
     if report[1] != 0x04 {
-        return Err(Skip::NotData(report[1]));
+        return Err(FnirsiSkip::NotData(report[1]));
     }
     if crc8(&report[1..REPORT_LEN - 1]) != report[REPORT_LEN - 1] {
-        return Err(Skip::BadCrc);
+        return Err(FnirsiSkip::BadCrc);
     }
     let u32_at = |o: usize| {
         u32::from_le_bytes([report[o], report[o + 1], report[o + 2], report[o + 3]]) as f64
     };
-    let mut out = [Sample {
+    let mut out = [FnirsiSample {
         volts: 0.0,
         amps: 0.0,
     }; SAMPLES_PER_REPORT];
     for (i, s) in out.iter_mut().enumerate() {
         let o = 2 + 15 * i;
-        *s = Sample {
+        *s = FnirsiSample {
             volts: u32_at(o) / 1e5,
             amps: u32_at(o + 4) / 1e5,
         };
@@ -439,11 +439,11 @@ mod tests {
         assert!((s[0].volts - 5.1).abs() < 1e-9 && (s[3].amps - 0.85).abs() < 1e-9);
         let mut bad = r;
         bad[5] ^= 1;
-        assert_eq!(decode(&bad), Err(Skip::BadCrc));
+        assert_eq!(decode(&bad), Err(FnirsiSkip::BadCrc));
         let mut other = r;
         other[1] = 0x03;
-        assert_eq!(decode(&other), Err(Skip::NotData(3)));
-        assert_eq!(decode(&r[..10]), Err(Skip::NotAReport));
+        assert_eq!(decode(&other), Err(FnirsiSkip::NotData(3)));
+        assert_eq!(decode(&r[..10]), Err(FnirsiSkip::NotAReport));
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub fn reading(
 
 /// An hwmon power sensor as a meter.
 #[derive(Debug)]
-pub struct Hwmon {
+pub struct HwmonMeter {
     root: SysRoot,
     node: String,
     name: String,
@@ -92,7 +92,7 @@ pub struct Hwmon {
     amps: String,
 }
 
-impl Hwmon {
+impl HwmonMeter {
     /// The sensor whose node (`hwmon2`) or `name` (`ina226`) is `name`, channel `channel`.
     pub fn open(root: &SysRoot, name: &str, channel: u32) -> Result<Self, MeterError> {
         let all = nodes(root);
@@ -132,7 +132,7 @@ impl Hwmon {
                 node_name.as_deref().unwrap_or("?")
             )));
         };
-        Ok(Hwmon {
+        Ok(HwmonMeter {
             root: root.clone(),
             node: node.clone(),
             name: node_name.clone().unwrap_or_else(|| node.clone()),
@@ -144,7 +144,7 @@ impl Hwmon {
     }
 }
 
-impl PowerMeter for Hwmon {
+impl PowerMeter for HwmonMeter {
     fn describe(&self) -> String {
         let how = match self.source {
             Source::Power(_) => "power",
@@ -204,13 +204,13 @@ mod tests {
         ]);
         let root = SysRoot::new(d.path());
         assert_eq!(power_sensors(&root), vec!["ina226".to_string()]);
-        let mut m = Hwmon::open(&root, "ina226", 1).unwrap();
+        let mut m = HwmonMeter::open(&root, "ina226", 1).unwrap();
         let r = m.read().unwrap();
         assert_eq!(r.mw, 4675.0);
         assert_eq!(r.volts, Some(5.087));
         assert_eq!(m.describe(), "INA226 (hwmon2, channel 1, power)");
         // The node name works too.
-        assert!(Hwmon::open(&root, "hwmon2", 1).is_ok());
+        assert!(HwmonMeter::open(&root, "hwmon2", 1).is_ok());
     }
 
     /// The INA3221 has three channels and no power file: bus mV × mA of the channel.
@@ -224,19 +224,21 @@ mod tests {
             ("sys/class/hwmon/hwmon1/curr2_input", "-150\n"),
         ]);
         let root = SysRoot::new(d.path());
-        let mut m = Hwmon::open(&root, "ina3221", 1).unwrap();
+        let mut m = HwmonMeter::open(&root, "ina3221", 1).unwrap();
         assert!((m.read().unwrap().mw - 5.104 * 612.0).abs() < 1e-6);
-        let mut m2 = Hwmon::open(&root, "ina3221", 2).unwrap();
+        let mut m2 = HwmonMeter::open(&root, "ina3221", 2).unwrap();
         assert!((m2.read().unwrap().mw - 270.0).abs() < 1e-6);
         assert_eq!(m2.describe(), "INA3221 (hwmon1, channel 2, V × I)");
-        let e = Hwmon::open(&root, "ina3221", 3).unwrap_err().to_string();
+        let e = HwmonMeter::open(&root, "ina3221", 3)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no power3_input"), "{e}");
     }
 
     #[test]
     fn a_missing_sensor_names_what_is_there() {
         let d = tree(&[("sys/class/hwmon/hwmon0/name", "cpu_thermal\n")]);
-        let e = Hwmon::open(&SysRoot::new(d.path()), "ina219", 1)
+        let e = HwmonMeter::open(&SysRoot::new(d.path()), "ina219", 1)
             .unwrap_err()
             .to_string();
         assert_eq!(

@@ -191,7 +191,9 @@ pub fn open(spec: &str, root: &SysRoot) -> Result<Box<dyn PowerMeter>, MeterErro
 pub fn open_spec(spec: &MeterSpec, root: &SysRoot) -> Result<Box<dyn PowerMeter>, MeterError> {
     let mut meter: Box<dyn PowerMeter> = match spec {
         MeterSpec::Netio { host, socket } => Box::new(netio::Netio::open(host, *socket)?),
-        MeterSpec::Hwmon { name, channel } => Box::new(hwmon::Hwmon::open(root, name, *channel)?),
+        MeterSpec::Hwmon { name, channel } => {
+            Box::new(hwmon::HwmonMeter::open(root, name, *channel)?)
+        }
         MeterSpec::Rapl { zone } => Box::new(rapl::Rapl::open(root, zone.as_deref())?),
         MeterSpec::Pi5Pmic => Box::new(pmic::Pi5Pmic::open(root)?),
         MeterSpec::Fnirsi { node } => Box::new(fnirsi::Fnirsi::open(root, node.as_deref())?),

@@ -1,7 +1,8 @@
-//! From a finished run to sbc-bench's "Results validation" list and the Results.md row.
+//! From a finished run to sbc-bench's "Results validation" list and the Results.md row: the
+//! judgement of a whole run report (the per-check rules it applies are in `validate`).
 
 use crate::diagnose::throttle::{self, PiThrottled};
-use crate::diagnose::validate::{self, ClockCheck as AdvertisedCheck, SwapState};
+use crate::diagnose::validate::{self, ClockVerdict, SwapState};
 use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::record::finding::FindingCode;
@@ -175,7 +176,7 @@ pub fn findings(
 }
 
 /// Advertised vs measured, before (cold) and after (hot), per clock-checked CPU.
-fn advertised_checks(r: &RunReport) -> Vec<AdvertisedCheck> {
+fn advertised_checks(r: &RunReport) -> Vec<ClockVerdict> {
     r.results
         .clock_cold
         .iter()
@@ -188,7 +189,7 @@ fn advertised_checks(r: &RunReport) -> Vec<AdvertisedCheck> {
                 .find(|h| h.target.cpu == c.target.cpu)
                 .and_then(max_measured)
                 .and_then(|(_, m)| m);
-            Some(AdvertisedCheck {
+            Some(ClockVerdict {
                 label: match &c.target.core_type {
                     Some(t) => format!("cpu{}, {t}", c.target.cpu),
                     None => format!("cpu{}", c.target.cpu),
@@ -455,7 +456,7 @@ fn aes256_16k(r: &RunReport) -> Option<f64> {
 }
 
 /// [`aes256_16k`] of one table.
-pub(crate) fn aes256_16k_of(rows: &[crate::bench::aes::suite::Row]) -> Option<f64> {
+pub(crate) fn aes256_16k_of(rows: &[crate::bench::aes::suite::AesSuiteRow]) -> Option<f64> {
     use crate::bench::aes::Algorithm;
     let mut per_cpu: Vec<(u32, f64, u32)> = Vec::new();
     for row in rows
@@ -484,8 +485,8 @@ pub(crate) fn aes256_16k_of(rows: &[crate::bench::aes::suite::Row]) -> Option<f6
 mod tests {
     use super::*;
 
-    fn aes_row(cpu: u32, tag: &str, k16: f64) -> crate::bench::aes::suite::Row {
-        crate::bench::aes::suite::Row {
+    fn aes_row(cpu: u32, tag: &str, k16: f64) -> crate::bench::aes::suite::AesSuiteRow {
+        crate::bench::aes::suite::AesSuiteRow {
             algorithm: crate::bench::aes::Algorithm::Aes256Cbc,
             cpu,
             tag: tag.into(),

@@ -1,0 +1,55 @@
+//! The report page's two forms, HTML and Markdown, drawn from the one table model
+//! (`report::page_table`): tested here, beside both, so neither form's module imports the
+//! other.
+
+use crate::report::page::ReportData;
+use crate::report::page_table::*;
+use crate::record::read::{fixture_rock5b, fixture_rock5b_openssl};
+use crate::report::{html, page_md};
+
+/// The tables both forms draw (the page shows the bandwidth and the comparison as
+/// bar charts only).
+fn tables(d: &ReportData) -> Vec<PageTable> {
+    let mut t = vec![summary(d), topology(d), clocks(d), aes(d), sevenzip(d)];
+    t.extend(d.latency.iter().map(latency));
+    t.extend(d.monitor.iter().map(phases));
+    t
+}
+
+#[test]
+fn the_page_and_its_markdown_draw_the_same_tables() {
+    let d = ReportData::from_run(&fixture_rock5b());
+    let (page, md) = (html::render(&d), page_md::render(&d));
+    for t in tables(&d) {
+        assert!(!t.is_empty(), "{:?}", t.head);
+        for row in t.rows.iter().take(3) {
+            let escaped: Vec<String> =
+                row.iter().map(|c| crate::report::svg::escape(c)).collect();
+            let html_row = format!("<td>{}</td>", escaped[0]);
+            assert!(page.contains(&html_row), "{html_row}");
+            let md_row = format!("| {} |", row.join(" | ").replace('\n', " "));
+            assert!(md.contains(&md_row), "{md_row}");
+        }
+    }
+}
+
+/// Issue 28: a run that measured AES with OpenSSL had "No chart: no AES results in the
+/// run" on its page and no AES table in its Markdown.
+#[test]
+fn openssl_aes_rows_are_on_the_page_and_in_the_markdown() {
+    for both in [false, true] {
+        let d = ReportData::from_run(&fixture_rock5b_openssl(both));
+        let (page, md) = (html::render(&d), page_md::render(&d));
+        assert!(!page.contains("no AES results"), "{page}");
+        assert!(page.contains("<td>aes-256-cbc (OpenSSL)</td>"));
+        assert!(
+            md.contains("| aes-256-cbc (OpenSSL) | cpu4-5 (Cortex-A76) |"),
+            "{md}"
+        );
+        assert_eq!(
+            md.contains("| aes-256-cbc | cpu4-5 (Cortex-A76) |"),
+            both,
+            "{md}"
+        );
+    }
+}
