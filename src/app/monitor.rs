@@ -129,7 +129,7 @@ fn banner(root: &SysRoot, setup: &Setup) -> Banner {
         kernel_arch: board::kernel_machine(root, &board::HostFacts::read(root)),
         virt: board::Virtualization::detect(
             root,
-            board::Device::read(root).dmi.as_ref(),
+            board::BoardDevice::read(root).dmi.as_ref(),
             board::kernel_release(root).as_deref(),
         )
         .systemd_name(),

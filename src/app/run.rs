@@ -57,4 +57,3 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
         &mut StandardRun(Standard),
     )
 }
-

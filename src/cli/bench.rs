@@ -20,7 +20,7 @@ pub enum BenchCommand {
     /// Measure real clock speeds (and walk every cpufreq OPP with root).
     Clock(ClockArgs),
     /// Memory bandwidth (tinymembench semantics).
-    Membw(CommonArgs),
+    Membw(BenchCommonArgs),
     /// Memory latency (tinymembench and ramlat tables).
     Memlat(MemlatArgs),
     /// AES throughput as `openssl speed` prints it.
@@ -33,7 +33,7 @@ pub enum BenchCommand {
 
 /// Options every benchmark takes.
 #[derive(Debug, Clone, Args, Default)]
-pub struct CommonArgs {
+pub struct BenchCommonArgs {
     /// Pin to these CPUs (`1`, `0,4`, `0-3`); default: the first CPU of each cluster.
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub cpus: Option<String>,
@@ -78,7 +78,7 @@ impl AesArgs {
     }
 }
 
-impl CommonArgs {
+impl BenchCommonArgs {
     /// `--cpus`, parsed; a bad list is a usage error in clap's words.
     pub fn requested_cpus(&self) -> Result<Option<Vec<u32>>, UsageError> {
         let Some(s) = self.cpus.as_deref() else {
@@ -95,7 +95,7 @@ impl CommonArgs {
 pub struct ClockArgs {
     /// Options every benchmark takes.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub common: BenchCommonArgs,
 
     /// Skip cpufreq OPPs above this many kHz; default: the `MaxKHz` environment variable
     /// as in sbc-bench (empty = unset).
@@ -117,7 +117,7 @@ pub struct ClockArgs {
 pub struct MemlatArgs {
     /// Options every benchmark takes.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub common: BenchCommonArgs,
 
     /// Do not ask for huge pages at all: one tinymembench table, in memory the kernel's THP
     /// policy backs (ramlat always runs that way, as in sbc-bench).
@@ -139,7 +139,7 @@ pub struct MemlatArgs {
 pub struct AesArgs {
     /// Options every benchmark takes.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub common: BenchCommonArgs,
 
     /// sbc-bench's extensive mode: also AES-256-GCM, and "fully parallel" rows (one thread
     /// per core).
@@ -167,7 +167,7 @@ pub fn parse_aes_algorithm(s: &str) -> Result<crate::bench::aes::Algorithm, Stri
 pub struct CompressArgs {
     /// Options every benchmark takes.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub common: BenchCommonArgs,
 
     /// Native LZMA only: do not run 7-Zip's benchmark even when it is installed.
     #[arg(long)]
@@ -202,8 +202,8 @@ pub struct ScryptArgs {
 
 impl ScryptArgs {
     /// The options every benchmark takes, for choosing CPUs.
-    pub fn common(&self) -> CommonArgs {
-        CommonArgs {
+    pub fn common(&self) -> BenchCommonArgs {
+        BenchCommonArgs {
             cpus: self.cpus.clone(),
             quick: self.quick,
             json: self.json,

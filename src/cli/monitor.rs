@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::cli::{MonitorArgs, UsageError, invalid_value, power_spec};
-use crate::metrics::prometheus::{ExportArgs, parse_listen};
+use crate::metrics::prometheus::{MetricsExportArgs, parse_listen};
 use crate::monitor::{MonitorConfig, SampleSpec};
 use crate::sys::root::SysRoot;
 
@@ -15,7 +15,7 @@ pub struct MonitorOptions {
     /// The arguments as given (interval, count, table and JSON switches).
     pub args: MonitorArgs,
     /// What to export, `None` without `--prometheus` and `--textfile`.
-    pub export: Option<ExportArgs>,
+    pub export: Option<MetricsExportArgs>,
     /// The power meter to open (`--power`, else sbc-bench's `Netio=HOST/SOCKET`).
     pub power: Option<String>,
 }
@@ -54,7 +54,7 @@ impl MonitorOptions {
 
 /// `--prometheus`, `--textfile`, `--scores` and `--quiet` checked (the reason in clap's
 /// words on a bad one); `None` when neither `--prometheus` nor `--textfile` is given.
-pub fn export_args(args: &MonitorArgs) -> Result<Option<ExportArgs>, UsageError> {
+pub fn export_args(args: &MonitorArgs) -> Result<Option<MetricsExportArgs>, UsageError> {
     let listen = match &args.prometheus {
         Some(v) => Some(
             parse_listen(v).map_err(|why| invalid_value(v, "--prometheus <[ADDR:]PORT>", &why))?,
@@ -79,7 +79,7 @@ pub fn export_args(args: &MonitorArgs) -> Result<Option<ExportArgs>, UsageError>
         }
         return Ok(None);
     }
-    Ok(Some(ExportArgs {
+    Ok(Some(MetricsExportArgs {
         listen,
         textfile: args.textfile.clone(),
         scores: args.scores.clone(),

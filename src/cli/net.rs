@@ -41,7 +41,7 @@ pub enum NetCommand {
 
 /// Options both ends share.
 #[derive(Debug, Clone, Args)]
-pub struct CommonArgs {
+pub struct NetCommonArgs {
     /// Port of the server.
     #[arg(short = 'p', long, default_value_t = 5201, value_name = "PORT")]
     pub port: u16,
@@ -76,7 +76,7 @@ pub fn parse_affinity(s: &str) -> Result<CpuList, String> {
 pub struct ServerArgs {
     /// Common options.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub common: NetCommonArgs,
     /// Listen only on this address or host name (default: every address, as iperf3).
     #[arg(short = 'B', long, value_name = "ADDR")]
     pub bind: Option<String>,
@@ -106,7 +106,7 @@ pub struct ClientArgs {
     pub host: String,
     /// Common options.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub common: NetCommonArgs,
     /// Seconds to transmit (0 = until stopped with Ctrl-C).
     #[arg(short = 't', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=86_400), value_name = "SECS")]
     pub time: u32,

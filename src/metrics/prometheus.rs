@@ -91,7 +91,7 @@ pub fn power_now(p: &crate::sys::meter::sampler::PowerColumn) -> Option<PowerNow
 }
 
 /// Reads and renders the metrics once per interval.
-pub struct Exporter {
+pub struct MetricsCollector {
     root: SysRoot,
     policies: Vec<Policy>,
     topology: Topology,
@@ -101,7 +101,7 @@ pub struct Exporter {
     scores: Option<Scores>,
 }
 
-impl Exporter {
+impl MetricsCollector {
     /// For the monitor's `setup`; `scores` is `--scores FILE`.
     pub fn new(root: &SysRoot, setup: &Setup, interval_s: f64, scores: Option<PathBuf>) -> Self {
         // The Pi 5's PMIC through vcgencmd, on the live system only and only where
@@ -115,7 +115,7 @@ impl Exporter {
         } else {
             None
         };
-        Exporter {
+        MetricsCollector {
             root: root.clone(),
             policies: setup.policies.clone(),
             topology: setup.topology.clone(),
@@ -199,7 +199,7 @@ impl Exporter {
 
 /// `monitor`'s exporting: the exporter, the server and the textfile directory.
 pub struct Export {
-    exporter: Exporter,
+    exporter: MetricsCollector,
     server: Option<super::http::MetricsServer>,
     textfile: Option<PathBuf>,
     textfile_failing: bool,
@@ -208,7 +208,7 @@ pub struct Export {
 /// `--prometheus`, `--textfile`, `--scores` and `--quiet` checked before anything starts
 /// (by `cli::monitor`).
 #[derive(Debug, Clone)]
-pub struct ExportArgs {
+pub struct MetricsExportArgs {
     /// Where to listen.
     pub listen: Option<SocketAddr>,
     /// The textfile collector's directory.
@@ -223,11 +223,11 @@ impl Export {
         root: &SysRoot,
         setup: &Setup,
         interval_s: f64,
-        args: ExportArgs,
+        args: MetricsExportArgs,
         power: Option<PowerNow>,
     ) -> anyhow::Result<Self> {
         use anyhow::Context;
-        let mut exporter = Exporter::new(root, setup, interval_s, args.scores);
+        let mut exporter = MetricsCollector::new(root, setup, interval_s, args.scores);
         let text = exporter.render(None, power);
         let server = match args.listen {
             Some(addr) => {
@@ -373,7 +373,7 @@ mod tests {
             "/tests/fixtures/sysroots/rock-5b"
         ));
         let setup = Setup::discover(&root, false);
-        let mut ex = Exporter::new(&root, &setup, 5.0, None);
+        let mut ex = MetricsCollector::new(&root, &setup, 5.0, None);
         let text = ex.render(None, None);
         prometheus::check_format(&text).unwrap();
         assert!(

@@ -580,11 +580,11 @@ mod tests {
                 name: "cpu0-3".into(),
                 columns: vec!["1x32".into(), "2x32".into()],
                 rows: vec![
-                    LatencyRow {
+                    LatencyCell {
                         size_bytes: 4096,
                         ns: vec![1.7, 1.8],
                     },
-                    LatencyRow {
+                    LatencyCell {
                         size_bytes: 64 << 20,
                         ns: vec![99.0, 110.0],
                     },

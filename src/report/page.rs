@@ -163,7 +163,7 @@ pub struct ClockCurve {
 
 /// One row of ramlat's table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LatencyRow {
+pub struct LatencyCell {
     /// Block size, bytes.
     pub size_bytes: u64,
     /// Latency per column, ns.
@@ -178,7 +178,7 @@ pub struct LatencyCurve {
     /// ramlat's columns (`1x32`, `2x32`…).
     pub columns: Vec<String>,
     /// Rows by size.
-    pub rows: Vec<LatencyRow>,
+    pub rows: Vec<LatencyCell>,
 }
 
 /// One bandwidth figure.
@@ -570,10 +570,10 @@ fn latency(results: &Results, topo: &Topo) -> Vec<LatencyCurve> {
         .iter()
         .filter_map(|m| {
             let r = m.result.as_ref()?.ramlat.as_ref()?;
-            let rows: Vec<LatencyRow> = r
+            let rows: Vec<LatencyCell> = r
                 .rows
                 .iter()
-                .map(|row| LatencyRow {
+                .map(|row| LatencyCell {
                     size_bytes: row.size_bytes,
                     ns: row.ns.clone(),
                 })

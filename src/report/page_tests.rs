@@ -2,9 +2,9 @@
 //! (`report::page_table`): tested here, beside both, so neither form's module imports the
 //! other.
 
+use crate::record::read::{fixture_rock5b, fixture_rock5b_openssl};
 use crate::report::page::ReportData;
 use crate::report::page_table::*;
-use crate::record::read::{fixture_rock5b, fixture_rock5b_openssl};
 use crate::report::{html, page_md};
 
 /// The tables both forms draw (the page shows the bandwidth and the comparison as
@@ -23,8 +23,7 @@ fn the_page_and_its_markdown_draw_the_same_tables() {
     for t in tables(&d) {
         assert!(!t.is_empty(), "{:?}", t.head);
         for row in t.rows.iter().take(3) {
-            let escaped: Vec<String> =
-                row.iter().map(|c| crate::report::svg::escape(c)).collect();
+            let escaped: Vec<String> = row.iter().map(|c| crate::report::svg::escape(c)).collect();
             let html_row = format!("<td>{}</td>", escaped[0]);
             assert!(page.contains(&html_row), "{html_row}");
             let md_row = format!("| {} |", row.join(" | ").replace('\n', " "));

@@ -25,25 +25,25 @@ pub const PREFIX: &str = "sbc_bench_";
 
 /// A metric family's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum MetricKind {
     /// A value that goes up and down.
     Gauge,
     /// A value that only grows (name ends in `_total`).
     Counter,
 }
 
-impl Kind {
+impl MetricKind {
     fn word(self) -> &'static str {
         match self {
-            Kind::Gauge => "gauge",
-            Kind::Counter => "counter",
+            MetricKind::Gauge => "gauge",
+            MetricKind::Counter => "counter",
         }
     }
 }
 
 /// One series: its labels (in order) and value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Series {
+pub struct MetricSeries {
     /// `(name, value)` pairs.
     pub labels: Vec<(String, String)>,
     /// The value.
@@ -58,9 +58,9 @@ pub struct Family {
     /// The `# HELP` text.
     pub help: String,
     /// Gauge or counter.
-    pub kind: Kind,
+    pub kind: MetricKind,
     /// Its series, in the order first added.
-    pub series: Vec<Series>,
+    pub series: Vec<MetricSeries>,
 }
 
 /// Metric families in the order first added.
@@ -120,19 +120,26 @@ pub fn format_value(v: f64) -> String {
 impl Exposition {
     /// Add a gauge sample.
     pub fn gauge(&mut self, name: &str, help: &str, labels: &[(&str, &str)], value: f64) {
-        self.add(name, help, Kind::Gauge, labels, value);
+        self.add(name, help, MetricKind::Gauge, labels, value);
     }
 
     /// Add a counter sample (`name` ends in `_total`).
     pub fn counter(&mut self, name: &str, help: &str, labels: &[(&str, &str)], value: f64) {
         debug_assert!(name.ends_with("_total"), "{name}");
-        self.add(name, help, Kind::Counter, labels, value);
+        self.add(name, help, MetricKind::Counter, labels, value);
     }
 
     /// Add a sample. Invalid names are dropped (a bug of the caller, never of the board's
     /// data: label values may hold anything); a sample whose labels are already there
     /// replaces that one. A family's HELP and type are those of its first sample.
-    pub fn add(&mut self, name: &str, help: &str, kind: Kind, labels: &[(&str, &str)], value: f64) {
+    pub fn add(
+        &mut self,
+        name: &str,
+        help: &str,
+        kind: MetricKind,
+        labels: &[(&str, &str)],
+        value: f64,
+    ) {
         let names_ok = valid_metric_name(name) && labels.iter().all(|(k, _)| valid_label_name(k));
         debug_assert!(names_ok, "invalid name in {name} {labels:?}");
         if !names_ok {
@@ -161,7 +168,7 @@ impl Exposition {
             .find(|s| same_labels(&s.labels, &labels))
         {
             Some(s) => s.value = value,
-            None => fam.series.push(Series { labels, value }),
+            None => fam.series.push(MetricSeries { labels, value }),
         }
     }
 
@@ -537,7 +544,7 @@ fn devfreq_metrics(e: &mut Exposition, d: &Devfreq) {
 
 /// One score of a finished run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Score {
+pub struct RunScore {
     /// The metric family (`sbc_bench_run_clock_hertz`).
     pub metric: &'static str,
     /// `benchmark` label (`libc memcpy copy`, `aes-256-cbc`, `7zip multi`).
@@ -564,7 +571,7 @@ pub struct RunScores {
     /// `ok`, `warnings` or `invalid`: the findings' worst severity.
     pub verdict: String,
     /// The scores.
-    pub scores: Vec<Score>,
+    pub scores: Vec<RunScore>,
 }
 
 /// HELP of each score family.
@@ -659,7 +666,7 @@ impl RunScores {
         let Some(value) = value.filter(|v| v.is_finite()) else {
             return;
         };
-        self.scores.push(Score {
+        self.scores.push(RunScore {
             metric,
             benchmark: bench.to_string(),
             cluster: labels.0.clone(),
@@ -1074,7 +1081,7 @@ mod tests {
             e.family("sbc_bench_cpu_below_max_seconds_total")
                 .unwrap()
                 .kind,
-            Kind::Counter
+            MetricKind::Counter
         );
     }
 

@@ -177,10 +177,10 @@ pub fn is_dmi_placeholder(s: &str) -> bool {
 
 /// The device as its firmware names it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Device {
+pub struct BoardDevice {
     /// Name to show (`Radxa ROCK 5B`, `GEEKOM GT1 Mega`), `None` when nothing tells.
     pub name: Option<String>,
-    /// Where [`Device::name`] came from.
+    /// Where [`BoardDevice::name`] came from.
     pub source: Option<NameSource>,
     /// Device-tree `model` as read.
     pub dt_model: Option<String>,
@@ -188,7 +188,7 @@ pub struct Device {
     pub dmi: Option<Dmi>,
 }
 
-impl Device {
+impl BoardDevice {
     /// Read the device name: device-tree model first (as sbc-bench), else DMI.
     pub fn read(root: &SysRoot) -> Self {
         let dt_model = root

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::board::{self, Device, Distro, HostFacts, Kernel, Userland, Virtualization};
+use crate::sys::board::{self, BoardDevice, Distro, HostFacts, Kernel, Userland, Virtualization};
 use crate::sys::cpu::ident::CpuArch;
 use crate::sys::cpu::x86;
 use crate::sys::cpu::{self, Topology};
@@ -49,7 +49,7 @@ pub struct SystemInfo {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
     /// Device name (device tree or DMI).
-    pub device: Device,
+    pub device: BoardDevice,
     /// `/etc/hostname`.
     pub hostname: Option<String>,
     /// SoC guess (`guess` is `null` when unknown).
@@ -108,7 +108,7 @@ impl SystemInfo {
         let (policies, topology) = cpu::read(root);
         let inputs = soc::read_inputs(root, &topology);
         let soc = soc::guess(&inputs);
-        let device = Device::read(root);
+        let device = BoardDevice::read(root);
         let kernel = Kernel::read(root, &host);
         let virtualization =
             Virtualization::detect(root, device.dmi.as_ref(), kernel.release.as_deref());

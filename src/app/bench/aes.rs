@@ -9,7 +9,7 @@ use crate::app::Ctx;
 use crate::bench::aes::suite::{Aes, AesResults};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
-use crate::cli::bench::{AesArgs, CommonArgs};
+use crate::cli::bench::{AesArgs, BenchCommonArgs};
 use crate::report::crypto;
 
 #[derive(Serialize)]
@@ -42,7 +42,7 @@ impl Command for AesCommand {
     type Output = AesResults;
     type Bench<'a> = Aes<'a>;
 
-    fn common(args: &AesArgs) -> CommonArgs {
+    fn common(args: &AesArgs) -> BenchCommonArgs {
         args.common.clone()
     }
 

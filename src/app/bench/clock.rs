@@ -4,7 +4,7 @@ use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::clock::{self, CheckInput, ClockCheck, ClockOptions, WalkOptions};
-use crate::cli::bench::{ClockArgs, CommonArgs};
+use crate::cli::bench::{BenchCommonArgs, ClockArgs};
 use crate::cli::khz_from_env;
 use crate::output::Outcome;
 use crate::report::bench_clock;
@@ -43,7 +43,7 @@ impl Command for ClockCommand {
     type Output = ClockCheck;
     type Bench<'a> = CheckInput<'a>;
 
-    fn common(args: &Self::Args) -> CommonArgs {
+    fn common(args: &Self::Args) -> BenchCommonArgs {
         args.0.common.clone()
     }
 

@@ -9,7 +9,7 @@ use crate::app::Ctx;
 use crate::bench::external::sevenzip::{self, SevenZip};
 use crate::bench::lzma::suite::{self, Compress, CompressResults, LzmaSuiteOptions};
 use crate::bench::pin::{Skipped, Target};
-use crate::cli::bench::{CommonArgs, CompressArgs};
+use crate::cli::bench::{BenchCommonArgs, CompressArgs};
 use crate::report::crypto;
 use crate::sys::memory;
 
@@ -46,7 +46,7 @@ impl Command for CompressCommand {
     type Output = CompressResults;
     type Bench<'a> = Compress<'a>;
 
-    fn common(args: &CompressArgs) -> CommonArgs {
+    fn common(args: &CompressArgs) -> BenchCommonArgs {
         args.common.clone()
     }
 

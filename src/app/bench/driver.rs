@@ -14,7 +14,7 @@ use crate::bench::Benchmark;
 use crate::bench::jobs::run_jobs;
 pub(super) use crate::bench::jobs::{Job, per_target, runs_json, suite};
 use crate::cli::UsageError;
-use crate::cli::bench::CommonArgs;
+use crate::cli::bench::BenchCommonArgs;
 use crate::shutdown;
 
 /// What one `bench …` command adds to the skeleton of [`drive`].
@@ -36,7 +36,7 @@ pub(super) trait Command: Sized {
         Self: 'a;
 
     /// `--cpus`, `--quick`, `--json`.
-    fn common(args: &Self::Args) -> CommonArgs;
+    fn common(args: &Self::Args) -> BenchCommonArgs;
     /// A usage error found once the CPUs are read, before they are judged (clock's
     /// `MaxKHz`): printed as `error: …` as clap prints its own, exit status 2.
     fn check(_args: &Self::Args) -> Result<(), String> {

@@ -4,12 +4,12 @@ use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::membw::{Membw, MembwOptions, MembwRun};
-use crate::cli::bench::CommonArgs;
+use crate::cli::bench::BenchCommonArgs;
 use crate::output::Outcome;
 use crate::report::bench_mem;
 
 /// Measure bandwidth on every target and print it.
-pub fn run(ctx: &Ctx, a: &CommonArgs) -> anyhow::Result<Outcome> {
+pub fn run(ctx: &Ctx, a: &BenchCommonArgs) -> anyhow::Result<Outcome> {
     driver::drive::<MembwCommand>(ctx, a.clone())
 }
 
@@ -20,18 +20,18 @@ struct MembwCommand {
 impl Command for MembwCommand {
     const NAME: &'static str = "membw";
     const LISTS_SKIPPED: bool = true;
-    type Args = CommonArgs;
+    type Args = BenchCommonArgs;
     type Output = MembwRun;
     type Bench<'a>
         = Membw<'a>
     where
         Self: 'a;
 
-    fn common(a: &CommonArgs) -> CommonArgs {
+    fn common(a: &BenchCommonArgs) -> BenchCommonArgs {
         a.clone()
     }
 
-    fn prepare(a: CommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
+    fn prepare(a: BenchCommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
         let opts = if a.quick {
             MembwOptions::quick()
         } else {

@@ -5,7 +5,7 @@ use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::kernels::buffer::Advice;
 use crate::bench::memlat::{self, MemPlan, Memlat, MemlatOptions, MemlatRun};
-use crate::cli::bench::{CommonArgs, MemlatArgs};
+use crate::cli::bench::{BenchCommonArgs, MemlatArgs};
 use crate::output::Outcome;
 use crate::report::bench_mem;
 use crate::sys::{membench, memory};
@@ -28,7 +28,7 @@ impl Command for MemlatCommand {
     type Output = MemlatRun;
     type Bench<'a> = Memlat<'a>;
 
-    fn common(args: &MemlatArgs) -> CommonArgs {
+    fn common(args: &MemlatArgs) -> BenchCommonArgs {
         args.common.clone()
     }
 

@@ -4,14 +4,14 @@
 use crate::app::Ctx;
 use crate::bench::placement::{NO_CPU, no_cpu_json};
 use crate::cli::UsageError;
-use crate::cli::bench::CommonArgs;
+use crate::cli::bench::BenchCommonArgs;
 use crate::output;
 use crate::output::Outcome;
 
 pub use crate::bench::placement::Resolved;
 
 /// Read the topology and choose targets; a bad `--cpus` is a usage error.
-pub fn resolve(ctx: &Ctx, common: &CommonArgs) -> Result<Resolved, UsageError> {
+pub fn resolve(ctx: &Ctx, common: &BenchCommonArgs) -> Result<Resolved, UsageError> {
     Ok(crate::bench::placement::resolve(
         &ctx.root,
         common.requested_cpus()?,

@@ -8,7 +8,7 @@ use super::pinning::Resolved;
 use crate::app::Ctx;
 use crate::bench::pin::Skipped;
 use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
-use crate::cli::bench::{CommonArgs, ScryptArgs};
+use crate::cli::bench::{BenchCommonArgs, ScryptArgs};
 use crate::report::crypto;
 
 #[derive(Serialize)]
@@ -42,7 +42,7 @@ impl Command for ScryptCommand {
     type Output = Stress;
     type Bench<'a> = Scrypt<'a>;
 
-    fn common(args: &ScryptArgs) -> CommonArgs {
+    fn common(args: &ScryptArgs) -> BenchCommonArgs {
         args.common()
     }
 

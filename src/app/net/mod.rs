@@ -12,7 +12,7 @@ use crate::bench::net::client;
 use crate::bench::net::local::{apply_affinity, resolve_bind};
 use crate::bench::net::server;
 use crate::bench::net::{NetError, Role};
-use crate::cli::net::{ClientArgs, CommonArgs, NetArgs, NetCommand, ServerArgs};
+use crate::cli::net::{ClientArgs, NetArgs, NetCommand, NetCommonArgs, ServerArgs};
 use crate::output::{self, Outcome};
 use watch::Watch;
 
@@ -44,7 +44,7 @@ pub(super) fn out(text: &str) {
 fn prepare(
     ctx: &Ctx,
     bind: Option<&str>,
-    common: &CommonArgs,
+    common: &NetCommonArgs,
 ) -> Result<Option<std::net::IpAddr>, Outcome> {
     let bind = bind.map(resolve_bind).transpose().map_err(|e| {
         error(&e);

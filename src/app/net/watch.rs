@@ -5,7 +5,7 @@ use crate::bench::net::engine::StreamThread;
 use crate::bench::net::report::{self, Iperf3Layout};
 use crate::bench::net::sampler::NetSampler;
 use crate::bench::net::{NetError, NetEvent, Role, TestReport};
-use crate::cli::net::CommonArgs;
+use crate::cli::net::NetCommonArgs;
 use crate::diagnose::net::{diagnose, observe_test};
 use crate::output;
 use crate::report::net::{cpu_line, render_findings, result_json};
@@ -16,7 +16,7 @@ use super::{error, out};
 /// What either end prints and samples while its tests run.
 pub(super) struct Watch<'a> {
     root: &'a SysRoot,
-    common: &'a CommonArgs,
+    common: &'a NetCommonArgs,
     role: Role,
     json: bool,
     diag: bool,
@@ -26,7 +26,7 @@ pub(super) struct Watch<'a> {
 }
 
 impl<'a> Watch<'a> {
-    pub(super) fn new(root: &'a SysRoot, common: &'a CommonArgs, role: Role) -> Self {
+    pub(super) fn new(root: &'a SysRoot, common: &'a NetCommonArgs, role: Role) -> Self {
         Self {
             root,
             common,
@@ -65,7 +65,8 @@ impl<'a> Watch<'a> {
                 });
                 if self.diag {
                     let iface = self.common.iface.as_deref();
-                    self.sampler = Some(NetSampler::for_streams(self.root, iface, streams, threads));
+                    self.sampler =
+                        Some(NetSampler::for_streams(self.root, iface, streams, threads));
                 }
             }
             NetEvent::Ending { threads } => self.sample(threads),
