@@ -1,6 +1,6 @@
 //! How a run talks to the user on the terminal: sbc-bench's progress lines and prompts
-//! ([`RunConsole`]) and the thermal test's temperature line rewritten in place
-//! ([`ThermalConsole`]).
+//! (`RunConsole`) and the thermal test's temperature line rewritten in place
+//! (`ThermalConsole`).
 
 use std::io::{BufRead, Write};
 

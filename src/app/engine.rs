@@ -1,7 +1,7 @@
 //! The one driver of every mode's run (run, thermal, graph, review, wrap): the output
 //! files, the power meter, the banner, the seams, the console, the engine, the outcome,
 //! the stop before benchmarking, the power section, the summary, the JSON line and the
-//! store. A command file only builds its [`ModeCommand`] from its config.
+//! store. A command file only builds its `ModeCommand` from its config.
 
 use std::io::IsTerminal;
 use std::path::Path;

@@ -26,6 +26,8 @@ pub struct KernelArgs {
     #[arg(long, value_name = "NAME")]
     pub soc: Option<String>,
 
+    // The doc comment is the --help text: its URLs stay bare there.
+    #[allow(rustdoc::bare_urls)]
     /// Read the Linux release-cycle table from FILE (endoflife.date's JSON: the API v1
     /// document of https://endoflife.date/api/v1/products/linux, or the older
     /// https://endoflife.date/api/linux.json) instead of the built-in snapshot.

@@ -180,6 +180,8 @@ pub struct MonitorArgs {
     #[arg(long, hide = true)]
     pub all_counters: bool,
 
+    // The doc comment is the --help text: `rapl[:ZONE]` is a syntax, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Read a power meter and add an mW column: netio:HOST/SOCKET, hwmon:NAME[/CHANNEL],
     /// rapl[:ZONE], pi5-pmic, fnirsi[:/dev/hidrawN] or auto (docs/POWER.md; also
     /// sbc-bench's Netio=HOST/SOCKET).

@@ -39,6 +39,8 @@ pub struct SharedArgs {
     #[arg(long, requires = "markdown")]
     pub no_redact: bool,
 
+    // The doc comment is the --help text: `rapl[:ZONE]` is a syntax, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Read a power meter during the run: idle mW, mW and energy per benchmark, MIPS per
     /// watt. netio:HOST/SOCKET, hwmon:NAME[/CHANNEL], rapl[:ZONE], pi5-pmic,
     /// fnirsi[:/dev/hidrawN] or auto (docs/POWER.md; also sbc-bench's Netio=HOST/SOCKET).

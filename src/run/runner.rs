@@ -47,7 +47,7 @@ pub trait Ui {
     fn planned(&mut self, _plan: &Plan) {}
     /// The step ended; `note` is appended after `Done` (`(results will be available in …)`).
     fn step_done(&mut self, what: &str, note: &str);
-    /// sbc-bench's "Press [ctrl]-[c] to stop or [enter] to continue." — `false` stops.
+    /// sbc-bench's "Press `[ctrl]-[c]` to stop or `[enter]` to continue." — `false` stops.
     fn confirm(&mut self, warning: &str) -> bool;
     /// A line that replaces the previous one on a terminal (the thermal test's current
     /// temperature every 2 s); a plain line elsewhere.

@@ -529,9 +529,9 @@ pub struct ChildOutput {
     pub exit: Exit,
     /// Stopped by cancellation.
     pub interrupted: bool,
-    /// The last [`PARSE_BYTES`] of stdout.
+    /// The last `PARSE_BYTES` (1 MiB) of stdout.
     pub stdout: String,
-    /// The last [`PARSE_BYTES`] of stderr.
+    /// The last `PARSE_BYTES` (1 MiB) of stderr.
     pub stderr: String,
 }
 
@@ -547,7 +547,7 @@ pub fn tail(s: &str, max: usize) -> String {
     s[i..].to_string()
 }
 
-/// Read a pipe to its end, keeping the last [`PARSE_BYTES`].
+/// Read a pipe to its end, keeping the last `PARSE_BYTES`.
 fn drain(mut r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
