@@ -85,7 +85,16 @@ cross_env() {
   if [ -n "$gcc" ]; then
     local V="${v^^}"
     echo "CARGO_TARGET_${V}_LINKER=$gcc"
-    echo "CARGO_TARGET_${V}_RUSTFLAGS=-C target-feature=+crt-static"
+    local flags="-C target-feature=+crt-static"
+    # The quick (ci-dist, opt-level 0) armv7 binary outgrew 16 MiB of text: a static
+    # glibc link then put the IRELATIVE resolvers' code beyond the Thumb-2 branch range of
+    # the .iplt at the text's start, and the binary crashed before its first syscall
+    # (qemu: SIGSEGV, si_addr 0x53). Optimised, it stays well below; release builds
+    # (opt-level 3) are unaffected.
+    if [ "${CROSS_QUICK:-0}" = 1 ] && [ "$t" = armv7-unknown-linux-gnueabihf ]; then
+      flags="$flags -C opt-level=1"
+    fi
+    echo "CARGO_TARGET_${V}_RUSTFLAGS=$flags"
   fi
 }
 

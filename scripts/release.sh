@@ -28,7 +28,7 @@ build_only=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) profile=ci-dist ;;
+    --quick) profile=ci-dist; export CROSS_QUICK=1 ;;
     --out) out="$2"; shift ;;
     --target) targets+=("$2"); shift ;;
     --no-deb) debs=0 ;;
