@@ -33,6 +33,8 @@ fn settings() -> insta::Settings {
     s.add_filter(r"Uptime: .*", "Uptime: UPTIME");
     s.add_filter(r"\t\d{2}/\d{2}/\d{2} \t", "\tMM/DD/YY \t");
     s.add_filter(r"\d{2}:\d{2}:\d{2}-\d{2}:\d{2}:\d{2}", "HH:MM:SS-HH:MM:SS");
+    // wrap's duration lines carry the day (`0.0 seconds (2026-12-03; …)`).
+    s.add_filter(r"\(\d{4}-\d{2}-\d{2}; ", "(YYYY-MM-DD; ");
     s
 }
 
