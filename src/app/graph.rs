@@ -60,11 +60,11 @@ impl ModeCommand for GraphRun {
 
     fn summary(&self, report: &RunReport, sink: &ExportSink) {
         if let Some(g) = &report.results.graph {
-            print!("\n{}", crate::report::graph::log_sections(g));
+            print!("\n{}", crate::report::page::graph::log_sections(g));
         }
         print!(
             "{}",
-            crate::report::run::validation(report, output::color())
+            crate::report::log::run::validation(report, output::color())
         );
         if let Some(l) = sink.path(Format::Log) {
             println!("Full log: {}", l.display());

@@ -17,7 +17,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> anyhow::Result<Outcome> {
         s.push('\n');
         s
     } else {
-        report::info::render(&info)
+        report::text::info::render(&info)
     };
     // `info | head` closes the pipe early: what was wanted has been read, status 0.
     output::print_or_closed(&text).context("writing to stdout")?;

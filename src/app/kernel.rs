@@ -9,7 +9,7 @@ use crate::app::Ctx;
 use crate::cli::kernel::KernelArgs;
 use crate::diagnose::kernel::{self as judge, KernelFacts, ReleaseTable};
 use crate::output::{self, Outcome};
-use crate::report::kernel::{self as text, EolData, KernelReport};
+use crate::report::text::kernel::{self as text, EolData, KernelReport};
 use crate::sys::board::HostFacts;
 use crate::sys::discover::SystemInfo;
 use crate::sys::kernel::{self as facts, Uname};

@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
     if !args.json && !args.quiet {
         let mut header = table.header();
         if let Some(p) = &power {
-            header = report::power::add_mw_column(&header, None);
+            header = report::log::power::add_mw_column(&header, None);
             if let Some(b) = p.sampler.banner() {
                 header = format!("{b}\n\n{header}");
             }
@@ -99,7 +99,7 @@ fn line(
     }
     let row = table.row(iv, &render::local_hms(iv.end_unix_ms));
     Ok(match power {
-        Some(p) => report::power::add_mw_column(&row, p.mw()),
+        Some(p) => report::log::power::add_mw_column(&row, p.mw()),
         None => row,
     })
 }
@@ -123,8 +123,11 @@ fn banner(root: &SysRoot, setup: &Setup) -> Banner {
     let g = soc::guess(&inputs);
     let cpu_name = discover::x86_cpu_name(&inputs);
     Banner {
-        soc0: inputs.soc0.as_ref().and_then(report::info::soc0_label),
-        soc: report::info::soc_label(cpu_name.as_deref(), &g),
+        soc0: inputs
+            .soc0
+            .as_ref()
+            .and_then(report::text::info::soc0_label),
+        soc: report::text::info::soc_label(cpu_name.as_deref(), &g),
         // `uname -m`, as `info` reads it.
         kernel_arch: board::kernel_machine(root, &board::HostFacts::read(root)),
         virt: board::Virtualization::detect(
@@ -134,8 +137,8 @@ fn banner(root: &SysRoot, setup: &Setup) -> Banner {
         )
         .systemd_name(),
         userland: board::Userland::read(root).map(|u| u.arch),
-        topology: report::topology::render(&setup.topology)
-            + &report::topology::notes(&setup.topology),
+        topology: report::log::topology::render(&setup.topology)
+            + &report::log::topology::notes(&setup.topology),
         thermal_source: setup.thermal.as_ref().map(|t| t.label()),
     }
 }

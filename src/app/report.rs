@@ -1,7 +1,7 @@
 //! `sbc-bench report`: the HTML (and Markdown) report of one run, from the results
 //! database, a run JSON or a log; and the page written beside the log after every run.
 //! Reading the database and the comparison with known boards are wiring here; the
-//! renderers are `report::html` and `report::page_md`.
+//! renderers are `report::page::html` and `report::page::markdown`.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +11,8 @@ use crate::cli::results::DbArg;
 use crate::output::Outcome;
 use crate::record::run::RunReport;
 use crate::report::page::{self, ComparisonView, ReportData};
+use crate::report::page::{html, markdown};
 use crate::report::redact::Known;
-use crate::report::{html, page_md};
 use crate::results::document::{self, Parsed};
 use crate::results::lookup::{self, ReportTarget};
 
@@ -70,7 +70,7 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(p) = &a.markdown {
-        if let Err(e) = write(p, &page_md::render(&d), "Markdown report") {
+        if let Err(e) = write(p, &markdown::render(&d), "Markdown report") {
             eprintln!("error: {e}");
             failed = true;
         }

@@ -1,5 +1,5 @@
 //! `sbc-bench results …`: wiring. Reading files and importing is `results::lookup`, the
-//! database `results::store`, the text `report::stored`.
+//! database `results::store`, the text `report::text::stored`.
 
 use crate::cli::UsageError;
 use crate::cli::results::{
@@ -8,7 +8,7 @@ use crate::cli::results::{
 };
 use crate::output::Outcome;
 use crate::output::schema::{self, stamp};
-use crate::report::stored;
+use crate::report::text::stored;
 use crate::results::lookup::{self, Said};
 use crate::results::store::{Entry, Store};
 

@@ -60,7 +60,7 @@ pub(crate) fn store_run(db: &Path, report: &RunReport, log: Option<&Path>) {
     // What the store indexes comes from the report itself, not from its JSON read back.
     let parsed = crate::results::document::from_run(report);
     let log = log.map(|l| l.display().to_string());
-    let log_text = crate::report::run::log(report);
+    let log_text = crate::report::log::run::log(report);
     let stored = Store::open(db).and_then(|s| {
         s.insert(&NewRun {
             source: Source::Run,

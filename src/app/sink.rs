@@ -135,13 +135,16 @@ mod tests {
         let r = fake_run(&cfg, &export_sink(&cfg, false).unwrap());
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
-            format!("{earlier}{RUN_SEPARATOR}{}", crate::report::run::log(&r))
+            format!(
+                "{earlier}{RUN_SEPARATOR}{}",
+                crate::report::log::run::log(&r)
+            )
         );
         // --log FILE: this run alone.
         let r = fake_run(&cfg, &export_sink(&cfg, true).unwrap());
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
-            crate::report::run::log(&r)
+            crate::report::log::run::log(&r)
         );
     }
 }

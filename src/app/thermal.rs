@@ -49,14 +49,17 @@ impl ModeCommand for ThermalRun {
                 color: output::color(),
             };
             print!("{}", String::from_utf8_lossy(&summary.render(report)));
-            println!("\n{}", crate::report::thermal::section(report).trim_end());
+            println!(
+                "\n{}",
+                crate::report::log::thermal::section(report).trim_end()
+            );
             return;
         }
         // As sbc-bench's TempTest: the whole log, then (ours) the verdict last.
         let text = Format::Log.exporter().render(report);
         print!("\n{}", String::from_utf8_lossy(&text));
         if let Some(v) = crate::diagnose::thermal::verdict(report) {
-            println!("\n{}", crate::report::thermal::verdict_line(&v));
+            println!("\n{}", crate::report::log::thermal::verdict_line(&v));
         }
         if let Some(l) = log {
             println!("\nFull results in {l}");

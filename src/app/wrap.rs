@@ -67,7 +67,7 @@ impl ModeCommand for WrapRun {
         let log = sink.path(Format::Log).map(|p| p.display().to_string());
         print!(
             "{}",
-            crate::report::wrap::console(report, log.as_deref(), output::color())
+            crate::report::log::wrap::console(report, log.as_deref(), output::color())
         );
     }
 }

@@ -1,7 +1,7 @@
 //! The efficiency graph as data (`sbc-bench graph`, sbc-bench's `-g`): what was asked for,
 //! and per group of CPUs tested, 7-Zip MIPS, SoC temperature and (with a power meter) mW at
 //! every cpufreq OPP, with the clock measured there. Filled in by `run::graph`, rendered by
-//! `report::graph` (sbc-bench's table, SVG charts, the HTML page).
+//! `report::page::graph` (sbc-bench's table, SVG charts, the HTML page).
 
 use std::path::PathBuf;
 

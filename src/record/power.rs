@@ -1,7 +1,7 @@
 //! Power drawn during a run, from a `--power` meter: idle before the benchmarks, the mean
 //! per phase, the energy each benchmark took, and 7-Zip's / native LZMA's MIPS per watt.
 //! Filled in by `run::power` from the meter's timestamped readings and the monitor's
-//! phases; rendered by `report::power`.
+//! phases; rendered by `report::log::power`.
 
 use serde::{Deserialize, Serialize};
 

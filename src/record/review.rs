@@ -154,17 +154,17 @@ pub struct ReviewRecord {
     /// NTFS and exFAT partitions mounted.
     #[serde(default)]
     pub challenging_mounts: Vec<crate::sys::review_state::ChallengingMount>,
-    /// The `### Kernel info:` lines (`report::kernel::review_section_lines`: command line,
+    /// The `### Kernel info:` lines (`report::text::kernel::review_section_lines`: command line,
     /// vulnerabilities, release, then sbc-bench's kernel text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kernel_info: Vec<String>,
     /// sbc-bench's line per PCIe controller with its name from `pci.ids`
-    /// (`report::pcie::controller_lines`); empty where the tree has no link state.
+    /// (`report::text::pcie::controller_lines`); empty where the tree has no link state.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcie_controllers: Vec<String>,
     /// What the review adds under `### PCIe and storage devices:` beyond sbc-bench's lines:
     /// per-link details, payload sizes and their efficiency, where each NIC/storage/USB
-    /// interrupt is served (`report::pcie::{check_lines, efficiency_note, irq_lines}`).
+    /// interrupt is served (`report::text::pcie::{check_lines, efficiency_note, irq_lines}`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcie_details: Vec<String>,
     /// The Markdown review as printed and written.

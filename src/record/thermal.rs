@@ -1,6 +1,6 @@
 //! The thermal test's settings and what it measured, as data (`sbc-bench thermal`, sbc-bench's
 //! `-t`/`-T`; `-M`, the memory-controller throttling test). Planned by `run::thermal`, judged
-//! by `diagnose::thermal`, rendered by `report::thermal`.
+//! by `diagnose::thermal`, rendered by `report::log::thermal`.
 
 use serde::{Deserialize, Serialize};
 

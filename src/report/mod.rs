@@ -1,32 +1,18 @@
-//! Exporters: pure functions from results to text that users already know how to read.
+//! Exporters: pure functions from results to text that users already know how to read,
+//! grouped by kind:
+//!
+//! - [`log`]: the sections of sbc-bench's text log (and the console summary), each mode's
+//!   log and the benchmark tables in the layouts of the tools sbc-bench runs;
+//! - [`page`]: the report of one run (`sbc-bench report`): its data, one table model, the
+//!   HTML page with inline SVG charts and its Markdown form, and the efficiency graph's page;
+//! - [`text`]: the text of the other commands (`info`, `kernel`, `net`, `storage`,
+//!   `results list/show/parse`, the review's PCIe lines);
+//! - [`export`]: the one `Exporter` trait and the sink that writes the output files;
+//! - [`prometheus`] (a wire format) and [`redact`] (shareable outputs), used by all.
 
-pub mod bench_clock;
-pub mod bench_mem;
-pub mod crypto;
 pub mod export;
-pub mod graph;
-pub mod html;
-pub mod info;
-pub mod kernel;
-pub mod log_sections;
-pub mod logsec;
-pub mod net;
+pub mod log;
 pub mod page;
-pub mod page_md;
-pub mod page_table;
-#[cfg(test)]
-mod page_tests;
-pub mod pcie;
-pub mod power;
 pub mod prometheus;
 pub mod redact;
-pub mod results_row;
-pub mod review;
-pub mod run;
-pub mod storage;
-pub mod stored;
-pub mod svg;
-pub mod thermal;
-pub mod throttle;
-pub mod topology;
-pub mod wrap;
+pub mod text;

@@ -1,10 +1,10 @@
-//! The plain views `report::stored` renders, made from the database's rows and the
+//! The plain views `report::text::stored` renders, made from the database's rows and the
 //! parsed documents (report/ sits below results/ and cannot name their types).
 
 use std::path::Path;
 
 use crate::report::page::{Bar, ComparisonView, ReportData};
-use crate::report::stored::{ListRow, ParsedView};
+use crate::report::text::stored::{ListRow, ParsedView};
 use crate::results::compare::{self, Metric, Selection};
 use crate::results::document::Parsed;
 use crate::results::export::{GeerlingExtra, geerling_yaml};

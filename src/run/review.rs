@@ -160,7 +160,7 @@ impl Mode for Review {
         rv.pcie_controllers = controllers;
         rv.pcie_details = details;
         rv.kernel_info = kernel_info(ctx, &run.report.system_before);
-        rv.markdown = crate::report::review::markdown(&run.report, &rv);
+        rv.markdown = crate::report::log::review::markdown(&run.report, &rv);
         s.ui.line(&format!("\n\n\n{}", rv.markdown));
         if let Some(f) = &self.opts.review_file {
             if let Err(e) = std::fs::write(f, &rv.markdown) {
@@ -186,7 +186,7 @@ impl Mode for Review {
 
     fn after_finish(&mut self, report: &RunReport, ui: &mut dyn Ui) {
         if let Some(rv) = &report.review {
-            ui.line(&crate::report::review::final_report(report, rv));
+            ui.line(&crate::report::log::review::final_report(report, rv));
         }
     }
 }
@@ -214,7 +214,7 @@ fn insight(
     Vec<crate::record::finding::Finding>,
 ) {
     use crate::diagnose::{governor_advice, irq_placement, pcie};
-    use crate::report::pcie as lines;
+    use crate::report::text::pcie as lines;
     let funcs = crate::sys::pci::read_functions(root);
     let checks = pcie::check(&funcs);
     let mut findings = pcie::findings(&checks);
@@ -255,12 +255,12 @@ fn kernel_info(ctx: &RunContext<'_>, info: &crate::sys::discover::SystemInfo) ->
         chrono::Local::now().date_naive()
     };
     let log = crate::sys::kernel::read_kernel_log(ctx.root);
-    let a = crate::report::kernel::assess_system(info, log.as_deref(), &table, today);
-    let facts = crate::report::kernel::ReviewKernelFacts::new(
+    let a = crate::report::text::kernel::assess_system(info, log.as_deref(), &table, today);
+    let facts = crate::report::text::kernel::ReviewKernelFacts::new(
         &info.kernel,
         crate::sys::kernel::read_vulnerabilities(ctx.root),
     );
-    crate::report::kernel::review_section_lines(&facts, &a)
+    crate::report::text::kernel::review_section_lines(&facts, &a)
 }
 
 fn is_x86(root: &SysRoot) -> bool {
@@ -361,7 +361,10 @@ fn lines(s: &str) -> Vec<String> {
 
 /// The device lines as they stand now.
 fn device_lines(root: &SysRoot) -> DeviceLines {
-    crate::report::review::device_lines(&review_state::read(root), &storage::discover(root).devices)
+    crate::report::log::review::device_lines(
+        &review_state::read(root),
+        &storage::discover(root).devices,
+    )
 }
 
 /// What the review shows besides the benchmarks, read once tuned.
@@ -594,7 +597,7 @@ fn watch(
     let mut monitor = Monitor::start(ctx.root, &setup, mcfg).ok();
     let rx = monitor.as_mut().and_then(|m| m.take_live());
     match &opts.command {
-        None => ui.line(&format!("\n{}\n", crate::report::review::READY)),
+        None => ui.line(&format!("\n{}\n", crate::report::log::review::READY)),
         Some(argv) => ui.line(&format!("\nNow executing \"{}\"\n", argv.join(" "))),
     }
     ui.line(table.header().trim_end());

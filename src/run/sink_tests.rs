@@ -206,7 +206,7 @@ fn missing_7zip_says_so_with_install_hint() {
     let mut sink = ExportSink::new();
     sink.add(Format::Log, &log).unwrap();
     let r = fake_run(&WithoutSevenZip, &fake_cfg(), &sink, &mut Quiet);
-    let console = crate::report::run::console_summary(&r, None, false);
+    let console = crate::report::log::run::console_summary(&r, None, false);
     let text = std::fs::read_to_string(&log).unwrap();
     for out in [&console, &text] {
         assert_eq!(
@@ -307,8 +307,8 @@ fn sevenzip_not_16_02_warns_once_about_comparability() {
             .into_iter()
             .filter(|f| f.code == FindingCode::SevenZipVersion),
     );
-    let console = crate::report::run::console_summary(&r, None, false);
-    let text = crate::report::run::log(&r);
+    let console = crate::report::log::run::console_summary(&r, None, false);
+    let text = crate::report::log::run::log(&r);
     for out in [&console, &text] {
         assert_eq!(out.matches("not comparable").count(), 1, "{out}");
         assert_eq!(
@@ -331,7 +331,7 @@ fn default_log_appends_with_separator() {
     let first_report = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
     let first = std::fs::read_to_string(&log).unwrap();
     assert!(first.starts_with("sbc-bench v"), "{first}");
-    assert_eq!(first, crate::report::run::log(&first_report));
+    assert_eq!(first, crate::report::log::run::log(&first_report));
 
     // A second run, killed after three steps: what a kill leaves at any moment holds
     // the first run byte for byte, sbc-bench's separator, then what the second did.
@@ -368,7 +368,7 @@ fn default_log_appends_with_separator() {
     let end = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
         end,
-        format!("{head}{}", crate::report::run::log(&second_report))
+        format!("{head}{}", crate::report::log::run::log(&second_report))
     );
     let runs = end.lines().filter(|l| l.starts_with("sbc-bench v")).count();
     assert_eq!(runs, 2);
@@ -388,6 +388,6 @@ fn explicit_log_file_holds_one_run() {
     let r = fake_run(&CannedHost, &fake_cfg(), &sink, &mut Quiet);
     assert_eq!(
         std::fs::read_to_string(&log).unwrap(),
-        crate::report::run::log(&r)
+        crate::report::log::run::log(&r)
     );
 }

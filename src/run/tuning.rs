@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(govs.len(), 2);
         assert_eq!(govs[0].io_is_busy, Some(false));
         assert_eq!(
-            crate::report::info::governor_status_line(&govs[1]),
+            crate::report::text::info::governor_status_line(&govs[1]),
             "dmc: dmc_ondemand / 528 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)"
         );
         {

@@ -384,7 +384,7 @@ fn opp_walk_on_a_writable_fixture_copy_restores_everything() {
         );
         checks.push(c);
     }
-    let text = sbc_bench::report::bench_clock::render(&checks, &[]);
+    let text = sbc_bench::report::log::clock::render(&checks, &[]);
     assert!(
         text.contains("\nChecking cpufreq OPP for cpu4-cpu5 (Cortex-A76):\n\nCpufreq OPP: 2400    Measured: 2232 (2232.200/2232.000/2231.800)     (-7.0%)\n"),
         "{text}"

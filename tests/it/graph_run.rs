@@ -336,7 +336,7 @@ fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
     );
     assert_eq!(cpufreq_bytes(&root), before);
     assert!(*reads.lock().unwrap() > 0);
-    let log = sbc_bench::report::run::log(&r);
+    let log = sbc_bench::report::log::run::log(&r);
     // Idle: powersave on a Pi's policy 0 is its 600 MHz minimum: 1000 + 2 × 600 mW.
     assert!(
         log.contains("\n\nIdle temperature: ") && log.contains("°C, idle consumption: 2200 mW\n"),

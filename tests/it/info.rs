@@ -459,7 +459,7 @@ fn garbage_in_every_file_gives_na_not_a_panic() {
             let d = tempfile::tempdir().expect("tempdir");
             garbage_copy(&fixture(b), d.path(), c);
             let info = SystemInfo::read(&SysRoot::new(d.path()));
-            let text = report::info::render(&info);
+            let text = report::text::info::render(&info);
             assert!(text.contains("SoC guess:"), "{b}");
             assert!(serde_json::to_string(&info).is_ok(), "{b}");
             // Nothing numeric survives garbage except the "1" case.

@@ -211,7 +211,7 @@ fn rock5_itx_controller_lines_match_the_published_review() {
     // corpus/sbc-bench/reviews/Radxa-Rock-5-ITX.md lines 94-96 (the NVMe on line 97 is a
     // storage line).
     assert_eq!(
-        report::pcie::controller_lines(&funcs),
+        report::text::pcie::controller_lines(&funcs),
         vec![
             "  * ASMedia ASM1164 Serial ATA AHCI: Speed 8GT/s (ok), Width x2 (ok), driver in use: ahci, ASPM Disabled",
             "  * Realtek RTL8125 2.5GbE: Speed 5GT/s (ok), Width x1 (ok), driver in use: r8125, ASPM Disabled",
@@ -219,7 +219,7 @@ fn rock5_itx_controller_lines_match_the_published_review() {
         ]
     );
     let checks = pcie::check(&funcs);
-    let lines = report::pcie::check_lines(&checks);
+    let lines = report::text::pcie::check_lines(&checks);
     assert_eq!(lines.len(), 4, "{lines:#?}");
     assert_eq!(
         lines[0],
@@ -227,7 +227,7 @@ fn rock5_itx_controller_lines_match_the_published_review() {
          MaxPayload 128 bytes (device 256, port 256): 81.8 % payload efficiency, 89.4 % at 256 bytes, \
          MaxReadReq 512 bytes, ASPM Disabled (supported: L1)"
     );
-    assert!(report::pcie::efficiency_note(&checks).is_some());
+    assert!(report::text::pcie::efficiency_note(&checks).is_some());
 }
 
 #[test]
@@ -367,15 +367,15 @@ fn garbage_or_short_config_space_is_na() {
     assert!(funcs.iter().all(|f| f.pcie.is_none()));
     let checks = pcie::check(&funcs);
     assert!(pcie::findings(&checks).is_empty());
-    let lines = report::pcie::check_lines(&checks);
+    let lines = report::text::pcie::check_lines(&checks);
     assert!(!lines.is_empty());
     assert!(
         lines.iter().all(|l| l.contains("PCIe capability n/a")),
         "{lines:#?}"
     );
-    assert_eq!(report::pcie::efficiency_note(&checks), None);
+    assert_eq!(report::text::pcie::efficiency_note(&checks), None);
     // The sysfs link attributes still give sbc-bench's lines.
-    assert_eq!(report::pcie::controller_lines(&funcs).len(), 3);
+    assert_eq!(report::text::pcie::controller_lines(&funcs).len(), 3);
 }
 
 fn placements(root: &SysRoot) -> (Vec<irq_placement::IrqPlacement>, Vec<u32>) {
@@ -388,7 +388,7 @@ fn placements(root: &SysRoot) -> (Vec<irq_placement::IrqPlacement>, Vec<u32>) {
 #[test]
 fn rock5_itx_irq_placement() {
     let (p, cpus) = placements(&SysRoot::new(tree("rock-5-itx")));
-    let lines = report::pcie::irq_lines(&p);
+    let lines = report::text::pcie::irq_lines(&p);
     assert_eq!(
         lines,
         vec![

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{bin, copy_tree, sysroot};
 
-/// The chart ids every page has (`report::html::CHART_IDS`).
+/// The chart ids every page has (`report::page::html::CHART_IDS`).
 pub const CHART_IDS: &[&str] = &[
     "chart-clocks",
     "chart-latency",

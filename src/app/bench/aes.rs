@@ -10,7 +10,7 @@ use crate::bench::aes::suite::{Aes, AesResults};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
 use crate::cli::bench::{AesArgs, BenchCommonArgs};
-use crate::report::crypto;
+use crate::report::log::crypto;
 
 #[derive(Serialize)]
 struct Doc<'a> {

@@ -7,7 +7,7 @@ use crate::bench::clock::{self, CheckInput, ClockCheck, ClockOptions, WalkOption
 use crate::cli::bench::{BenchCommonArgs, ClockArgs};
 use crate::cli::khz_from_env;
 use crate::output::Outcome;
-use crate::report::bench_clock;
+use crate::report::log::clock as clock_text;
 
 fn env_khz(name: &str) -> Result<Option<u64>, String> {
     let v = std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
@@ -97,7 +97,7 @@ impl Command for ClockCommand {
     }
 
     fn text(&self, r: &Resolved, checks: &[ClockCheck]) -> String {
-        bench_clock::render_with(checks, &r.skipped, r.requested)
+        clock_text::render_with(checks, &r.skipped, r.requested)
     }
 
     fn failed(&self, checks: &[ClockCheck]) -> bool {

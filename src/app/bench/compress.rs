@@ -10,7 +10,7 @@ use crate::bench::external::sevenzip::{self, SevenZip};
 use crate::bench::lzma::suite::{self, Compress, CompressResults, LzmaSuiteOptions};
 use crate::bench::pin::{Skipped, Target};
 use crate::cli::bench::{BenchCommonArgs, CompressArgs};
-use crate::report::crypto;
+use crate::report::log::crypto;
 use crate::sys::memory;
 
 #[derive(Serialize)]

@@ -6,7 +6,7 @@ use crate::app::Ctx;
 use crate::bench::membw::{Membw, MembwOptions, MembwRun};
 use crate::cli::bench::BenchCommonArgs;
 use crate::output::Outcome;
-use crate::report::bench_mem;
+use crate::report::log::memory as memory_text;
 
 /// Measure bandwidth on every target and print it.
 pub fn run(ctx: &Ctx, a: &BenchCommonArgs) -> anyhow::Result<Outcome> {
@@ -52,23 +52,23 @@ impl Command for MembwCommand {
     }
 
     fn text(&self, r: &Resolved, runs: &[MembwRun]) -> String {
-        let out = bench_mem::render_membw(runs, &r.skipped);
+        let out = memory_text::render_membw(runs, &r.skipped);
         // sbc-bench tags the lines with the CPU only on machines with several clusters.
         let tagged = r.tag_summaries();
         let summaries: Vec<String> = runs
             .iter()
             .filter_map(|x| {
                 x.result.as_ref().map(|m| {
-                    bench_mem::tagged_summary(
+                    memory_text::tagged_summary(
                         &x.target.label(),
                         tagged,
                         ": ",
-                        &bench_mem::membw_summary(m),
+                        &memory_text::membw_summary(m),
                     )
                 })
             })
             .collect();
-        out + &bench_mem::summary_block("Memory performance:", &summaries)
+        out + &memory_text::summary_block("Memory performance:", &summaries)
     }
 
     fn failed(&self, runs: &[MembwRun]) -> bool {

@@ -7,7 +7,7 @@ use crate::bench::kernels::buffer::Advice;
 use crate::bench::memlat::{self, MemPlan, Memlat, MemlatOptions, MemlatRun};
 use crate::cli::bench::{BenchCommonArgs, MemlatArgs};
 use crate::output::Outcome;
-use crate::report::bench_mem;
+use crate::report::log::memory as memory_text;
 use crate::sys::{membench, memory};
 
 /// Measure latency on every target and print it.
@@ -71,7 +71,7 @@ impl Command for MemlatCommand {
     }
 
     fn text(&self, r: &Resolved, runs: &[MemlatRun]) -> String {
-        let out = bench_mem::render_memlat_with(runs, &r.skipped, self.quick);
+        let out = memory_text::render_memlat_with(runs, &r.skipped, self.quick);
         // sbc-bench's summary: every CPU's 16M line, then every CPU's 128M line, tagged
         // only on machines with several clusters (`  * cpu0 (Cortex-A720) 16M latency: …`).
         let tagged = r.tag_summaries();
@@ -79,13 +79,13 @@ impl Command for MemlatCommand {
         for size in [16u64 << 20, 128 << 20] {
             for x in runs {
                 let table = x.result.as_ref().and_then(|m| m.ramlat.as_ref());
-                if let Some(line) = table.and_then(|t| bench_mem::latency_summary(t, size)) {
+                if let Some(line) = table.and_then(|t| memory_text::latency_summary(t, size)) {
                     let label = x.target.label();
-                    summary.push(bench_mem::tagged_summary(&label, tagged, " ", &line));
+                    summary.push(memory_text::tagged_summary(&label, tagged, " ", &line));
                 }
             }
         }
-        out + &bench_mem::summary_block(
+        out + &memory_text::summary_block(
             "Memory latency (ramlat as sbc-bench runs it: the kernel's THP policy, ns):",
             &summary,
         )

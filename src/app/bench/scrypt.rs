@@ -9,7 +9,7 @@ use crate::app::Ctx;
 use crate::bench::pin::Skipped;
 use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
 use crate::cli::bench::{BenchCommonArgs, ScryptArgs};
-use crate::report::crypto;
+use crate::report::log::crypto;
 
 #[derive(Serialize)]
 struct Doc<'a> {

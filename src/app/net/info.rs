@@ -1,7 +1,7 @@
 //! `sbc-bench net info`, and the interface names every net command checks.
 
 use crate::output::Outcome;
-use crate::report::net::render_info;
+use crate::report::text::net::render_info;
 use crate::sys::net;
 use crate::sys::root::SysRoot;
 

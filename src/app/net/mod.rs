@@ -1,5 +1,5 @@
 //! `sbc-bench net`: wiring of the iperf3-compatible client and server, the sampler and the
-//! diagnosis, and `net info`. What is printed is made in [`crate::report::net`] and
+//! diagnosis, and `net info`. What is printed is made in [`crate::report::text::net`] and
 //! [`crate::bench::net::report`] (iperf3's own lines).
 
 use std::cell::RefCell;

@@ -8,7 +8,7 @@ use crate::bench::net::{NetError, NetEvent, Role, TestReport};
 use crate::cli::net::NetCommonArgs;
 use crate::diagnose::net::{diagnose, observe_test};
 use crate::output;
-use crate::report::net::{cpu_line, render_findings, result_json};
+use crate::report::text::net::{cpu_line, render_findings, result_json};
 use crate::sys::root::SysRoot;
 
 use super::{error, out};

@@ -1,7 +1,7 @@
 //! `sbc-bench storage` (inventory, sbc-bench -S) and `sbc-bench storage bench PATH`:
 //! wiring only. The system is read in `sys/`, the benchmark is set up and runs in
 //! `bench/storage`, findings come from `diagnose::storage`, every line printed from
-//! `report::storage`, and the rows stream through `output::rows`.
+//! `report::text::storage`, and the rows stream through `output::rows`.
 
 use std::time::Instant;
 
@@ -15,7 +15,7 @@ use crate::diagnose;
 use crate::output::rows::RowStream;
 use crate::output::{self, Outcome, schema};
 use crate::record::storage::StorageReport;
-use crate::report::storage as text;
+use crate::report::text::storage as text;
 use crate::sys::root::SysRoot;
 use crate::sys::storage as inventory;
 use watch::StorageWatch;

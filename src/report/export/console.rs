@@ -1,4 +1,4 @@
-//! What the console shows at the end of a run (see `report::run::console_summary`).
+//! What the console shows at the end of a run (see `report::log::run::console_summary`).
 
 use super::Exporter;
 use crate::record::run::RunReport;
@@ -14,6 +14,7 @@ pub struct ConsoleSummary {
 
 impl Exporter for ConsoleSummary {
     fn render(&self, report: &RunReport) -> Vec<u8> {
-        crate::report::run::console_summary(report, self.log.as_deref(), self.color).into_bytes()
+        crate::report::log::run::console_summary(report, self.log.as_deref(), self.color)
+            .into_bytes()
     }
 }

@@ -1,6 +1,6 @@
 //! The efficiency graph's HTML page (`sbc-bench graph --html FILE`) as an export target.
-//! The page itself is drawn by `report::graph`; this file only puts it behind
-//! [`Exporter`], so `report::graph` needs nothing from `export/` (it used to hold this
+//! The page itself is drawn by `report::page::graph`; this file only puts it behind
+//! [`Exporter`], so `report::page::graph` needs nothing from `export/` (it used to hold this
 //! impl, and `Format::exporter` named it back: an import circle).
 
 use super::Exporter;
@@ -16,6 +16,6 @@ impl Exporter for GraphHtml {
     }
 
     fn render(&self, report: &RunReport) -> Vec<u8> {
-        crate::report::graph::html(report).into_bytes()
+        crate::report::page::graph::html(report).into_bytes()
     }
 }

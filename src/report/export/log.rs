@@ -1,4 +1,4 @@
-//! The text log in sbc-bench's layout (see `report::run::log`).
+//! The text log in sbc-bench's layout (see `report::log::run::log`).
 
 use super::Exporter;
 use crate::record::run::RunReport;
@@ -13,6 +13,6 @@ impl Exporter for Log {
     }
 
     fn render(&self, report: &RunReport) -> Vec<u8> {
-        crate::report::run::log(report).into_bytes()
+        crate::report::log::run::log(report).into_bytes()
     }
 }

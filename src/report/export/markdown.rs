@@ -85,7 +85,7 @@ fn render(r: &RunReport) -> String {
         s.push_str("\n\n");
     }
     s.push_str("## System\n\n```\n");
-    s.push_str(crate::report::info::environment_block(&r.system_before).trim_matches('\n'));
+    s.push_str(crate::report::text::info::environment_block(&r.system_before).trim_matches('\n'));
     s.push_str("\n```\n\n## Findings\n\n");
     if r.findings.is_empty() {
         s.push_str("None.\n");
@@ -100,7 +100,7 @@ fn render(r: &RunReport) -> String {
         let _ = writeln!(s, "- {sev} (`{}`): {}", f.code, f.message);
     }
     s.push_str("\n## Summary\n\n```\n");
-    s.push_str(crate::report::run::console_summary(r, None, false).trim_matches('\n'));
+    s.push_str(crate::report::log::run::console_summary(r, None, false).trim_matches('\n'));
     s.push_str("\n```\n");
     s
 }

@@ -1,5 +1,5 @@
-//! The parts of the text log every mode's log shares (`report::run` for the standard run
-//! and review, `report::wrap` for a wrap run): the section rule, the head, the sections
+//! The parts of the text log every mode's log shares (`report::log::run` for the standard run
+//! and review, `report::log::wrap` for a wrap run): the section rule, the head, the sections
 //! after the benchmarks with the health tables, validation and tuning. They sit below
 //! both logs, so neither log needs the other's file (they used to live in `run.rs`,
 //! which `wrap.rs` and `review.rs` imported while `run.rs` imported them back).
@@ -13,7 +13,8 @@ use crate::record::finding::{Finding, Severity};
 use crate::record::plan::StepKind;
 use crate::record::run::{RunReport, table_every_s};
 use crate::record::wrap::WrapResults;
-use crate::report::{info, throttle, topology};
+use crate::report::log::{throttle, topology};
+use crate::report::text::info;
 
 /// The line between two sections of sbc-bench's log.
 const RULE: &str = "##########################################################################";
@@ -247,7 +248,7 @@ pub(crate) fn log_head(r: &RunReport) -> String {
     );
     s.push_str(&info::distro_lines(i));
     s.push('\n');
-    s.push_str(&crate::report::logsec::dmi_blocks(&i.log_inventory.dmi));
+    s.push_str(&crate::report::log::tools::dmi_blocks(&i.log_inventory.dmi));
     if let Some(u) = &r.preflight.uptime {
         let temp = i
             .sensors
@@ -256,9 +257,9 @@ pub(crate) fn log_head(r: &RunReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(s, "Uptime: {u}{temp}\n");
     }
-    s.push_str(&crate::report::logsec::health_block_of(
+    s.push_str(&crate::report::log::tools::health_block_of(
         i,
-        crate::report::logsec::iostat_date(&r.started),
+        crate::report::log::tools::iostat_date(&r.started),
     ));
     s.push_str(&info::summary_line(i));
     s.push_str("\n\n");
@@ -308,19 +309,23 @@ pub(crate) fn after_sections(s: &mut String, r: &RunReport) {
     }
     section(s, &dm);
     let end = r.system_after.as_ref().unwrap_or(i);
-    let end_date = crate::report::logsec::iostat_date(r.finished.as_deref().unwrap_or(&r.started));
-    section(s, &crate::report::logsec::health_block_of(end, end_date));
+    let end_date =
+        crate::report::log::tools::iostat_date(r.finished.as_deref().unwrap_or(&r.started));
+    section(
+        s,
+        &crate::report::log::tools::health_block_of(end, end_date),
+    );
     let mut env = topology::render(&i.topology);
     env.push('\n');
-    let lscpu = crate::report::logsec::lscpu_of(i);
+    let lscpu = crate::report::log::tools::lscpu_of(i);
     if !lscpu.is_empty() {
         env.push_str(&lscpu);
         env.push('\n');
     }
     env.push_str(&info::environment_block(i));
     section(s, &env);
-    section(s, &crate::report::logsec::cache_and_dimms(i));
-    section(s, &crate::report::logsec::opp_section(i));
+    section(s, &crate::report::log::tools::cache_and_dimms(i));
+    section(s, &crate::report::log::tools::opp_section(i));
 }
 
 /// Results validation, governors, and what tuning did.

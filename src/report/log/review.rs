@@ -10,7 +10,8 @@ use crate::bench::clock::ClockCheck;
 use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
 use crate::record::run::RunReport;
 use crate::record::tuning::Governor;
-use crate::report::{bench_clock, bench_mem, crypto, info, storage, topology};
+use crate::report::log::{clock, crypto, memory, topology};
+use crate::report::text::{info, storage};
 use crate::sys::cpu::{Topology, list};
 use crate::sys::pci::{self, PciDevice};
 use crate::sys::review_state::{DeviceStates, NicLink};
@@ -124,16 +125,13 @@ pub fn clock_line(c: &ClockCheck) -> Option<String> {
         (Some(o), _) => {
             let m = o.measured.as_ref()?;
             let opp = o.opp_khz / 1000;
-            let measured = bench_clock::rounded_mhz(m);
+            let measured = clock::rounded_mhz(m);
             Some(format!(
                 "{cpus}{ty}: OPP: {opp}, Measured: {measured} {}",
-                bench_clock::deviation_text(measured, opp)
+                clock::deviation_text(measured, opp)
             ))
         }
-        (None, Some(m)) => Some(format!(
-            "{cpus}{ty}: Measured: {}",
-            bench_clock::rounded_mhz(m)
-        )),
+        (None, Some(m)) => Some(format!("{cpus}{ty}: Measured: {}", clock::rounded_mhz(m))),
         (None, None) => None,
     }
 }
@@ -374,14 +372,14 @@ fn baseline(s: &mut String, r: &RunReport) {
     for (t, x) in &bw {
         let l = label(t);
         let sep = if l.is_empty() { "" } else { ": " };
-        let _ = writeln!(s, "  * {l}{sep}{}", bench_mem::membw_summary(x));
+        let _ = writeln!(s, "  * {l}{sep}{}", memory::membw_summary(x));
     }
     for size in [16u64 << 20, 128 << 20] {
         for m in &res.memlat {
             let Some(t) = m.result.as_ref().and_then(|x| x.ramlat.as_ref()) else {
                 continue;
             };
-            if let Some(line) = bench_mem::latency_summary(t, size) {
+            if let Some(line) = memory::latency_summary(t, size) {
                 let l = label(&m.target);
                 let sep = if l.is_empty() { "" } else { " " };
                 let _ = writeln!(s, "  * {l}{sep}{line}");
@@ -580,9 +578,11 @@ pub fn final_report(r: &RunReport, rv: &ReviewRecord) -> String {
         }
         s.push('\n');
     }
-    s.push_str(&crate::report::log_sections::validation(r, false));
+    s.push_str(&crate::report::log::common::validation(r, false));
     s.push('\n');
-    s.push_str(&crate::report::throttle::residency_table(&w.throttling));
+    s.push_str(&crate::report::log::throttle::residency_table(
+        &w.throttling,
+    ));
     s
 }
 

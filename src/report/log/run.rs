@@ -8,9 +8,10 @@ use crate::monitor::render::TableOptions;
 use crate::record::finding::FindingCode;
 use crate::record::plan::StepKind;
 use crate::record::run::{RunReport, RunStatus, StepStatus};
-use crate::report::log_sections::{after_sections, log_head, section, validation_and_tuning};
-pub use crate::report::log_sections::{finding_line, validation};
-use crate::report::{bench_clock, bench_mem, crypto, info};
+use crate::report::log::common::{after_sections, log_head, section, validation_and_tuning};
+pub use crate::report::log::common::{finding_line, validation};
+use crate::report::log::{clock, crypto, memory};
+use crate::report::text::info;
 
 /// `N CPU clusters measured individually` suffix, as sbc-bench words it.
 fn clusters_suffix(n: usize) -> String {
@@ -57,7 +58,7 @@ fn memory_summary(r: &RunReport) -> String {
                 let _ = writeln!(s, "{name}: {:.1} MB/s{dev}{tag}", row.mb_per_s);
             }
         }
-        if let Some(d) = crate::report::bench_mem::dram_summary(res) {
+        if let Some(d) = crate::report::log::memory::dram_summary(res) {
             let _ = writeln!(s, "{d}{tag}");
         }
     }
@@ -164,15 +165,15 @@ fn health_now(rec: &Recording) -> Option<String> {
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
     if r.wrap.is_some() {
-        return crate::report::wrap::log(r);
+        return crate::report::log::wrap::log(r);
     }
     let mut s = log_head(r);
     benchmark_sections(&mut s, r);
     after_sections(&mut s, r);
     section(&mut s, &phases(r));
-    section(&mut s, &crate::report::power::log_section(r));
+    section(&mut s, &crate::report::log::power::log_section(r));
     section(&mut s, &validation_and_tuning(r));
-    section(&mut s, &crate::report::review::log_section(r));
+    section(&mut s, &crate::report::log::review::log_section(r));
     if let Some(row) = &r.results_row {
         s.push_str(&row.render());
         s.push('\n');
@@ -185,11 +186,11 @@ pub fn log(r: &RunReport) -> String {
 /// The benchmarks' sections, cold clock check to hot clock check.
 fn benchmark_sections(s: &mut String, r: &RunReport) {
     let i = &r.system_before;
-    let cold = bench_clock::render(&r.results.clock_cold, &r.results.skipped_cpus);
+    let cold = clock::render(&r.results.clock_cold, &r.results.skipped_cpus);
     section(s, &cold);
     section(s, &info::sensors_block(i));
-    section(s, &bench_mem::render_membw(&r.results.membw, &[]));
-    section(s, &bench_mem::render_memlat(&r.results.memlat, &[]));
+    section(s, &memory::render_membw(&r.results.membw, &[]));
+    section(s, &memory::render_memlat(&r.results.memlat, &[]));
     if let Some(a) = &r.results.aes {
         section(
             s,
@@ -223,7 +224,7 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
         section(s, &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64));
     }
     if r.results.thermal.is_some() {
-        section(s, &crate::report::thermal::section(r));
+        section(s, &crate::report::log::thermal::section(r));
     }
     if !r.results.clock_hot.is_empty() {
         let mut hot = String::from(
@@ -232,11 +233,11 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
         if let Some(now) = r.monitor.as_ref().and_then(health_now) {
             hot.push_str(&now);
         }
-        hot.push_str(bench_clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
+        hot.push_str(clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
         section(s, &hot);
     }
     if let Some(g) = &r.results.graph {
-        s.push_str(&crate::report::graph::log_sections(g));
+        s.push_str(&crate::report::page::graph::log_sections(g));
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::diagnose::thermal::{self, AesRatio, ThermalVerdict};
 use crate::record::run::RunReport;
 use crate::record::thermal::{ThermalMode, ThermalWait};
-use crate::report::crypto;
+use crate::report::log::crypto;
 
 /// sbc-bench's `Total Scores:` of cpuminer: every interval's total except the first (the
 /// first two when there are ten or more, as they may be low and look like throttling),

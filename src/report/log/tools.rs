@@ -1055,7 +1055,7 @@ Vulnerability Spec rstack overflow: Vulnerable: Safe RET, no microcode
     /// `CPU(s) scaling MHz:` at the performance governor.
     #[test]
     fn lscpu_summary_of_the_rpi5_is_its_log_block_byte_for_byte() {
-        let log = include_str!("../../tests/fixtures/logs/1ULtUe.txt");
+        let log = include_str!("../../../tests/fixtures/logs/1ULtUe.txt");
         let (want, vulnerabilities) = lscpu_block_of(log);
         let cpus = (0..4)
             .map(|n| crate::sys::lscpu::LscpuCpu {
@@ -1115,7 +1115,7 @@ Vulnerability Spec rstack overflow: Vulnerable: Safe RET, no microcode
     /// the part: `-`, raw variant); ours print the decoded ones.
     #[test]
     fn lscpu_summary_of_the_snapdragon_x_elite_is_its_log_block_byte_for_byte() {
-        let log = include_str!("../../tests/fixtures/logs/8SWL.txt");
+        let log = include_str!("../../../tests/fixtures/logs/8SWL.txt");
         let (want, vulnerabilities) = lscpu_block_of(log);
         let cpus = (0..12)
             .map(|n| {

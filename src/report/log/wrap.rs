@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::bench::external::extract::{Score, Tool};
 use crate::record::run::{RunReport, RunStatus};
 use crate::record::wrap::{WrapResults, WrapRun};
-use crate::report::log_sections::{
+use crate::report::log::common::{
     after_sections, log_head, section, validation, validation_and_tuning,
 };
 use crate::sys::cpu::list::format_list;
@@ -255,7 +255,7 @@ pub fn log(r: &RunReport) -> String {
     t.push('\n');
     t.push_str(&durations(w));
     section(&mut s, &t);
-    section(&mut s, &crate::report::power::log_section(r));
+    section(&mut s, &crate::report::log::power::log_section(r));
     after_sections(&mut s, r);
     section(&mut s, &validation_and_tuning(r));
     if r.status == RunStatus::Interrupted {

@@ -1,11 +1,11 @@
 //! The report page's two forms, HTML and Markdown, drawn from the one table model
-//! (`report::page_table`): tested here, beside both, so neither form's module imports the
+//! (`report::page::table`): tested here, beside both, so neither form's module imports the
 //! other.
 
 use crate::record::read::{fixture_rock5b, fixture_rock5b_openssl};
 use crate::report::page::ReportData;
-use crate::report::page_table::*;
-use crate::report::{html, page_md};
+use crate::report::page::table::*;
+use crate::report::page::{html, markdown};
 
 /// The tables both forms draw (the page shows the bandwidth and the comparison as
 /// bar charts only).
@@ -19,11 +19,14 @@ fn tables(d: &ReportData) -> Vec<PageTable> {
 #[test]
 fn the_page_and_its_markdown_draw_the_same_tables() {
     let d = ReportData::from_run(&fixture_rock5b());
-    let (page, md) = (html::render(&d), page_md::render(&d));
+    let (page, md) = (html::render(&d), markdown::render(&d));
     for t in tables(&d) {
         assert!(!t.is_empty(), "{:?}", t.head);
         for row in t.rows.iter().take(3) {
-            let escaped: Vec<String> = row.iter().map(|c| crate::report::svg::escape(c)).collect();
+            let escaped: Vec<String> = row
+                .iter()
+                .map(|c| crate::report::page::svg::escape(c))
+                .collect();
             let html_row = format!("<td>{}</td>", escaped[0]);
             assert!(page.contains(&html_row), "{html_row}");
             let md_row = format!("| {} |", row.join(" | ").replace('\n', " "));
@@ -38,7 +41,7 @@ fn the_page_and_its_markdown_draw_the_same_tables() {
 fn openssl_aes_rows_are_on_the_page_and_in_the_markdown() {
     for both in [false, true] {
         let d = ReportData::from_run(&fixture_rock5b_openssl(both));
-        let (page, md) = (html::render(&d), page_md::render(&d));
+        let (page, md) = (html::render(&d), markdown::render(&d));
         assert!(!page.contains("no AES results"), "{page}");
         assert!(page.contains("<td>aes-256-cbc (OpenSSL)</td>"));
         assert!(

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use crate::record::graph::{GraphPoint, GraphResults, GraphRun, MipsTool};
 use crate::record::run::{RunReport, RunStatus};
-use crate::report::svg::{self, Axis, Chart, Series};
+use crate::report::page::svg::{self, Axis, Chart, Series};
 
 const RULE: &str = "##########################################################################";
 

@@ -1,5 +1,5 @@
 //! The HTML report of one run (`sbc-bench report`, and `<log stem>.html` beside the log
-//! after every run): one self-contained page, its charts inline SVG (`report::svg`), no
+//! after every run): one self-contained page, its charts inline SVG (`report::page::svg`), no
 //! script, font, stylesheet or image from elsewhere, readable without JavaScript and on a
 //! phone (the charts scale with their `viewBox`, the tables scroll sideways). Every chart
 //! sits in a `<figure id="chart-…">`; one whose data the run lacks holds a sentence
@@ -9,9 +9,9 @@
 use std::fmt::Write as _;
 
 use crate::record::finding::Severity;
+use crate::report::page::svg::{self, Axis, BarChart, Chart, Decor, Series, escape};
+use crate::report::page::table::{self, PageTable, size_label};
 use crate::report::page::{self, ReportData, TimeSeries};
-use crate::report::page_table::{self, PageTable, size_label};
-use crate::report::svg::{self, Axis, BarChart, Chart, Decor, Series, escape};
 
 /// The ids of the page's charts, in page order (the browser test checks each is there).
 pub const CHART_IDS: &[&str] = &[
@@ -132,10 +132,10 @@ fn table(o: &mut String, t: &PageTable) {
 
 fn summary(o: &mut String, d: &ReportData) {
     o.push_str("<h2 id=\"summary\">Summary</h2>\n");
-    table(o, &page_table::summary(d));
+    table(o, &table::summary(d));
     if let Some(r) = &d.results_row {
         o.push_str("<p>The Results.md row:</p>\n");
-        table(o, &page_table::results_row(r));
+        table(o, &table::results_row(r));
     }
 }
 
@@ -190,7 +190,7 @@ fn topology(o: &mut String, d: &ReportData) {
         );
         return;
     }
-    table(o, &page_table::topology(d));
+    table(o, &table::topology(d));
 }
 
 fn paren(s: &str) -> String {
@@ -274,7 +274,7 @@ fn clocks(o: &mut String, d: &ReportData) {
             ))],
         );
     }
-    let rows = page_table::clocks(d);
+    let rows = table::clocks(d);
     if !rows.is_empty() {
         o.push_str("<details><summary>Table</summary>\n");
         table(o, &rows);
@@ -332,7 +332,7 @@ fn latency(o: &mut String, d: &ReportData) {
     o.push_str("<details><summary>Tables</summary>\n");
     for c in &d.latency {
         let _ = writeln!(o, "<p>{}</p>", escape(&c.name));
-        table(o, &page_table::latency(c));
+        table(o, &table::latency(c));
     }
     o.push_str("</details>\n");
 }
@@ -394,7 +394,7 @@ fn aes(o: &mut String, d: &ReportData) {
             width: 900,
         })],
     );
-    table(o, &page_table::aes(d));
+    table(o, &table::aes(d));
 }
 
 fn sevenzip(o: &mut String, d: &ReportData) {
@@ -423,7 +423,7 @@ fn sevenzip(o: &mut String, d: &ReportData) {
             width: 900,
         })],
     );
-    table(o, &page_table::sevenzip(d));
+    table(o, &table::sevenzip(d));
 }
 
 fn time_chart(title: &str, y: &str, series: &[TimeSeries], bands: &Decor) -> String {
@@ -489,7 +489,7 @@ fn monitor(o: &mut String, d: &ReportData) {
         }
     }
     if !m.phases.is_empty() {
-        table(o, &page_table::phases(m));
+        table(o, &table::phases(m));
     }
 }
 

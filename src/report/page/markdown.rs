@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::report::page::table::{self, PageTable};
 use crate::report::page::{self, ReportData};
-use crate::report::page_table::{self, PageTable};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -53,9 +53,9 @@ pub fn render(d: &ReportData) -> String {
     let _ = writeln!(o, "{}.\n", d.source);
     let _ = writeln!(o, "**Verdict:** {}.\n", d.verdict.sentence());
     o.push_str("## Summary\n\n");
-    table(&mut o, &page_table::summary(d));
+    table(&mut o, &table::summary(d));
     if let Some(r) = &d.results_row {
-        table(&mut o, &page_table::results_row(r));
+        table(&mut o, &table::results_row(r));
     }
     o.push_str("## Findings\n\n");
     if d.findings.is_empty() {
@@ -82,7 +82,7 @@ pub fn render(d: &ReportData) -> String {
     if d.topology.is_empty() {
         missing(&mut o, "topology", d);
     } else {
-        table(&mut o, &page_table::topology(d));
+        table(&mut o, &table::topology(d));
     }
     clocks(&mut o, d);
     latency(&mut o, d);
@@ -90,14 +90,14 @@ pub fn render(d: &ReportData) -> String {
     if d.bandwidth.is_empty() {
         missing(&mut o, "memory bandwidth", d);
     } else {
-        table(&mut o, &page_table::bandwidth(d));
+        table(&mut o, &table::bandwidth(d));
     }
     aes(&mut o, d);
     o.push_str("## 7-Zip per cluster\n\n");
     if d.sevenzip.is_empty() {
         missing(&mut o, "7-Zip", d);
     } else {
-        table(&mut o, &page_table::sevenzip(d));
+        table(&mut o, &table::sevenzip(d));
     }
     monitor(&mut o, d);
     comparison(&mut o, d);
@@ -110,7 +110,7 @@ fn clocks(o: &mut String, d: &ReportData) {
         missing(o, "clock measurements", d);
         return;
     }
-    table(o, &page_table::clocks(d));
+    table(o, &table::clocks(d));
 }
 
 fn latency(o: &mut String, d: &ReportData) {
@@ -121,7 +121,7 @@ fn latency(o: &mut String, d: &ReportData) {
     }
     for c in &d.latency {
         let _ = writeln!(o, "{}:\n", c.name);
-        table(o, &page_table::latency(c));
+        table(o, &table::latency(c));
     }
 }
 
@@ -131,7 +131,7 @@ fn aes(o: &mut String, d: &ReportData) {
         missing(o, "AES results", d);
         return;
     }
-    table(o, &page_table::aes(d));
+    table(o, &table::aes(d));
 }
 
 fn monitor(o: &mut String, d: &ReportData) {
@@ -145,7 +145,7 @@ fn monitor(o: &mut String, d: &ReportData) {
             .find(|t| t.name == name)
             .and_then(|t| t.points.iter().map(|p| p.1).reduce(f64::max))
     };
-    let phases = page_table::phases(m);
+    let phases = table::phases(m);
     if phases.is_empty() {
         missing(o, "phases in the recording", d);
     } else {
@@ -167,7 +167,7 @@ fn comparison(o: &mut String, d: &ReportData) {
         "{}, sorted by {}; this run in bold.\n",
         c.selection, c.metric
     );
-    table(o, &page_table::comparison(c));
+    table(o, &table::comparison(c));
     for w in &c.why {
         let _ = writeln!(o, "- {w}");
     }

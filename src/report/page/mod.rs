@@ -1,10 +1,18 @@
 //! What `sbc-bench report` shows of one run, from the typed run record ([`RunReport`]: the
 //! live report after a run, or a run JSON read back by `record::read::run_report`) into
-//! plain data whose tables (`report::page_table`) and charts the HTML and Markdown
-//! renderers (`report::html`, `report::page_md`) draw. An imported sbc-bench log is no run
+//! plain data whose tables (`report::page::table`) and charts the HTML and Markdown
+//! renderers (`report::page::html`, `report::page::markdown`) draw. An imported sbc-bench log is no run
 //! of ours: the results layer builds its `ReportData` from the parsed log, leaving the
 //! sections it lacks empty and saying why in [`ReportData::missing`], so each chart can say
 //! so instead of vanishing. Pure.
+
+#[cfg(test)]
+mod forms_tests;
+pub mod graph;
+pub mod html;
+pub mod markdown;
+pub mod svg;
+pub mod table;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! The report page's tables as data: each section's head, rows and where its numeric
 //! columns begin, built once from [`ReportData`] and drawn by both the HTML page
-//! (`report::html`) and its Markdown form (`report::page_md`), so the two never tell a
+//! (`report::page::html`) and its Markdown form (`report::page::markdown`), so the two never tell a
 //! run differently. Pure; the renderers escape.
 
 use crate::record::results_row::ResultsRow;

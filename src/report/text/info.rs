@@ -3,7 +3,7 @@
 //!
 //! Byte-for-byte where sbc-bench's format is claimed: the `lsb_release` distro lines, the
 //! `<SoC>, Kernel: <arch>, Userland: <arch>` line of `-m`, the topology table
-//! ([`crate::report::topology`]), `Thermal source:`, the `SoC guess:`/`DT compat:`/
+//! ([`crate::report::log::topology`]), `Thermal source:`, the `SoC guess:`/`DT compat:`/
 //! `Userland:`/`Page size:`/`Kernel:` block, governor lines (`cpufreq-policy0: ondemand /
 //! 1008 MHz (…)`), swap lines, and lm-sensors' layout of `Hardware sensors:`. The rest
 //! (memory, zones, DC-in, virtualisation, pstate) is our own and says `n/a` when unknown.
@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use crate::record::tuning::Governor;
-use crate::report::topology;
+use crate::report::log::topology;
 use crate::sys::board::NameSource;
 use crate::sys::cpu::list::format_list;
 use crate::sys::cpufreq::Policy;

@@ -493,7 +493,7 @@ pub fn render(r: &KernelReport) -> String {
 /// The SoC as the vendor rules see it: what sbc-bench shows in its place (the guess with
 /// its detail; on x86 the processor name).
 pub fn soc_of(info: &SystemInfo) -> Option<String> {
-    crate::report::info::soc_label(info.cpu_name.as_deref(), &info.soc)
+    crate::report::text::info::soc_label(info.cpu_name.as_deref(), &info.soc)
 }
 
 /// Judge the running kernel of a described machine (what the review's `### Kernel info:`
