@@ -24,7 +24,19 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
             "no published row has the run's SoC or core types: give --soc SOC, --device TEXT or --core-type TYPE",
         ))?,
     };
-    let c = compare::compare(&r.log.results_row, &refs, selection, a.metric);
+    let mut c = compare::compare(
+        &r.log.results_row,
+        &r.extra.clocks_mhz,
+        &refs,
+        selection,
+        a.metric,
+    );
+    // A file given that is stored too: the stored copy is this run, left out.
+    if let (lookup::RunRef::File(_), Some(id)) = (&run, stored_id) {
+        let device = &r.log.results_row.device;
+        c.left_out
+            .insert(0, format!("{device} (stored #{id}): this run itself"));
+    }
     if a.json {
         print!("{}", schema::pretty(&stamp(schema::RESULTS_COMPARE, &c))?);
     } else {

@@ -154,11 +154,85 @@ pub struct Comparison {
     pub rows: Vec<Compared>,
     /// Why the published rows differ from this run, from what the rows state.
     pub why: Vec<String>,
+    /// Rows the selection matched that are not shown, each with the reason: a copy of
+    /// this run (stored, or its own published row), a stored copy of a published row.
+    pub left_out: Vec<String>,
 }
 
-/// Set `mine` beside the published rows `selection` picks.
+/// The figures of a row as Results.md prints them (7-Zip multi, AES, memcpy and memset
+/// to tens, kH/s to hundredths): two rows with the same fingerprint are the same run.
+fn fingerprint(r: &ResultsRow) -> [Option<i64>; 6] {
+    let tens = |v: Option<f64>| v.map(round_tens);
+    [
+        r.sevenzip_multi.map(|v| round_tens(v as f64)),
+        r.sevenzip_single.map(|v| v as i64),
+        tens(r.aes256_16k.map(f64::trunc)),
+        tens(r.memcpy_mb_s),
+        tens(r.memset_mb_s),
+        r.scrypt_khs.map(|v| (v * 100.0).round() as i64),
+    ]
+}
+
+/// Do two rows hold the same run? The same figures (at least three of them), as a
+/// published row and the stored copy of its log have.
+fn same_figures(a: &ResultsRow, b: &ResultsRow) -> bool {
+    let (fa, fb) = (fingerprint(a), fingerprint(b));
+    fa == fb && fa.iter().filter(|v| v.is_some()).count() >= 3
+}
+
+fn is_stored(r: &Reference) -> bool {
+    r.log.as_deref().is_some_and(|l| l.starts_with("stored #"))
+}
+
+fn name(r: &Reference) -> String {
+    match &r.log {
+        Some(l) => format!("{} ({l})", r.row.device),
+        None => r.row.device.clone(),
+    }
+}
+
+/// The rows to show: not this run again (a stored copy has its figures), and a published
+/// row once (a stored copy of its log — the imported file has the name of the row's
+/// link, or the row's figures — is left out); what is left out, with why.
+fn dedupe<'a>(mine: &ResultsRow, picked: Vec<&'a Reference>) -> (Vec<&'a Reference>, Vec<String>) {
+    let mut left_out = Vec::new();
+    let published: Vec<&Reference> = picked.iter().copied().filter(|r| !is_stored(r)).collect();
+    let kept = picked
+        .into_iter()
+        .filter(|r| {
+            if same_figures(&r.row, mine) {
+                left_out.push(format!("{}: this run itself", name(r)));
+                return false;
+            }
+            if !is_stored(r) {
+                return true;
+            }
+            let copy_of = published.iter().find(|p| {
+                let by_file =
+                    p.linked_file().is_some() && p.linked_file() == r.source_file.as_deref();
+                by_file || same_figures(&p.row, &r.row)
+            });
+            match copy_of {
+                Some(p) => {
+                    left_out.push(format!(
+                        "{}: a copy of the published row {}",
+                        name(r),
+                        name(p)
+                    ));
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect();
+    (kept, left_out)
+}
+
+/// Set `mine` beside the published rows `selection` picks. `measured_mhz`: the clocks
+/// the run measured per cluster (its log's, where it has them), for the reasons.
 pub fn compare(
     mine: &ResultsRow,
+    measured_mhz: &[u32],
     refs: &[Reference],
     selection: Selection,
     metric: Metric,
@@ -172,7 +246,7 @@ pub fn compare(
             })
             .collect()
     };
-    let picked: Vec<&Reference> = refs.iter().filter(|r| selection.matches(r)).collect();
+    let (picked, left_out) = dedupe(mine, refs.iter().filter(|r| selection.matches(r)).collect());
     let mut rows: Vec<Compared> = picked
         .iter()
         .map(|r| Compared {
@@ -197,12 +271,13 @@ pub fn compare(
             (None, None) => std::cmp::Ordering::Equal,
         }
     });
-    let why = reasons(mine, &picked, metric);
+    let why = reasons(mine, measured_mhz, &picked, metric);
     Comparison {
         selection,
         metric,
         rows,
         why,
+        left_out,
     }
 }
 
@@ -216,13 +291,60 @@ fn clock_mhz(cell: &str) -> Option<f64> {
     digits.parse().ok()
 }
 
-fn arch(distro_arch: &str) -> &str {
-    distro_arch.rsplit(' ').next().unwrap_or("")
+/// The userland architecture of a distro cell (`Focal arm64` → `arm64`); `None` when the
+/// cell is empty (logs before sbc-bench printed the distro).
+fn arch(distro_arch: &str) -> Option<&str> {
+    distro_arch
+        .rsplit(' ')
+        .next()
+        .filter(|a| !a.is_empty() && *a != "n/a")
 }
 
-/// The reasons, judged against the published rows that beat this run by more than 5 %
-/// in the metric (or that it beats by as much).
-fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<String> {
+/// A difference explains the faster rows only when most of them have it: more than
+/// half, not one or two among many.
+fn most(n: usize, of: usize) -> bool {
+    of > 0 && 2 * n > of
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    Some(if v.len() % 2 == 0 {
+        (v[m - 1] + v[m]) / 2.0
+    } else {
+        v[m]
+    })
+}
+
+/// `6.1 (4 rows), 6.2 (1 row)`.
+fn counted(values: &[String]) -> String {
+    let mut uniq: Vec<(String, usize)> = Vec::new();
+    for v in values {
+        match uniq.iter_mut().find(|(u, _)| u == v) {
+            Some(e) => e.1 += 1,
+            None => uniq.push((v.clone(), 1)),
+        }
+    }
+    uniq.sort();
+    uniq.iter()
+        .map(|(v, n)| format!("{v} ({n} row{})", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The reasons, judged against the rows that beat this run by more than 5 % in the
+/// metric. A column is a reason only when it separates most of those rows from this
+/// run; what this run's own columns say (no cpufreq, a single-threaded score far below
+/// at the same clock) is said where the rows allow it.
+fn reasons(
+    mine: &ResultsRow,
+    measured_mhz: &[u32],
+    picked: &[&Reference],
+    metric: Metric,
+) -> Vec<String> {
     let mut why = Vec::new();
     if picked.is_empty() {
         why.push("no published row matches the selection".to_string());
@@ -247,8 +369,13 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
         .iter()
         .filter(|r| metric.of(&r.row).is_some())
         .count();
+    let rows = if picked.iter().any(|r| is_stored(r)) {
+        "rows (published and stored)"
+    } else {
+        "published rows"
+    };
     why.push(format!(
-        "{} of {with} published rows are more than 5 % faster in {}, {slower} more than 5 % slower",
+        "{} of {with} {rows} are more than 5 % faster in {}, {slower} more than 5 % slower",
         faster.len(),
         metric.name()
     ));
@@ -260,62 +387,125 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
     if mine.throttled {
         why.push("this run was throttled: its figures are below what the board can do".into());
     }
-    let my_clock = clock_mhz(&mine.clock);
+    if faster.is_empty() {
+        return why;
+    }
+    let n = faster.len();
+    let before = why.len();
+    why.extend(not_at_speed(mine, measured_mhz, &faster));
+    if let Some(c) = clock_reason(mine, &faster) {
+        why.push(c);
+    }
     let my_kernel = kernel_major_minor(&mine.kernel);
-    let mut higher_clock = 0;
-    let mut other_kernel = Vec::<String>::new();
-    let mut other_arch = 0;
-    let mut throttled = 0;
-    for r in &faster {
-        if let (Some(a), Some(b)) = (clock_mhz(&r.row.clock), my_clock) {
-            if a > b * 1.03 {
-                higher_clock += 1;
-            }
-        }
-        if r.row.kernel != my_kernel && !other_kernel.contains(&r.row.kernel) {
-            other_kernel.push(r.row.kernel.clone());
-        }
-        if arch(&r.row.distro_arch) != arch(&mine.distro_arch) {
-            other_arch += 1;
-        }
-        if r.row.throttled {
-            throttled += 1;
-        }
-    }
-    if higher_clock > 0 {
+    let other_kernel: Vec<String> = faster
+        .iter()
+        .map(|r| kernel_major_minor(&r.row.kernel))
+        .filter(|k| !k.is_empty() && *k != my_kernel)
+        .collect();
+    if most(other_kernel.len(), n) {
         why.push(format!(
-            "{higher_clock} of the faster rows ran at a higher clock than this run's {}",
-            mine.clock
+            "{} of the {n} faster rows ran another kernel: {} (this run: {my_kernel}); kernel \
+             branch and BSP settings (DRAM clock, governors) change these figures",
+            other_kernel.len(),
+            counted(&other_kernel)
         ));
     }
-    if !other_kernel.is_empty() {
-        other_kernel.sort();
-        why.push(format!(
-            "the faster rows ran kernel {} (this run: {my_kernel}): kernel branch and BSP \
-             settings (DRAM clock, governors) change these figures",
-            other_kernel.join(", ")
-        ));
+    if let Some(my_arch) = arch(&mine.distro_arch) {
+        let other: Vec<String> = faster
+            .iter()
+            .filter_map(|r| arch(&r.row.distro_arch))
+            .filter(|a| *a != my_arch)
+            .map(str::to_string)
+            .collect();
+        if most(other.len(), n) {
+            why.push(format!(
+                "{} of the {n} faster rows ran another userland: {} (this run: {my_arch}); \
+                 compiler and 32/64-bit code change 7-Zip, AES and memset figures",
+                other.len(),
+                counted(&other)
+            ));
+        }
     }
-    if other_arch > 0 {
+    if why.len() == before {
         why.push(format!(
-            "{other_arch} of the faster rows ran another userland ({}): compiler and \
-             32/64-bit code change 7-Zip, AES and memset figures",
-            faster
-                .iter()
-                .map(|r| arch(&r.row.distro_arch))
-                .filter(|a| *a != arch(&mine.distro_arch))
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if throttled > 0 {
-        why.push(format!(
-            "{throttled} of the faster rows were throttled themselves"
+            "no column (clock, kernel, userland) separates most of the {n} faster rows \
+             from this run"
         ));
     }
     why
+}
+
+/// The clock column as a reason: most of the faster rows ran more than 3 % faster clocks.
+fn clock_reason(mine: &ResultsRow, faster: &[&&Reference]) -> Option<String> {
+    let my_clock = clock_mhz(&mine.clock)?;
+    let higher = faster
+        .iter()
+        .filter(|r| clock_mhz(&r.row.clock).is_some_and(|a| a > my_clock * 1.03))
+        .count();
+    most(higher, faster.len()).then(|| {
+        format!(
+            "{higher} of the {} faster rows ran at a higher clock than this run's {}",
+            faster.len(),
+            mine.clock
+        )
+    })
+}
+
+/// Below this share of the faster rows' single-threaded 7-Zip score, the cores were not
+/// at speed: the same core type at the same clock scores within a few percent on any
+/// kernel (the rows of one SoC in Results.md spread ±10 %).
+const SINGLE_AT_SPEED: f64 = 0.75;
+
+/// What this run's own columns diagnose: a single-threaded score far below the faster
+/// rows', with no cpufreq (the clock column) or a lower clock, means the cores that count
+/// did not run at their full clock.
+fn not_at_speed(mine: &ResultsRow, measured_mhz: &[u32], faster: &[&&Reference]) -> Option<String> {
+    let my = mine.sevenzip_single? as f64;
+    let theirs = median(
+        faster
+            .iter()
+            .filter_map(|r| r.row.sevenzip_single)
+            .map(|v| v as f64)
+            .collect(),
+    )?;
+    if my >= theirs * SINGLE_AT_SPEED {
+        return None;
+    }
+    let share = format!(
+        "its single-threaded 7-Zip score is {:.0} % of the faster rows' median ({} against {:.0})",
+        my / theirs * 100.0,
+        my,
+        theirs
+    );
+    let measured = match measured_mhz {
+        [] => String::new(),
+        m => format!(
+            "measured {} MHz",
+            m.iter().map(u32::to_string).collect::<Vec<_>>().join("/")
+        ),
+    };
+    Some(if mine.clock.contains("no cpufreq") {
+        let measured = match measured.is_empty() {
+            true => String::new(),
+            false => format!("; {measured}"),
+        };
+        format!(
+            "this run's kernel had no cpufreq support (its clock column{measured}) and \
+             {share}: the big cores did not run at their full clock (a kernel or device \
+             tree without cpufreq leaves them where the boot loader set them)"
+        )
+    } else {
+        let measured = match measured.is_empty() {
+            true => String::new(),
+            false => format!(" ({measured})"),
+        };
+        format!(
+            "{share}, at a clock column of {}{measured}: the cores that count did not run \
+             at their full clock during the benchmarks (throttling, a capped governor or a \
+             missing OPP)",
+            mine.clock
+        )
+    })
 }
 
 /// The comparison as text: a Results.md-style table (this run in bold), each figure of a
@@ -393,6 +583,12 @@ pub fn render(c: &Comparison) -> String {
             let _ = writeln!(out, "  * {w}");
         }
     }
+    if !c.left_out.is_empty() {
+        out.push_str("\nNot shown (the same run twice):\n");
+        for l in &c.left_out {
+            let _ = writeln!(out, "  * {l}");
+        }
+    }
     out.push_str(
         "\nPublished rows: sbc-bench's Results.md (github.com/ThomasKaiser/sbc-bench, BSD-3).\n",
     );
@@ -434,6 +630,7 @@ mod tests {
     fn rk3588_rows_are_sorted_by_the_metric_with_this_run_among_them() {
         let c = compare(
             &rock5b_run(),
+            &[],
             &published(),
             Selection::Soc("RK3588".into()),
             Metric::SevenzipMulti,
@@ -475,6 +672,7 @@ mod tests {
         mine.sevenzip_multi = Some(9000);
         let c = compare(
             &mine,
+            &[],
             &published(),
             Selection::Soc("rk3588".into()),
             Metric::SevenzipMulti,
@@ -495,6 +693,7 @@ mod tests {
     fn a_selection_nothing_matches_says_so() {
         let c = compare(
             &rock5b_run(),
+            &[],
             &published(),
             Selection::Device("no such board".into()),
             Metric::Aes,
@@ -508,6 +707,7 @@ mod tests {
         let refs = published();
         let one = compare(
             &rock5b_run(),
+            &[],
             &refs,
             Selection::CoreType("cortex-a76".into()),
             Metric::Aes,
@@ -515,6 +715,7 @@ mod tests {
         assert!(one.rows.len() > 5);
         let same = compare(
             &rock5b_run(),
+            &[],
             &refs,
             Selection::CoreTypes(vec!["Cortex-A76".into(), "Cortex-A55".into()]),
             Metric::Aes,
@@ -525,6 +726,197 @@ mod tests {
         assert!(
             text.starts_with("Published sbc-bench results for core types Cortex-A76 + Cortex-A55"),
             "{text}"
+        );
+    }
+
+    /// A published-like row of an RK3588 board: kernel, distro cell and figures.
+    fn rk3588(device: &str, kernel: &str, distro: &str, multi: u64, single: u64) -> Reference {
+        Reference {
+            row: ResultsRow {
+                device: device.into(),
+                clock: "2400/1800 MHz".into(),
+                kernel: kernel.into(),
+                distro_arch: distro.into(),
+                sevenzip_multi: Some(multi),
+                sevenzip_single: Some(single),
+                aes256_16k: Some(1_300_000.0 + multi as f64),
+                memcpy_mb_s: Some(11_000.0),
+                memset_mb_s: Some(29_000.0),
+                ..ResultsRow::default()
+            },
+            soc: Some("RK3588".into()),
+            log: None,
+            core_types: Vec::new(),
+            source_file: None,
+        }
+    }
+
+    /// The Firefly ITX-3588J (corpus log 3XzI.txt, a kernel without cpufreq): 7-Zip 8750
+    /// against ~16,400, single-threaded 1537 against ~3100. Of its 15 faster rows 12 ran
+    /// 5.10 like it, and 2 were stored runs of logs without a distro line. `compare` said
+    /// "the faster rows ran kernel 6.1, 6.2 (this run: 5.10)" and "another userland ()";
+    /// neither separates the faster rows from this run. What its own columns say does.
+    #[test]
+    fn itx_3588j_reasons_hold_for_most_of_the_faster_rows() {
+        let mine = ResultsRow {
+            device: "Firefly ITX-3588J HDMI(Linux)".into(),
+            clock: "no cpufreq support".into(),
+            kernel: "5.10.66".into(),
+            distro_arch: "Focal arm64".into(),
+            sevenzip_multi: Some(8750),
+            sevenzip_single: Some(1537),
+            aes256_16k: Some(560_200.0),
+            memcpy_mb_s: Some(10_190.0),
+            memset_mb_s: Some(15_080.0),
+            ..ResultsRow::default()
+        };
+        let mut refs: Vec<Reference> = (0..12)
+            .map(|i| {
+                rk3588(
+                    &format!("board {i}"),
+                    "5.10",
+                    "Focal arm64",
+                    16_000 + i,
+                    3100,
+                )
+            })
+            .collect();
+        refs.push(rk3588("ROCK 5C", "6.1", "Bookworm arm64", 16_400, 3174));
+        refs.push(rk3588("stored A", "6.2", "", 16_060, 2989));
+        refs.push(rk3588("stored B", "5.10", "", 16_740, 3158));
+        let c = compare(
+            &mine,
+            &[915, 980, 985],
+            &refs,
+            Selection::Soc("RK3588".into()),
+            Metric::SevenzipMulti,
+        );
+        let why = c.why.join("\n");
+        assert!(
+            why.contains("15 of 15 published rows are more than 5 % faster"),
+            "{why}"
+        );
+        assert!(!why.contains("kernel 6"), "{why}");
+        assert!(!why.contains("userland"), "{why}");
+        assert!(
+            why.contains(
+                "this run's kernel had no cpufreq support (its clock column; measured \
+                 915/980/985 MHz) and its single-threaded 7-Zip score is 50 % of the faster \
+                 rows' median (1537 against 3100): the big cores did not run at their full clock"
+            ),
+            "{why}"
+        );
+        // When most faster rows do run another kernel or userland, that is said, with
+        // the count, and rows without a distro never give `()`.
+        let other: Vec<Reference> = (0..4)
+            .map(|i| {
+                rk3588(
+                    &format!("new {i}"),
+                    "6.1",
+                    "Bookworm armhf",
+                    16_000 + i,
+                    1600,
+                )
+            })
+            .chain([rk3588("no distro", "5.10", "", 16_500, 1600)])
+            .collect();
+        let c = compare(
+            &mine,
+            &[],
+            &other,
+            Selection::Soc("RK3588".into()),
+            Metric::SevenzipMulti,
+        );
+        let why = c.why.join("\n");
+        assert!(
+            why.contains(
+                "4 of the 5 faster rows ran another kernel: 6.1 (4 rows) (this run: 5.10)"
+            ),
+            "{why}"
+        );
+        assert!(
+            why.contains(
+                "4 of the 5 faster rows ran another userland: armhf (4 rows) (this run: arm64)"
+            ),
+            "{why}"
+        );
+        assert!(!why.contains("()"), "{why}");
+        assert!(!why.contains("single-threaded"), "{why}");
+    }
+
+    /// An imported copy of a published log was listed beside its own published row
+    /// (+0 %) and counted as another published row; this run's own stored copy too.
+    #[test]
+    fn a_stored_copy_of_a_published_row_and_of_this_run_are_shown_once() {
+        let mine = rock5b_run();
+        let published = {
+            let mut r = rk3588(
+                "Radxa ROCK 5B (RK3588)",
+                "5.10",
+                "Focal arm64",
+                16_450,
+                3146,
+            );
+            r.log = Some("results/41BH.txt".into());
+            r
+        };
+        let copy = Reference {
+            log: Some("stored #126".into()),
+            source_file: Some("41BH.txt".into()),
+            ..rk3588(
+                "Radxa ROCK 5B",
+                "5.10",
+                "Ubuntu 20.04 LTS arm64",
+                16_450,
+                3146,
+            )
+        };
+        // Another name, the same figures (a log saved under another name).
+        let renamed = Reference {
+            log: Some("stored #127".into()),
+            source_file: Some("rock5b.txt".into()),
+            ..copy.clone()
+        };
+        let itself = Reference {
+            row: mine.clone(),
+            soc: Some("RK3588".into()),
+            log: Some("stored #3".into()),
+            core_types: Vec::new(),
+            source_file: Some("sbc-bench.log".into()),
+        };
+        let other = Reference {
+            log: Some("stored #9".into()),
+            ..rk3588("Radxa ROCK 5B", "6.1", "Bookworm arm64", 15_000, 3000)
+        };
+        let c = compare(
+            &mine,
+            &[],
+            &[published, copy, renamed, itself, other],
+            Selection::Soc("RK3588".into()),
+            Metric::SevenzipMulti,
+        );
+        let shown: Vec<&str> = c.rows.iter().map(|r| r.row.device.as_str()).collect();
+        assert_eq!(
+            shown,
+            ["Radxa ROCK 5B (RK3588)", "Radxa ROCK 5B", "Radxa ROCK 5B"]
+        );
+        assert_eq!(c.rows.iter().filter(|r| r.this_run).count(), 1);
+        assert_eq!(c.rows[1].log.as_deref(), Some("stored #9"));
+        assert_eq!(
+            c.left_out,
+            [
+                "Radxa ROCK 5B (stored #126): a copy of the published row Radxa ROCK 5B (RK3588) (results/41BH.txt)",
+                "Radxa ROCK 5B (stored #127): a copy of the published row Radxa ROCK 5B (RK3588) (results/41BH.txt)",
+                "Radxa ROCK 5B (stored #3): this run itself",
+            ]
+        );
+        assert!(
+            c.why[0].starts_with("2 of 2 rows (published and stored)"),
+            "{:?}",
+            c.why
+        );
+        assert!(
+            render(&c).contains("Not shown (the same run twice):\n  * Radxa ROCK 5B (stored #126)")
         );
     }
 

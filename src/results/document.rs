@@ -402,12 +402,22 @@ fn log_clocks(lines: &[String]) -> Vec<u32> {
     let mut best: Option<(u32, u32)> = None;
     let mut in_table = false;
     for l in lines {
+        // The checks at the end measure the same clusters again, hot: not more clusters.
+        if l.starts_with("Testing maximum cpufreq again")
+            || l.starts_with("Testing clockspeeds again")
+        {
+            break;
+        }
         if l.starts_with("Checking cpufreq OPP") {
             out.extend(best.take().map(|b| b.1));
             in_table = !l.contains("again");
             continue;
         }
         if !in_table || l.trim().is_empty() {
+            continue;
+        }
+        if let Some(m) = no_cpufreq_measured(l) {
+            best = Some((0, m));
             continue;
         }
         match row(l) {
@@ -424,6 +434,21 @@ fn log_clocks(lines: &[String]) -> Vec<u32> {
     }
     out.extend(best.map(|b| b.1));
     out
+}
+
+/// The clock of a cluster without cpufreq, as sbc-bench's versions print it: `No cpufreq
+/// support available. Measured on cpu1: 915 Mhz (913.539/…)`, `… Measured on cpu7:
+/// 1512/1511/1511`, `No cpufreq support.  Measured: 2108 (2108.2/…)`.
+fn no_cpufreq_measured(line: &str) -> Option<u32> {
+    let t = line.trim();
+    if !t.starts_with("No cpufreq support") {
+        return None;
+    }
+    let after = t.split_once("Measured")?.1;
+    let value = after.split_once(':')?.1.split_whitespace().next()?;
+    let first = value.split('/').next()?;
+    let mhz: f64 = first.parse().ok()?;
+    (mhz.is_finite() && mhz > 0.0).then(|| mhz.round() as u32)
 }
 
 /// The findings' worst severity, as the store words it: `ok`, `warnings` or `invalid`.
@@ -506,6 +531,38 @@ Results validation:\n\n  * Measured clockspeed not lower than advertised max CPU
         // Older logs: sysfs, measured, voltage; lowest first.
         let old = "Checking cpufreq OPP for cpu0-cpu3 (Cortex-A55):\n\n  408     406     675\n  1800    1794     950\n\nChecking cpufreq OPP for cpu4-cpu5 (Cortex-A76):\n\n  408     407     675\n  2400    2350    1000\n\nsomething\n";
         assert_eq!(log_clocks(&sbclog::normalise(old)), vec![1794, 2350]);
+    }
+
+    /// Corpus log 3XzI.txt (Firefly ITX-3588J, sbc-bench v0.9.6, a kernel without
+    /// cpufreq): each cluster measured once before the benchmarks and once after; the
+    /// clocks are the three of the start (the log's `No cpufreq support available.
+    /// Measured on cpu1: 915 Mhz (…)` lines).
+    #[test]
+    fn itx_3588j_clocks_without_cpufreq_are_read_once_per_cluster() {
+        let log = "sbc-bench v0.9.6 Firefly ITX-3588J HDMI(Linux) (Thu, 12 May 2022 08:32:25 +0000)\n\n\
+Checking cpufreq OPP for cpu0-cpu3 (Cortex-A55):\n\n\
+No cpufreq support available. Measured on cpu1: 915 Mhz (913.539/913.509/913.448)\n\n\
+Checking cpufreq OPP for cpu4-cpu5 (Cortex-A76):\n\n\
+No cpufreq support available. Measured on cpu5: 980 Mhz (977.693/977.623/977.589)\n\n\
+Checking cpufreq OPP for cpu6-cpu7 (Cortex-A76):\n\n\
+No cpufreq support available. Measured on cpu7: 985 Mhz (982.738/982.668/982.622)\n\n\
+Testing clockspeeds again. System health now:\n\n\
+Checking cpufreq OPP for cpu0-cpu3 (Cortex-A55):\n\n\
+No cpufreq support available. Measured on cpu1: 915 Mhz (911.102/910.931/910.801)\n";
+        let p = parse_log_run(log).unwrap();
+        assert_eq!(p.extra.clocks_mhz, [915, 980, 985]);
+        assert_eq!(
+            no_cpufreq_measured("No cpufreq support.  Measured: 2108 (2108.2/2107.9/2107.5)"),
+            Some(2108)
+        );
+        assert_eq!(
+            no_cpufreq_measured("No cpufreq support available. Measured on cpu7: 1512/1511/1511"),
+            Some(1512)
+        );
+        assert_eq!(
+            no_cpufreq_measured("No cpufreq support available. Measured on cpu7: "),
+            None
+        );
     }
 
     #[test]

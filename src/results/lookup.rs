@@ -110,7 +110,10 @@ pub fn compare_target(run: &RunRef, db: Option<&Path>) -> Result<(Parsed, Option
     let path = db_path(db);
     let stored = |s: &Store, id: i64| {
         s.record(id)
-            .map(|(p, _)| (p, Some(id)))
+            .map(|(mut p, doc)| {
+                crate::results::reguess::refresh(&mut p.log, &doc);
+                (p, Some(id))
+            })
             .map_err(|e| e.to_string())
     };
     match run {
@@ -118,7 +121,16 @@ pub fn compare_target(run: &RunRef, db: Option<&Path>) -> Result<(Parsed, Option
             let path = path.ok_or("no results database: give --db PATH")?;
             return stored(&Store::open(&path).map_err(|e| e.to_string())?, *id);
         }
-        RunRef::File(file) => return read_result(file).map(|p| (p, None)),
+        RunRef::File(file) => {
+            let text = read_file(file)?;
+            let p = document::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            // The same run imported before is this run, not another row beside it.
+            let id = path
+                .filter(|p| p.is_file())
+                .and_then(|p| Store::open(&p).ok())
+                .and_then(|s| s.find(this_document(&text)).ok().flatten());
+            return Ok((p, id));
+        }
         RunRef::Default => {}
     }
     if let Some(path) = path.filter(|p| p.is_file()) {
@@ -136,6 +148,15 @@ pub fn compare_target(run: &RunRef, db: Option<&Path>) -> Result<(Parsed, Option
         })
 }
 
+/// The part of a result file that is stored as one run: a run JSON whole, else the
+/// log's last run (what [`document::parse`] reads).
+fn this_document(text: &str) -> &str {
+    if document::is_run_json(text) {
+        return text;
+    }
+    document::split_runs(text).pop().unwrap_or(text)
+}
+
 /// The runs in the database beside the published rows (all but `except`), each with
 /// a name and figures.
 pub fn stored_references(db: Option<&Path>, except: Option<i64>) -> Vec<Reference> {
@@ -145,20 +166,17 @@ pub fn stored_references(db: Option<&Path>, except: Option<i64>) -> Vec<Referenc
     let Ok(s) = Store::open(&path) else {
         return Vec::new();
     };
-    let ids: Vec<i64> = s
-        .list()
+    s.list()
         .unwrap_or_default()
         .into_iter()
-        .map(|e| e.id)
-        .filter(|id| Some(*id) != except)
-        .collect();
-    ids.into_iter()
-        .filter_map(|id| stored_reference(&s, id))
+        .filter(|e| Some(e.id) != except)
+        .filter_map(|e| stored_reference(&s, e.id, e.source_path.as_deref()))
         .collect()
 }
 
-fn stored_reference(s: &Store, id: i64) -> Option<Reference> {
-    let (p, _) = s.record(id).ok()?;
+fn stored_reference(s: &Store, id: i64, source_path: Option<&str>) -> Option<Reference> {
+    let (mut p, doc) = s.record(id).ok()?;
+    crate::results::reguess::refresh(&mut p.log, &doc);
     let mut row = p.log.results_row.clone();
     let no_figures = row.sevenzip_multi.is_none()
         && row.sevenzip_single.is_none()
@@ -175,6 +193,10 @@ fn stored_reference(s: &Store, id: i64) -> Option<Reference> {
         row,
         log: Some(format!("stored #{id}")),
         core_types: p.log.core_types.clone(),
+        source_file: source_path
+            .and_then(|f| f.rsplit('/').next())
+            .filter(|f| !f.is_empty())
+            .map(str::to_string),
     })
 }
 

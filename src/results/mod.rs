@@ -8,6 +8,7 @@ pub mod document;
 pub mod export;
 pub mod lookup;
 pub mod reference;
+pub mod reguess;
 pub mod sbclog;
 pub mod share;
 pub mod store;

@@ -25,6 +25,22 @@ pub struct Reference {
     pub log: Option<String>,
     /// The core types that log names (empty when the log is not in the corpus).
     pub core_types: Vec<String>,
+    /// The name of the file a stored run was imported from (`3XzI.txt`): a published
+    /// log's copy has the name of the row's link (`results/3XzI.txt`). `None` for
+    /// published rows and runs of our own.
+    pub source_file: Option<String>,
+}
+
+impl Reference {
+    /// The file name of the log a published row links to (`results/3XzI.txt` →
+    /// `3XzI.txt`).
+    pub fn linked_file(&self) -> Option<&str> {
+        self.log
+            .as_deref()
+            .filter(|l| !l.starts_with("stored #"))
+            .and_then(|l| l.rsplit('/').next())
+            .filter(|f| !f.is_empty())
+    }
 }
 
 /// Every published row, with the core types of its log where known.
@@ -92,6 +108,7 @@ fn parse_line(line: &str) -> Option<Reference> {
         soc,
         log,
         core_types: Vec::new(),
+        source_file: None,
     })
 }
 

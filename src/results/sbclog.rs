@@ -26,6 +26,9 @@ pub struct ParsedLog {
     pub kernel_release: Option<String>,
     /// The log's `SoC guess:` (v0.9.1 on): `Rockchip RK3588/RK3588s (35881000)`.
     pub soc_guess: Option<String>,
+    /// The log's `DT compat:` strings, most specific first (v0.9.x): what the SoC guess
+    /// is checked against ([`crate::results::reguess`]).
+    pub dt_compat: Vec<String>,
     /// The core types the log names, in order, once each: from `Checking cpufreq OPP for
     /// cpu0-cpu3 (Cortex-A55):` / `Executing benchmark on cpu0 (Cortex-A55):` lines, or
     /// in older logs lscpu's `Model name:` lines.
@@ -127,10 +130,16 @@ pub fn parse(text: &str) -> ParsedLog {
 
     out.kernel_release = kernel_release(&lines);
     out.core_types = core_types(&lines);
-    out.soc_guess = lines.iter().find_map(|l| {
+    let stated_guess = lines.iter().find_map(|l| {
         let g = l.strip_prefix("SoC guess: ")?.trim();
         (!g.is_empty()).then(|| g.to_string())
     });
+    out.dt_compat = crate::results::reguess::dt_compat(&lines);
+    out.soc_guess = crate::results::reguess::soc_guess(
+        stated_guess.as_deref(),
+        &out.dt_compat,
+        &out.core_types,
+    );
     if let Some(k) = &out.kernel_release {
         out.results_row.kernel.clone_from(k);
     }

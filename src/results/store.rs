@@ -393,6 +393,17 @@ impl Store {
         Ok(Inserted::New(self.conn.last_insert_rowid()))
     }
 
+    /// The row that holds this very document (its SHA-256), if stored.
+    pub fn find(&self, document: &str) -> Result<Option<i64>, StoreError> {
+        let sha = hex(&Sha256::digest(document.as_bytes()));
+        Ok(self
+            .conn
+            .query_row("SELECT id FROM runs WHERE sha256 = ?1", [&sha], |row| {
+                row.get::<_, i64>(0)
+            })
+            .optional()?)
+    }
+
     /// Every stored run, oldest first.
     pub fn list(&self) -> Result<Vec<Entry>, StoreError> {
         let mut q = self

@@ -100,7 +100,13 @@ pub fn comparison(p: &Parsed, db: Option<&Path>, except: Option<i64>) -> Option<
         Selection::CoreTypes(t) => format!("Published rows with {} cores", t.join(" + ")),
     };
     let metric = Metric::SevenzipMulti;
-    let c = compare::compare(&p.log.results_row, &refs, selection, metric);
+    let c = compare::compare(
+        &p.log.results_row,
+        &p.extra.clocks_mhz,
+        &refs,
+        selection,
+        metric,
+    );
     let bars = c
         .rows
         .iter()

@@ -8,6 +8,7 @@ mod bench_crypto;
 mod cli;
 mod cli_harden;
 mod common;
+mod compare_reasons;
 mod cpuid;
 mod golden;
 mod graph_chromium;
