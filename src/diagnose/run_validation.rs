@@ -7,7 +7,7 @@ use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::record::finding::FindingCode;
 use crate::record::plan::StepKind;
-use crate::record::results_row::{ResultsRow, clock_dropped};
+use crate::record::results_row::ResultsRow;
 use crate::record::run::RunReport;
 use crate::record::run::table_every_s;
 use crate::sys::procs::ProcessShare;
@@ -121,6 +121,7 @@ pub fn findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(validate::clock_findings(&advertised_checks(r)));
+    out.extend(unwalked_drops(r));
     out.extend(validate::swap_findings(swap_before, swap_after));
     if let Some(rec) = rec {
         out.extend(background_findings(r, rec, online_before.len()));
@@ -198,6 +199,33 @@ fn advertised_checks(r: &RunReport) -> Vec<ClockVerdict> {
                 before_mhz: before,
                 after_mhz: after,
             })
+        })
+        .collect()
+}
+
+/// The clusters measured without an OPP walk (no cpufreq, not root, a `--sysroot`
+/// tree): their clock at the start against the end, by the same rule as the walked ones,
+/// so the validation sees every drop the Results.md row's `(throttled)` is made of.
+fn unwalked_drops(r: &RunReport) -> Vec<Finding> {
+    r.results
+        .clock_cold
+        .iter()
+        .filter(|c| c.walk.is_none())
+        .filter_map(|c| {
+            let before = c.measured.as_ref()?.mhz;
+            let after = r
+                .results
+                .clock_hot
+                .iter()
+                .find(|h| h.target.cpu == c.target.cpu && h.walk.is_none())?
+                .measured
+                .as_ref()?
+                .mhz;
+            let label = match &c.target.core_type {
+                Some(t) => format!("cpu{}, {t}", c.target.cpu),
+                None => format!("cpu{}", c.target.cpu),
+            };
+            validate::clock_drop_finding(&label, before, after)
         })
         .collect()
 }
@@ -325,19 +353,26 @@ fn top_measured_mhz(c: &crate::bench::clock::ClockCheck) -> Option<u64> {
     .map(|m| m.round() as u64)
 }
 
-/// Did the run throttle, by sbc-bench's rules: a throttling finding (time below the top
-/// OPP, Raspberry Pi firmware bits), or the clock measured at the end more than 3 % below
-/// the one at the start.
-fn throttled(findings: &[Finding], start: Option<u64>, end: Option<u64>) -> bool {
-    let recorded = findings.iter().any(|f| {
+/// The one throttling verdict, read from the validation's findings (the Results.md row's
+/// `(throttled)`, the page, the Markdown and the JSON all say what it says): time below
+/// the top OPP or a clock sampled below it, a cluster's clock measured lower at the end
+/// (sbc-bench's 3 % rule), cores killed by overheating, or the Raspberry Pi firmware's
+/// throttling bits (not under-voltage alone: sbc-bench's row leaves that out too).
+pub fn throttled(r: &RunReport, findings: &[Finding]) -> bool {
+    let pi_after = r.pi_throttled_after.as_deref().and_then(PiThrottled::parse);
+    let pi_before = r
+        .pi_throttled_before
+        .as_deref()
+        .and_then(PiThrottled::parse);
+    let pi = pi_after.is_some_and(|a| PiThrottled::throttling(pi_before, a));
+    pi || findings.iter().any(|f| {
         matches!(
             f.code,
             FindingCode::Throttling
-                | FindingCode::PiThrottledNow
-                | FindingCode::PiThrottledDuringRun
+                | FindingCode::ClockDroppedUnderLoad
+                | FindingCode::CpusKilledMidRun
         )
-    });
-    recorded || matches!((start, end), (Some(s), Some(e)) if clock_dropped(s, e))
+    })
 }
 
 /// The Results.md row: best cluster's figures, the clock column by sbc-bench's rules.
@@ -377,24 +412,13 @@ pub fn results_row(r: &RunReport, findings: &[Finding]) -> ResultsRow {
         .iter()
         .filter_map(|p| p.cpuinfo_max_khz)
         .collect();
-    let (start, end) = if max_khz.is_empty() {
-        (
-            r.results.clock_cold.iter().find_map(top_measured_mhz),
-            r.results.clock_hot.iter().rev().find_map(top_measured_mhz),
-        )
+    // Its `(throttled)` is the validation's verdict ([`throttled`]), which compares each
+    // cluster's start with its own end (sbc-bench without cpufreq compared the first
+    // cluster's start with the last cluster's end: two core types, not throttling).
+    let start = if max_khz.is_empty() {
+        r.results.clock_cold.iter().find_map(top_measured_mhz)
     } else {
-        let last = r.results.clock_cold.last();
-        let start = last.and_then(top_measured_mhz);
-        let end = last
-            .and_then(|c| {
-                r.results
-                    .clock_hot
-                    .iter()
-                    .find(|h| h.target.cpu == c.target.cpu)
-            })
-            .or(r.results.clock_hot.last())
-            .and_then(top_measured_mhz);
-        (start, end)
+        r.results.clock_cold.last().and_then(top_measured_mhz)
     };
     ResultsRow {
         device: info
@@ -408,7 +432,7 @@ pub fn results_row(r: &RunReport, findings: &[Finding]) -> ResultsRow {
             max_khz.iter().copied().min(),
             start,
         ),
-        throttled: throttled(findings, start, end),
+        throttled: throttled(r, findings),
         kernel: info.kernel.release.clone().unwrap_or_default(),
         distro_arch: row::distro_arch(&distro, info.kernel.machine.as_deref(), &arch),
         memcpy_mb_s: membw(&|m| m.memcpy_mb_per_s()),
@@ -519,6 +543,80 @@ mod tests {
         ];
         assert_eq!(aes256_16k_of(&each), Some(1328813.40));
         assert_eq!(aes256_16k_of(&[]), None);
+    }
+
+    /// The rock-5b fixture run measured without an OPP walk (not root, or a `--sysroot`
+    /// tree): each cluster at 2350 MHz at the start, the last one at `hot_mhz` at the
+    /// end; cpufreq's statistics clean (time only at the top OPP).
+    fn unwalked(hot_mhz: f64) -> RunReport {
+        use crate::bench::clock::ClockMeasurement;
+        let mut r = crate::record::read::fixture_rock5b();
+        let last = r.results.clock_cold.last().map(|c| c.target.cpu);
+        for (checks, hot) in [
+            (&mut r.results.clock_cold, false),
+            (&mut r.results.clock_hot, true),
+        ] {
+            for c in checks.iter_mut() {
+                let mhz = if hot && Some(c.target.cpu) == last {
+                    hot_mhz
+                } else {
+                    2350.0
+                };
+                c.walk = None;
+                c.measured = Some(ClockMeasurement::from_samples(vec![mhz; 3], 1, 0.1));
+                c.not_walked = Some("not root".into());
+            }
+        }
+        for t in &mut r.throttling {
+            let top = t.seconds_at_khz.iter().map(|(f, _)| *f).max().unwrap_or(0);
+            for (f, s) in &mut t.seconds_at_khz {
+                *s = if *f == top { 100.0 } else { 0.0 };
+            }
+        }
+        r.pi_throttled_before = None;
+        r.pi_throttled_after = None;
+        r
+    }
+
+    fn validated(r: &RunReport) -> (Vec<Finding>, ResultsRow) {
+        let online: Vec<u32> = (0..8).collect();
+        let swap = SwapState::default();
+        let f = findings(r, None, &swap, &swap, &online, &online);
+        let row = results_row(r, &f);
+        (f, row)
+    }
+
+    /// Issue 28: without an OPP walk the Results.md row said `(throttled)` (the clock
+    /// measured at the end 4 % below the start) while the validation said "No
+    /// throttling" (only cpufreq's statistics, which were clean): two rules. Now the
+    /// drop is a finding, and the row's `(throttled)` is the validation's verdict.
+    #[test]
+    fn without_an_opp_walk_the_row_and_the_validation_give_one_throttling_verdict() {
+        let (f, row) = validated(&unwalked(2250.0));
+        assert!(row.throttled, "{row:?}");
+        assert!(row.render().contains(" (throttled) |"), "{}", row.render());
+        let codes: Vec<FindingCode> = f.iter().map(|f| f.code).collect();
+        assert!(!codes.contains(&FindingCode::NoThrottling), "{f:#?}");
+        let drop = f
+            .iter()
+            .find(|f| f.code == FindingCode::ClockDroppedUnderLoad)
+            .expect("the drop is a finding");
+        assert_eq!(drop.severity, Severity::Invalid);
+        assert_eq!(
+            drop.message,
+            "cpu6, Cortex-A76: measured 2250 MHz at the end vs 2350 MHz at the start (-4.3%): throttled"
+        );
+        // 3 % or less (sbc-bench's `100 * start / end > 103`): neither says throttled.
+        let (f, row) = validated(&unwalked(2290.0));
+        assert!(!row.throttled, "{row:?}");
+        assert!(
+            f.iter().any(|f| f.code == FindingCode::NoThrottling),
+            "{f:#?}"
+        );
+        assert!(
+            !f.iter()
+                .any(|f| f.code == FindingCode::ClockDroppedUnderLoad)
+        );
     }
 
     #[test]

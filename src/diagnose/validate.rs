@@ -25,6 +25,21 @@ fn pct(measured: f64, advertised: f64) -> f64 {
     (measured - advertised) / advertised * 100.0
 }
 
+/// Is a measured clock below its OPP by what sbc-bench calls a mismatch? Its clock check
+/// prints the ratio to three decimals and flags it under 0.990 (sbc-bench.sh at 53f7951,
+/// line 3867: `if [ ${MeasuredDiff} -lt 990 ]; then # measured clockspeed lower than 1%
+/// than cpufreq OPP`).
+fn below_opp(measured: f64, advertised: f64) -> bool {
+    (measured / advertised * 1000.0).round() < 990.0
+}
+
+/// From how far below its OPP a clock is worth a warning: sbc-bench prints the mismatch
+/// line in red and bold only when it has two digits, 10 % or more (sbc-bench.sh at
+/// 53f7951, line 4910: `if [ ${OneOrTwoDigitsBefore:-6} -gt 6 ] || …` under `# mismatch
+/// greater than 9%, print warning in red and bold`). Less is the rounding of cpufreq-dt's
+/// OPP tables and PLLs (an RK3588's Cortex-A76 at 2352 of 2400 MHz): a note.
+pub const CLOCK_WARNING_PCT: f64 = 10.0;
+
 /// sbc-bench's clock lines: `Measured clockspeed not lower than advertised max CPU
 /// clockspeed`, or `Advertised vs. measured max CPU clockspeed: -2.4% before, -4.5% after`
 /// for the worst cluster (more than 1 % below). A cluster measured more than 3 % slower at
@@ -52,7 +67,13 @@ pub fn clock_findings(checks: &[ClockVerdict]) -> Vec<Finding> {
         .min_by(|a, b| a.1.total_cmp(&b.1));
     if let Some(w) = worst {
         let before = pct(w.before_mhz.unwrap_or(0.0), w.advertised_mhz);
-        if before <= -1.0 {
+        if below_opp(w.before_mhz.unwrap_or(0.0), w.advertised_mhz) {
+            let worst_pct = worst_after.map_or(before, |(_, p)| before.min(p));
+            let severity = if worst_pct <= -CLOCK_WARNING_PCT {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
             let (after, label) = match worst_after {
                 Some((a, p)) if a.label != w.label => (
                     format!(", {p:.1}% after"),
@@ -63,7 +84,7 @@ pub fn clock_findings(checks: &[ClockVerdict]) -> Vec<Finding> {
             };
             out.push(Finding::new(
                 FindingCode::ClockBelowAdvertised,
-                Severity::Warning,
+                severity,
                 format!(
                     "Advertised vs. measured max CPU clockspeed: {before:.1}% before{after} ({label})"
                 ),
@@ -77,20 +98,29 @@ pub fn clock_findings(checks: &[ClockVerdict]) -> Vec<Finding> {
     }
     for c in measured {
         if let (Some(b), Some(a)) = (c.before_mhz, c.after_mhz) {
-            if b > 0.0 && (a - b) / b * 100.0 < -3.0 {
-                out.push(Finding::new(
-                    FindingCode::ClockDroppedUnderLoad,
-                    Severity::Invalid,
-                    format!(
-                        "{}: measured {a:.0} MHz at the end vs {b:.0} MHz at the start ({:+.1}%): throttled",
-                        c.label,
-                        (a - b) / b * 100.0
-                    ),
-                ));
-            }
+            out.extend(clock_drop_finding(&c.label, b, a));
         }
     }
     out
+}
+
+/// sbc-bench's throttling rule on one cluster's clock measured at the start and at the
+/// end (`clock_dropped`: more than 3 %, in whole MHz as its log prints them), as the
+/// finding every throttling verdict reads — the validation, and the Results.md row's
+/// `(throttled)`.
+pub fn clock_drop_finding(label: &str, before_mhz: f64, after_mhz: f64) -> Option<Finding> {
+    let whole = |m: f64| (m.is_finite() && m > 0.0).then(|| m.round() as u64);
+    let (b, a) = (whole(before_mhz)?, whole(after_mhz)?);
+    crate::record::results_row::clock_dropped(b, a).then(|| {
+        Finding::new(
+            FindingCode::ClockDroppedUnderLoad,
+            Severity::Invalid,
+            format!(
+                "{label}: measured {a} MHz at the end vs {b} MHz at the start ({:+.1}%): throttled",
+                (a as f64 - b as f64) / b as f64 * 100.0
+            ),
+        )
+    })
 }
 
 /// Swap state at one moment.
@@ -114,6 +144,26 @@ pub struct SwapState {
     pub configured: bool,
 }
 
+/// How much was swapped during the run, after sbc-bench's words: ` (1234 pages out, 56
+/// in; swap used 120 → 350 MiB)`, from what was read (empty when nothing was).
+fn swap_numbers(before: &SwapState, after: &SwapState) -> String {
+    let mut parts = Vec::new();
+    let delta = |b: Option<u64>, a: Option<u64>| Some(a?.saturating_sub(b?));
+    if let (Some(o), Some(i)) = (
+        delta(before.pswpout, after.pswpout),
+        delta(before.pswpin, after.pswpin),
+    ) {
+        parts.push(format!("{o} pages swapped out, {i} in"));
+    }
+    let mib = |k: u64| format!("{:.0}", k as f64 / 1024.0);
+    parts.push(format!(
+        "swap used {} → {} MiB",
+        mib(before.used_kib),
+        mib(after.used_kib)
+    ));
+    format!(" ({})", parts.join("; "))
+}
+
 /// Swapping during the run makes results invalid (zram less so).
 pub fn swap_findings(before: &SwapState, after: &SwapState) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -122,17 +172,18 @@ pub fn swap_findings(before: &SwapState, after: &SwapState) -> Vec<Finding> {
         _ => after.used_kib > before.used_kib,
     };
     if paged {
+        let how_much = swap_numbers(before, after);
         if after.zram_only {
             out.push(Finding::new(
                 FindingCode::SwappingZram,
                 Severity::Warning,
-                "Swapping (ZRAM) occured",
+                format!("Swapping (ZRAM) occured{how_much}"),
             ));
         } else {
             out.push(Finding::new(
                 FindingCode::Swapping,
                 Severity::Invalid,
-                "Swapping occured",
+                format!("Swapping occured{how_much}"),
             ));
         }
     } else if before.configured || after.configured {
@@ -448,6 +499,39 @@ mod tests {
         );
     }
 
+    /// Issue 28: the usual RK3588 (its Cortex-A76 measured at 2352 of 2400 MHz,
+    /// cpufreq-dt's rounding) made a normal board "valid, with warnings", its page saying
+    /// "well below advertised". sbc-bench prints that line in red from 10 % on only.
+    #[test]
+    fn rk3588_at_2352_of_2400_mhz_is_a_note_not_a_warning() {
+        let mut a76 = cc(2400.0, 2352.0, Some(2352.0));
+        a76.label = "cpu4, Cortex-A76".into();
+        let f = clock_findings(&[a76]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].code, FindingCode::ClockBelowAdvertised);
+        assert_eq!(f[0].severity, Severity::Info);
+        // The line sbc-bench prints is kept as it was.
+        assert_eq!(
+            f[0].message,
+            "Advertised vs. measured max CPU clockspeed: -2.0% before, -2.0% after (cpu4, Cortex-A76)"
+        );
+        // 10 % and more, before or after: a warning.
+        for (b, a) in [(2160.0, 2352.0), (2352.0, 2160.0), (1800.0, 1800.0)] {
+            let f = clock_findings(&[cc(2400.0, b, Some(a))]);
+            assert_eq!(f[0].severity, Severity::Warning, "{b} {a}");
+        }
+        // Within 1 % (sbc-bench's 0.990 on the ratio to three decimals): nothing to say.
+        let f = clock_findings(&[cc(2400.0, 2376.5, Some(2376.5))]);
+        assert_eq!(f[0].code, FindingCode::ClockAsAdvertised);
+        let f = clock_findings(&[cc(2400.0, 2370.0, Some(2370.0))]);
+        assert_eq!(f[0].code, FindingCode::ClockBelowAdvertised);
+        assert!(
+            !FindingCode::ClockBelowAdvertised
+                .meaning()
+                .contains("well below")
+        );
+    }
+
     #[test]
     fn worst_before_and_worst_after_are_taken_independently() {
         let a55 = cc(1800.0, 1780.0, Some(1700.0)); // -1.1% before, -5.6% after
@@ -494,6 +578,46 @@ mod tests {
         let f = swap_findings(&b, &a);
         assert_eq!(f[0].code, "swapping-zram");
         assert_eq!(f[1].code, "zswap-on-zram");
+    }
+
+    /// Issue 28: "Swapping occured" said nothing of how much.
+    #[test]
+    fn swapping_occured_says_how_much() {
+        let b = SwapState {
+            used_kib: 120 * 1024,
+            pswpout: Some(1000),
+            pswpin: Some(50),
+            configured: true,
+            ..Default::default()
+        };
+        let a = SwapState {
+            used_kib: 350 * 1024,
+            pswpout: Some(2234),
+            pswpin: Some(106),
+            ..b.clone()
+        };
+        let f = swap_findings(&b, &a);
+        assert_eq!(
+            f[0].message,
+            "Swapping occured (1234 pages swapped out, 56 in; swap used 120 → 350 MiB)"
+        );
+        // Without /proc/vmstat's counters: the swap in use.
+        let (b, a) = (
+            SwapState {
+                pswpout: None,
+                pswpin: None,
+                ..b
+            },
+            SwapState {
+                pswpout: None,
+                pswpin: None,
+                ..a
+            },
+        );
+        assert_eq!(
+            swap_findings(&b, &a)[0].message,
+            "Swapping occured (swap used 120 → 350 MiB)"
+        );
     }
 
     #[test]

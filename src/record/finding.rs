@@ -76,7 +76,8 @@ finding_codes! {
     BenchmarkFailed = "benchmark-failed",
     /// Measured clocks match the advertised cpufreq OPPs.
     ClockAsAdvertised = "clock-as-advertised",
-    /// A measured clock is well below the advertised one.
+    /// A measured clock is below the advertised one: a note within 10 % (OPP rounding),
+    /// a warning from 10 % on (sbc-bench's threshold).
     ClockBelowAdvertised = "clock-below-advertised",
     /// Clocks measured again at the end were lower than before.
     ClockDroppedUnderLoad = "clock-dropped-under-load",
