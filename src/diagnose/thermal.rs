@@ -44,6 +44,10 @@ pub struct ThermalVerdict {
     pub sustained_khs: Option<f64>,
     /// `sustained_khs` as a percentage of `first_khs`.
     pub sustained_pct: Option<f64>,
+    /// The length of those windows, seconds ([`window_s`]: a minute, or a third of a
+    /// shorter load).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_s: Option<f64>,
     /// Seconds into the load when a cluster's clock first fell below its maximum (`None`:
     /// never, as far as the monitor saw; 0: below it from the first sample on).
     pub first_throttle_s: Option<f64>,
@@ -62,13 +66,17 @@ fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
 
-/// First and last window of the scrypt intervals (kH/s).
-pub fn scores(run: &ScryptRun) -> (Option<f64>, Option<f64>) {
-    let total = run
-        .intervals
+/// How long the load ran, seconds.
+fn load_s(run: &ScryptRun) -> f64 {
+    run.intervals
         .last()
         .map(|i| i.end_s)
-        .unwrap_or(run.elapsed_s);
+        .unwrap_or(run.elapsed_s)
+}
+
+/// First and last window of the scrypt intervals (kH/s).
+pub fn scores(run: &ScryptRun) -> (Option<f64>, Option<f64>) {
+    let total = load_s(run);
     let w = window_s(total);
     let start_of = |i: &crate::bench::scrypt::ScryptInterval| i.end_s - i.seconds;
     let first = mean(
@@ -98,6 +106,7 @@ pub fn verdict(r: &RunReport) -> Option<ThermalVerdict> {
             (Some(f), Some(l)) if f > 0.0 => Some(l / f * 100.0),
             _ => None,
         },
+        window_s: Some(window_s(load_s(run))).filter(|w| w.is_finite() && *w > 0.0),
         ..Default::default()
     };
     if let Some(rec) = &r.monitor {
@@ -207,8 +216,30 @@ fn at_size(row: &AesSuiteRow) -> Option<f64> {
         .map(|t| t.bytes_per_s)
 }
 
+/// Each CPU's AES-256-CBC rows at [`RATIO_BUFFER_BYTES`], averaged, in the order of their
+/// first row: on a single-cluster board `openssl speed` ran twice on cpu0, and sbc-bench
+/// averages the two runs ("add both scores and divide by two to get an average",
+/// sbc-bench.sh at 53f7951, line 4177).
+fn per_cpu(rows: &[AesSuiteRow]) -> Vec<(u32, String, f64)> {
+    let mut out: Vec<(u32, String, f64, u32)> = Vec::new();
+    for r in rows.iter().filter(|r| r.algorithm == Algorithm::Aes256Cbc) {
+        let Some(bps) = at_size(r) else { continue };
+        match out.iter_mut().find(|e| e.0 == r.cpu) {
+            Some(e) => {
+                e.2 += bps;
+                e.3 += 1;
+            }
+            None => out.push((r.cpu, r.tag.clone(), bps, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(cpu, tag, sum, n)| (cpu, tag, sum / f64::from(n)))
+        .collect()
+}
+
 /// AES-256 after ÷ before per cluster, from OpenSSL's rows when both runs have them
-/// (what sbc-bench compares), else from the native rows.
+/// (what sbc-bench compares), else from the native rows. The rows of one CPU are averaged
+/// on each side first, as sbc-bench pairs its runs: one ratio per cluster.
 pub fn aes_ratios(before: &AesResults, after: &AesResults) -> Vec<AesRatio> {
     let (b, a, source) = match (&before.openssl, &after.openssl) {
         (Some(b), Some(a)) if !b.rows.is_empty() && !a.rows.is_empty() => {
@@ -216,16 +247,14 @@ pub fn aes_ratios(before: &AesResults, after: &AesResults) -> Vec<AesRatio> {
         }
         _ => (&before.native, &after.native, "native"),
     };
-    b.iter()
-        .filter(|rb| rb.algorithm == Algorithm::Aes256Cbc)
-        .filter_map(|rb| {
-            let ra = a
-                .iter()
-                .find(|ra| ra.cpu == rb.cpu && ra.algorithm == rb.algorithm)?;
-            let (before_bps, after_bps) = (at_size(rb)?, at_size(ra)?);
+    let after = per_cpu(a);
+    per_cpu(b)
+        .into_iter()
+        .filter_map(|(cpu, tag, before_bps)| {
+            let after_bps = after.iter().find(|e| e.0 == cpu)?.2;
             (before_bps > 0.0).then(|| AesRatio {
-                cpu: rb.cpu,
-                tag: rb.tag.clone(),
+                cpu,
+                tag,
                 source,
                 before_bps,
                 after_bps,
@@ -322,6 +351,23 @@ mod tests {
         );
         // Same speed after: no finding.
         assert!(aes_findings(&before, &before).is_empty());
+    }
+
+    /// Issue 28: on a single-cluster board (every Raspberry Pi) `openssl speed` runs twice
+    /// on cpu0 before the load and twice after; both "before" runs were paired with the
+    /// first "after" run, giving two ratios for one core (0.995 and 1.109). As sbc-bench,
+    /// each side's two runs are averaged: one ratio.
+    #[test]
+    fn raspberry_pi_runs_twice_on_one_cluster_are_averaged_into_one_ratio() {
+        let before = aes(&[(0, "Cortex-A76", 1_000_000.0), (0, "Cortex-A76", 897_000.0)]);
+        let after = aes(&[(0, "Cortex-A76", 995_000.0), (0, "Cortex-A76", 1_001_000.0)]);
+        let r = aes_ratios(&before, &after);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].cpu, 0);
+        assert!((r[0].before_bps - 948_500.0).abs() < 1e-6);
+        assert!((r[0].after_bps - 998_000.0).abs() < 1e-6);
+        assert!((r[0].ratio - 998_000.0 / 948_500.0).abs() < 1e-12);
+        assert!(aes_findings(&before, &after).is_empty());
     }
 
     fn run(khs: &[f64], every_s: f64) -> ScryptRun {

@@ -57,6 +57,15 @@ fn mhz(khz: u64) -> String {
     format!("{:.0} MHz", khz as f64 / 1000.0)
 }
 
+/// The window the verdict compares: `minute` (a load of 3 minutes or more, and verdicts
+/// recorded before the window was kept), else its seconds (`7 s` of a 20-s load).
+fn window_words(window_s: Option<f64>) -> String {
+    match window_s {
+        Some(w) if w < 59.5 => format!("{w:.0} s"),
+        _ => "minute".to_string(),
+    }
+}
+
 /// The verdict in one line: `Verdict: sustained 94% of the first minute (25.32 → 23.80
 /// kH/s), first throttled after 48 s, peak 85.2°C, settled 83.9°C, settled at 1800 MHz
 /// (cpu0-3, Cortex-A55), 2016 MHz of 2256 MHz (cpu4-5, Cortex-A76)`.
@@ -64,7 +73,8 @@ pub fn verdict_line(v: &ThermalVerdict) -> String {
     let mut parts = Vec::new();
     match (v.sustained_pct, v.first_khs, v.sustained_khs) {
         (Some(p), Some(f), Some(l)) => parts.push(format!(
-            "sustained {p:.0}% of the first minute ({f:.2} → {l:.2} kH/s)"
+            "sustained {p:.0}% of the first {} ({f:.2} → {l:.2} kH/s)",
+            window_words(v.window_s)
         )),
         _ => parts.push("no scrypt score".to_string()),
     }
@@ -179,6 +189,7 @@ mod tests {
             first_khs: Some(25.32),
             sustained_khs: Some(23.8),
             sustained_pct: Some(23.8 / 25.32 * 100.0),
+            window_s: None,
             first_throttle_s: Some(48.2),
             clocks_seen: true,
             peak_c: Some(85.2),
@@ -206,6 +217,12 @@ mod tests {
              throttled after 48 s, peak 85.2°C, settled 83.9°C, settled at 1800 MHz \
              (cpu0-3, Cortex-A55), 2016 MHz of 2256 MHz (cpu4-5, Cortex-A76)"
         );
+        // A 5-minute load's window is a minute.
+        let five = ThermalVerdict {
+            window_s: Some(60.0),
+            ..v.clone()
+        };
+        assert_eq!(verdict_line(&five), verdict_line(&v));
         let none = ThermalVerdict {
             clocks_seen: true,
             ..Default::default()
@@ -214,5 +231,25 @@ mod tests {
             verdict_line(&none),
             "Verdict: no scrypt score, no throttling seen, peak n/a, settled n/a"
         );
+    }
+
+    /// Issue 28: a 20-s thermal test (`thermal --seconds 20`) compared its first and last
+    /// 7 s, and the verdict called that "the first minute".
+    #[test]
+    fn a_20_s_thermal_test_does_not_speak_of_its_first_minute() {
+        let v = ThermalVerdict {
+            first_khs: Some(25.0),
+            sustained_khs: Some(24.0),
+            sustained_pct: Some(96.0),
+            window_s: Some(crate::diagnose::thermal::window_s(20.0)),
+            clocks_seen: true,
+            ..Default::default()
+        };
+        let line = verdict_line(&v);
+        assert!(
+            line.starts_with("Verdict: sustained 96% of the first 7 s (25.00 → 24.00 kH/s)"),
+            "{line}"
+        );
+        assert!(!line.contains("minute"), "{line}");
     }
 }
