@@ -17,7 +17,7 @@ use crate::sys::cpufreq::policy_attr;
 use crate::sys::irq::{self, IrqLine};
 use crate::sys::net::{self, IfStats};
 use crate::sys::power::{self, DcIn};
-use crate::sys::procs::{self, ProcessTicks};
+use crate::sys::procs::{self, ProcessTally, ProcessTicks};
 use crate::sys::root::NodeKind;
 use crate::sys::root::SysRoot;
 use crate::sys::thermal::{self, ThermalSource};
@@ -47,9 +47,12 @@ pub struct SampleSpec {
     /// Processes or threads whose CPU time and last CPU are read ([`Sample::tasks`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskId>,
-    /// Every other process's CPU time (`/proc/<pid>/stat`), at phase boundaries only
-    /// ([`Sampler::sample_boundary`]): the standard run names the busiest processes of a
-    /// phase with background activity. Too dear for every sample (one file per process).
+    /// Every other process's CPU time (`/proc/<pid>/stat`), for naming the busiest
+    /// processes of a phase with background activity: read every
+    /// [`PROCESS_EVERY_S`] and at phase boundaries, where the sample holds what was
+    /// counted since ([`Sampler::sample_boundary`]): a process that ran and ended inside
+    /// a phase is counted (seen in between, or in its parent's time for the children it
+    /// waited for). One file per process: not every sample.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub processes: bool,
 }
@@ -406,10 +409,21 @@ pub struct Sampler {
     nics: Vec<NicFiles>,
     disks: Vec<(String, Option<CounterFile>)>,
     tasks: Vec<(TaskId, CounterFile)>,
-    /// Read every process at boundaries, leaving out this pid (and its children) on the
-    /// live system.
+    /// Read every process at boundaries and every [`PROCESS_EVERY_S`], leaving out this
+    /// pid (and its children) on the live system.
     processes: Option<Option<u32>>,
+    /// The processes followed between boundaries.
+    tally: ProcessTally,
+    /// When the processes were last read (the sample's monotonic seconds).
+    processes_read_s: Option<f64>,
+    /// Seconds between those reads ([`PROCESS_EVERY_S`]).
+    process_every_s: f64,
 }
+
+/// How often the monitor reads every process between phase boundaries: often enough to
+/// see a process that lives a few seconds (an `apt-get`, a compiler), seldom enough to
+/// cost nothing beside the benchmarks (one `/proc/<pid>/stat` per process).
+pub const PROCESS_EVERY_S: f64 = 5.0;
 
 /// The open `statistics/*` files of one interface (empty for an invalid name).
 #[derive(Debug)]
@@ -495,6 +509,9 @@ impl Sampler {
                 .collect(),
             tasks: Vec::new(),
             processes: processes.then(|| root.is_host().then(std::process::id)),
+            tally: ProcessTally::default(),
+            processes_read_s: None,
+            process_every_s: PROCESS_EVERY_S,
         };
         s.set_tasks(&tasks);
         s
@@ -534,18 +551,36 @@ impl Sampler {
     }
 
     /// Read every counter now, and with [`SampleSpec::processes`] every other process's
-    /// CPU time: a phase's first and last sample.
+    /// CPU time as counted so far: a phase's first and last sample.
     pub fn sample_boundary(&mut self) -> Sample {
-        let mut s = self.sample();
-        if let Some(exclude) = self.processes {
-            s.processes = Some(procs::read_all(&self.root, exclude));
+        let mut s = self.sample_at(true);
+        if self.processes.is_some() {
+            s.processes = Some(self.tally.snapshot());
         }
         s
     }
 
-    /// Read every counter now.
+    /// Read every counter now (and every process, when [`PROCESS_EVERY_S`] have passed).
     pub fn sample(&mut self) -> Sample {
+        self.sample_at(false)
+    }
+
+    fn read_processes(&mut self, mono_s: f64, boundary: bool) {
+        let Some(exclude) = self.processes else {
+            return;
+        };
+        let due = self
+            .processes_read_s
+            .is_none_or(|t| mono_s - t >= self.process_every_s);
+        if boundary || due {
+            self.tally.update(&procs::read_all(&self.root, exclude));
+            self.processes_read_s = Some(mono_s);
+        }
+    }
+
+    fn sample_at(&mut self, boundary: bool) -> Sample {
         let (mono_s, unix_ms) = now();
+        self.read_processes(mono_s, boundary);
         let stat = self.stat.read().map(parse_proc_stat);
         Sample {
             mono_s,
@@ -907,6 +942,45 @@ mod tests {
             "43 (io worker) R 1 42 42 0 -1 0 0 0 0 0 1 1 0 0 20 0 3 0 1 1 1 1 1 1 1 1 1 1 0 0 0 0 0 0 -1 1 0 0 0 0 0\n",
         );
         assert!(s.sample().tasks[1].stat.is_some());
+    }
+
+    /// Issue 28: the monitor read processes at a phase's first and last sample only, so
+    /// one that started and ended inside the phase was invisible. Between the boundaries
+    /// it reads them too, and the boundary sample holds what was counted.
+    #[test]
+    fn a_process_that_lived_inside_a_phase_is_in_its_last_sample() {
+        let d = tempfile::tempdir().unwrap();
+        let stat = |pid: u32, line: &str| {
+            let dir = d.path().join(format!("proc/{pid}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("stat"), format!("{line}\n")).unwrap();
+        };
+        stat(100, "100 (sh) S 1 100 100 0 -1 0 0 0 0 0 10 0 0 0");
+        let root = SysRoot::new(d.path());
+        let spec = SampleSpec {
+            processes: true,
+            ..SampleSpec::default()
+        };
+        let mut s = Sampler::new(&root, &empty_layout(), None, None, spec);
+        s.process_every_s = 0.0;
+        let first = s.sample_boundary();
+        stat(200, "200 (apt-get) R 100 100 100 0 -1 0 0 0 0 0 300 50 0 0");
+        assert!(
+            s.sample().processes.is_none(),
+            "only boundaries carry the list"
+        );
+        std::fs::remove_dir_all(d.path().join("proc/200")).unwrap();
+        stat(100, "100 (sh) S 1 100 100 0 -1 0 0 0 0 0 10 0 420 80");
+        let last = s.sample_boundary();
+        let top = procs::busiest(
+            first.processes.as_deref().unwrap_or_default(),
+            last.processes.as_deref().unwrap_or_default(),
+            5.0,
+            100.0,
+            2,
+        );
+        let named: Vec<(&str, f64)> = top.iter().map(|p| (p.comm.as_str(), p.cpu_pct)).collect();
+        assert_eq!(named, [("apt-get", 70.0), ("sh", 30.0)]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::monitor::stat;
 use crate::shutdown::CancellationToken;
+use crate::sys::procs;
 use crate::sys::root::SysRoot;
 
 /// Load below which the machine counts as idle at once.
@@ -133,6 +134,9 @@ pub enum IdleOutcome {
         cpu_pct: f64,
         /// Last 1-minute load.
         load1: f64,
+        /// The busiest other process over the last poll (`apt-get 87 %`), if any used
+        /// the CPU.
+        busiest: Option<String>,
     },
     /// Ctrl-C while waiting.
     Cancelled,
@@ -170,6 +174,7 @@ pub fn wait_for_idle(
     let mut judge = IdleJudge::with_window(window);
     let mut prev = read_stat();
     let mut prev_t = Instant::now();
+    let mut procs = Busiest::new(root);
     loop {
         // Never sleep past `max_wait`: `--max-wait 3` gives up after 3 s, not one poll.
         let nap = max_wait.map_or(poll, |m| poll.min(m.saturating_sub(start.elapsed())));
@@ -186,13 +191,18 @@ pub fn wait_for_idle(
         prev = cur;
         prev_t = now;
         let load1 = read_load().unwrap_or(0.0);
+        let busiest = procs.over(secs);
         if judge.observe(load1, cpu, secs) {
             return IdleOutcome::Idle(start.elapsed());
         }
         report(&format!(
-            "Too busy for benchmarking: {},  cpu: {:.0}%",
+            "Too busy for benchmarking: {},  cpu: {:.0}%{}",
             uptime_line(root, chrono::Local::now()),
-            cpu
+            cpu,
+            busiest
+                .as_deref()
+                .map(|b| format!(",  busiest: {b}"))
+                .unwrap_or_default()
         ));
         if let Some(max) = max_wait {
             if start.elapsed() >= max {
@@ -200,9 +210,47 @@ pub fn wait_for_idle(
                     waited: start.elapsed(),
                     cpu_pct: judge.average(),
                     load1,
+                    busiest,
                 };
             }
         }
+    }
+}
+
+/// The busiest other process between two polls of the idle wait (not this one, nor
+/// its children), by [`procs::ProcessTally`]: the time of children a process waited for
+/// counts for it, so a shell running short `apt-get`s or a `make` of short compilers is
+/// named.
+struct Busiest {
+    root: SysRoot,
+    exclude: Option<u32>,
+    tally: procs::ProcessTally,
+    last: Vec<procs::ProcessTicks>,
+}
+
+impl Busiest {
+    fn new(root: &SysRoot) -> Self {
+        let exclude = root.is_host().then(std::process::id);
+        let mut tally = procs::ProcessTally::default();
+        tally.update(&procs::read_all(root, exclude));
+        let last = tally.snapshot();
+        Self {
+            root: root.clone(),
+            exclude,
+            tally,
+            last,
+        }
+    }
+
+    /// `apt-get 87 %` for the `secs` since the last call; `None` when nothing ran.
+    fn over(&mut self, secs: f64) -> Option<String> {
+        self.tally
+            .update(&procs::read_all(&self.root, self.exclude));
+        let now = self.tally.snapshot();
+        let top = procs::busiest(&self.last, &now, secs, stat::USER_HZ, 1);
+        self.last = now;
+        top.first()
+            .map(|p| format!("{} {:.0} %", p.comm, p.cpu_pct))
     }
 }
 
@@ -303,5 +351,53 @@ mod tests {
             t0.elapsed() < Duration::from_secs(4),
             "gave up before the 5 s poll"
         );
+    }
+
+    /// Issue 28: "Too busy for benchmarking" said the machine was busy, not with what.
+    /// The idle wait names the busiest process of each poll (an `apt-get` here, whose
+    /// time rises between polls), and the error at `--max-wait` names it too.
+    #[test]
+    fn too_busy_names_the_busiest_process() {
+        let d = tempfile::tempdir().unwrap();
+        let proc = d.path().join("proc");
+        std::fs::create_dir_all(proc.join("4711")).unwrap();
+        std::fs::write(proc.join("loadavg"), "3.00 2.00 1.00 1/79 1\n").unwrap();
+        std::fs::write(proc.join("stat"), "cpu 100 0 0 100 0 0 0 0\n").unwrap();
+        let apt = |ticks: u64| {
+            let line = format!("4711 (apt-get) R 1 4711 4711 0 -1 0 0 0 0 0 {ticks} 0 0 0\n");
+            std::fs::write(proc.join("4711/stat"), line).unwrap();
+        };
+        apt(100);
+        let root = SysRoot::new(d.path());
+        let mut ticks = 100;
+        let mut lines = Vec::new();
+        let out = wait_for_idle(
+            &root,
+            Some(Duration::from_millis(60)),
+            IDLE_WINDOW,
+            &CancellationToken::new(),
+            Duration::from_millis(10),
+            |l| {
+                lines.push(l.to_string());
+                ticks += 87;
+                apt(ticks);
+            },
+        );
+        let busy: Vec<&String> = lines.iter().filter(|l| l.starts_with("Too busy")).collect();
+        assert!(busy.len() >= 2, "{lines:?}");
+        // The first poll saw nothing run; from the second on apt-get used the CPU.
+        assert!(!busy[0].contains("busiest"), "{}", busy[0]);
+        assert!(
+            busy[1].contains("cpu: 0%,  busiest: apt-get "),
+            "{}",
+            busy[1]
+        );
+        assert!(busy[1].ends_with(" %"), "{}", busy[1]);
+        match out {
+            IdleOutcome::GaveUp { busiest, .. } => {
+                assert!(busiest.is_some_and(|b| b.starts_with("apt-get ")));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

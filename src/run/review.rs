@@ -103,6 +103,13 @@ impl Mode for Review {
         ui.line("Starting to examine hardware/software for review purposes...");
     }
 
+    /// sbc-bench waits for idle in review mode only when it benchmarks (`-r`, `-j`): with
+    /// `-R` it watches the machine as it is (sbc-bench.sh at 53f7951, line 8485:
+    /// `[ "X${RunBenchmarks}" = "XTRUE" ] && CheckLoadAndDmesg`).
+    fn waits_for_idle(&self) -> bool {
+        self.opts.benchmarks
+    }
+
     fn tune(&mut self, ctx: &RunContext<'_>, t: &Tuning, govs: &[Governor]) -> Vec<Tuned> {
         let root = ctx.root;
         let (tuned, diff) = powersave_then_performance(root, t, govs, is_x86(root));
@@ -591,6 +598,7 @@ fn watch(
             dc_in: setup.dc_in.is_some(),
             busiest: online.len() > 1,
             cores: Vec::new(),
+            plain_na: false,
         },
         false,
     );

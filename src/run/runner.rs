@@ -61,7 +61,8 @@ pub trait Ui {
 pub enum NotStarted {
     /// The machine never became idle within `--max-wait`.
     #[error(
-        "the system did not become idle within {waited_s:.0} s (load {load1:.2}, cpu {cpu_pct:.1}%); benchmark results would not be meaningful. Stop the background activity or raise --max-wait"
+        "the system did not become idle within {waited_s:.0} s (load {load1:.2}, cpu {cpu_pct:.1}%{}); benchmark results would not be meaningful. Stop the background activity or raise --max-wait",
+        busiest.as_deref().map(|b| format!(", busiest: {b}")).unwrap_or_default()
     )]
     TooBusy {
         /// Seconds waited.
@@ -70,6 +71,8 @@ pub enum NotStarted {
         load1: f64,
         /// Average utilisation over the last 30 s.
         cpu_pct: f64,
+        /// The busiest other process at the end (`apt-get 87 %`).
+        busiest: Option<String>,
     },
     /// The user stopped at a prompt or pressed Ctrl-C before benchmarks began.
     #[error("stopped before benchmarking")]
@@ -147,6 +150,13 @@ pub trait Mode {
     /// Leave the governors as found (sbc-bench's `TempTest`).
     fn keeps_governors(&self) -> bool {
         false
+    }
+
+    /// Wait for the machine to become idle before starting? Only a mode that benchmarks
+    /// needs it: review mode without benchmarks (`-R`) watches a busy machine, which is
+    /// what it is for.
+    fn waits_for_idle(&self) -> bool {
+        true
     }
 
     /// The mode's tuning (governors to `performance`); not called with `NOTUNING=yes` or
@@ -234,7 +244,7 @@ pub fn execute(
 ) -> Result<RunReport, NotStarted> {
     let started = now_rfc3339();
     mode.intro(ui);
-    let pre = preflight(ctx, ui)?;
+    let pre = preflight(ctx, ui, mode.waits_for_idle())?;
     let mut run = tune(ctx, mode, started, pre);
     mode.prepare(ctx, &mut run, ui);
     ctx.sink.write(&run.report);
@@ -274,8 +284,13 @@ pub(crate) struct Checked {
     last_seq: Option<u64>,
 }
 
-/// Phase 1: root, kernel log, offline cores, idle wait. Stops before anything changes.
-pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked, NotStarted> {
+/// Phase 1: root, kernel log, offline cores, idle wait (unless the mode runs no
+/// benchmarks: `wait`). Stops before anything changes.
+pub(crate) fn preflight(
+    ctx: &RunContext<'_>,
+    ui: &mut dyn Ui,
+    wait: bool,
+) -> Result<Checked, NotStarted> {
     let root = ctx.root;
     let mut pre = Preflight {
         root: preflight::is_root(),
@@ -295,9 +310,12 @@ pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked
         return Err(NotStarted::Stopped);
     }
     confirm_offline_cores(root, ui)?;
-    let (outcome, waited_s) = ctx
-        .host
-        .wait_for_idle(root, ctx.cfg, ctx.cancel, &mut |l| ui.line(l));
+    let (outcome, waited_s) = if wait {
+        ctx.host
+            .wait_for_idle(root, ctx.cfg, ctx.cancel, &mut |l| ui.line(l))
+    } else {
+        (IdleOutcome::Idle(Duration::ZERO), 0.0)
+    };
     pre.idle_wait_s = waited_s;
     match outcome {
         IdleOutcome::Idle(_) => {}
@@ -306,11 +324,13 @@ pub(crate) fn preflight(ctx: &RunContext<'_>, ui: &mut dyn Ui) -> Result<Checked
             waited,
             cpu_pct,
             load1,
+            busiest,
         } => {
             return Err(NotStarted::TooBusy {
                 waited_s: waited.as_secs_f64(),
                 load1,
                 cpu_pct,
+                busiest,
             });
         }
     }

@@ -134,6 +134,7 @@ fn the_run_s_exit_status_is_decided_in_one_place() {
         waited_s: 1.0,
         load1: 2.0,
         cpu_pct: 50.0,
+        busiest: None,
     };
     assert_eq!(outcome(&Err(busy), None), Outcome::Failed);
 }

@@ -20,8 +20,19 @@ pub struct ProcessTicks {
     /// Command name (field 2, without its parentheses; at most 15 bytes in the kernel).
     pub comm: String,
     /// User plus system time of all its threads (fields 14 and 15), clock ticks
-    /// (`USER_HZ`).
+    /// (`USER_HZ`). In a [`ProcessTally`]'s snapshot: the time counted for the process
+    /// since the tally first saw it, its children's once they exited included.
     pub ticks: u64,
+    /// User plus system time of its children that exited and were waited for (fields
+    /// 16 and 17, `cutime` and `cstime`): how a `make` or a shell running many short
+    /// compilers shows their work. 0 in a [`ProcessTally`]'s snapshot (counted in
+    /// `ticks`) and in recordings made before it was read.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub child_ticks: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Parse a `/proc/<pid>/stat` line. The command name may hold spaces and parentheses
@@ -40,11 +51,18 @@ pub fn parse_stat(text: &str) -> Option<ProcessTicks> {
     let field = |n: usize| -> Option<u64> { f.get(n - 3)?.parse().ok() };
     let ppid = u32::try_from(field(4)?).ok()?;
     let ticks = field(14)?.checked_add(field(15)?)?;
+    // cutime and cstime are signed in the kernel (`long`); a negative or missing pair
+    // (truncated lines of very old kernels) counts as none.
+    let child_ticks = field(16)
+        .zip(field(17))
+        .and_then(|(u, s)| u.checked_add(s))
+        .unwrap_or(0);
     Some(ProcessTicks {
         pid,
         ppid,
         comm,
         ticks,
+        child_ticks,
     })
 }
 
@@ -86,14 +104,15 @@ pub fn busiest(
     if elapsed_s <= 0.0 || ticks_per_s <= 0.0 {
         return Vec::new();
     }
+    let total = |p: &ProcessTicks| p.ticks.saturating_add(p.child_ticks);
     let mut v: Vec<ProcessShare> = after
         .iter()
         .filter_map(|a| {
             let was = before
                 .iter()
                 .find(|b| b.pid == a.pid && b.comm == a.comm)
-                .map_or(0, |b| b.ticks);
-            let used = a.ticks.checked_sub(was)?;
+                .map_or(0, total);
+            let used = total(a).checked_sub(was)?;
             (used > 0).then(|| ProcessShare {
                 pid: a.pid,
                 comm: a.comm.clone(),
@@ -104,6 +123,111 @@ pub fn busiest(
     v.sort_by(|a, b| b.cpu_pct.total_cmp(&a.cpu_pct).then(a.pid.cmp(&b.pid)));
     v.truncate(n);
     v
+}
+
+/// One process as a [`ProcessTally`] follows it.
+#[derive(Debug, Clone)]
+struct Tracked {
+    pid: u32,
+    ppid: u32,
+    comm: String,
+    /// `ticks` and `child_ticks` when last read.
+    own: u64,
+    children: u64,
+    /// Time counted for it so far.
+    counted: u64,
+    /// It exited since the last snapshot.
+    gone: bool,
+}
+
+/// Every process's CPU time followed across many readings, so that what ran between two
+/// snapshots is counted even when it did not live to the second: a process read once in
+/// between keeps the time it was seen with, and the time of children that exited goes to
+/// the parent that waited for them (its `cutime`/`cstime`), less what was already counted
+/// for them. Snapshots ([`ProcessTally::snapshot`]) are lists [`busiest`] compares.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessTally {
+    seen: Vec<Tracked>,
+}
+
+impl ProcessTally {
+    /// Take one reading of every process ([`read_all`]).
+    pub fn update(&mut self, now: &[ProcessTicks]) {
+        let mut present = vec![false; self.seen.len()];
+        // (index in `seen`, own delta, children delta) of the processes read now.
+        let mut deltas: Vec<(usize, u64, u64)> = Vec::with_capacity(now.len());
+        for p in now {
+            let known = self
+                .seen
+                .iter()
+                .position(|t| !t.gone && t.pid == p.pid && t.comm == p.comm);
+            match known {
+                Some(i) => {
+                    let t = &mut self.seen[i];
+                    deltas.push((
+                        i,
+                        p.ticks.saturating_sub(t.own),
+                        p.child_ticks.saturating_sub(t.children),
+                    ));
+                    t.own = p.ticks;
+                    t.children = p.child_ticks;
+                    t.ppid = p.ppid;
+                    present[i] = true;
+                }
+                None => {
+                    // New since the last reading (or the pid reused by another command):
+                    // everything it used happened since.
+                    self.seen.push(Tracked {
+                        pid: p.pid,
+                        ppid: p.ppid,
+                        comm: p.comm.clone(),
+                        own: p.ticks,
+                        children: p.child_ticks,
+                        counted: p.ticks.saturating_add(p.child_ticks),
+                        gone: false,
+                    });
+                    present.push(true);
+                }
+            }
+        }
+        // Exited since the last reading: its parent's children time now holds all of it,
+        // of which the part read before is counted for the child already.
+        for i in 0..present.len() {
+            if present[i] || self.seen[i].gone {
+                continue;
+            }
+            self.seen[i].gone = true;
+            let (ppid, known) = (
+                self.seen[i].ppid,
+                self.seen[i].own.saturating_add(self.seen[i].children),
+            );
+            if let Some(d) = deltas.iter_mut().find(|d| self.seen[d.0].pid == ppid) {
+                d.2 = d.2.saturating_sub(known);
+            }
+        }
+        for (i, own, children) in deltas {
+            let t = &mut self.seen[i];
+            t.counted = t.counted.saturating_add(own).saturating_add(children);
+        }
+    }
+
+    /// Every process followed, with the time counted for it (those that exited since the
+    /// last snapshot too, once), for [`busiest`]; exited ones are forgotten after.
+    pub fn snapshot(&mut self) -> Vec<ProcessTicks> {
+        let out = self
+            .seen
+            .iter()
+            .map(|t| ProcessTicks {
+                pid: t.pid,
+                ppid: t.ppid,
+                comm: t.comm.clone(),
+                ticks: t.counted,
+                child_ticks: 0,
+            })
+            .collect();
+        self.seen.retain(|t| !t.gone);
+        out
+    }
 }
 
 #[cfg(test)]
@@ -124,7 +248,8 @@ mod tests {
                 pid: 1867,
                 ppid: 1,
                 comm: "tmux: server".into(),
-                ticks: 249
+                ticks: 249,
+                child_ticks: 0,
             })
         );
         let k = parse_stat(KWORKER).unwrap();
@@ -182,6 +307,7 @@ mod tests {
             ppid: 1,
             comm: comm.into(),
             ticks,
+            child_ticks: 0,
         };
         let before = [p(10, "stress", 100), p(11, "idle", 5), p(12, "old", 50)];
         let after = [
@@ -195,5 +321,89 @@ mod tests {
         assert_eq!((top[0].comm.as_str(), top[0].cpu_pct), ("stress", 100.0));
         assert_eq!((top[1].comm.as_str(), top[1].cpu_pct), ("new", 10.0));
         assert!(busiest(&before, &after, 0.0, 100.0, 3).is_empty());
+    }
+
+    fn stat(pid: u32, ppid: u32, comm: &str, ticks: u64, child_ticks: u64) -> ProcessTicks {
+        ProcessTicks {
+            pid,
+            ppid,
+            comm: comm.into(),
+            ticks,
+            child_ticks,
+        }
+    }
+
+    /// `cutime` and `cstime` (fields 16 and 17): this x86 VM's pid 1, the supervisor
+    /// that started every shell of a working day.
+    #[test]
+    fn exited_childrens_time_is_read() {
+        let init = "1 (process_api) S 0 0 0 0 -1 4194560 138596 44741923 0 3957 441 2732 310636 27589 10 -10 18 0 25 57708544 4304 18446744073709551615 1 1 0 0 0 0 0 4096 1256 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0";
+        let p = parse_stat(init).unwrap();
+        assert_eq!((p.ticks, p.child_ticks), (3173, 338_225));
+        // A line cut after stime: no children's time, not no process.
+        let cut = "5 ((sd-pam)) S 4 4 4 0 -1 0 0 0 0 0 7 3";
+        assert_eq!(parse_stat(cut).unwrap().child_ticks, 0);
+    }
+
+    /// Issue 28: processes were diffed between a phase's first and last snapshot by
+    /// their own time only, so one that started and ended inside the phase was invisible:
+    /// a 100 %-busy core during a 10-s phase was blamed on a kworker at 2 %. Here
+    /// `apt-get` (seen once in between) and the compilers `make` ran and waited for
+    /// (never seen) take the core, and are named.
+    #[test]
+    fn a_core_busy_with_processes_that_ended_inside_the_phase_is_blamed_on_them() {
+        let mut t = ProcessTally::default();
+        t.update(&[
+            stat(100, 1, "sh", 10, 0),
+            stat(300, 1, "make", 50, 0),
+            stat(57, 2, "kworker/1:1", 31, 0),
+        ]);
+        let before = t.snapshot();
+        // 4 s in: apt-get (child of sh) has used 3.5 s; make's compilers, 2 s so far.
+        t.update(&[
+            stat(100, 1, "sh", 10, 0),
+            stat(200, 100, "apt-get", 350, 0),
+            stat(300, 1, "make", 50, 200),
+            stat(57, 2, "kworker/1:1", 41, 0),
+        ]);
+        // 10 s in: apt-get exited after 5 s in all (sh waited for it), make's compilers
+        // took 3 s more; the old way sees none of this in sh or apt-get.
+        t.update(&[
+            stat(100, 1, "sh", 10, 500),
+            stat(300, 1, "make", 50, 500),
+            stat(57, 2, "kworker/1:1", 51, 0),
+        ]);
+        let after = t.snapshot();
+        let old_way = busiest(
+            &before,
+            &[stat(57, 2, "kworker/1:1", 51, 0)],
+            10.0,
+            100.0,
+            3,
+        );
+        assert_eq!(old_way[0].comm, "kworker/1:1");
+        let top = busiest(&before, &after, 10.0, 100.0, 4);
+        let named: Vec<(&str, f64)> = top.iter().map(|p| (p.comm.as_str(), p.cpu_pct)).collect();
+        assert_eq!(
+            named,
+            [
+                ("make", 50.0),
+                ("apt-get", 35.0),
+                ("sh", 15.0),
+                ("kworker/1:1", 2.0)
+            ]
+        );
+        // apt-get is gone: the next phase neither sees nor counts it.
+        let next = t.snapshot();
+        assert!(next.iter().all(|p| p.comm != "apt-get"));
+        assert!(busiest(&after, &next, 1.0, 100.0, 3).is_empty());
+    }
+
+    #[test]
+    fn busiest_counts_the_time_of_children_waited_for() {
+        let before = [stat(300, 1, "make", 50, 0)];
+        let after = [stat(300, 1, "make", 50, 450)];
+        let top = busiest(&before, &after, 5.0, 100.0, 1);
+        assert_eq!((top[0].comm.as_str(), top[0].cpu_pct), ("make", 90.0));
     }
 }
