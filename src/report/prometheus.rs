@@ -762,7 +762,8 @@ impl RunScores {
         }
     }
 
-    /// Native single-threaded ratings per target; 7-Zip multi and scrypt from the row.
+    /// Native single-threaded ratings per target and the native all-cores rating; 7-Zip
+    /// multi and scrypt from the row.
     fn compression_scores(&mut self, res: &Results, row: Option<&ResultsRow>) {
         for (suite, label) in [(&res.sevenzip, "7zip"), (&res.lzma, "lzma")] {
             for n in suite.iter().flat_map(|s| &s.native_single) {
@@ -771,6 +772,14 @@ impl RunScores {
                     &format!("{label} native single"),
                     &target_labels(&n.target),
                     Some(n.result.total_rating_mips),
+                );
+            }
+            for n in suite.iter().filter_map(|s| s.native_multi.as_ref()) {
+                self.push(
+                    "sbc_bench_run_compression_mips",
+                    &format!("{label} native multi"),
+                    &all_labels(),
+                    Some(n.total_rating_mips),
                 );
             }
         }
@@ -1273,6 +1282,46 @@ mod tests {
         assert_eq!(a.map(|x| x.2), Some(1_325_370_000.0));
         let both = aes_series(&crate::record::read::fixture_rock5b_openssl(true));
         assert_eq!(both.len(), 18, "no series twice: {both:?}");
+    }
+
+    /// Issue 28: the native all-cores LZMA rating (`native_multi`, one run, not a list)
+    /// reached neither the page nor the run scores.
+    #[test]
+    fn run_scores_export_the_native_multi_threaded_rating() {
+        let mut r = crate::record::read::fixture_rock5b();
+        let series = |r: &RunReport| -> Vec<(String, String, f64)> {
+            RunScores::of(r)
+                .scores
+                .into_iter()
+                .filter(|s| s.benchmark.ends_with("native multi"))
+                .map(|s| (s.benchmark, s.cluster, s.value))
+                .collect()
+        };
+        let had = r
+            .results
+            .sevenzip
+            .as_ref()
+            .and_then(|z| z.native_multi.as_ref())
+            .map(|m| m.total_rating_mips);
+        assert_eq!(
+            series(&r),
+            had.map(|v| ("7zip native multi".to_string(), "all".to_string(), v))
+                .into_iter()
+                .collect::<Vec<_>>()
+        );
+        r.results.sevenzip.as_mut().expect("7-Zip ran").native_multi =
+            Some(crate::bench::lzma::LzmaRun {
+                cpus: (0..8).collect(),
+                dicts: Vec::new(),
+                compress_rating_mips: 14_000.0,
+                decompress_rating_mips: 20_000.0,
+                total_rating_mips: 17_000.0,
+                elapsed_s: 1.0,
+            });
+        assert_eq!(
+            series(&r),
+            [("7zip native multi".to_string(), "all".to_string(), 17_000.0)]
+        );
     }
 
     /// A CBC row `openssl speed` ran twice (one cluster) is one series: their mean.

@@ -55,3 +55,28 @@ fn openssl_aes_rows_are_on_the_page_and_in_the_markdown() {
         );
     }
 }
+
+/// Issue 28: the native all-cores LZMA rating (`native_multi`) reached neither the page
+/// nor the Markdown; with OpenSSL's AES rows beside it, both are drawn.
+#[test]
+fn native_multi_and_openssl_rows_are_on_the_page_and_in_the_markdown() {
+    let mut r = fixture_rock5b_openssl(true);
+    r.results.sevenzip.as_mut().expect("7-Zip ran").native_multi =
+        Some(crate::bench::lzma::LzmaRun {
+            cpus: (0..8).collect(),
+            dicts: Vec::new(),
+            compress_rating_mips: 14_000.0,
+            decompress_rating_mips: 20_000.0,
+            total_rating_mips: 17_000.0,
+            elapsed_s: 1.0,
+        });
+    let d = ReportData::from_run(&r);
+    let (page, md) = (html::render(&d), markdown::render(&d));
+    assert!(
+        md.contains("| all cores | native LZMA | 14000 | 20000 | 17000 |"),
+        "{md}"
+    );
+    assert!(page.contains("<td>native LZMA</td>"), "{page}");
+    assert!(page.contains("<td class=\"n\">17000</td>"), "{page}");
+    assert!(md.contains("| aes-256-cbc (OpenSSL) |") && md.contains("| aes-256-cbc |"));
+}

@@ -319,6 +319,25 @@ impl Topo<'_> {
         }
     }
 
+    /// `cpu0 (Cortex-A55)`: the one CPU a benchmark ran on (memory latency, the
+    /// single-threaded 7-Zip and LZMA runs), as sbc-bench's log names it (`Executing
+    /// ramlat on cpu0 (Cortex-A55)`), not its cluster's range: a run on cpu0 of a
+    /// two-CPU VM is not `cpu0-1`. The core type is the cluster's where the target has
+    /// none.
+    fn cpu_name(&self, target: &Target) -> String {
+        let core_type = target.core_type.clone().or_else(|| {
+            self.views
+                .iter()
+                .find(|v| v.cpu_ids.contains(&target.cpu))
+                .map(|v| v.core_type.clone())
+                .filter(|t| !t.is_empty())
+        });
+        match core_type {
+            Some(t) => format!("cpu{} ({t})", target.cpu),
+            None => format!("cpu{}", target.cpu),
+        }
+    }
+
     /// The cluster holding `cpu`, else the row's tag.
     fn of_cpu(&self, cpu: u32, tag: &str) -> String {
         self.views
@@ -587,7 +606,7 @@ fn latency(results: &Results, topo: &Topo) -> Vec<LatencyCurve> {
                 })
                 .collect();
             (!rows.is_empty()).then(|| LatencyCurve {
-                name: topo.name(&m.target),
+                name: topo.cpu_name(&m.target),
                 columns: r.columns.clone(),
                 rows,
             })
@@ -661,14 +680,14 @@ fn sevenzip(results: &Results, topo: &Topo) -> Vec<ZipRow> {
         if let Some(z) = &c.sevenzip {
             let tool = format!("7-Zip {}", z.version.engine.as_deref().unwrap_or("n/a"));
             for r in &z.single {
-                out.push(sevenzip_row(topo.name(&r.target), &tool, &r.result));
+                out.push(sevenzip_row(topo.cpu_name(&r.target), &tool, &r.result));
             }
             for r in &z.multi {
                 out.push(sevenzip_row("all cores".into(), &tool, r));
             }
         }
         for r in &c.native_single {
-            out.push(lzma_row(topo.name(&r.target), &r.result));
+            out.push(lzma_row(topo.cpu_name(&r.target), &r.result));
         }
         out.extend(
             c.native_multi
@@ -767,7 +786,7 @@ mod tests {
         assert_eq!(d.clocks.len(), 3);
         assert_eq!(d.clocks[1].name, "cpu4-5 (Cortex-A76)");
         assert!(d.clocks[1].points.iter().any(|p| p.hot_mhz.is_some()));
-        assert_eq!(d.latency[0].name, "cpu0-3 (Cortex-A55)");
+        assert_eq!(d.latency[0].name, "cpu0 (Cortex-A55)");
         assert!(!d.bandwidth.is_empty());
         assert_eq!(d.aes[0].algorithm, "aes-128-cbc");
         assert_eq!(d.aes[0].cluster, "cpu0-3 (Cortex-A55)");
@@ -797,6 +816,34 @@ mod tests {
         let mut r = fixture_rock5b();
         r.status = RunStatus::Interrupted;
         assert_eq!(ReportData::from_run(&r).verdict, Verdict::Incomplete);
+    }
+
+    /// Issue 28: a two-CPU x86 VM's page said `Latency, cpu0-1 (EPYC)` and `cpu0-1` for
+    /// the single-threaded 7-Zip run, both measured on cpu0 alone: a single-CPU run is
+    /// named by its CPU, as sbc-bench's log names it.
+    #[test]
+    fn single_cpu_runs_are_labelled_by_their_cpu_not_the_cluster() {
+        let d = ReportData::from_run(&fixture_rock5b());
+        let names: Vec<&str> = d.latency.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "cpu0 (Cortex-A55)",
+                "cpu4 (Cortex-A76)",
+                "cpu6 (Cortex-A76)"
+            ]
+        );
+        assert!(
+            d.sevenzip.iter().all(|z| z.label == "all cores"
+                || !z.label.contains("-3 (") && z.label.starts_with("cpu")),
+            "{:?}",
+            d.sevenzip
+        );
+        assert_eq!(d.sevenzip[1].label, "cpu4 (Cortex-A76)");
+        assert_eq!(
+            d.topology[0].name, "cpu0-3 (Cortex-A55)",
+            "clusters keep their range"
+        );
     }
 
     /// Issue 28: the page read `results.aes.openssl` as an array of rows, but it is an
