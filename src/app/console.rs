@@ -55,8 +55,7 @@ impl Ui for RunConsole {
         };
         let bar = output::step_bar(label);
         self.bar = Some(bar.clone());
-        let len = output::STEP_BAR_LEN as f64;
-        Box::new(move |f| bar.set_position((f.clamp(0.0, 1.0) * len) as u64))
+        Box::new(output::forward_only(bar))
     }
 
     fn step_done(&mut self, what: &str, note: &str) {

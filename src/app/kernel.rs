@@ -80,6 +80,13 @@ fn build(
         release.as_deref().unwrap_or_default(),
         soc.is_some(),
         table.snapshot,
+        if !ctx.root.is_host() {
+            text::LogAccess::Tree
+        } else if crate::run::preflight::is_root() {
+            text::LogAccess::Root
+        } else {
+            text::LogAccess::NotRoot
+        },
     );
     KernelReport {
         schema: text::SCHEMA,

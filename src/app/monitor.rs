@@ -29,6 +29,7 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
         dc_in: setup.dc_in.is_some(),
         busiest: online.len() > 1,
         cores: if args.cores { online } else { Vec::new() },
+        plain_na: true,
     };
     let mut table = Table::new(setup.layout.clone(), table_opts, stdout().is_terminal());
     // A closed pipe (`sbc-bench -m | head`) ends the monitor quietly with 0, like Ctrl-C.

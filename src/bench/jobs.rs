@@ -73,9 +73,9 @@ pub fn run_jobs<B: Benchmark>(
     for (k, job) in jobs.into_iter().enumerate() {
         let label = output::step_label(k + 1, n, &job.label);
         let bar = output::step_bar(label.as_str());
-        let len = output::STEP_BAR_LEN as f64;
+        let forward = output::forward_only(bar.clone());
         let sink = |fraction: f64, step: Option<&str>| {
-            bar.set_position((fraction.clamp(0.0, 1.0) * len).round() as u64);
+            forward(fraction);
             if let Some(s) = step {
                 bar.set_message(format!("{label} {s}"));
             }

@@ -309,6 +309,7 @@ fn link_finding(c: &PcieCheck, l: &LinkVerdict) -> Option<Finding> {
         width: Some(l.width),
         max_speed_gts: l.cap_speed_gts,
         max_width: l.cap_width,
+        ..pci::PciLink::default()
     })?;
     let worst = match (l.speed, l.width_limit) {
         (LinkLimit::Trained, _) | (_, LinkLimit::Trained) => LinkLimit::Trained,

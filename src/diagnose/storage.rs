@@ -152,13 +152,21 @@ pub fn diagnose_device(dev: &Device) -> Vec<Finding> {
     DEVICE_RULES.iter().filter_map(|rule| rule(dev)).collect()
 }
 
-/// A PCIe link (the SSD's, or its controller's) trained below what both ends support.
+/// A PCIe link (the SSD's, or its controller's) trained below what the device supports:
+/// a warning when it is below what both ends support, a note when the port above offers
+/// no more (the slot's wiring), as the review's PCIe check judges the same link
+/// ([`crate::diagnose::pcie`]).
 fn pcie_downgraded(dev: &Device) -> Option<Finding> {
     let p = dev.pci.as_ref()?;
     let l = p.link.as_ref()?;
     if l.speed_downgraded() != Some(true) && l.width_downgraded() != Some(true) {
         return None;
     }
+    let speed = |s: Option<f64>| s.map(crate::sys::pci::format_speed).unwrap_or_default();
+    let port = match (l.port_max_speed_gts, l.port_max_width) {
+        (Some(s), Some(w)) => Some(format!("{} x{w}", speed(Some(s)))),
+        _ => None,
+    };
     let what = if dev.bus == Bus::Nvme {
         "the SSD".to_string()
     } else {
@@ -168,13 +176,29 @@ fn pcie_downgraded(dev: &Device) -> Option<Finding> {
             p.address
         )
     };
-    let speed = |s: Option<f64>| s.map(crate::sys::pci::format_speed).unwrap_or_default();
+    let (severity, why) = match (l.at_port_limit(), &port) {
+        (Some(true), Some(port)) => (
+            Severity::Info,
+            format!("the port above offers only {port}: the slot's wiring, nothing to tune"),
+        ),
+        (Some(false), Some(port)) => (
+            Severity::Warning,
+            format!(
+                "its port supports {port}, so the link trained below what both ends can do \
+                 (riser, cable or signal quality; a retrain or reboot may restore it)"
+            ),
+        ),
+        _ => (
+            Severity::Warning,
+            "(slot wiring, riser or signal quality)".to_string(),
+        ),
+    };
+    let sep = if why.starts_with('(') { " " } else { ": " };
     Some(Finding::new(
         FindingCode::StoragePcieDowngraded,
-        Severity::Warning,
+        severity,
         format!(
-            "{}: PCIe link of {what} trained at {} x{} while it supports {} x{} \
-             (slot wiring, riser or signal quality)",
+            "{}: PCIe link of {what} trained at {} x{} while it supports {} x{}{sep}{why}",
             dev.node,
             speed(l.speed_gts),
             l.width.unwrap_or_default(),
@@ -803,6 +827,7 @@ mod tests {
                 width: Some(1),
                 max_speed_gts: Some(8.0),
                 max_width: Some(4),
+                ..Default::default()
             }),
             ..Default::default()
         });
@@ -817,6 +842,49 @@ mod tests {
             inv[0]
                 .message
                 .contains("5GT/s x1 while it supports 8GT/s x4")
+        );
+    }
+
+    /// Issue 28: the storage check warned of a downgraded link where the port above
+    /// offers no more (the ROCK 5 ITX's M.2 slot: two lanes for a x4 SSD), while the
+    /// review's PCIe check of the same link called it the slot's wiring.
+    #[test]
+    fn rock5itx_nvme_at_its_ports_width_is_a_note_as_in_the_review() {
+        let mut d = device(Bus::Nvme);
+        let link = |port_width| PciLink {
+            speed_gts: Some(8.0),
+            width: Some(2),
+            max_speed_gts: Some(8.0),
+            max_width: Some(4),
+            port_max_speed_gts: Some(8.0),
+            port_max_width: Some(port_width),
+        };
+        d.pci = Some(PciDevice {
+            link: Some(link(2)),
+            ..Default::default()
+        });
+        let f = diagnose_device(&d);
+        assert_eq!(f[0].code, "storage-pcie-downgraded");
+        assert_eq!(f[0].severity, Severity::Info);
+        assert!(
+            f[0].message.ends_with(
+                "trained at 8GT/s x2 while it supports 8GT/s x4: the port above offers only \
+                 8GT/s x2: the slot's wiring, nothing to tune"
+            ),
+            "{}",
+            f[0].message
+        );
+        // A x4 port: below what both ends can do, a warning.
+        d.pci = Some(PciDevice {
+            link: Some(link(4)),
+            ..Default::default()
+        });
+        let f = diagnose_device(&d);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(
+            f[0].message.contains("its port supports 8GT/s x4"),
+            "{}",
+            f[0].message
         );
     }
 

@@ -25,6 +25,9 @@ pub struct TableOptions {
     pub busiest: bool,
     /// Append these CPUs' utilisation (and clock, where cpufreq is readable): `--cores`.
     pub cores: Vec<u32>,
+    /// The `monitor` command's own table, not a log's: a clock it cannot read is `n/a`,
+    /// not sbc-bench's `n/aMHz` (which the logs keep).
+    pub plain_na: bool,
 }
 
 impl TableOptions {
@@ -141,6 +144,7 @@ pub fn row(layout: &Layout, opts: &TableOptions, iv: &Interval, time: &str) -> S
         .map(|l| format!("{:.2}", l[0]))
         .unwrap_or_else(|| "n/a".to_string());
     let clock = match &layout.clocks {
+        ClockColumns::NotAvailable if opts.plain_na => format!("     n/a {load:>7}"),
         ClockColumns::NotAvailable => format!("  n/aMHz {load:>7}"),
         cols => {
             let cells: Vec<String> = cols
@@ -487,6 +491,25 @@ mod tests {
         );
     }
 
+    /// Issue 28: `monitor` on a machine without cpufreq printed `n/aMHz` (sbc-bench's
+    /// log cell, kept in the logs): its own table says `n/a`, under the header's `n/a`.
+    #[test]
+    fn monitor_without_cpufreq_says_n_a_not_n_a_mhz() {
+        let l = layout(ClockColumns::NotAvailable);
+        let o = TableOptions {
+            plain_na: true,
+            ..TableOptions::default()
+        };
+        let i = iv(&[], 1.21, usage(100.0, 4.0, 95.0, 0.0, 0.0), Some(42.7));
+        let (h, r) = (header(&l, &o), row(&l, &o, &i, "18:32:42"));
+        assert_eq!(
+            r,
+            "18:32:42:     n/a    1.21 100%   4%  95%   0%   0%   0%  42.7°C  "
+        );
+        assert!(!r.contains("MHz"), "{r}");
+        assert_eq!(h.find("n/a"), r.find("n/a"), "\n{h}\n{r}");
+    }
+
     #[test]
     fn busiest_and_cores_columns_are_appended() {
         let mut l = layout(ClockColumns::Single { column: col(0) });
@@ -495,6 +518,7 @@ mod tests {
             dc_in: false,
             busiest: true,
             cores: vec![0, 1, 2, 3],
+            plain_na: false,
         };
         let mut i = iv(
             &[(0, 1_992_000)],

@@ -9,7 +9,7 @@ pub use outcome::Outcome;
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Exit status: everything ran and the results are valid.
 pub const EXIT_OK: i32 = 0;
@@ -127,8 +127,46 @@ const STEP_TEMPLATE: &str = "{msg} [{bar:24}] {percent:>3}% ({elapsed}, {left})"
 pub fn time_left(pos: u64, eta: Duration) -> String {
     if pos == 0 {
         "time left not known yet".to_string()
+    } else if eta < Duration::from_secs(1) {
+        "finishing".to_string()
     } else {
         format!("about {:#} left", indicatif::HumanDuration(eta))
+    }
+}
+
+/// The time left as the bar shows it: the estimate taken when the bar last moved, counted
+/// down since. indicatif's own estimate is the rate so far, so while a step stands (a
+/// benchmark between two progress reports) it grows with every tick.
+#[derive(Debug, Default)]
+pub struct Countdown {
+    /// The position and the estimate when the bar last moved, and when.
+    last: Option<(u64, Duration, Instant)>,
+}
+
+impl Countdown {
+    /// The time left at `now`, the bar at `pos` with indicatif's estimate `eta`.
+    pub fn left(&mut self, pos: u64, eta: Duration, now: Instant) -> Duration {
+        match self.last {
+            Some((p, _, _)) if p == pos => {}
+            _ => self.last = Some((pos, eta, now)),
+        }
+        self.last.map_or(eta, |(_, e, t)| {
+            e.saturating_sub(now.saturating_duration_since(t))
+        })
+    }
+}
+
+/// The progress callback of a [`step_bar`]: the step's fraction done (0 to 1) moves the
+/// bar forward only. A step made of parts that each count from 0 (a benchmark per
+/// cluster, a second pass) never sends the bar back.
+pub fn forward_only(bar: indicatif::ProgressBar) -> impl Fn(f64) + Sync + Send {
+    let high = std::sync::atomic::AtomicU64::new(0);
+    move |fraction: f64| {
+        let pos = (fraction.clamp(0.0, 1.0) * STEP_BAR_LEN as f64).round() as u64;
+        let before = high.fetch_max(pos, std::sync::atomic::Ordering::Relaxed);
+        if pos > before {
+            bar.set_position(pos);
+        }
     }
 }
 
@@ -142,12 +180,16 @@ pub fn step_bar(message: impl Into<String>) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new(STEP_BAR_LEN);
     let style = indicatif::ProgressStyle::with_template(STEP_TEMPLATE)
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .with_key(
-            "left",
-            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = w.write_str(&time_left(s.pos(), s.eta()));
-            },
-        )
+        .with_key("left", {
+            let countdown = std::sync::Arc::new(std::sync::Mutex::new(Countdown::default()));
+            move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let eta = match countdown.lock() {
+                    Ok(mut c) => c.left(s.pos(), s.eta(), Instant::now()),
+                    Err(_) => s.eta(),
+                };
+                let _ = w.write_str(&time_left(s.pos(), eta));
+            }
+        })
         .progress_chars("=> ");
     pb.set_style(style);
     pb.set_message(message.into());
@@ -215,6 +257,36 @@ mod tests {
         if !std::io::stderr().is_terminal() {
             assert!(step_bar("x").is_hidden());
         }
+    }
+
+    /// Issue 28: the TTY bar went backwards within a step (a step whose parts each count
+    /// from 0) and its time left grew while the bar stood (indicatif's estimate is the
+    /// rate so far).
+    #[test]
+    fn progress_bar_never_goes_back_and_its_time_left_counts_down() {
+        let bar = indicatif::ProgressBar::hidden();
+        bar.set_length(STEP_BAR_LEN);
+        let progress = forward_only(bar.clone());
+        progress(0.5);
+        assert_eq!(bar.position(), 500);
+        progress(0.1);
+        assert_eq!(bar.position(), 500, "not back");
+        progress(0.75);
+        assert_eq!(bar.position(), 750);
+        progress(7.0);
+        assert_eq!(bar.position(), STEP_BAR_LEN);
+
+        let t0 = Instant::now();
+        let s = |n: u64| Duration::from_secs(n);
+        let mut c = Countdown::default();
+        assert_eq!(c.left(100, s(30), t0), s(30));
+        // The bar stands; indicatif's estimate grows, the time left counts down.
+        assert_eq!(c.left(100, s(40), t0 + s(5)), s(25));
+        assert_eq!(c.left(100, s(90), t0 + s(29)), s(1));
+        assert_eq!(c.left(100, s(95), t0 + s(40)), Duration::ZERO);
+        assert_eq!(time_left(100, Duration::ZERO), "finishing");
+        // The bar moves: a fresh estimate.
+        assert_eq!(c.left(200, s(20), t0 + s(41)), s(20));
     }
 
     #[test]

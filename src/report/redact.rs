@@ -49,6 +49,11 @@ static SERIAL: LazyLock<Regex> = LazyLock::new(|| {
 // `bcm2709.serial=0x…`, Android bootloaders' `androidboot.serialno=…`.
 static CMDLINE_SERIAL: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)(\b[\w.-]*serial(?:no|_?number)?=)[^\s<]+"));
+// A filesystem's or partition's UUID on the kernel command line (`root=UUID=…`,
+// `root=PARTUUID=…-02`, `resume=UUID=…`, `rd.luks.uuid=luks-…`): made when the disk was
+// formatted, it names this one machine.
+static CMDLINE_UUID: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)(\b(?:part)?uuid=(?:luks-)?)[0-9a-f][0-9a-f-]*"));
 static CHIP_ID: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b([0-9a-f]{2} [0-9a-f]{2})((?: +[0-9a-f]{2}){4,})\b"));
 static HOME: LazyLock<Regex> = LazyLock::new(|| re(r"/home/[^/\s]+"));
@@ -98,6 +103,10 @@ const RULES: &[Rule] = &[
     Rule {
         name: "cmdline-serial",
         apply: |t| CMDLINE_SERIAL.replace_all(t, "${1}<serial>").into_owned(),
+    },
+    Rule {
+        name: "cmdline-uuid",
+        apply: |t| CMDLINE_UUID.replace_all(t, "${1}<uuid>").into_owned(),
     },
     Rule {
         name: "chip-id",
@@ -174,6 +183,29 @@ mod tests {
         assert_eq!(
             redact("DT compat: radxa,rock-5b", &k),
             "DT compat: radxa,rock-5b"
+        );
+    }
+
+    /// Issue 28: the redacted kernel command line kept the filesystem UUIDs
+    /// (`root=UUID=…`), which name one machine's disks.
+    #[test]
+    fn filesystem_uuids_on_the_kernel_command_line_are_replaced() {
+        assert_eq!(
+            r(
+                "Kernel cmdline: root=UUID=3f1c2a9e-5b7d-4e21-9c3a-0d8f6b2e7a11 rootwait console=ttyS2,1500000 resume=UUID=1234-ABCD"
+            ),
+            "Kernel cmdline: root=UUID=<uuid> rootwait console=ttyS2,1500000 resume=UUID=<uuid>"
+        );
+        assert_eq!(
+            r(
+                "root=PARTUUID=6c586e13-02 rd.luks.uuid=luks-0b3c5d7e-aaaa-4bbb-8ccc-123456789abc ro"
+            ),
+            "root=PARTUUID=<uuid> rd.luks.uuid=luks-<uuid> ro"
+        );
+        // What is not a UUID stays.
+        assert_eq!(
+            r("root=/dev/mmcblk0p2 rootfstype=ext4"),
+            "root=/dev/mmcblk0p2 rootfstype=ext4"
         );
     }
 

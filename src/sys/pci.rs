@@ -24,6 +24,13 @@ pub struct PciLink {
     pub max_speed_gts: Option<f64>,
     /// Widest link this device supports.
     pub max_width: Option<u32>,
+    /// Highest speed the port above supports (its `max_link_speed`), GT/s; `None` where
+    /// the port is not read (a function seen through `/sys/bus/pci/devices`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port_max_speed_gts: Option<f64>,
+    /// Widest link the port above supports (its `max_link_width`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port_max_width: Option<u32>,
 }
 
 impl PciLink {
@@ -35,6 +42,21 @@ impl PciLink {
     /// Did the link train with fewer lanes than the device has?
     pub fn width_downgraded(&self) -> Option<bool> {
         Some(self.width? < self.max_width?)
+    }
+
+    /// Is the link as fast and as wide as the port above it allows, in each way it is
+    /// downgraded (the board's wiring: an M.2 slot with two lanes for a x4 SSD)? `None`
+    /// when the port's capability is not known.
+    pub fn at_port_limit(&self) -> Option<bool> {
+        let speed_ok = match self.speed_downgraded() {
+            Some(true) => self.speed_gts? + 0.01 >= self.port_max_speed_gts?,
+            _ => true,
+        };
+        let width_ok = match self.width_downgraded() {
+            Some(true) => self.width? >= self.port_max_width?,
+            _ => true,
+        };
+        Some(speed_ok && width_ok)
     }
 
     /// Usable payload bandwidth in MB/s (10^6 bytes) after line coding, before protocol
@@ -180,6 +202,7 @@ pub fn read_link(root: &SysRoot, dir: &Path) -> Option<PciLink> {
             .value(a("max_link_speed"))
             .and_then(|s| parse_link_speed(&s)),
         max_width: root.parse::<u32>(a("max_link_width")).filter(|&w| w > 0),
+        ..PciLink::default()
     };
     (link != PciLink::default()).then_some(link)
 }
@@ -240,7 +263,23 @@ pub fn read_device(root: &SysRoot, dir: &Path) -> PciDevice {
         device_id: hex("device"),
         class: hex("class"),
         driver: root.link_name(a("driver")),
-        link: read_link(root, dir),
+        link: read_link(root, dir).map(|mut l| {
+            // The port above, where `dir` is the device's own path under /sys/devices
+            // (its parent a PCI function): what the link could train at on this board.
+            let port = dir
+                .parent()
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(is_pci_address)
+                })
+                .and_then(|p| read_link(root, p));
+            if let Some(p) = port {
+                l.port_max_speed_gts = p.max_speed_gts;
+                l.port_max_width = p.max_width;
+            }
+            l
+        }),
         aspm,
     }
 }
@@ -357,6 +396,7 @@ impl PcieCap {
             width: self.link_width,
             max_speed_gts: self.link_cap_speed_gts,
             max_width: self.link_cap_width,
+            ..PciLink::default()
         }
     }
 
@@ -604,6 +644,7 @@ mod tests {
             width: Some(2),
             max_speed_gts: Some(8.0),
             max_width: Some(4),
+            ..PciLink::default()
         };
         assert_eq!(
             format_link_status(&l).unwrap(),

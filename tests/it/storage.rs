@@ -115,6 +115,10 @@ fn legacy_dash_s_and_json_carry_the_same_data() {
     assert_eq!(devs[5]["mmc"]["capacity_class"], "SDXC");
     assert_eq!(v["flash"][0]["size_bytes"], 16 << 20);
     assert_eq!(v["findings"][0]["code"], "storage-pcie-downgraded");
+    // Issue 28: the M.2 slot has two lanes (its port's max_link_width is 2): the slot's
+    // wiring, a note, as the review's PCIe check says of the same link.
+    assert_eq!(v["devices"][0]["pci"]["link"]["port_max_width"], 2);
+    assert_eq!(v["findings"][0]["severity"], "info", "{}", v["findings"][0]);
 }
 
 #[test]

@@ -661,6 +661,7 @@ mod tests {
                 width: Some(2),
                 max_speed_gts: Some(8.0),
                 max_width: Some(4),
+                ..Default::default()
             }),
             aspm: Some(Aspm {
                 l0s: false,

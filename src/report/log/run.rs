@@ -162,6 +162,31 @@ fn health_now(rec: &Recording) -> Option<String> {
     ))
 }
 
+/// Why the row's kH/s is `-` although the scrypt test ran: sbc-bench's score leaves out
+/// the first interval and takes the second highest of the rest
+/// ([`crate::record::results_row::cpuminer_score`]), so it needs three intervals with two
+/// different totals; a quick run's 10 s give two.
+fn scrypt_column_note(r: &RunReport) -> Option<String> {
+    let row = r.results_row.as_ref()?;
+    let run = r.results.scrypt.as_ref()?;
+    if row.scrypt_khs.is_some() {
+        return None;
+    }
+    let n = run.intervals.len();
+    Some(format!(
+        "Note: kH/s is `-`: the scrypt test ran {:.0} s, {n} interval{}; sbc-bench's score \
+         leaves out the first and takes the second highest of the rest, so it needs at \
+         least three{}\n\n",
+        run.elapsed_s,
+        if n == 1 { "" } else { "s" },
+        if r.config.quick {
+            " (run without --quick for the 5-minute test)"
+        } else {
+            ""
+        }
+    ))
+}
+
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
     if r.wrap.is_some() {
@@ -175,6 +200,9 @@ pub fn log(r: &RunReport) -> String {
     section(&mut s, &validation_and_tuning(r));
     section(&mut s, &crate::report::log::review::log_section(r));
     if let Some(row) = &r.results_row {
+        if let Some(n) = scrypt_column_note(r) {
+            s.push_str(&n);
+        }
         s.push_str(&row.render());
         s.push('\n');
     } else if r.status == RunStatus::Interrupted {
@@ -192,10 +220,7 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
     section(s, &memory::render_membw(&r.results.membw, &[]));
     section(s, &memory::render_memlat(&r.results.memlat, &[]));
     if let Some(a) = &r.results.aes {
-        section(
-            s,
-            &crypto::aes_section("Executing benchmark on each cluster individually", a),
-        );
+        section(s, &crypto::aes_section(crypto::EACH_CLUSTER, a));
     }
     let all_cpus: Vec<u32> = r.system_before.topology.online();
     if let Some(c) = &r.results.sevenzip {
@@ -315,4 +340,61 @@ fn per_core_type(r: &RunReport, tool: StepKind) -> String {
 
 fn skipped_name(k: StepKind) -> &'static str {
     k.phase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::scrypt::{ScryptInterval, ScryptRun};
+
+    fn scrypt(khs: &[f64]) -> ScryptRun {
+        ScryptRun {
+            n: 1024,
+            kernel: "neon-4way".into(),
+            threads: Vec::new(),
+            intervals: khs
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| ScryptInterval {
+                    end_s: 5.0 * (i + 1) as f64,
+                    seconds: 5.0,
+                    hashes: (v * 5000.0) as u64,
+                    khash_per_s: v,
+                })
+                .collect(),
+            mean_khash_per_s: 1.0,
+            elapsed_s: 5.0 * khs.len() as f64,
+        }
+    }
+
+    /// Issue 28: a quick `-c` run's Results.md row had `-` for kH/s and nothing said why.
+    #[test]
+    fn quick_stress_row_says_why_its_khs_is_a_dash() {
+        let mut r = crate::record::read::fixture_rock5b();
+        r.config.quick = true;
+        r.results.scrypt = Some(scrypt(&[11.51, 12.22]));
+        if let Some(row) = r.results_row.as_mut() {
+            row.scrypt_khs = None;
+        }
+        let text = log(&r);
+        let note = "Note: kH/s is `-`: the scrypt test ran 10 s, 2 intervals; sbc-bench's score \
+                    leaves out the first and takes the second highest of the rest, so it needs \
+                    at least three (run without --quick for the 5-minute test)\n\n";
+        assert!(text.contains(note), "{text}");
+        // The row stays the last line.
+        let row = r
+            .results_row
+            .as_ref()
+            .map(|x| x.render())
+            .unwrap_or_default();
+        assert!(text.ends_with(&format!("{note}{row}\n")), "{text}");
+        // A score, or no scrypt test: no note.
+        r.results.scrypt = Some(scrypt(&[11.5, 12.2, 12.3, 12.1]));
+        if let Some(row) = r.results_row.as_mut() {
+            row.scrypt_khs = Some(12.2);
+        }
+        assert!(!log(&r).contains("Note: kH/s"));
+        r.results.scrypt = None;
+        assert!(!log(&r).contains("Note: kH/s"));
+    }
 }

@@ -41,10 +41,20 @@ fn value(v: f64, unit: &str) -> String {
     }
 }
 
+/// `Single-Core Score: 400 points`; a value named as its unit (Stockfish's `nodes/s`)
+/// once: `783140 nodes/s`, not `nodes/s: 783140 nodes/s`.
+fn named_value(name: &str, v: f64, unit: &str) -> String {
+    if name == unit {
+        value(v, unit)
+    } else {
+        format!("{name}: {}", value(v, unit))
+    }
+}
+
 /// The score column: the first value (the tool's headline), or `-`.
 fn headline(s: Option<&Score>) -> String {
     s.and_then(|s| s.values.first())
-        .map(|v| format!("{}: {}", v.name, value(v.value, &v.unit)))
+        .map(|v| named_value(&v.name, v.value, &v.unit))
         .unwrap_or_else(|| "-".to_string())
 }
 
@@ -57,24 +67,38 @@ pub fn runs_table(w: &WrapResults) -> String {
         .max()
         .unwrap_or(3)
         .max(3);
+    let exits: Vec<String> = w
+        .runs
+        .iter()
+        .map(|r| {
+            if r.interrupted {
+                format!("{} (stopped)", r.exit.describe())
+            } else {
+                r.exit.describe()
+            }
+        })
+        .collect();
+    // The exit column is as wide as its longest cell (18 at least, as it always was): a
+    // `skipped: …` reason does not push the columns after it out of line.
+    let exit_w = exits
+        .iter()
+        .map(|e| e.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(18);
     let mut s = format!(
-        "{:<width$}  {:<18} {:>10}  {:<17}  Score\n",
+        "{:<width$}  {:<exit_w$} {:>10}  {:<17}  Score\n",
         "Run", "Exit", "Duration", "Time"
     );
-    for r in &w.runs {
+    for (r, exit) in w.runs.iter().zip(&exits) {
         let time = if r.started.is_empty() {
             "-".to_string()
         } else {
             format!("{}-{}", hms(&r.started), hms(&r.ended))
         };
-        let exit = if r.interrupted {
-            format!("{} (stopped)", r.exit.describe())
-        } else {
-            r.exit.describe()
-        };
         let _ = writeln!(
             s,
-            "{:<width$}  {:<18} {:>8.1} s  {:<17}  {}",
+            "{:<width$}  {:<exit_w$} {:>8.1} s  {:<17}  {}",
             r.label,
             exit,
             r.duration_s,
@@ -148,7 +172,7 @@ fn run_section(r: &WrapRun) -> String {
             s.push('\n');
         }
         for v in &sc.values {
-            let _ = writeln!(s, "  {}: {}", v.name, value(v.value, &v.unit));
+            let _ = writeln!(s, "  {}", named_value(&v.name, v.value, &v.unit));
         }
     }
     for (what, tail) in [("stdout", &r.stdout_tail), ("stderr", &r.stderr_tail)] {
@@ -402,5 +426,44 @@ mod tests {
             "{t}"
         );
         assert_eq!(shell_words(&["a b".into(), "x".into()]), "'a b' x");
+    }
+
+    /// Issue 28: a `skipped: …` exit (wider than the 18 columns of `exit 0`) pushed its
+    /// row's duration, time and score out of line with the heading and the other rows.
+    #[test]
+    fn wrap_table_keeps_its_columns_on_skipped_rows() {
+        let mut w = gb();
+        w.runs[1].exit = Exit::Skipped("cores 4-7 are not online here".into());
+        w.runs[1].started = String::new();
+        w.runs[1].score = None;
+        let t = runs_table(&w);
+        let lines: Vec<&str> = t.lines().collect();
+        let col = |l: &str, what: &str| l.find(what).unwrap_or(usize::MAX);
+        let duration = col(lines[0], "Duration") + "Duration".len();
+        for l in &lines[1..] {
+            assert_eq!(col(l, " s  ") + 2, duration, "{t}");
+        }
+        assert!(
+            lines[2].contains("skipped: cores 4-7 are not online here "),
+            "{t}"
+        );
+        // Without a long exit the table is as it always was.
+        let plain = runs_table(&gb());
+        assert!(plain.starts_with(&format!("{:<36}  {:<18} {:>10}", "Run", "Exit", "Duration")));
+    }
+
+    /// Issue 28: Stockfish's value is named as its unit: the table said `nodes/s: 783140
+    /// nodes/s`.
+    #[test]
+    fn stockfish_nodes_per_second_is_said_once() {
+        let mut w = gb();
+        w.runs[0].score = Some(crate::bench::external::extract::stockfish::parse(
+            "Nodes/second    : 783140\n",
+        ));
+        let t = runs_table(&w);
+        assert!(t.contains("  783140 nodes/s\n"), "{t}");
+        assert!(!t.contains("nodes/s: "), "{t}");
+        let sec = run_section(&w.runs[0]);
+        assert!(sec.contains("\n  783140 nodes/s\n"), "{sec}");
     }
 }

@@ -364,6 +364,27 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// How the kernel log was to be read: what the note says when it could not be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogAccess {
+    /// From a `--sysroot` tree (which may hold none).
+    Tree,
+    /// On this machine as root: the log was not readable even so.
+    Root,
+    /// On this machine, not as root (dmesg is root's where `kernel.dmesg_restrict` is 1).
+    NotRoot,
+}
+
+impl LogAccess {
+    fn why(self) -> &'static str {
+        match self {
+            LogAccess::Tree => "the --sysroot tree holds none",
+            LogAccess::Root => "not even as root",
+            LogAccess::NotRoot => "run as root",
+        }
+    }
+}
+
 /// Our notes beside sbc-bench's text, one sentence each, unwrapped: why the kernel was not
 /// judged, what the table cannot tell, what could not be checked.
 pub fn notes(
@@ -371,6 +392,7 @@ pub fn notes(
     release: &str,
     soc_known: bool,
     snapshot: NaiveDate,
+    log_access: LogAccess,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let not_checked = "Not checked against kernel.org:";
@@ -416,8 +438,9 @@ pub fn notes(
     }
     if let Some(needle) = a.log_unread {
         out.push(format!(
-            "The kernel log could not be read (run as root), so whether this is Rockchip's \
-             BSP kernel (it logs '{needle}') was not checked."
+            "The kernel log could not be read ({}), so whether this is Rockchip's \
+             BSP kernel (it logs '{needle}') was not checked.",
+            log_access.why()
         ));
     }
     if a.skip.is_none() && !soc_known {
@@ -770,7 +793,13 @@ mod tests {
             d("2026-08-22"),
         );
         assert!(kernel_info_lines(&a).is_empty());
-        let n = notes(&a, "6.11.0-9-generic", false, t.snapshot);
+        let n = notes(
+            &a,
+            "6.11.0-9-generic",
+            false,
+            t.snapshot,
+            LogAccess::NotRoot,
+        );
         assert_eq!(n.len(), 1);
         assert!(n[0].contains("Debian/Ubuntu distribution kernel"), "{n:?}");
         let fresh = EolData::new("built-in", &t, d("2026-09-01"));
@@ -797,7 +826,7 @@ mod tests {
         );
         assert!(kernel_info_lines(&ahead).is_empty());
         assert!(
-            notes(&ahead, "6.12.110", true, t.snapshot)[0]
+            notes(&ahead, "6.12.110", true, t.snapshot, LogAccess::NotRoot)[0]
                 .starts_with("Kernel 6.12.110 is newer than 6.12.104")
         );
     }
@@ -876,5 +905,33 @@ mod tests {
             l[5],
             "Kernel 5.15.148 is not latest 5.15.216 LTS that was released on 2026-08-19."
         );
+    }
+
+    /// Issue 28: the note on an unread kernel log told root to run as root.
+    #[test]
+    fn kernel_note_does_not_tell_root_to_run_as_root() {
+        let t = table();
+        let a = assess(
+            &KernelFacts {
+                release: "5.10.160-rockchip-rk356x",
+                machine: Some("aarch64"),
+                soc: Some("Rockchip RK3568 (35682000)"),
+                kernel_log: None,
+                virt: None,
+            },
+            &t,
+            d("2026-08-22"),
+        );
+        let note = |access| {
+            notes(&a, "5.10.160-rockchip-rk356x", true, t.snapshot, access)
+                .into_iter()
+                .find(|n| n.starts_with("The kernel log could not be read"))
+                .unwrap_or_default()
+        };
+        assert!(note(LogAccess::NotRoot).contains("(run as root)"));
+        let root = note(LogAccess::Root);
+        assert!(root.contains("(not even as root)"), "{root}");
+        assert!(!root.contains("run as root"), "{root}");
+        assert!(note(LogAccess::Tree).contains("(the --sysroot tree holds none)"));
     }
 }

@@ -79,6 +79,7 @@ fn link_words(l: &LinkVerdict) -> String {
         width: Some(l.width),
         max_speed_gts: l.cap_speed_gts,
         max_width: l.cap_width,
+        ..pci::PciLink::default()
     })
     .unwrap_or_default();
     match (l.port_speed_gts, l.port_width) {
