@@ -193,7 +193,7 @@ fn pcie_downgraded(dev: &Device) -> Option<Finding> {
             "(slot wiring, riser or signal quality)".to_string(),
         ),
     };
-    let sep = if why.starts_with('(') { " " } else { ": " };
+    let sep = if why.starts_with('(') { " " } else { "; " };
     Some(Finding::new(
         FindingCode::StoragePcieDowngraded,
         severity,
@@ -868,7 +868,7 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Info);
         assert!(
             f[0].message.ends_with(
-                "trained at 8GT/s x2 while it supports 8GT/s x4: the port above offers only \
+                "trained at 8GT/s x2 while it supports 8GT/s x4; the port above offers only \
                  8GT/s x2: the slot's wiring, nothing to tune"
             ),
             "{}",

@@ -111,7 +111,9 @@ pub fn compare_target(run: &RunRef, db: Option<&Path>) -> Result<(Parsed, Option
     let stored = |s: &Store, id: i64| {
         s.record(id)
             .map(|(mut p, doc)| {
-                crate::results::reguess::refresh(&mut p.log, &doc);
+                if !document::is_run_json(&doc) {
+                    crate::results::sbclog::refresh_soc_guess(&mut p.log, &doc);
+                }
                 (p, Some(id))
             })
             .map_err(|e| e.to_string())
@@ -176,7 +178,9 @@ pub fn stored_references(db: Option<&Path>, except: Option<i64>) -> Vec<Referenc
 
 fn stored_reference(s: &Store, id: i64, source_path: Option<&str>) -> Option<Reference> {
     let (mut p, doc) = s.record(id).ok()?;
-    crate::results::reguess::refresh(&mut p.log, &doc);
+    if !document::is_run_json(&doc) {
+        crate::results::sbclog::refresh_soc_guess(&mut p.log, &doc);
+    }
     let mut row = p.log.results_row.clone();
     let no_figures = row.sevenzip_multi.is_none()
         && row.sevenzip_single.is_none()

@@ -6,7 +6,6 @@
 //! ([`crate::sys::soc::guess`]), and keep the log's guess wherever it does not contradict
 //! ours: it may know more (a chip ID read from the OTP, the RK3582 bin of an RK3588).
 
-use crate::results::sbclog::{ParsedLog, normalise};
 use crate::sys::soc::{SocInputs, guess};
 
 /// The `DT compat:` lines of a log (sbc-bench v0.9.x, `info`): the first after the
@@ -78,21 +77,6 @@ pub fn soc_guess(
     } else {
         Some(ours)
     }
-}
-
-/// Guess again for a log read before its `DT compat:` lines were kept (a record stored by
-/// an earlier version): from the stored document itself. A run JSON, or a log without
-/// those lines, is left as it is.
-pub fn refresh(log: &mut ParsedLog, document: &str) {
-    if !log.dt_compat.is_empty() || crate::results::document::is_run_json(document) {
-        return;
-    }
-    let compat = dt_compat(&normalise(document));
-    if compat.is_empty() {
-        return;
-    }
-    log.soc_guess = soc_guess(log.soc_guess.as_deref(), &compat, &log.core_types);
-    log.dt_compat = compat;
 }
 
 #[cfg(test)]

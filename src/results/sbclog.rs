@@ -445,6 +445,22 @@ fn stated_row(lines: &[String]) -> Option<Vec<String>> {
     Some(inner.split('|').map(|c| c.trim().to_string()).collect())
 }
 
+/// Guess the SoC again for a log read before its `DT compat:` lines were kept (a record
+/// stored by an earlier version), from the stored log itself (the caller leaves run JSONs
+/// out; [`crate::results::reguess`]). A log without those lines is left as it is.
+pub fn refresh_soc_guess(log: &mut ParsedLog, document: &str) {
+    if !log.dt_compat.is_empty() {
+        return;
+    }
+    let compat = crate::results::reguess::dt_compat(&normalise(document));
+    if compat.is_empty() {
+        return;
+    }
+    log.soc_guess =
+        crate::results::reguess::soc_guess(log.soc_guess.as_deref(), &compat, &log.core_types);
+    log.dt_compat = compat;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

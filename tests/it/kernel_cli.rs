@@ -76,7 +76,7 @@ fn every_fixture_board_is_judged_or_says_why_not() {
         ("rpi5", "Kernel 6.6.69 is not latest 6.6.152 LTS"),
         ("rpi4", "Kernel 5.15.84 is not latest 5.15.216 LTS"),
         ("odroid-n2plus", "Kernel 6.1.11 is not latest 6.1.183 LTS"),
-        ("nanopi-r5s", "so whether this is Rockchip's"),
+        ("nanopi-r5s", "this is Rockchip's BSP kernel"),
         ("x86-vm", "Not checked against kernel.org: x86_64 machines"),
         ("x86-hybrid-meteorlake", "Not checked against kernel.org:"),
     ] {

@@ -77,7 +77,8 @@ fn report_of_the_last_stored_run_has_every_section_and_chart() {
     // Clocks, three latency curves, bandwidth, AES, 7-Zip, clock and temperature over
     // time, and the comparison with the RK3588 rows are drawn.
     assert_eq!(html.matches("<svg").count(), 10, "{html}");
-    assert!(html.contains("Verdict: results valid, with warnings."));
+    // Issue 28: clocks 2 % below their OPPs are a note: a normal board is valid.
+    assert!(html.contains("Verdict: results valid."), "{html}");
     assert!(html.contains("<code>clock-below-advertised</code>"));
     assert!(html.contains("Published rows of SoC RK3588"), "{html}");
     assert!(html.contains("▶ Radxa ROCK 5B (this run)"));

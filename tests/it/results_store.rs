@@ -238,24 +238,31 @@ fn compare_starts_from_the_last_stored_run_with_stored_rows_beside_published_one
     );
     let (code, out, err) = stdout(&["compare"], &db);
     assert_eq!(code, Some(0), "{err}");
+    // The imported log is the published ROCK 5B row's own (results/41BH.txt): shown
+    // once, as the published row, and said so (issue 28).
     assert!(
-        out.starts_with("Published and stored sbc-bench results for SoC RK3588"),
+        out.starts_with("Published sbc-bench results for SoC RK3588"),
         "{out}"
     );
     assert!(out.contains("| **this run: Radxa ROCK 5B** |"), "{out}");
     assert!(
-        out.contains("Radxa ROCK 5B extensive (stored #2)") || out.contains("(stored #2)"),
+        out.contains(
+            "(stored #2): a copy of the published row Radxa ROCK 5B (RK3588) (results/41BH.txt)"
+        ),
         "{out}"
     );
     // The run compared is not also a row beside itself.
     assert!(!out.contains("(stored #1)"), "{out}");
-    // By number: the imported log, with the run beside it.
+    // By number: the imported log, with the run beside it, and without its own
+    // published row (+0 %).
     let (code, out, _) = stdout(&["compare", "#2"], &db);
     assert_eq!(code, Some(0));
     assert!(
         out.contains("(stored #1)") && !out.contains("(stored #2)"),
         "{out}"
     );
+    assert!(out.contains("(results/41BH.txt): this run itself"), "{out}");
+    assert!(!out.contains("| Radxa ROCK 5B (RK3588) |"), "{out}");
 }
 
 #[test]

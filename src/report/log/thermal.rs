@@ -61,6 +61,7 @@ fn mhz(khz: u64) -> String {
 /// recorded before the window was kept), else its seconds (`7 s` of a 20-s load).
 fn window_words(window_s: Option<f64>) -> String {
     match window_s {
+        Some(w) if w < 1.0 => format!("{w:.1} s"),
         Some(w) if w < 59.5 => format!("{w:.0} s"),
         _ => "minute".to_string(),
     }
