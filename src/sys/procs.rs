@@ -192,8 +192,8 @@ impl ProcessTally {
         }
         // Exited since the last reading: its parent's children time now holds all of it,
         // of which the part read before is counted for the child already.
-        for i in 0..present.len() {
-            if present[i] || self.seen[i].gone {
+        for (i, &is_present) in present.iter().enumerate() {
+            if is_present || self.seen[i].gone {
                 continue;
             }
             self.seen[i].gone = true;
