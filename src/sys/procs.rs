@@ -190,20 +190,34 @@ impl ProcessTally {
                 }
             }
         }
-        // Exited since the last reading: its parent's children time now holds all of it,
-        // of which the part read before is counted for the child already.
-        for (i, &is_present) in present.iter().enumerate() {
-            if is_present || self.seen[i].gone {
-                continue;
+        // Exited since the last reading: the children time of the nearest ancestor still
+        // here now holds all of it, of which the part read before is counted for the
+        // child already. A chain that ended in one interval (`bash` → `timeout` →
+        // `cargo`) lands whole in the first survivor's (`bash`'s) `cutime`: what was
+        // read of each of them is taken off there, not off a parent that is gone too.
+        let newly_gone: Vec<usize> = present
+            .iter()
+            .enumerate()
+            .filter(|(i, is_present)| !**is_present && !self.seen[*i].gone)
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &newly_gone {
+            let known = self.seen[i].own.saturating_add(self.seen[i].children);
+            let mut ppid = self.seen[i].ppid;
+            // A chain is at most as long as the processes followed.
+            for _ in 0..=newly_gone.len() {
+                if let Some(d) = deltas.iter_mut().find(|d| self.seen[d.0].pid == ppid) {
+                    d.2 = d.2.saturating_sub(known);
+                    break;
+                }
+                match newly_gone.iter().find(|&&g| self.seen[g].pid == ppid) {
+                    Some(&g) => ppid = self.seen[g].ppid,
+                    None => break,
+                }
             }
+        }
+        for &i in &newly_gone {
             self.seen[i].gone = true;
-            let (ppid, known) = (
-                self.seen[i].ppid,
-                self.seen[i].own.saturating_add(self.seen[i].children),
-            );
-            if let Some(d) = deltas.iter_mut().find(|d| self.seen[d.0].pid == ppid) {
-                d.2 = d.2.saturating_sub(known);
-            }
         }
         for (i, own, children) in deltas {
             let t = &mut self.seen[i];
@@ -397,6 +411,28 @@ mod tests {
         let next = t.snapshot();
         assert!(next.iter().all(|p| p.comm != "apt-get"));
         assert!(busiest(&after, &next, 1.0, 100.0, 3).is_empty());
+    }
+
+    /// Issue 28, seen on this VM: "Too busy for benchmarking: … busiest: bash 1667 %" on
+    /// two cores. `bash` ran `timeout` which ran `cargo`; both ended in one 5-s poll, and
+    /// bash's `cutime` took cargo's whole build at once. What was read of cargo is taken
+    /// off bash's, though its own parent (`timeout`) is gone too.
+    #[test]
+    fn bash_running_timeout_cargo_is_not_blamed_with_their_whole_lifetime() {
+        let mut t = ProcessTally::default();
+        // 10 minutes into a build: cargo's children (rustc) have used 1000 s.
+        t.update(&[
+            stat(100, 1, "bash", 10, 0),
+            stat(200, 100, "timeout", 1, 0),
+            stat(300, 200, "cargo", 500, 100_000),
+        ]);
+        let before = t.snapshot();
+        // 5 s later both are gone, with 4 s more of rustc: bash's cutime holds it all.
+        t.update(&[stat(100, 1, "bash", 10, 1 + 500 + 100_400)]);
+        let after = t.snapshot();
+        let top = busiest(&before, &after, 5.0, 100.0, 3);
+        let named: Vec<(&str, f64)> = top.iter().map(|p| (p.comm.as_str(), p.cpu_pct)).collect();
+        assert_eq!(named, [("bash", 80.0)]);
     }
 
     #[test]
