@@ -1,8 +1,9 @@
 //! The `/metrics` endpoint of `monitor --prometheus`: a small blocking HTTP/1.x server on
 //! `std::net` (one route needs no HTTP crate, and every bound below is ours to state).
 //!
-//! - Only `GET /metrics` (a query string is ignored) answers 200 with the latest text;
-//!   other paths 404, other methods 405 (`Allow: GET`), a malformed request line 400.
+//! - `GET /metrics` (a query string is ignored) answers 200 with the latest text, `GET /`
+//!   a small landing page, `HEAD` either's headers; other paths 404, other methods 405
+//!   (`Allow: GET, HEAD`), a malformed request line 400.
 //! - The request head is read up to [`Limits::max_head_bytes`] (431 beyond), each read
 //!   bounded by [`Limits::read_timeout`] and the whole head by [`Limits::head_deadline`]
 //!   (a client trickling bytes — slowloris — is dropped with 408 when it passes).
@@ -233,8 +234,16 @@ fn accept_loop(
 /// What the request head asked for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Head {
-    /// `GET /metrics`.
-    Metrics,
+    /// `GET /metrics` (`HEAD`: the headers alone).
+    Metrics {
+        /// `HEAD`: no body.
+        head_only: bool,
+    },
+    /// `GET /` (`HEAD`): a small page pointing to `/metrics`, as node_exporter has.
+    Landing {
+        /// `HEAD`: no body.
+        head_only: bool,
+    },
     /// Another path.
     NotFound,
     /// Another method.
@@ -259,14 +268,14 @@ pub fn judge(head: &[u8]) -> Head {
     if !method_ok || !version.starts_with("HTTP/1.") || !target.starts_with('/') {
         return Head::Bad;
     }
-    if method != "GET" {
+    if method != "GET" && method != "HEAD" {
         return Head::NotAllowed;
     }
-    let path = target.split('?').next().unwrap_or_default();
-    if path == "/metrics" {
-        Head::Metrics
-    } else {
-        Head::NotFound
+    let head_only = method == "HEAD";
+    match target.split('?').next().unwrap_or_default() {
+        "/metrics" => Head::Metrics { head_only },
+        "/" => Head::Landing { head_only },
+        _ => Head::NotFound,
     }
 }
 
@@ -332,20 +341,24 @@ fn handle(mut conn: TcpStream, limits: Limits, body: &Mutex<Arc<String>>, stats:
     drop(conn.set_write_timeout(Some(limits.read_timeout)));
     let answered = match read_head(&mut conn, limits) {
         ReadHead::Done(head) => match judge(&head) {
-            Head::Metrics => {
+            Head::Metrics { head_only } => {
                 let text = body.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 let ct = [("Content-Type", crate::report::prometheus::CONTENT_TYPE)];
-                respond(&mut conn, 200, "OK", &ct, text.as_bytes()).map(|_| 200)
+                respond_to(&mut conn, head_only, 200, "OK", &ct, text.as_bytes()).map(|_| 200)
+            }
+            Head::Landing { head_only } => {
+                let ct = [("Content-Type", "text/html; charset=utf-8")];
+                respond_to(&mut conn, head_only, 200, "OK", &ct, LANDING.as_bytes()).map(|_| 200)
             }
             Head::NotFound => {
-                respond(&mut conn, 404, "Not Found", &[], b"only /metrics\n").map(|_| 404)
+                respond(&mut conn, 404, "Not Found", &[], b"only / and /metrics\n").map(|_| 404)
             }
             Head::NotAllowed => respond(
                 &mut conn,
                 405,
                 "Method Not Allowed",
-                &[("Allow", "GET")],
-                b"only GET\n",
+                &[("Allow", "GET, HEAD")],
+                b"only GET and HEAD\n",
             )
             .map(|_| 405),
             Head::Bad => respond(&mut conn, 400, "Bad Request", &[], b"bad request\n").map(|_| 400),
@@ -371,8 +384,28 @@ fn handle(mut conn: TcpStream, limits: Limits, body: &Mutex<Arc<String>>, stats:
     drop(conn.shutdown(Shutdown::Write));
 }
 
+/// The page at `/`: what this is and where the metrics are (node_exporter's convention;
+/// no script, no style, nothing loaded from elsewhere).
+pub const LANDING: &str = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\
+<title>sbc-bench exporter</title></head><body><h1>sbc-bench exporter</h1>\
+<p>Board clocks, throttling, devfreq and sensors from <code>sbc-bench monitor</code>.</p>\
+<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+
 fn respond(
     conn: &mut TcpStream,
+    code: u16,
+    reason: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> io::Result<()> {
+    respond_to(conn, false, code, reason, headers, body)
+}
+
+/// [`respond`], or (`head_only`, a `HEAD` request) its status and headers alone, with the
+/// Content-Length the body would have.
+fn respond_to(
+    conn: &mut TcpStream,
+    head_only: bool,
     code: u16,
     reason: &str,
     headers: &[(&str, &str)],
@@ -390,7 +423,9 @@ fn respond(
         body.len()
     ));
     conn.write_all(head.as_bytes())?;
-    conn.write_all(body)?;
+    if !head_only {
+        conn.write_all(body)?;
+    }
     conn.flush()
 }
 
@@ -435,10 +470,28 @@ mod tests {
             (200, BODY.into())
         );
         assert_eq!(ask(a, b"GET /metrics?x=1 HTTP/1.0\r\n\r\n").0, 200);
-        assert_eq!(ask(a, b"GET / HTTP/1.1\r\n\r\n").0, 404);
+        // A landing page at / and HEAD, as node_exporter answers (issue 29, item 6).
+        let raw = |req: &[u8]| {
+            let mut c = TcpStream::connect(a).unwrap();
+            c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            c.write_all(req).unwrap();
+            let mut out = String::new();
+            drop(c.read_to_string(&mut out));
+            out
+        };
+        let page = raw(b"GET / HTTP/1.1\r\n\r\n");
+        assert!(page.starts_with("HTTP/1.1 200 OK\r\n"), "{page}");
+        assert!(page.contains("Content-Type: text/html"), "{page}");
+        assert!(page.contains("href=\"/metrics\""), "{page}");
+        let head = raw(b"HEAD /metrics HTTP/1.1\r\n\r\n");
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert!(head.contains(&format!("Content-Length: {}\r\n", BODY.len())), "{head}");
+        assert!(head.ends_with("\r\n\r\n"), "HEAD answered with a body: {head}");
+        assert_eq!(ask(a, b"HEAD / HTTP/1.1\r\n\r\n").0, 200);
+        assert_eq!(ask(a, b"GET /other HTTP/1.1\r\n\r\n").0, 404);
         assert_eq!(ask(a, b"GET /metrics/../x HTTP/1.1\r\n\r\n").0, 404);
         assert_eq!(ask(a, b"POST /metrics HTTP/1.1\r\n\r\n").0, 405);
-        assert_eq!(ask(a, b"HEAD /metrics HTTP/1.1\r\n\r\n").0, 405);
+        assert_eq!(ask(a, b"PUT /metrics HTTP/1.1\r\n\r\n").0, 405);
         assert_eq!(ask(a, b"garbage\r\n\r\n").0, 400);
         assert_eq!(ask(a, b"\xff\xfe\r\n\r\n").0, 400);
         s.set_body("new\n".into());
@@ -631,7 +684,9 @@ mod tests {
 
     #[test]
     fn judge_request_lines() {
-        assert_eq!(judge(b"GET /metrics HTTP/1.1"), Head::Metrics);
+        assert_eq!(judge(b"GET /metrics HTTP/1.1"), Head::Metrics { head_only: false });
+        assert_eq!(judge(b"HEAD /metrics HTTP/1.1"), Head::Metrics { head_only: true });
+        assert_eq!(judge(b"GET / HTTP/1.1"), Head::Landing { head_only: false });
         assert_eq!(judge(b"GET /metrics HTTP/2"), Head::Bad);
         assert_eq!(judge(b"GET metrics HTTP/1.1"), Head::Bad);
         assert_eq!(judge(b"get /metrics HTTP/1.1"), Head::Bad);

@@ -180,6 +180,7 @@ impl MetricsCollector {
         let cluster = p.cpus.first().and_then(|&c| self.topology.cluster_of(c));
         PolicyReading {
             policy: p.id,
+            cpus: p.cpus.clone(),
             cluster: cluster.map(|c| c.id),
             core_type: cluster.and_then(|c| c.core_type.clone()),
             reported_khz: iv
