@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let cfg =
         crate::cli::run_config(args, &|k| std::env::var(k).ok()).map_err(crate::cli::UsageError)?;
     // Fail in the first second, not after 30 minutes: output files first.
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     engine::drive(
         ctx,
         &cfg,

@@ -17,6 +17,7 @@ pub mod root;
 pub mod run;
 pub mod storage;
 pub mod thermal;
+pub mod units;
 pub mod usage;
 pub mod wrap;
 
@@ -50,13 +51,22 @@ pub struct Cli {
     /// unless --sysroot-writable is given.
     // Not clap's `env = …`: clap rejects an empty variable ("a value is required for
     // '--sysroot'") although the user never typed the option. See [`Cli::sysroot`].
-    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR")]
+    // Hidden from `--help` (a test option; every help ends with docs::TESTING_NOTE instead),
+    // listed in the top man page's OPTIONS.
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", hide_short_help = true, hide_long_help = true)]
     pub sysroot: Option<PathBuf>,
 
     /// Let tuning write to the --sysroot tree (tests of the restoring guard on a writable
     /// copy of a fixture). Without it a --sysroot tree is never written.
-    #[arg(long, global = true, help_heading = GLOBAL)]
+    #[arg(long, global = true, help_heading = GLOBAL, hide_short_help = true, hide_long_help = true)]
     pub sysroot_writable: bool,
+
+    /// Hide identifiers in every output, JSON included (hostname, serial numbers, the
+    /// unique part of chip IDs, MAC and IP addresses, home paths: docs/PRIVACY.md), for
+    /// pasting into forums and issues (inxi's -z). The Markdown review and the report page
+    /// are redacted without it.
+    #[arg(short = 'z', long, global = true, help_heading = GLOBAL)]
+    pub redact: bool,
 
     /// Never colour output (NO_COLOR in the environment does the same).
     #[arg(long, global = true, help_heading = GLOBAL)]
@@ -225,23 +235,17 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     }
 }
 
-/// Parse a positive interval in seconds, at least 10 ms and at most a day.
+/// Parse a positive interval (seconds, or [`units`]'s grammar: `0.5`, `500ms`, `1m`), at
+/// least 10 ms and at most a day.
 pub fn parse_interval(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| "not a number of seconds".to_string())?;
-    if !v.is_finite() || !(0.01..=86_400.0).contains(&v) {
-        return Err("not between 0.01 and 86400 seconds".into());
-    }
-    Ok(v)
+    units::parse_duration_in(s, std::time::Duration::from_millis(10), units::DAY)
+        .map(|d| d.as_secs_f64())
 }
 
-/// Parse a whole number of seconds (`--max-wait`).
+/// Parse a number of seconds (`--max-wait 600`, `--max-wait 10m`; [`units`]'s grammar),
+/// rounded up to whole seconds.
 pub fn parse_seconds(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse()
-        .map_err(|_| "not a whole number of seconds".to_string())
+    units::parse_whole_seconds(s)
 }
 
 /// Parse a clock in kHz (`--max-khz`, `MaxKHz`).
@@ -284,7 +288,44 @@ pub fn modes_from_env(value: Option<&str>) -> Result<Vec<String>, String> {
     }
 }
 
+/// The command line's clap definition as users see it: [`Cli`]'s, with every subcommand's
+/// `--help` ending in its examples and the testing note ([`docs::subcommand_after_help`]).
+/// What parses the command line, `--help`, the man pages and the completions all use it.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    fn attach(cmd: clap::Command, path: &str) -> clap::Command {
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        let mut cmd = cmd;
+        for n in names {
+            let sub_path = if path.is_empty() {
+                n.clone()
+            } else {
+                format!("{path} {n}")
+            };
+            cmd = cmd.mut_subcommand(&n, |sub| {
+                let after = docs::subcommand_after_help(&sub_path);
+                attach(sub, &sub_path)
+                    .after_help(after.clone())
+                    .after_long_help(after)
+            });
+        }
+        cmd
+    }
+    attach(Cli::command(), "")
+}
+
 impl Cli {
+    /// Parse `argv` (sbc-bench's legacy flags already rewritten) with [`command`].
+    pub fn try_parse_argv(argv: &[OsString]) -> Result<Self, clap::Error> {
+        use clap::FromArgMatches;
+        let mut m = command().try_get_matches_from(argv)?;
+        Self::from_arg_matches_mut(&mut m)
+    }
+
     /// Parse `std::env::args`, with sbc-bench's legacy flags rewritten first. Exits with a
     /// usage error (status 2) on bad input, as clap does.
     pub fn parse_env() -> Self {
@@ -295,7 +336,7 @@ impl Cli {
                 std::process::exit(crate::output::Outcome::Usage.code());
             }
         };
-        match Self::try_parse_from(&argv) {
+        match Self::try_parse_argv(&argv) {
             Ok(cli) => cli,
             Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
                 eprint!(
@@ -313,8 +354,7 @@ impl Cli {
 /// subcommands the command does have after its first line (`available benchmarks: clock,
 /// membw, …`), because clap only suggests names that look alike.
 pub fn with_available_subcommands(message: &str, argv: &[OsString]) -> String {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command();
+    let mut cmd = command();
     for a in argv.iter().skip(1).filter_map(|a| a.to_str()) {
         if a.starts_with('-') {
             continue;
@@ -456,6 +496,72 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    /// An example's words as the shell would pass them: `sudo` dropped, a redirection or
+    /// pipe ends the command, '…' quotes kept together.
+    fn example_argv(line: &str) -> Vec<OsString> {
+        let mut words = Vec::new();
+        let mut cur = String::new();
+        let mut quoted = false;
+        for c in line.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                ' ' if !quoted => {
+                    if !cur.is_empty() {
+                        words.push(std::mem::take(&mut cur));
+                    }
+                }
+                _ => cur.push(c),
+            }
+        }
+        words.push(cur);
+        words
+            .into_iter()
+            .skip_while(|w| w == "sudo")
+            .take_while(|w| w != ">" && w != "|")
+            .map(OsString::from)
+            .collect()
+    }
+
+    /// Every example of every `--help` and man page is a command line that parses: a
+    /// renamed option cannot leave a stale example behind.
+    #[test]
+    fn every_example_parses() {
+        let all = docs::COMMAND_EXAMPLES
+            .iter()
+            .flat_map(|(_, e)| e.iter())
+            .chain(docs::EXAMPLES.iter());
+        for (line, _) in all {
+            let argv = legacy::rewrite(example_argv(line)).unwrap();
+            if let Err(e) = Cli::try_parse_argv(&argv) {
+                panic!("example `{line}` does not parse: {e}");
+            }
+        }
+    }
+
+    /// Every subcommand (nested ones too) has two or three examples, or one where there is
+    /// only one thing to do (`restore`, `results delete`).
+    #[test]
+    fn every_subcommand_has_examples() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for sub in cmd.get_subcommands().filter(|c| c.get_name() != "help") {
+                let p = if path.is_empty() {
+                    sub.get_name().to_string()
+                } else {
+                    format!("{path} {}", sub.get_name())
+                };
+                let n = docs::examples_of(&p).len();
+                if n == 0 || n > 3 {
+                    missing.push(format!("{p}: {n}"));
+                }
+                walk(sub, &p, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&command(), "", &mut missing);
+        assert!(missing.is_empty(), "examples: {missing:?}");
     }
 
     #[test]
@@ -468,8 +574,10 @@ mod tests {
         assert_eq!(parse_count("0"), parse_count("x"));
         assert_eq!(
             parse_seconds("abc").unwrap_err(),
-            "not a whole number of seconds"
+            "not a duration (e.g. 300, 90s, 1.5m, 500ms, 1h30m)"
         );
+        assert_eq!(parse_seconds("10m"), Ok(600));
+        assert_eq!(parse_interval("500ms"), Ok(0.5));
     }
 
     #[test]

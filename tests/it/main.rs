@@ -5,11 +5,14 @@
 
 mod bench_cpu;
 mod bench_crypto;
+mod cargo_config;
 mod cli;
 mod cli_harden;
 mod common;
+mod completion_bash;
 mod cpuid;
 mod golden;
+mod fleet_files;
 mod graph_chromium;
 mod graph_run;
 mod imports;

@@ -22,7 +22,7 @@ use anyhow::Context;
 pub use self::console::ConsoleSummary;
 pub use self::file::AtomicFile;
 pub use self::graph_html::GraphHtml;
-pub use self::json::Json;
+pub use self::json::{Json, JsonRedacted};
 pub use self::log::Log;
 pub use self::markdown::Markdown;
 use crate::record::run::RunReport;
@@ -46,6 +46,8 @@ pub enum Format {
     Log,
     /// The versioned JSON document (`--json`).
     Json,
+    /// The same, identifiers redacted (`--json` with `-z/--redact`).
+    JsonRedacted,
     /// The Markdown review (`--markdown`), redacted (docs/PRIVACY.md).
     Markdown,
     /// The Markdown review with every identifier kept (`--markdown` with `--no-redact`).
@@ -60,6 +62,7 @@ impl Format {
         match self {
             Format::Log => Box::new(Log),
             Format::Json => Box::new(Json),
+            Format::JsonRedacted => Box::new(JsonRedacted),
             Format::Markdown => Box::new(Markdown { no_redact: false }),
             Format::MarkdownUnredacted => Box::new(Markdown { no_redact: true }),
             Format::GraphHtml => Box::new(GraphHtml),
