@@ -61,7 +61,7 @@ fn unit_exec(text: &str) -> Vec<String> {
         .expect("ExecStart");
     let mut words = Vec::new();
     for w in exec.split_whitespace() {
-        let key = w.trim_start_matches('$').trim_start_matches("${").trim_end_matches('}');
+        let key = w.trim_start_matches("${").trim_start_matches('$').trim_end_matches('}');
         if w.starts_with('$') {
             words.extend(env[key].split_whitespace().map(String::from));
         } else {

@@ -198,7 +198,9 @@ fn prom_monitor_serves_metrics_until_sigint() {
     for l in text.lines().filter(|l| l.starts_with("sbc_bench_run_") && l.contains('{')) {
         assert!(l.contains(",quick=\"") || l.starts_with("sbc_bench_run_info{"), "{l}");
     }
-    assert_eq!(get(&addr, "/").0, 404);
+    // A landing page at / (node_exporter's convention), 404 elsewhere.
+    assert_eq!(get(&addr, "/").0, 200);
+    assert_eq!(get(&addr, "/other").0, 404);
     // --quiet: nothing on stdout.
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),

@@ -91,7 +91,7 @@ fn manpage_is_roff_with_name_synopsis_examples_exit_status() {
     );
     // The test options are listed in the top page (hidden only from --help).
     assert!(p.contains("\\-\\-sysroot"), "options");
-    for s in [".SH ENVIRONMENT", ".SH FILES", ".SH \"SEE ALSO\"", "SBC_BENCH_DB", "/run/sbc-bench/tuning.json"] {
+    for s in [".SH ENVIRONMENT", ".SH FILES", ".SH \"SEE ALSO\"", "SBC_BENCH_DB", "tuning.json"] {
         assert!(p.contains(s), "no {s}");
     }
     // Exit status 3 and what it means.
@@ -166,8 +166,10 @@ fn global_options_have_their_own_heading_in_every_help() {
         for o in ["--sysroot <DIR>", "--sysroot-writable  "] {
             assert!(!h.contains(o), "{args:?}: {o} listed in --help");
         }
+        // clap wraps the text: compare words.
+        let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            h.trim_end().ends_with(sbc_bench::cli::docs::TESTING_NOTE),
+            words(&h).ends_with(&words(sbc_bench::cli::docs::TESTING_NOTE)),
             "{args:?}: no testing note at the end:\n{h}"
         );
         if !args[0].starts_with('-') {
