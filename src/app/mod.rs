@@ -113,7 +113,7 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Bench(a)) => bench::run(ctx, &a),
         Some(Command::Net(a)) => net::run(ctx, &a),
         Some(Command::Storage(a)) => storage::run(ctx, &a),
-        Some(Command::Restore) => Ok(restore::run(ctx)),
+        Some(Command::Restore(a)) => Ok(restore::run(ctx, &a)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => compare::compare(&a),
         Some(Command::Share(a)) => share::share(&a),

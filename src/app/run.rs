@@ -37,7 +37,8 @@ impl ModeCommand for StandardRun {
     }
 
     fn before_store(&self, report: &RunReport, sink: &ExportSink, db: Option<&Path>) {
-        if let Some(log) = sink.path(Format::Log).filter(|l| *l != Path::new("-")) {
+        // Beside a regular log file only: never `/dev/null.html` in /dev.
+        if let Some(log) = sink.regular_file(Format::Log) {
             crate::app::report::write_beside_log(report, log, db);
         }
     }

@@ -84,6 +84,7 @@ pub(crate) fn attach_power(report: &mut RunReport, power: Option<PowerSampler>, 
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::report::export::RUN_SEPARATOR;

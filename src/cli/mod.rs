@@ -119,7 +119,7 @@ pub enum Command {
     /// List storage devices and what they sit behind (sbc-bench -S), or benchmark one.
     Storage(storage::StorageArgs),
     /// Put back settings a killed run left changed (from /run/sbc-bench/tuning.json).
-    Restore,
+    Restore(RestoreArgs),
     /// Read result logs of sbc-bench (every version) and of ours; the results database.
     Results(results::ResultsArgs),
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
@@ -219,6 +219,15 @@ pub struct MonitorArgs {
     pub quiet: bool,
 }
 
+/// `sbc-bench restore [--force]`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RestoreArgs {
+    /// Restore even what a run that still seems to be running changed (its process id,
+    /// start time and executable match) and while another sbc-bench holds the machine.
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// A bad value in the words clap uses for its own (`error: invalid value 'abc' for
 /// '--max-wait <SECONDS>': not a whole number of seconds`), for the values clap does not
 /// see: sbc-bench's environment variables (`MaxKHz`, `MODE`). Value parsers return only
@@ -263,6 +272,36 @@ pub fn khz_from_env(name: &str, value: Option<&str>) -> Result<Option<u64>, Stri
         Some(v) => parse_khz(v)
             .map(Some)
             .map_err(|why| invalid_value(v, name, &why)),
+    }
+}
+
+/// A yes/no variable of sbc-bench's (`NotReadyYet`, `NOTUNING`): unset, empty, `no`,
+/// `0`, `false` or `off` is no; `yes`, `1`, `true` or `on` is yes (any case); anything
+/// else is refused in [`invalid_value`]'s words, as `MODE` is (`NOTUNING=2` meant "no"
+/// without a word).
+pub fn yes_no_from_env(name: &str, value: Option<&str>) -> Result<bool, String> {
+    let Some(v) = value.map(str::trim) else {
+        return Ok(false);
+    };
+    match v.to_ascii_lowercase().as_str() {
+        "" | "no" | "0" | "false" | "off" => Ok(false),
+        "yes" | "1" | "true" | "on" => Ok(true),
+        _ => Err(invalid_value(v, name, "not yes or no")),
+    }
+}
+
+/// A clock range whose maximum is below its minimum walks no OPP at all: refused with
+/// both values named (`MaxKHz` below `MinKHz` was taken without a word).
+pub fn check_khz_range(
+    max: Option<u64>,
+    min: Option<u64>,
+    (max_name, min_name): (&str, &str),
+) -> Result<(), String> {
+    match (max, min) {
+        (Some(hi), Some(lo)) if hi < lo => Err(format!(
+            "{max_name} ({hi}) is below {min_name} ({lo}): no clock is in that range"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -430,11 +469,10 @@ pub fn run_config(
 ) -> Result<RunConfig, String> {
     let modes = modes_from_env(env("MODE").as_deref())?;
     let mode = |m: &str| modes.iter().any(|x| x == m);
-    let yes = |k: &str| {
-        env(k)
-            .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "1" | "true"))
-    };
+    let yes = |k: &str| yes_no_from_env(k, env(k).as_deref());
     let khz = |k: &str| khz_from_env(k, env(k).as_deref());
+    let (max_khz, min_khz) = (khz("MaxKHz")?, khz("MinKHz")?);
+    check_khz_range(max_khz, min_khz, ("MaxKHz", "MinKHz"))?;
     let unattended = args.shared.unattended || mode("unattended");
     Ok(RunConfig {
         stress: args.stress,
@@ -454,10 +492,10 @@ pub fn run_config(
         markdown: args.shared.markdown.clone(),
         no_redact: args.shared.no_redact,
         fake_benchmarks: args.shared.fake_benchmarks,
-        not_ready_yet: yes("NotReadyYet"),
-        no_tuning: yes("NOTUNING"),
-        max_khz: khz("MaxKHz")?,
-        min_khz: khz("MinKHz")?,
+        not_ready_yet: yes("NotReadyYet")?,
+        no_tuning: yes("NOTUNING")?,
+        max_khz,
+        min_khz,
         power: power_spec(args.shared.power.as_deref(), env("Netio").as_deref())?,
         kind: crate::record::config::RunKind::Standard,
     })
@@ -657,6 +695,37 @@ mod tests {
             Some(Command::Monitor(m)) => assert_eq!(m.interval, 5.0),
             other => panic!("{other:?}"),
         }
+    }
+
+    // Issue 27, item 14: `NotReadyYet` and `NOTUNING` with `-1`, `2` or `garbage` meant
+    // "no" without a word; `MaxKHz` below `MinKHz` was accepted.
+    #[test]
+    fn yes_no_variables_and_a_reversed_clock_range_are_refused() {
+        let with = |k: &'static str, v: &'static str| {
+            run_config(&run::RunArgs::default(), &move |x| {
+                (x == k).then(|| v.to_string())
+            })
+        };
+        for v in ["-1", "2", "garbage"] {
+            for k in ["NotReadyYet", "NOTUNING"] {
+                assert_eq!(
+                    with(k, v).unwrap_err(),
+                    format!("invalid value '{v}' for '{k}': not yes or no")
+                );
+            }
+        }
+        assert!(with("NOTUNING", "YES").is_ok_and(|c| c.no_tuning));
+        assert!(with("NOTUNING", "no").is_ok_and(|c| !c.no_tuning));
+        assert!(with("NotReadyYet", "").is_ok_and(|c| !c.not_ready_yet));
+        let both = |x: &str| match x {
+            "MaxKHz" => Some("600000".to_string()),
+            "MinKHz" => Some("1200000".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            run_config(&run::RunArgs::default(), &both).unwrap_err(),
+            "MaxKHz (600000) is below MinKHz (1200000): no clock is in that range"
+        );
     }
 
     #[test]

@@ -22,6 +22,57 @@ pub enum ShareError {
     Upload { url: String, msg: String },
     #[error("{url} answered, but not with a URL: {answer:?}")]
     Answer { url: String, answer: String },
+    #[error(
+        "{url} redirected the upload to {location} (another host): not followed, nothing was sent there"
+    )]
+    Redirect { url: String, location: String },
+}
+
+/// How many redirects within the service's own origin an upload follows.
+const MAX_REDIRECTS: usize = 3;
+
+/// `scheme://host:port` of an http(s) URL, lower-case, the port always written.
+pub fn origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    let (host, port) = if let Some(rest) = host_port.strip_prefix('[') {
+        let (h, after) = rest.split_once(']')?;
+        (h, after.strip_prefix(':'))
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (host_port, None),
+        }
+    };
+    let port = match port {
+        None | Some("") => default_port,
+        Some(p) => p.parse::<u16>().ok()?,
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
+}
+
+/// Where a redirect from `from` leads: an absolute URL, or a path on the same origin.
+fn resolve_location(from: &str, location: &str) -> Option<String> {
+    let l = location.trim();
+    if l.starts_with("http://") || l.starts_with("https://") {
+        return Some(l.to_string());
+    }
+    if l.starts_with('/') && !l.starts_with("//") {
+        let (scheme, rest) = from.split_once("://")?;
+        let authority = rest.split(['/', '?', '#']).next()?;
+        return Some(format!("{scheme}://{authority}{l}"));
+    }
+    None
 }
 
 /// A multipart/form-data body with one `file` part (RFC 7578) and its content type. The
@@ -111,7 +162,10 @@ fn check_url(service: &str) -> Result<(), ShareError> {
 
 /// [`upload`] through `client`: the multipart body ([`multipart`]: one `file` part, the
 /// wire format the paste services and `sbc-bench-hub` take) written to a private temporary
-/// file, posted as it is, removed afterwards.
+/// file, posted as it is, removed afterwards. Redirects are ours to judge (the clients
+/// follow none): one to another origin is refused, since it would take the upload and
+/// its answer would be stored as the receipt; within the service only those that keep the
+/// POST (307, 308) are followed, at most [`MAX_REDIRECTS`].
 pub fn upload_with(
     client: &HttpClient,
     service: &str,
@@ -125,6 +179,72 @@ pub fn upload_with(
     };
     let (content_type, body) = multipart(filename, content);
     let file = BodyFile::write(&body).map_err(|e| fail(format!("temporary file: {e}")))?;
+    let mut url = service.to_string();
+    let mut hops = 0;
+    let answer = loop {
+        let sent = post_once(client, &url, &content_type, &file.0).map_err(fail)?;
+        if !(300..400).contains(&sent.status) {
+            break sent;
+        }
+        let code = sent.status;
+        let location = sent.location.clone().unwrap_or_default();
+        let next = resolve_location(&url, &location)
+            .ok_or_else(|| fail(format!("HTTP {code}: a redirect to {location:?}, not followed")))?;
+        if origin(&next).is_none() || origin(&next) != origin(service) {
+            return Err(ShareError::Redirect {
+                url: service.to_string(),
+                location: next,
+            });
+        }
+        hops += 1;
+        if !matches!(code, 307 | 308) || hops > MAX_REDIRECTS {
+            return Err(fail(format!("HTTP {code}: a redirect to {next} instead of a URL")));
+        }
+        url = next;
+    };
+    drop(file);
+    let Sent {
+        status,
+        answer,
+        reason,
+        ..
+    } = answer;
+    if !(200..300).contains(&status) {
+        let first = answer.lines().next().unwrap_or_default();
+        let first = if first.trim().is_empty() {
+            reason
+        } else {
+            first.trim().to_string()
+        };
+        return Err(fail(format!("HTTP {status} {first}").trim_end().to_string()));
+    }
+    answer_url(&answer)
+        .map(str::to_string)
+        .ok_or_else(|| ShareError::Answer {
+            url: service.to_string(),
+            answer: answer.chars().take(200).collect(),
+        })
+}
+
+/// What one POST got back.
+struct Sent {
+    /// The HTTP status (non-zero).
+    status: u16,
+    /// The body, at most [`MAX_ANSWER`] characters.
+    answer: String,
+    /// The status line's reason phrase, where the client shows it.
+    reason: String,
+    /// A redirect's `Location`.
+    location: Option<String>,
+}
+
+/// POST the body in `body_file` to `url` once, following no redirect.
+fn post_once(
+    client: &HttpClient,
+    url: &str,
+    content_type: &str,
+    body_file: &Path,
+) -> Result<Sent, String> {
     let agent = concat!("sbc-bench/", env!("CARGO_PKG_VERSION"));
     let (program, args): (&Path, Vec<String>) = match client {
         HttpClient::Curl(p) => (
@@ -143,11 +263,11 @@ pub fn upload_with(
                 "--header".into(),
                 format!("Content-Type: {content_type}"),
                 "--data-binary".into(),
-                format!("@{}", file.0.display()),
+                format!("@{}", body_file.display()),
                 "--write-out".into(),
-                "\n%{http_code}".into(),
+                "\n%{redirect_url}\n%{http_code}".into(),
                 "--url".into(),
-                service.into(),
+                url.into(),
             ],
         ),
         HttpClient::Wget(p) => (
@@ -159,45 +279,54 @@ pub fn upload_with(
                 "-".into(),
                 "-T".into(),
                 "20".into(),
+                "--max-redirect=0".into(),
                 "-U".into(),
                 agent.into(),
                 format!("--header=Content-Type: {content_type}"),
-                format!("--post-file={}", file.0.display()),
-                service.into(),
+                format!("--post-file={}", body_file.display()),
+                url.into(),
             ],
         ),
     };
     let cancel = crate::shutdown::token();
     let out = crate::bench::external::run_bounded(program, &args, UPLOAD_TIMEOUT, cancel)
-        .map_err(|e| fail(e.to_string()))?;
-    drop(file);
-    let (status, answer) = match client {
+        .map_err(|e| e.to_string())?;
+    let (status, answer, location, reason) = match client {
         HttpClient::Curl(_) => {
-            let (answer, code) = out.stdout.rsplit_once('\n').unwrap_or(("", &out.stdout));
-            (code.trim().parse::<u16>().unwrap_or(0), answer.to_string())
+            let (rest, code) = out.stdout.rsplit_once('\n').unwrap_or(("", &out.stdout));
+            let (answer, location) = rest.rsplit_once('\n').unwrap_or(("", rest));
+            let location = Some(location.trim().to_string()).filter(|l| !l.is_empty());
+            let status = code.trim().parse::<u16>().unwrap_or(0);
+            (status, answer.to_string(), location, String::new())
         }
-        HttpClient::Wget(_) => (wget_status(&out.stderr), out.stdout.clone()),
+        HttpClient::Wget(_) => (
+            wget_status(&out.stderr),
+            out.stdout.clone(),
+            wget_location(&out.stderr),
+            wget_reason(&out.stderr),
+        ),
     };
     if status == 0 {
         let why = out.stderr.lines().map(str::trim).find(|l| !l.is_empty());
-        return Err(fail(why.unwrap_or("no answer").to_string()));
+        return Err(why.unwrap_or("no answer").to_string());
     }
-    let answer: String = answer.chars().take(MAX_ANSWER as usize).collect();
-    if !(200..300).contains(&status) {
-        let first = answer.lines().next().unwrap_or_default();
-        let first = if first.trim().is_empty() {
-            wget_reason(&out.stderr)
-        } else {
-            first.trim().to_string()
-        };
-        return Err(fail(format!("HTTP {status} {first}").trim_end().to_string()));
-    }
-    answer_url(&answer)
-        .map(str::to_string)
-        .ok_or_else(|| ShareError::Answer {
-            url: service.to_string(),
-            answer: answer.chars().take(200).collect(),
+    Ok(Sent {
+        status,
+        answer: answer.chars().take(MAX_ANSWER as usize).collect(),
+        reason,
+        location,
+    })
+}
+
+/// The `Location:` header of the last response `wget -S` printed.
+fn wget_location(stderr: &str) -> Option<String> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.trim().split_once(':')?;
+            k.eq_ignore_ascii_case("location").then(|| v.trim().to_string())
         })
+        .next_back()
 }
 
 /// The last HTTP status `wget -S` printed (`  HTTP/1.1 201 Created`); 0 when none.
@@ -378,6 +507,75 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("upload to http://127.0.0.1:"), "{e}");
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        assert_eq!(origin("https://0x0.st"), Some("https://0x0.st:443".into()));
+        assert_eq!(origin("https://0x0.st/"), origin("HTTPS://0X0.ST:443/x?y"));
+        assert_ne!(
+            origin("http://127.0.0.1:80/"),
+            origin("http://127.0.0.1:81/")
+        );
+        assert_ne!(origin("http://a.example/"), origin("https://a.example/"));
+        assert_eq!(
+            origin("http://u:p@[::1]:8080/x"),
+            Some("http://::1:8080".into())
+        );
+        assert_eq!(origin("ftp://x"), None);
+        assert_eq!(
+            resolve_location("http://a.example:81/up", "/x"),
+            Some("http://a.example:81/x".into())
+        );
+        assert_eq!(resolve_location("http://a/", "//evil/x"), None);
+    }
+
+    /// A one-request HTTP server on loopback answering `answer`; the number of requests
+    /// it got, once joined.
+    fn one_shot(answer: String) -> (String, std::thread::JoinHandle<usize>) {
+        use std::io::{Read, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", l.local_addr().unwrap());
+        l.set_nonblocking(true).unwrap();
+        let h = std::thread::spawn(move || {
+            let until = std::time::Instant::now() + Duration::from_secs(5);
+            let mut served = 0;
+            while std::time::Instant::now() < until && served == 0 {
+                match l.accept() {
+                    Ok((mut c, _)) => {
+                        c.set_nonblocking(false).unwrap();
+                        c.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                        let mut buf = vec![0u8; 1 << 16];
+                        let _ = c.read(&mut buf);
+                        c.write_all(answer.as_bytes()).unwrap();
+                        served += 1;
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            served
+        });
+        (url, h)
+    }
+
+    // Issue 27, item 13: `share` followed a 302 to another host and stored that host's
+    // answer as the receipt.
+    #[test]
+    fn share_does_not_follow_a_redirect_to_another_host() {
+        let (evil, evil_h) =
+            one_shot("HTTP/1.1 200 OK\r\nContent-Length: 22\r\n\r\nhttps://evil.example/x".into());
+        let (svc, svc_h) = one_shot(format!(
+            "HTTP/1.1 302 Found\r\nLocation: {evil}\r\nContent-Length: 0\r\n\r\n"
+        ));
+        let e = upload(&svc, "sbc-bench.log", b"log").unwrap_err();
+        assert!(matches!(e, ShareError::Redirect { .. }), "{e}");
+        assert!(e.to_string().contains("not followed"), "{e}");
+        assert_eq!(svc_h.join().unwrap(), 1);
+        assert_eq!(
+            evil_h.join().unwrap(),
+            0,
+            "nothing was sent to the other host"
+        );
     }
 
     #[test]
