@@ -1,0 +1,8 @@
+//! The hub's integration tests: one binary (one link), a module per concern. The hub runs
+//! as a real process on a real port; the database is SQLite and, where
+//! `SBC_BENCH_HUB_TEST_PG` names a server, PostgreSQL (each test a database of its own).
+
+mod common;
+mod corpus;
+mod hostile;
+mod upload;
