@@ -128,6 +128,13 @@ pub fn log_checks(p: &Parsed, body: &str) -> Vec<Check> {
 /// The checks of our run JSON: its findings, its mode, its virtualisation.
 pub fn run_checks(r: &RunReport, p: &Parsed) -> Vec<Check> {
     let mut out = Vec::new();
+    if r.config.fake_benchmarks {
+        out.push(Check::new(
+            "fake-benchmarks",
+            Weight::NotComparable,
+            "canned results (--fake-benchmarks): nothing was measured on this board",
+        ));
+    }
     for f in &r.findings {
         let weight = match f.severity {
             FindingSeverity::Warning => Weight::Warning,

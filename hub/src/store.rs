@@ -299,10 +299,29 @@ fn insert_in(
                 return Ok((Stored::Duplicate(id.clone()), Some(id)));
             }
             add_document(s, &id, doc)?;
-            s.exec(
-                "UPDATE results SET updated_at = $1 WHERE id = $2",
-                &[Val::text(now()), Val::text(id.clone())],
-            )?;
+            if doc.kind == DocKind::RunJson {
+                // The run JSON is the fuller record of the run (every finding, the
+                // configuration): its checks and record replace those of the log.
+                s.exec(
+                    "UPDATE results SET checks = $1, auto_status = $2, \
+                     status = COALESCE(status_override, $2), record = $3, ramlat_16m = $4, \
+                     ramlat_128m = $5, updated_at = $6 WHERE id = $7",
+                    &[
+                        Val::text(to_json(&doc.checks)?),
+                        Val::text(doc.status.as_str()),
+                        Val::text(to_json(&doc.parsed)?),
+                        Val::F(doc.parsed.extra.ramlat_16m_ns),
+                        Val::F(doc.parsed.extra.ramlat_128m_ns),
+                        Val::text(now()),
+                        Val::text(id.clone()),
+                    ],
+                )?;
+            } else {
+                s.exec(
+                    "UPDATE results SET updated_at = $1 WHERE id = $2",
+                    &[Val::text(now()), Val::text(id.clone())],
+                )?;
+            }
             return Ok((Stored::SameRun(id), None));
         }
     }
@@ -353,8 +372,8 @@ fn insert_result(s: &mut dyn Sql, id: &str, doc: &Ingested, cur: &Curation) -> R
         .clone()
         .unwrap_or_else(|| ingest::default_label(f));
     let status = cur.status.as_ref().map_or(doc.status, |s| s.0);
-    let checks = serde_json::to_string(&doc.checks).map_err(|e| DbError::Other(e.to_string()))?;
-    let record = serde_json::to_string(&doc.parsed).map_err(|e| DbError::Other(e.to_string()))?;
+    let checks = to_json(&doc.checks)?;
+    let record = to_json(&doc.parsed)?;
     let at = now();
     let soc_slug = f.soc.as_deref().map(slug);
     let flag = |b: bool| Val::int(i64::from(b));
@@ -411,6 +430,10 @@ fn insert_result(s: &mut dyn Sql, id: &str, doc: &Ingested, cur: &Curation) -> R
         ],
     )?;
     Ok(())
+}
+
+fn to_json(v: &impl Serialize) -> Result<String, DbError> {
+    serde_json::to_string(v).map_err(|e| DbError::Other(e.to_string()))
 }
 
 /// The table's order: the label without case (as Results.md is sorted).

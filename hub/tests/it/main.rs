@@ -2,7 +2,10 @@
 //! as a real process on a real port; the database is SQLite and, where
 //! `SBC_BENCH_HUB_TEST_PG` names a server, PostgreSQL (each test a database of its own).
 
+mod browser;
 mod common;
 mod corpus;
+mod durability;
 mod hostile;
+mod site_pages;
 mod upload;
