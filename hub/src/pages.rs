@@ -276,6 +276,31 @@ pub fn table_page(
         .filter(|(s, _)| *s != Status::Verified)
         .map(|(_, n)| n)
         .sum();
+    let results_table = html! {
+        div class="scroll" {
+            table class="results" {
+                thead { tr {
+                    @if !ctx.static_site { th { span class="sr" { "compare" } } }
+                    @for c in &COLUMNS[..10] { (head_cell(ctx, c, f, o)) }
+                    (head_cell(ctx, &COLUMNS[10], f, o))
+                    (head_cell(ctx, &COLUMNS[11], f, o))
+                    @if !only_verified { th { "Tag" } }
+                } }
+                tbody {
+                    @for s in rows {
+                        tr id={ "r-" (s.id) } {
+                            @if !ctx.static_site { td { input type="checkbox" name="id" value=(s.id) aria-label={ "compare " (s.label) }; } }
+                            td { a href=(ctx.to(&format!("results/{}.html", s.id))) { (s.label) } }
+                            (row_cells(s))
+                            td { @if let (Some(soc), Some(slug)) = (&s.soc, &s.soc_slug) { a href=(ctx.to(&format!("soc/{slug}.html"))) { (soc) } } @else { "-" } }
+                            td { (s.run_date.as_deref().map_or("-", |d| d.get(..10).unwrap_or(d))) }
+                            @if !only_verified { td { (badge(s.status)) } }
+                        }
+                    }
+                }
+            }
+        }
+    };
     let body = html! {
         h1 { "sbc-bench results" }
         p class="lead" {
@@ -295,32 +320,14 @@ pub fn table_page(
             }
         }
         @if !ctx.static_site { (filter_form(f, o, ch)) }
-        form method="get" action=(ctx.to("compare.html")) {
-            div class="scroll" {
-                table class="results" {
-                    thead { tr {
-                        @if !ctx.static_site { th { span class="sr" { "compare" } } }
-                        @for c in &COLUMNS[..10] { (head_cell(ctx, c, f, o)) }
-                        (head_cell(ctx, &COLUMNS[10], f, o))
-                        (head_cell(ctx, &COLUMNS[11], f, o))
-                        @if !only_verified { th { "Tag" } }
-                    } }
-                    tbody {
-                        @for s in rows {
-                            tr id={ "r-" (s.id) } {
-                                @if !ctx.static_site { td { input type="checkbox" name="id" value=(s.id) aria-label={ "compare " (s.label) }; } }
-                                td { a href=(ctx.to(&format!("results/{}.html", s.id))) { (s.label) } }
-                                (row_cells(s))
-                                td { @if let (Some(soc), Some(slug)) = (&s.soc, &s.soc_slug) { a href=(ctx.to(&format!("soc/{slug}.html"))) { (soc) } } @else { "-" } }
-                                td { (s.run_date.as_deref().map_or("-", |d| d.get(..10).unwrap_or(d))) }
-                                @if !only_verified { td { (badge(s.status)) } }
-                            }
-                        }
-                    }
+        @if ctx.static_site {
+            (results_table)
+        } @else {
+            form method="get" action=(ctx.to("compare.html")) {
+                (results_table)
+                @if !rows.is_empty() {
+                    p { button type="submit" { "Compare the checked results (2 to 4)" } }
                 }
-            }
-            @if !ctx.static_site && !rows.is_empty() {
-                p { button type="submit" { "Compare the checked results (2 to 4)" } }
             }
         }
         @if pages > 1 {

@@ -8,4 +8,5 @@ mod corpus;
 mod durability;
 mod hostile;
 mod site_pages;
+mod static_site;
 mod upload;
