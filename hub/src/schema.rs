@@ -1,4 +1,5 @@
-//! The hub's schema, one text for SQLite and PostgreSQL (types both read the same way:
+//! The hub's schema, one text for SQLite and PostgreSQL (`{C}`: the bytewise order the
+//! statements sort by, see [`crate::db::Dialect`]; types both read the same way:
 //! `BIGINT` for integers and flags, `DOUBLE PRECISION` for figures, `TEXT` for the rest;
 //! ids are text, so neither needs its own auto-increment). The version is a row of
 //! `hub_meta`; [`migrate`] brings an older database forward and refuses a newer one.
@@ -53,7 +54,7 @@ CREATE TABLE results (
     checks TEXT NOT NULL,
     record TEXT NOT NULL
 );
-CREATE INDEX results_listing ON results(status, hidden, sort_label);
+CREATE INDEX results_listing ON results(status, hidden, sort_label{C}, id{C});
 CREATE INDEX results_soc ON results(soc_slug);
 CREATE INDEX results_device ON results(device_slug);
 CREATE INDEX results_run_date ON results(run_date);

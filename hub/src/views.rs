@@ -34,25 +34,60 @@ pub fn choices(db: &Db) -> Result<Choices, DbError> {
 }
 
 /// The table page.
-pub fn table_html(db: &Db, ctx: Ctx<'_>, f: &Filter, o: &Order) -> Result<String, DbError> {
+pub fn table_html(
+    db: &Db,
+    ctx: Ctx<'_>,
+    f: &Filter,
+    o: &Order,
+    ch: &Choices,
+) -> Result<String, DbError> {
     let (rows, total) = store::list(db, f, o)?;
-    let ch = choices(db)?;
-    Ok(pages::table_page(ctx, &rows, total, f, o, &ch).into_string())
+    Ok(pages::table_page(ctx, &rows, total, f, o, ch).into_string())
 }
+
+/// How long the filter form's choices (the SoCs, kernels and tags with their counts) are
+/// kept in a process before they are counted again: counting them is a scan of the
+/// table, and a count a few seconds old misleads nobody.
+pub const CHOICES_TTL: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The choices, counted at most every [`CHOICES_TTL`] in this process.
+pub fn cached_choices(app: &App) -> Result<std::sync::Arc<Choices>, DbError> {
+    let now = std::time::Instant::now();
+    if let Ok(c) = app.choices.lock() {
+        if let Some((at, ch)) = c.as_ref() {
+            if now.duration_since(*at) < CHOICES_TTL {
+                return Ok(ch.clone());
+            }
+        }
+    }
+    let ch = std::sync::Arc::new(choices(&app.db)?);
+    if let Ok(mut c) = app.choices.lock() {
+        *c = Some((now, ch.clone()));
+    }
+    Ok(ch)
+}
+
+/// How many of the hub's results of its SoC a report sets a result beside (the best by
+/// 7-Zip multi-threaded).
+pub const PEERS: u64 = 40;
 
 /// The results of the same SoC a report sets a result beside.
 fn peers(db: &Db, s: &Summary) -> Result<Vec<Summary>, DbError> {
     let Some(slug) = &s.soc_slug else {
         return Ok(Vec::new());
     };
-    store::all(
-        db,
-        &Filter {
-            statuses: vec![Status::Verified, Status::Warnings],
-            soc_slug: Some(slug.clone()),
-            ..Filter::default()
-        },
-    )
+    let f = Filter {
+        statuses: vec![Status::Verified, Status::Warnings],
+        soc_slug: Some(slug.clone()),
+        ..Filter::default()
+    };
+    let o = Order {
+        column: store::column("7zip-multi").unwrap_or(&store::COLUMNS[0]),
+        descending: true,
+        offset: 0,
+        limit: PEERS,
+    };
+    Ok(store::list(db, &f, &o)?.0)
 }
 
 /// The page of one result (hidden ones too: the caller decides).
@@ -72,21 +107,29 @@ pub fn result_html(db: &Db, ctx: Ctx<'_>, full: &Full) -> Result<String, DbError
     Ok(pages::result_page(ctx, full, &body).into_string())
 }
 
-/// The results of a SoC or a device, every tag, hidden ones left out.
+/// The most results a history page and its charts are drawn from: the latest runs.
+pub const HISTORY: u64 = 2000;
+
+/// The results of a SoC or a device (the latest [`HISTORY`]), every tag, hidden ones left
+/// out, oldest first.
 pub fn history_rows(
     db: &Db,
     soc: Option<&str>,
     device: Option<&str>,
 ) -> Result<Vec<Summary>, DbError> {
-    let mut rows = store::all(
-        db,
-        &Filter {
-            statuses: Status::ALL.to_vec(),
-            soc_slug: soc.map(str::to_string),
-            device_slug: device.map(str::to_string),
-            ..Filter::default()
-        },
-    )?;
+    let f = Filter {
+        statuses: Status::ALL.to_vec(),
+        soc_slug: soc.map(str::to_string),
+        device_slug: device.map(str::to_string),
+        ..Filter::default()
+    };
+    let o = Order {
+        column: store::column("date").unwrap_or(&store::COLUMNS[0]),
+        descending: true,
+        offset: 0,
+        limit: HISTORY,
+    };
+    let mut rows = store::list(db, &f, &o)?.0;
     rows.sort_by(|a, b| a.run_date.cmp(&b.run_date).then(a.id.cmp(&b.id)));
     Ok(rows)
 }
@@ -170,9 +213,11 @@ fn ctx(root: &str) -> Ctx<'_> {
 /// `GET /` and `/index.html`.
 pub async fn table(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Result<Response, Fail> {
     let (f, o) = table_query(&query_pairs(q.as_deref(), Form::Html)?, false, Form::Html)?;
-    blocking(Form::Html, move || table_html(&app.db, ctx(""), &f, &o))
-        .await
-        .map(html)
+    blocking(Form::Html, move || {
+        table_html(&app.db, ctx(""), &f, &o, &*cached_choices(&app)?)
+    })
+    .await
+    .map(html)
 }
 
 /// `GET /all.html`: every tag.
@@ -181,9 +226,11 @@ pub async fn table_all(
     RawQuery(q): RawQuery,
 ) -> Result<Response, Fail> {
     let (f, o) = table_query(&query_pairs(q.as_deref(), Form::Html)?, true, Form::Html)?;
-    blocking(Form::Html, move || table_html(&app.db, ctx(""), &f, &o))
-        .await
-        .map(html)
+    blocking(Form::Html, move || {
+        table_html(&app.db, ctx(""), &f, &o, &*cached_choices(&app)?)
+    })
+    .await
+    .map(html)
 }
 
 /// `GET /Results.md`.

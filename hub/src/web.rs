@@ -62,10 +62,19 @@ impl Default for Config {
     }
 }
 
+/// How many uploads are read at once.
+pub const UPLOAD_SLOTS: usize = 32;
+
 /// What every handler shares.
 pub struct App {
     pub db: Db,
     pub cfg: Config,
+    /// Uploads read at once: each holds its body in memory (at most `max_upload`), so
+    /// [`UPLOAD_SLOTS`] of them bound what uploads can take; the others wait their turn
+    /// within their request time.
+    pub upload_slots: tokio::sync::Semaphore,
+    /// The filter form's choices and when they were counted ([`views::cached_choices`]).
+    pub choices: std::sync::Mutex<Option<(std::time::Instant, Arc<crate::pages::Choices>)>>,
     uploads: Option<DefaultKeyedRateLimiter<IpAddr>>,
     requests: Option<DefaultKeyedRateLimiter<IpAddr>>,
 }
@@ -95,6 +104,8 @@ impl App {
             })
         };
         Arc::new(Self {
+            upload_slots: tokio::sync::Semaphore::new(UPLOAD_SLOTS),
+            choices: std::sync::Mutex::new(None),
             uploads: per_minute(cfg.uploads_per_minute),
             requests: per_second(cfg.requests_per_second),
             db,
@@ -519,6 +530,11 @@ async fn upload(State(app): State<Arc<App>>, headers: HeaderMap, req: Request) -
 type Upload = (Stored, Status, Vec<crate::accept::Check>);
 
 async fn store_upload(app: &Arc<App>, req: Request, form: Form) -> Result<Upload, Fail> {
+    let _slot = app
+        .upload_slots
+        .acquire()
+        .await
+        .map_err(|_| Fail::new(StatusCode::SERVICE_UNAVAILABLE, "stopping", form))?;
     let bytes = upload_bytes(app, req, form).await?;
     let app2 = app.clone();
     let r = tokio::task::spawn_blocking(move || -> Result<Upload, Fail> {

@@ -176,3 +176,36 @@ fn two_hub_processes_on_one_database_serve_one_site() {
         assert_eq!(two.get("api/v1/results.json?status=all").json()["total"], 1);
     });
 }
+
+#[test]
+fn the_systemd_unit_verifies() {
+    let Ok(out) = std::process::Command::new("systemd-analyze")
+        .arg("--version")
+        .output()
+    else {
+        eprintln!(
+            "skipped: systemd-analyze is not installed; contrib/hub/sbc-bench-hub.service is not verified"
+        );
+        return;
+    };
+    assert!(out.status.success());
+    let unit = fs::read_to_string(crate::common::repo().join("contrib/hub/sbc-bench-hub.service"))
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("sbc-bench-hub.service");
+    fs::write(
+        &path,
+        unit.replace(
+            "/usr/local/bin/sbc-bench-hub",
+            &hub_bin().display().to_string(),
+        ),
+    )
+    .unwrap();
+    let v = std::process::Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&v.stderr);
+    assert!(v.status.success() && !err.contains(".service:"), "{err}");
+}

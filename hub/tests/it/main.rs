@@ -2,6 +2,9 @@
 //! as a real process on a real port; the database is SQLite and, where
 //! `SBC_BENCH_HUB_TEST_PG` names a server, PostgreSQL (each test a database of its own).
 
+// Test helpers may unwrap: a failure there is a failed test, with its location.
+#![allow(clippy::unwrap_used)]
+
 mod browser;
 mod common;
 mod corpus;
