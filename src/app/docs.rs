@@ -86,7 +86,10 @@ pub fn render_manpage() -> std::io::Result<Vec<u8>> {
 pub fn all_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut paths = vec![String::new()];
     fn walk(cmd: &clap::Command, path: &str, paths: &mut Vec<String>) {
-        for sub in cmd.get_subcommands().filter(|c| !c.is_hide_set() && c.get_name() != "help") {
+        for sub in cmd
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        {
             let p = if path.is_empty() {
                 sub.get_name().to_string()
             } else {
@@ -191,7 +194,10 @@ pub fn render_page(path: &str) -> std::io::Result<Option<Vec<u8>>> {
         let words: Vec<&str> = path.split_whitespace().collect();
         see.push("sbc-bench(1)".into());
         if words.len() > 1 {
-            see.push(format!("{}(1)", page_name(&words[..words.len() - 1].join(" "))));
+            see.push(format!(
+                "{}(1)",
+                page_name(&words[..words.len() - 1].join(" "))
+            ));
         }
     }
     see.push("/usr/share/doc/sbc-bench/ (COMMANDS.md, POWER.md, PRIVACY.md, PROMETHEUS.md, RESULTS-DB.md, RUN-JSON.md)".into());

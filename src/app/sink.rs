@@ -38,7 +38,14 @@ pub(crate) fn export_sink(
     }
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
-        sink.add(if redact { Format::JsonRedacted } else { Format::Json }, j)?;
+        sink.add(
+            if redact {
+                Format::JsonRedacted
+            } else {
+                Format::Json
+            },
+            j,
+        )?;
     }
     if let Some(m) = &cfg.markdown {
         let f = if cfg.no_redact {

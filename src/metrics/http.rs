@@ -605,8 +605,14 @@ mod tests {
         assert!(page.contains("href=\"/metrics\""), "{page}");
         let head = raw(b"HEAD /metrics HTTP/1.1\r\n\r\n");
         assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
-        assert!(head.contains(&format!("Content-Length: {}\r\n", BODY.len())), "{head}");
-        assert!(head.ends_with("\r\n\r\n"), "HEAD answered with a body: {head}");
+        assert!(
+            head.contains(&format!("Content-Length: {}\r\n", BODY.len())),
+            "{head}"
+        );
+        assert!(
+            head.ends_with("\r\n\r\n"),
+            "HEAD answered with a body: {head}"
+        );
         assert_eq!(ask(a, b"HEAD / HTTP/1.1\r\n\r\n").0, 200);
         assert_eq!(ask(a, b"GET /other HTTP/1.1\r\n\r\n").0, 404);
         assert_eq!(ask(a, b"GET /metrics/../x HTTP/1.1\r\n\r\n").0, 404);
@@ -826,8 +832,14 @@ mod tests {
 
     #[test]
     fn judge_request_lines() {
-        assert_eq!(judge(b"GET /metrics HTTP/1.1"), Head::Metrics { head_only: false });
-        assert_eq!(judge(b"HEAD /metrics HTTP/1.1"), Head::Metrics { head_only: true });
+        assert_eq!(
+            judge(b"GET /metrics HTTP/1.1"),
+            Head::Metrics { head_only: false }
+        );
+        assert_eq!(
+            judge(b"HEAD /metrics HTTP/1.1"),
+            Head::Metrics { head_only: true }
+        );
         assert_eq!(judge(b"GET / HTTP/1.1"), Head::Landing { head_only: false });
         assert_eq!(judge(b"GET /metrics HTTP/2"), Head::Bad);
         assert_eq!(judge(b"GET metrics HTTP/1.1"), Head::Bad);

@@ -96,7 +96,14 @@ mod tests {
         };
         redact_json(&mut v, &known);
         let text = v.to_string();
-        for gone in ["alice", "f3a9c2d1", "8a:3b:2c", "192.168.1.41", "0x1234abcd", "85d76a1a"] {
+        for gone in [
+            "alice",
+            "f3a9c2d1",
+            "8a:3b:2c",
+            "192.168.1.41",
+            "0x1234abcd",
+            "85d76a1a",
+        ] {
             assert!(!text.contains(gone), "{gone} left in {text}");
         }
         assert_eq!(v["device"]["name"], "Radxa ROCK 5B");

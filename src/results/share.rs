@@ -188,8 +188,11 @@ pub fn upload_with(
         }
         let code = sent.status;
         let location = sent.location.clone().unwrap_or_default();
-        let next = resolve_location(&url, &location)
-            .ok_or_else(|| fail(format!("HTTP {code}: a redirect to {location:?}, not followed")))?;
+        let next = resolve_location(&url, &location).ok_or_else(|| {
+            fail(format!(
+                "HTTP {code}: a redirect to {location:?}, not followed"
+            ))
+        })?;
         if origin(&next).is_none() || origin(&next) != origin(service) {
             return Err(ShareError::Redirect {
                 url: service.to_string(),
@@ -198,7 +201,9 @@ pub fn upload_with(
         }
         hops += 1;
         if !matches!(code, 307 | 308) || hops > MAX_REDIRECTS {
-            return Err(fail(format!("HTTP {code}: a redirect to {next} instead of a URL")));
+            return Err(fail(format!(
+                "HTTP {code}: a redirect to {next} instead of a URL"
+            )));
         }
         url = next;
     };
@@ -216,7 +221,9 @@ pub fn upload_with(
         } else {
             first.trim().to_string()
         };
-        return Err(fail(format!("HTTP {status} {first}").trim_end().to_string()));
+        return Err(fail(
+            format!("HTTP {status} {first}").trim_end().to_string(),
+        ));
     }
     answer_url(&answer)
         .map(str::to_string)
@@ -324,7 +331,8 @@ fn wget_location(stderr: &str) -> Option<String> {
         .lines()
         .filter_map(|l| {
             let (k, v) = l.trim().split_once(':')?;
-            k.eq_ignore_ascii_case("location").then(|| v.trim().to_string())
+            k.eq_ignore_ascii_case("location")
+                .then(|| v.trim().to_string())
         })
         .next_back()
 }
@@ -420,7 +428,10 @@ mod tests {
 
     /// A one-request HTTP server on 127.0.0.1 answering `status` with `answer`; the request
     /// it got comes back through the channel.
-    fn server(status: &'static str, answer: &'static str) -> (String, std::sync::mpsc::Receiver<Vec<u8>>) {
+    fn server(
+        status: &'static str,
+        answer: &'static str,
+    ) -> (String, std::sync::mpsc::Receiver<Vec<u8>>) {
         use std::io::{Read, Write};
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/", l.local_addr().unwrap());
@@ -439,7 +450,8 @@ mod tests {
                         .lines()
                         .find_map(|l| {
                             let (k, v) = l.split_once(':')?;
-                            k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+                            k.eq_ignore_ascii_case("content-length")
+                                .then(|| v.trim().parse().ok())?
                         })
                         .unwrap_or(0);
                     if buf.len() >= end + 4 + len {
@@ -483,15 +495,23 @@ mod tests {
             let req = String::from_utf8(rx.recv().unwrap()).unwrap();
             let (ct, body) = multipart("sbc-bench.txt", b"line 1\nline 2\n");
             assert!(req.starts_with("POST / HTTP/1."), "{client:?}: {req}");
-            assert!(req.contains(&format!("Content-Type: {ct}\r\n")), "{client:?}: {req}");
+            assert!(
+                req.contains(&format!("Content-Type: {ct}\r\n")),
+                "{client:?}: {req}"
+            );
             assert!(
                 req.ends_with(std::str::from_utf8(&body).unwrap()),
                 "{client:?}: {req}"
             );
-            assert!(req.contains("sbc-bench/"), "{client:?}: no User-Agent: {req}");
+            assert!(
+                req.contains("sbc-bench/"),
+                "{client:?}: no User-Agent: {req}"
+            );
 
             let (url, _rx) = server("500 Internal Server Error", "boom\n");
-            let e = upload_with(client, &url, "x", b"x").unwrap_err().to_string();
+            let e = upload_with(client, &url, "x", b"x")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("failed: HTTP 500"), "{client:?}: {e}");
             let (url, _rx) = server("200 OK", "<html>moved</html>");
             let e = upload_with(client, &url, "x", b"x").unwrap_err();

@@ -59,7 +59,11 @@ fn bash_completes_options_and_values_past_the_first_word() {
     let got = complete(&script, &["sbc-bench", "monitor", "--p"]);
     assert_eq!(got, ["--power", "--prometheus"], "monitor --p<TAB>");
     let got = complete(&script, &["sbc-bench", "results", "export", "--format", ""]);
-    assert_eq!(got, ["csv", "json", "yaml", "geerling"], "export --format <TAB>");
+    assert_eq!(
+        got,
+        ["csv", "json", "yaml", "geerling"],
+        "export --format <TAB>"
+    );
     let got = complete(&script, &["sbc-bench", "bench", "cl"]);
     assert_eq!(got, ["clock"], "bench cl<TAB>");
     let got = complete(&script, &["sbc-bench", "bench", "clock", "--q"]);

@@ -22,7 +22,10 @@ fn grafana_dashboard_loads_and_names_only_exported_metrics() {
     let name = regex::Regex::new(r"\bsbc_bench_[a-z0-9_]+").unwrap();
     let mut ids = std::collections::BTreeSet::new();
     for p in panels {
-        assert!(ids.insert(p["id"].as_u64().expect("panel id")), "duplicate id");
+        assert!(
+            ids.insert(p["id"].as_u64().expect("panel id")),
+            "duplicate id"
+        );
         let targets = p["targets"].as_array().expect("targets");
         assert!(!targets.is_empty(), "{}: no query", p["title"]);
         for t in targets {
@@ -34,7 +37,10 @@ fn grafana_dashboard_loads_and_names_only_exported_metrics() {
                     exporter.contains(&format!("\"{n}\"")),
                     "{n} (in {expr}) is not exported"
                 );
-                assert!(docs.contains(&format!("`{n}`")), "{n} is not in docs/PROMETHEUS.md");
+                assert!(
+                    docs.contains(&format!("`{n}`")),
+                    "{n} is not in docs/PROMETHEUS.md"
+                );
             }
             // Brackets and parentheses balance: a query Grafana can send.
             for (o, c) in [('(', ')'), ('{', '}'), ('[', ']')] {
@@ -61,7 +67,10 @@ fn unit_exec(text: &str) -> Vec<String> {
         .expect("ExecStart");
     let mut words = Vec::new();
     for w in exec.split_whitespace() {
-        let key = w.trim_start_matches("${").trim_start_matches('$').trim_end_matches('}');
+        let key = w
+            .trim_start_matches("${")
+            .trim_start_matches('$')
+            .trim_end_matches('}');
         if w.starts_with('$') {
             words.extend(env[key].split_whitespace().map(String::from));
         } else {
@@ -86,9 +95,17 @@ fn systemd_units_run_a_command_line_we_accept() {
         assert_eq!(argv[1], "monitor", "{}", p.display());
         assert!(argv.iter().any(|a| a == "--quiet"), "{}", p.display());
         let parsed = sbc_bench::cli::Cli::try_parse_argv(
-            &argv.iter().map(std::ffi::OsString::from).collect::<Vec<_>>(),
+            &argv
+                .iter()
+                .map(std::ffi::OsString::from)
+                .collect::<Vec<_>>(),
         );
-        assert!(parsed.is_ok(), "{}: {argv:?}: {:?}", p.display(), parsed.err());
+        assert!(
+            parsed.is_ok(),
+            "{}: {argv:?}: {:?}",
+            p.display(),
+            parsed.err()
+        );
         n += 1;
     }
     assert_eq!(n, 2, "the monitor and the textfile units");

@@ -146,10 +146,17 @@ fn prom_monitor_serves_metrics_until_sigint() {
     );
     // The kernel's clocks are node_exporter's (`node_cpu_scaling_frequency_hertz`); the
     // info metric joins them on `cpu` (issue 29, item 6).
-    assert!(!text.contains("sbc_bench_cpu_reported_frequency_hertz"), "{text}");
+    assert!(
+        !text.contains("sbc_bench_cpu_reported_frequency_hertz"),
+        "{text}"
+    );
     for cpu in ["4", "5"] {
         assert_eq!(
-            value(&text, "sbc_bench_cpu_info", &[("cpu", cpu), ("policy", "4"), ("core_type", "Cortex-A76")]),
+            value(
+                &text,
+                "sbc_bench_cpu_info",
+                &[("cpu", cpu), ("policy", "4"), ("core_type", "Cortex-A76")]
+            ),
             Some(1.0),
             "{text}"
         );
@@ -192,11 +199,20 @@ fn prom_monitor_serves_metrics_until_sigint() {
     );
     assert!(text.contains("sbc_bench_run_info{version="));
     // No timestamp among run_info's labels (a new series per run); `quick` on every score.
-    let info = text.lines().find(|l| l.starts_with("sbc_bench_run_info{")).unwrap();
+    let info = text
+        .lines()
+        .find(|l| l.starts_with("sbc_bench_run_info{"))
+        .unwrap();
     assert!(!info.contains("started="), "{info}");
     assert!(info.contains("quick=\""), "{info}");
-    for l in text.lines().filter(|l| l.starts_with("sbc_bench_run_") && l.contains('{')) {
-        assert!(l.contains(",quick=\"") || l.starts_with("sbc_bench_run_info{"), "{l}");
+    for l in text
+        .lines()
+        .filter(|l| l.starts_with("sbc_bench_run_") && l.contains('{'))
+    {
+        assert!(
+            l.contains(",quick=\"") || l.starts_with("sbc_bench_run_info{"),
+            "{l}"
+        );
     }
     // A landing page at / (node_exporter's convention), 404 elsewhere.
     assert_eq!(get(&addr, "/").0, 200);

@@ -91,7 +91,13 @@ fn manpage_is_roff_with_name_synopsis_examples_exit_status() {
     );
     // The test options are listed in the top page (hidden only from --help).
     assert!(p.contains("\\-\\-sysroot"), "options");
-    for s in [".SH ENVIRONMENT", ".SH FILES", ".SH \"SEE ALSO\"", "SBC_BENCH_DB", "tuning.json"] {
+    for s in [
+        ".SH ENVIRONMENT",
+        ".SH FILES",
+        ".SH \"SEE ALSO\"",
+        "SBC_BENCH_DB",
+        "tuning.json",
+    ] {
         assert!(p.contains(s), "no {s}");
     }
     // Exit status 3 and what it means.
@@ -173,7 +179,9 @@ fn global_options_have_their_own_heading_in_every_help() {
             "{args:?}: no testing note at the end:\n{h}"
         );
         if !args[0].starts_with('-') {
-            let ex = h.find("\nExamples:\n").unwrap_or_else(|| panic!("{args:?}: no examples"));
+            let ex = h
+                .find("\nExamples:\n")
+                .unwrap_or_else(|| panic!("{args:?}: no examples"));
             assert!(ex > g, "{args:?}: the examples come after the options");
         }
     }
@@ -213,9 +221,18 @@ fn manpage_dir_writes_a_page_per_command() {
         "sbc-bench-results-export.1",
     ] {
         let p = t.path().join(name);
-        assert!(listed.contains(&p.display().to_string()), "{name} not listed");
+        assert!(
+            listed.contains(&p.display().to_string()),
+            "{name} not listed"
+        );
         let page = std::fs::read_to_string(&p).unwrap();
-        for s in [".SH NAME", ".SH SYNOPSIS", ".SH ENVIRONMENT", ".SH FILES", ".SH \"EXIT STATUS\""] {
+        for s in [
+            ".SH NAME",
+            ".SH SYNOPSIS",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            ".SH \"EXIT STATUS\"",
+        ] {
             assert!(page.contains(s), "{name}: no {s}");
         }
         if name != "sbc-bench.1" {
@@ -223,9 +240,18 @@ fn manpage_dir_writes_a_page_per_command() {
         }
     }
     let monitor = std::fs::read_to_string(t.path().join("sbc-bench-monitor.1")).unwrap();
-    assert!(monitor.starts_with(".ie") || monitor.contains(".TH sbc-bench-monitor 1"), "{monitor}");
-    assert!(monitor.contains("\\-\\-prometheus"), "the monitor's options");
-    assert!(monitor.contains("sbc\\-bench monitor 15 \\-\\-quiet"), "the monitor's examples");
+    assert!(
+        monitor.starts_with(".ie") || monitor.contains(".TH sbc-bench-monitor 1"),
+        "{monitor}"
+    );
+    assert!(
+        monitor.contains("\\-\\-prometheus"),
+        "the monitor's options"
+    );
+    assert!(
+        monitor.contains("sbc\\-bench monitor 15 \\-\\-quiet"),
+        "the monitor's examples"
+    );
     assert_eq!(stdout_of(&["manpage", "monitor"]), monitor);
     bin()
         .args(["manpage", "nosuch"])

@@ -522,7 +522,10 @@ Tot:          100    741    741
         std::fs::create_dir_all(&lib).unwrap();
         std::fs::write(lib.join("7za"), "").unwrap();
         let path = std::env::join_paths([&usr]).unwrap();
-        assert_eq!(locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)), None);
+        assert_eq!(
+            locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)),
+            None
+        );
         assert_eq!(locate(Some(&bin), std::slice::from_ref(&lib), None), None);
         let zz = exe(&usr, "7zz");
         assert_eq!(
