@@ -110,27 +110,19 @@ pub fn files(path: &Path) -> Result<Vec<PathBuf>, String> {
 /// The largest file read.
 const MAX_FILE: u64 = 16 << 20;
 
+/// A file to import: opened without blocking (a FIFO is refused, not waited on), regular
+/// files only, at most [`MAX_FILE`] bytes, through the board tool's one open.
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m = f
-        .metadata()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if !m.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    let mut buf = Vec::new();
-    f.take(MAX_FILE + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if buf.len() as u64 > MAX_FILE {
-        return Err(format!(
-            "{}: larger than {} MiB",
-            path.display(),
-            MAX_FILE >> 20
-        ));
-    }
-    Ok(buf)
+    use sbc_bench::files::read as files;
+    files::read_limited(path, MAX_FILE).map_err(|e| {
+        if files::not_regular(&e).is_some() {
+            format!("{}: not a regular file", path.display())
+        } else if files::too_large(&e) {
+            format!("{}: larger than {} MiB", path.display(), MAX_FILE >> 20)
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })
 }
 
 /// A review made by sbc-bench's review mode: `# Title`, then `Tested with sbc-bench …`.

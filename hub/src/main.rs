@@ -162,7 +162,7 @@ struct SynthArgs {
 fn admin_token(file: Option<&PathBuf>) -> anyhow::Result<Option<String>> {
     let t = match file {
         Some(f) => Some(
-            std::fs::read_to_string(f)
+            sbc_bench::files::read::read_text(f, 64 << 10)
                 .map_err(|e| anyhow::anyhow!("--admin-token-file {}: {e}", f.display()))?,
         ),
         None => std::env::var("SBC_BENCH_HUB_ADMIN_TOKEN").ok(),
@@ -244,7 +244,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 match &a.published {
                     Some(f) => import::published_rows(
-                        &std::fs::read_to_string(f)
+                        &sbc_bench::files::read::read_text(f, 16 << 20)
                             .map_err(|e| anyhow::anyhow!("--published {}: {e}", f.display()))?,
                     ),
                     None => import::published_rows(sbc_bench::results::reference::PUBLISHED),

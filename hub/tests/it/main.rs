@@ -4,6 +4,9 @@
 
 // Test helpers may unwrap: a failure there is a failed test, with its location.
 #![allow(clippy::unwrap_used)]
+// Tests read fixtures and what the hub wrote with std's plain reads (the rule that every
+// read of ours goes through `files::read` is for the programs, clippy.toml).
+#![allow(clippy::disallowed_methods)]
 
 mod browser;
 mod common;
