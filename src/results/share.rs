@@ -165,7 +165,7 @@ fn check_url(service: &str) -> Result<(), ShareError> {
 /// file, posted as it is, removed afterwards. Redirects are ours to judge (the clients
 /// follow none): one to another origin is refused, since it would take the upload and
 /// its answer would be stored as the receipt; within the service only those that keep the
-/// POST (307, 308) are followed, at most [`MAX_REDIRECTS`].
+/// POST (307, 308) are followed, at most three.
 pub fn upload_with(
     client: &HttpClient,
     service: &str,
