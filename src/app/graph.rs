@@ -59,7 +59,7 @@ impl ModeCommand for GraphRun {
     }
 
     fn summary(&self, report: &RunReport, sink: &ExportSink) {
-        if let Some(g) = &report.results.graph {
+        if let Some(g) = report.mode.graph() {
             print!("\n{}", crate::report::page::graph::log_sections(g));
         }
         print!(

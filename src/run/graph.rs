@@ -23,7 +23,7 @@ use crate::record::graph::{
     IdleBaseline, MIN_REPETITIONS, MipsTool,
 };
 use crate::record::plan::{Plan, Step, StepKind};
-use crate::record::run::{RunReport, StepRecord, StepStatus};
+use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::{PlanInput, groups_by_core_type};
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
@@ -784,7 +784,7 @@ impl Mode for Graph {
         };
         let method = hold_method(ctx.root, &run.policies);
         let meter = self.meter.take();
-        run.report.results.graph = Some(GraphResults {
+        run.report.mode = ModeResults::Graph(GraphResults {
             method,
             repetitions: repetitions(gcfg),
             min_khz: ctx.cfg.min_khz.unwrap_or(DEFAULT_MIN_KHZ),
@@ -833,7 +833,7 @@ impl Mode for Graph {
         runner::timed_step(step, s, &note, &mut |w, report| {
             if step.kind == StepKind::GraphIdle {
                 let (base, status) = idle(ctx, &policies, g);
-                if let Some(r) = report.results.graph.as_mut() {
+                if let Some(r) = report.mode.graph_mut() {
                     r.idle = Some(base);
                 }
                 return status;
@@ -841,7 +841,7 @@ impl Mode for Graph {
             match &target {
                 Some(t) => {
                     let (r, status) = walk(w.exec, w.env, g, t);
-                    if let Some(res) = report.results.graph.as_mut() {
+                    if let Some(res) = report.mode.graph_mut() {
                         res.runs.push(r);
                     }
                     status

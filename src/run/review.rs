@@ -23,7 +23,7 @@ use crate::record::finding::Finding;
 use crate::record::plan::{Plan, Step, StepKind};
 use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
 use crate::record::run::StepRecord;
-use crate::record::run::{Results, RunReport};
+use crate::record::run::{ModeResults, Results, RunReport};
 use crate::record::tuning::{Governor, Tuned};
 use crate::run::exec::{Env, Executor};
 use crate::run::plan::PlanInput;
@@ -167,7 +167,7 @@ impl Mode for Review {
                 crate::output::warn(format!("cannot write the review to {}: {e}", f.display()));
             }
         }
-        run.report.review = Some(rv);
+        run.report.mode = ModeResults::Review(rv);
         checkpoint(&run.report);
         if !ctx.cancel.is_cancelled() {
             waiting_phase(ctx, run, s.exec, s.ui, &self.opts, checkpoint);
@@ -175,7 +175,7 @@ impl Mode for Review {
     }
 
     fn planned_stop(&self, report: &RunReport) -> bool {
-        report.review.as_ref().is_some_and(|v| v.waiting.is_some())
+        report.mode.review().is_some_and(|v| v.waiting.is_some())
     }
 
     /// What reviewers looked up by hand: PCIe payload sizes, IRQ placement, governors
@@ -185,7 +185,7 @@ impl Mode for Review {
     }
 
     fn after_finish(&mut self, report: &RunReport, ui: &mut dyn Ui) {
-        if let Some(rv) = &report.review {
+        if let ModeResults::Review(rv) = &report.mode {
             ui.line(&crate::report::log::review::final_report(report, rv));
         }
     }
@@ -444,7 +444,7 @@ fn swap_used_kib(root: &SysRoot) -> u64 {
         .sum()
 }
 
-/// The waiting phase and the look at the stop; fills `run.report.review.waiting`.
+/// The waiting phase and the look at the stop; fills the review's `waiting`.
 fn waiting_phase(
     ctx: &RunContext<'_>,
     run: &mut Running,
@@ -464,8 +464,8 @@ fn waiting_phase(
     let swap_before = swap_used_kib(root);
     let devices_before = run
         .report
-        .review
-        .as_ref()
+        .mode
+        .review()
         .map(|r| r.devices.clone())
         .unwrap_or_default();
     let mut w = Waiting {
@@ -547,7 +547,7 @@ fn now() -> String {
 }
 
 fn set_waiting(run: &mut Running, w: Waiting) {
-    if let Some(r) = run.report.review.as_mut() {
+    if let Some(r) = run.report.mode.review_mut() {
         r.waiting = Some(w);
     }
 }

@@ -17,7 +17,8 @@ use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::plan::{Plan, Step, StepKind, format_duration, format_estimate};
 use crate::record::run::{
-    Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord, StepStatus,
+    ModeResults, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
+    StepStatus,
 };
 use crate::record::throttle::OppResidency;
 use crate::record::tuning::{Governor, Tuned};
@@ -422,8 +423,7 @@ fn tune(ctx: &RunContext<'_>, mode: &mut dyn Mode, started: String, checked: Che
         findings: Vec::new(),
         results_row: None,
         power: None,
-        review: None,
-        wrap: None,
+        mode: ModeResults::Standard,
     };
     Running {
         tis_before: time_in_state(root, &policies),

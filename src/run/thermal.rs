@@ -14,8 +14,8 @@ use crate::diagnose::Finding;
 use crate::record::config::RunConfig;
 use crate::record::plan::{Plan, Step, StepKind};
 use crate::record::run::StepRecord;
-use crate::record::run::{Results, RunReport, StepStatus};
-use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalResults, ThermalWait};
+use crate::record::run::{RunReport, StepStatus};
+use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalWait};
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, StepScope, Ui};
@@ -66,10 +66,10 @@ impl Mode for Thermal {
         let t = self.cfg;
         let kind = s_step.kind;
         runner::timed_step(s_step, s, &note, &mut |w, report| {
-            let r = &mut report.results;
             if handles(kind) {
-                step(t, kind, w.exec, w.env, w.targets, r, &mut *w.ui)
+                step(t, kind, w.exec, w.env, w.targets, report, &mut *w.ui)
             } else {
+                let r = &mut report.results;
                 crate::run::standard::run_step(kind, w.exec, w.env, w.targets, r)
             }
         })
@@ -156,18 +156,20 @@ pub fn whole_degrees(c: f64) -> i64 {
     c.trunc() as i64
 }
 
-/// Run one thermal step; its results go to `results.thermal` (and `results.aes` /
-/// `results.scrypt`, which the standard log renders).
+/// Run one thermal step; its results go to the report's
+/// [`ModeResults::Thermal`](crate::record::run::ModeResults::Thermal) (and
+/// `results.aes` / `results.scrypt`, which the standard log renders).
 pub fn step(
     t: ThermalConfig,
     kind: StepKind,
     exec: &mut dyn Executor,
     env: &Env<'_>,
     targets: &[Target],
-    results: &mut Results,
+    report: &mut RunReport,
     ui: &mut dyn Ui,
 ) -> StepStatus {
-    let th = results.thermal.get_or_insert_with(ThermalResults::default);
+    let RunReport { results, mode, .. } = report;
+    let th = mode.thermal_or_open();
     let src = thermal::pick_source(env.root);
     if th.source.is_none() {
         th.source = src.as_ref().map(ThermalSource::label);
@@ -422,11 +424,7 @@ fn canned_run(cpus: &[u32], elapsed_s: f64) -> ScryptRun {
 
 /// The thermal test's findings: `-M`'s AES-256 slower after the load.
 pub fn findings(r: &RunReport) -> Vec<Finding> {
-    let after = r
-        .results
-        .thermal
-        .as_ref()
-        .and_then(|t| t.aes_after.as_ref());
+    let after = r.mode.thermal().and_then(|t| t.aes_after.as_ref());
     match (&r.results.aes, after) {
         (Some(before), Some(after)) => crate::diagnose::thermal::aes_findings(before, after),
         _ => Vec::new(),

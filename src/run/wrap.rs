@@ -21,7 +21,7 @@ use crate::monitor::{MonitorHandle, Recording};
 use crate::record::config::RunConfig;
 use crate::record::finding::FindingCode;
 use crate::record::plan::{Plan, Step, StepKind};
-use crate::record::run::{RunReport, StepRecord, StepStatus};
+use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
 use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui, now_rfc3339};
@@ -193,7 +193,7 @@ impl Mode for Wrap {
                 .collect(),
             skipped: Vec::new(),
         };
-        run.report.wrap = Some(WrapResults {
+        run.report.mode = ModeResults::Wrap(WrapResults {
             spec: spec.clone(),
             ..Default::default()
         });
@@ -233,7 +233,7 @@ impl Mode for Wrap {
                 StepStatus::Ok
             },
         };
-        if let Some(w) = s.run.report.wrap.as_mut() {
+        if let Some(w) = s.run.report.mode.wrap_mut() {
             w.runs.push(record);
         }
         s.ui.step_done(&progress_label, &note);
@@ -244,7 +244,7 @@ impl Mode for Wrap {
     fn after_steps(&mut self, s: &mut StepScope<'_, '_>, _checkpoint: &dyn Fn(&RunReport)) {
         let report = &mut s.run.report;
         let findings = wrap_findings(report);
-        if let Some(w) = report.wrap.as_mut() {
+        if let Some(w) = report.mode.wrap_mut() {
             w.compare_url = compare_url(w);
         }
         report.findings.extend(findings);
@@ -275,7 +275,7 @@ pub fn execute(
 /// `cpus-killed-mid-run` finding is made again from the kernel log and the monitor
 /// without them, so a CPU the kernel shut down on its own is still reported.
 pub fn excuse_offlined(r: &mut RunReport) {
-    let Some(w) = &r.wrap else {
+    let ModeResults::Wrap(w) = &r.mode else {
         return;
     };
     let ours: Vec<u32> = w
@@ -341,7 +341,7 @@ fn compare_url(w: &WrapResults) -> Option<String> {
 
 /// A failed or unstartable command is reported, not fatal: one finding per run.
 fn wrap_findings(r: &RunReport) -> Vec<Finding> {
-    let Some(w) = &r.wrap else {
+    let ModeResults::Wrap(w) = &r.mode else {
         return Vec::new();
     };
     w.runs

@@ -11,7 +11,7 @@ use crate::monitor::{Phase, Recording};
 use crate::output::{Paint, paint};
 use crate::record::finding::{Finding, Severity};
 use crate::record::plan::StepKind;
-use crate::record::run::{RunReport, table_every_s};
+use crate::record::run::{ModeResults, RunReport, table_every_s};
 use crate::record::wrap::WrapResults;
 use crate::report::log::{throttle, topology};
 use crate::report::text::info;
@@ -171,7 +171,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
     let mut s = String::new();
     let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
     let opts = TableOptions::sbc_bench(dc);
-    if let Some(w) = &r.wrap {
+    if let ModeResults::Wrap(w) = &r.mode {
         return wrap_health_tables(rec, w, &opts);
     }
     let sevenzip = sevenzip_parts(r);

@@ -7,7 +7,7 @@ use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
 use crate::record::finding::FindingCode;
 use crate::record::plan::StepKind;
-use crate::record::run::{RunReport, RunStatus, StepStatus};
+use crate::record::run::{ModeResults, RunReport, RunStatus, StepStatus};
 use crate::report::log::common::{after_sections, log_head, section, validation_and_tuning};
 pub use crate::report::log::common::{finding_line, validation};
 use crate::report::log::{clock, crypto, memory};
@@ -164,7 +164,7 @@ fn health_now(rec: &Recording) -> Option<String> {
 
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
-    if r.wrap.is_some() {
+    if let ModeResults::Wrap(_) = &r.mode {
         return crate::report::log::wrap::log(r);
     }
     let mut s = log_head(r);
@@ -223,7 +223,7 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
     if let Some(sc) = &r.results.scrypt {
         section(s, &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64));
     }
-    if r.results.thermal.is_some() {
+    if let ModeResults::Thermal(_) = &r.mode {
         section(s, &crate::report::log::thermal::section(r));
     }
     if !r.results.clock_hot.is_empty() {
@@ -236,7 +236,7 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
         hot.push_str(clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
         section(s, &hot);
     }
-    if let Some(g) = &r.results.graph {
+    if let ModeResults::Graph(g) = &r.mode {
         s.push_str(&crate::report::page::graph::log_sections(g));
     }
 }
