@@ -179,6 +179,71 @@ pub fn format_duration(secs: f64) -> String {
 mod tests {
     use super::*;
 
+    /// Every step kind of every mode: its JSON name, its progress line and its phase
+    /// label (the log's `System health while running …`), as users and tools read them.
+    const STEPS: [(&str, &str, &str); 16] = [
+        ("clock_cold", "Checking cpufreq OPP", "clock check"),
+        (
+            "mem_bandwidth",
+            "Executing memory bandwidth benchmark",
+            "memory bandwidth benchmark",
+        ),
+        (
+            "mem_latency",
+            "Executing memory latency benchmark",
+            "memory latency benchmark",
+        ),
+        ("aes", "Executing AES benchmark", "AES benchmark"),
+        ("seven_zip", "Executing 7-zip benchmark", "7-zip benchmark"),
+        ("lzma", "Executing native LZMA benchmark", "native LZMA benchmark"),
+        ("scrypt", "Executing scrypt stress test", "scrypt stress test"),
+        (
+            "clock_hot",
+            "Checking cpufreq OPP again",
+            "clock check under load",
+        ),
+        (
+            "cool_down",
+            "Waiting for the SoC to cool down",
+            "SoC cool-down wait",
+        ),
+        ("heat_up", "Heating up the SoC", "SoC heat-up"),
+        (
+            "thermal_load",
+            "Executing scrypt (cpuminer's algorithm) on all cores",
+            "thermal load",
+        ),
+        (
+            "aes256_before",
+            "Executing AES-256 benchmark",
+            "AES-256 benchmark before the load",
+        ),
+        (
+            "aes256_after",
+            "Executing AES-256 benchmark again",
+            "AES-256 benchmark after the load",
+        ),
+        (
+            "graph_idle",
+            "Trying to determine idle consumption",
+            "idle consumption",
+        ),
+        ("graph", "Walking through cpufreq OPPs", "efficiency graph"),
+        ("wrap", "Executing command", "command"),
+    ];
+
+    #[test]
+    fn every_step_keeps_its_json_name_progress_line_and_phase_label() {
+        for (name, progress, phase) in STEPS {
+            let kind: StepKind = serde_json::from_value(serde_json::json!(name))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(serde_json::to_value(kind).unwrap(), name);
+            assert_eq!(kind.progress(), progress, "{name}");
+            assert_eq!(kind.phase(), phase, "{name}");
+        }
+        assert!(serde_json::from_str::<StepKind>("\"warp\"").is_err());
+    }
+
     #[test]
     fn estimates_read_like_sbc_bench() {
         assert_eq!(format_estimate(1260.0, 1900.0), "21-32 minutes");
