@@ -26,7 +26,7 @@ fn problem(root: &SysRoot) -> Result<(), String> {
         }
     }
     if root.cpuinfo_overridden() {
-        let file = root.path("/proc/cpuinfo");
+        let file = root.path(crate::sys::cpu::CPUINFO);
         if let Err(e) = std::fs::File::open(&file).and_then(|f| f.metadata()) {
             return Err(format!("CPUINFOFILE={}: {e}", file.display()));
         }

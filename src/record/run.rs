@@ -16,7 +16,7 @@ use crate::monitor::Recording;
 use crate::record::config::RunConfig;
 use crate::record::finding::Finding;
 use crate::record::graph::GraphResults;
-use crate::record::plan::{Plan, StepKind};
+use crate::record::plan::{Plan, StandardStep, StepKind};
 use crate::record::power::PowerRecord;
 use crate::record::results_row::ResultsRow;
 use crate::record::review::ReviewRecord;
@@ -123,7 +123,7 @@ pub struct Results {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClusterCompress {
     /// 7-Zip's benchmark (`seven_zip`) or the native one (`native`).
-    pub tool: StepKind,
+    pub tool: StandardStep,
     /// The CPUs it ran on (`0-3`).
     #[serde(default)]
     pub cpus: Vec<u32>,
@@ -139,6 +139,10 @@ pub struct ClusterCompress {
 /// and wrap's the top-level `review` and `wrap`; the report's wire form writes them there
 /// and refuses a document that names two.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per run report; boxing the review record buys nothing"
+)]
 pub enum ModeResults {
     /// Nothing of a mode's own: a standard run's, or a mode's that has recorded nothing
     /// yet (a thermal test stopped during its clock walk, a review stopped during its

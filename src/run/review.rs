@@ -20,7 +20,7 @@ use crate::monitor::render::{self, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, Recording, Setup};
 use crate::record::config::RunConfig;
 use crate::record::finding::Finding;
-use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::plan::{Plan, StandardStep};
 use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
 use crate::record::run::StepRecord;
 use crate::record::run::{ModeResults, Results, RunReport};
@@ -99,6 +99,8 @@ impl Review {
 }
 
 impl Mode for Review {
+    type Step = StandardStep;
+
     fn intro(&mut self, ui: &mut dyn Ui) {
         ui.line("Starting to examine hardware/software for review purposes...");
     }
@@ -131,8 +133,8 @@ impl Mode for Review {
         self.opts.benchmarks
     }
 
-    fn run_step(&mut self, i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
-        crate::run::standard::Standard.run_step(i, step, s)
+    fn run_step(&mut self, i: usize, kind: StandardStep, s: &mut StepScope<'_, '_>) -> StepRecord {
+        crate::run::standard::Standard.run_step(i, kind, s)
     }
 
     /// The review written (printed, its file, the report), then the waiting phase.
@@ -309,7 +311,7 @@ fn set_all(t: &Tuning, govs: &[Governor], to: &str) -> Vec<Tuned> {
 
 /// The ASPM policy to `to` where the machine has PCIe Express and the parameter exists.
 fn set_aspm(root: &SysRoot, t: &Tuning, to: &str) -> Option<Tuned> {
-    if !root.exists("/sys/bus/pci_express") {
+    if !root.exists(policies::PCI_EXPRESS_BUS) {
         return None;
     }
     let now = root.value(PCIE_ASPM_POLICY)?;
@@ -569,8 +571,13 @@ fn clocks_now(
         all_cpus: &run.all_cpus,
     };
     let mut results = Results::default();
-    let _ =
-        crate::run::standard::run_step(StepKind::ClockHot, exec, &env, &run.targets, &mut results);
+    let _ = crate::run::standard::run_step(
+        StandardStep::ClockHot,
+        exec,
+        &env,
+        &run.targets,
+        &mut results,
+    );
     results.clock_hot
 }
 

@@ -20,14 +20,14 @@ use crate::diagnose::{Finding, Severity};
 use crate::monitor::{MonitorHandle, Recording};
 use crate::record::config::RunConfig;
 use crate::record::finding::FindingCode;
-use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::plan::{Plan, Step};
 use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
-use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec};
+use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec, WrapStep};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui, now_rfc3339};
 use crate::shutdown::CancellationToken;
-use crate::sys::cpu::Topology;
 use crate::sys::cpu::list::format_list;
+use crate::sys::cpu::{Topology, online_path};
 use crate::sys::cpufreq;
 use crate::sys::root::SysRoot;
 
@@ -169,6 +169,8 @@ impl Wrap {
 }
 
 impl Mode for Wrap {
+    type Step = WrapStep;
+
     /// The runs are planned from the tuned machine's topology, in [`Mode::prepare`].
     fn plan(&self, _cfg: &RunConfig, _input: &PlanInput) -> Plan {
         Plan {
@@ -186,7 +188,7 @@ impl Mode for Wrap {
                 .planned
                 .iter()
                 .map(|_| Step {
-                    kind: StepKind::Wrap,
+                    kind: WrapStep::Run.into(),
                     min_s: 0.0,
                     max_s: 0.0,
                 })
@@ -208,10 +210,10 @@ impl Mode for Wrap {
         }
     }
 
-    fn run_step(&mut self, i: usize, _step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+    fn run_step(&mut self, i: usize, kind: WrapStep, s: &mut StepScope<'_, '_>) -> StepRecord {
         let Some(p) = self.planned.get(i) else {
             return StepRecord {
-                kind: StepKind::Wrap,
+                kind: kind.into(),
                 started: now_rfc3339(),
                 ended: now_rfc3339(),
                 duration_s: 0.0,
@@ -223,7 +225,7 @@ impl Mode for Wrap {
         let record = one_run(s.ctx, s.run, &self.spec, p, s.monitor);
         let note = format!(" ({}, {:.1} s)", record.exit.describe(), record.duration_s);
         let step = StepRecord {
-            kind: StepKind::Wrap,
+            kind: kind.into(),
             started: record.started.clone(),
             ended: record.ended.clone(),
             duration_s: record.duration_s,
@@ -356,11 +358,6 @@ fn wrap_findings(r: &RunReport) -> Vec<Finding> {
             )
         })
         .collect()
-}
-
-/// `/sys/devices/system/cpu/cpuN/online`.
-fn online_path(cpu: u32) -> String {
-    format!("/sys/devices/system/cpu/cpu{cpu}/online")
 }
 
 /// Current clock of every cpufreq policy, MHz.

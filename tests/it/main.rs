@@ -39,6 +39,7 @@ mod schema_outputs;
 mod sevenzip_bundled;
 mod storage;
 mod storage_harden;
+mod sys_paths;
 mod sysread;
 mod thermal_mode;
 mod validate_harden;
