@@ -142,8 +142,7 @@ pub struct RunContext<'a> {
 /// Every hook but [`plan`](Mode::plan) and [`run_step`](Mode::run_step) has the
 /// standard run's answer as its default.
 pub trait Mode {
-    /// The kinds of step the mode plans (the standard run's
-    /// [`StandardStep`](crate::record::plan::StandardStep), the graph's
+    /// The kinds of step the mode plans (the standard run's [`StandardStep`], the graph's
     /// [`GraphStep`](crate::record::graph::GraphStep) …): the engine hands
     /// [`run_step`](Mode::run_step) only these.
     type Step: Copy + TryFrom<StepKind>;
