@@ -100,7 +100,7 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
         },
         None => None,
     };
-    let mut sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some())?;
+    let mut sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     if let Some(h) = &gcfg.html {
         sink.add(Format::GraphHtml, h)?;
     }

@@ -72,11 +72,23 @@ const MIGRATIONS: &[&str] = &[
 pub enum StoreError {
     #[error("results database {path}: {msg}")]
     Open { path: String, msg: String },
+    /// SQLite's own words, once: not also a `source`, which a `{:#}` chain would print
+    /// again (`database or disk is full: database or disk is full`).
     #[error("results database: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Sql(rusqlite::Error),
     #[error("results database: no stored run #{0}")]
     NoSuchRun(i64),
 }
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sql(e)
+    }
+}
+
+/// How long a writer waits for another (two imports at once, a run storing itself
+/// while `results import` runs) before it gives up.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Where a stored run came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -272,8 +284,11 @@ impl Store {
             Err(e) => return Err(err(e.to_string())),
         }
         let conn = Connection::open(path).map_err(|e| err(e.to_string()))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| err(e.to_string()))?;
+        // A damaged file is refused before anything is written on top of it (an import
+        // into a database with a corrupt page exited 0 and wrote there).
+        quick_check(&conn).map_err(err)?;
         let mut s = Self {
             conn,
             path: path.to_path_buf(),
@@ -291,9 +306,19 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<(), StoreError> {
-        let version: i64 = self
+        // Up to date: nothing to write (a read-only file is read as it is).
+        let now: i64 = self
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if now == SCHEMA_VERSION {
+            return Ok(());
+        }
+        // One writer at a time from the first read on: two imports creating a new
+        // database at once both saw version 0 and the second failed on `CREATE TABLE`.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version > SCHEMA_VERSION {
             return Err(StoreError::Open {
                 path: self.path.display().to_string(),
@@ -304,7 +329,7 @@ impl Store {
         }
         if version == 0 {
             // A file of someone else's (tables of its own) is not ours to add to.
-            let tables: i64 = self.conn.query_row(
+            let tables: i64 = tx.query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
                 [],
                 |r| r.get(0),
@@ -316,7 +341,6 @@ impl Store {
                 });
             }
         }
-        let tx = self.conn.transaction()?;
         for (v, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", v as i64 + 1)?;
@@ -328,13 +352,14 @@ impl Store {
     /// Store one run; a document stored before is not stored twice.
     pub fn insert(&self, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
         let sha = hex(&Sha256::digest(r.document.as_bytes()));
-        if let Some(id) = self
-            .conn
-            .query_row("SELECT id FROM runs WHERE sha256 = ?1", [&sha], |row| {
-                row.get::<_, i64>(0)
-            })
-            .optional()?
-        {
+        let duplicate = |conn: &Connection| -> Result<Option<i64>, StoreError> {
+            Ok(conn
+                .query_row("SELECT id FROM runs WHERE sha256 = ?1", [&sha], |row| {
+                    row.get::<_, i64>(0)
+                })
+                .optional()?)
+        };
+        if let Some(id) = duplicate(&self.conn)? {
             return Ok(Inserted::Duplicate(id));
         }
         let p = r.parsed;
@@ -356,7 +381,8 @@ impl Store {
                 aes256_16k, memcpy_mb_s, memset_mb_s, scrypt_khs, ramlat_16m_ns, ramlat_128m_ns,
                 verdict, throttled)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)
+             ON CONFLICT(sha256) DO NOTHING",
             params![
                 now(),
                 r.source.as_str(),
@@ -390,6 +416,13 @@ impl Store {
                 row.throttled,
             ],
         )?;
+        // Another import stored the same document between our look and our insert.
+        if self.conn.changes() == 0 {
+            return match duplicate(&self.conn)? {
+                Some(id) => Ok(Inserted::Duplicate(id)),
+                None => Err(StoreError::Sql(rusqlite::Error::QueryReturnedNoRows)),
+            };
+        }
         Ok(Inserted::New(self.conn.last_insert_rowid()))
     }
 
@@ -496,13 +529,32 @@ impl Store {
 
     /// Delete a run; its share receipts stay, pointing nowhere.
     pub fn delete(&self, id: i64) -> Result<(), StoreError> {
-        self.conn
-            .execute("UPDATE shares SET run_id = NULL WHERE run_id = ?1", [id])?;
-        match self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])? {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("UPDATE shares SET run_id = NULL WHERE run_id = ?1", [id])?;
+        match tx.execute("DELETE FROM runs WHERE id = ?1", [id])? {
             0 => Err(StoreError::NoSuchRun(id)),
-            _ => Ok(()),
+            _ => Ok(tx.commit()?),
         }
     }
+}
+
+/// SQLite's `quick_check` of an open file: `Err` with what it found when the file is
+/// damaged (or not a database at all).
+fn quick_check(conn: &Connection) -> Result<(), String> {
+    let found: Vec<String> = conn
+        .prepare("PRAGMA quick_check(5)")
+        .and_then(|mut q| {
+            q.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(|e| format!("cannot be checked ({e}); left alone"))?;
+    if found.len() == 1 && found[0] == "ok" {
+        return Ok(());
+    }
+    Err(format!(
+        "is damaged (SQLite's quick_check: {}); left alone: move it away (or put back a copy) and the next command starts a new one",
+        found.join("; ")
+    ))
 }
 
 /// Lower-case hex SHA-256 of `bytes`.
@@ -519,6 +571,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::results::document;

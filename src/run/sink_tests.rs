@@ -447,7 +447,7 @@ mod default_log {
             ..Default::default()
         };
         // No --log: the log keeps what it held.
-        let r = fake_run(&cfg, &run_sink(&cfg, false).unwrap());
+        let r = fake_run(&cfg, &run_sink(&cfg, false, false).unwrap());
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             format!(
@@ -456,7 +456,7 @@ mod default_log {
             )
         );
         // --log FILE: this run alone.
-        let r = fake_run(&cfg, &run_sink(&cfg, true).unwrap());
+        let r = fake_run(&cfg, &run_sink(&cfg, true, false).unwrap());
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             crate::report::log::run::log(&r)

@@ -15,7 +15,7 @@ use crate::report::export::{ExportSink, Format};
 /// the earlier runs, this one appended after sbc-bench's separator, as sbc-bench's does.
 /// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
 /// Ctrl-C) leaves no empty file behind and old ones intact.
-pub fn run_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
+pub fn run_sink(cfg: &RunConfig, explicit_log: bool, redact: bool) -> anyhow::Result<ExportSink> {
     // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
     // text goes to stderr (docs/RUN-JSON.md).
     let dashes = [cfg.json.as_deref(), cfg.markdown.as_deref()]
@@ -32,7 +32,14 @@ pub fn run_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSin
     }
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
-        sink.add(Format::Json, j)?;
+        sink.add(
+            if redact {
+                Format::JsonRedacted
+            } else {
+                Format::Json
+            },
+            j,
+        )?;
     }
     if let Some(m) = &cfg.markdown {
         let f = if cfg.no_redact {
