@@ -33,6 +33,9 @@ pub fn as_reference(s: &Summary) -> Reference {
             .as_deref()
             .map(|c| c.split(", ").map(str::to_string).collect())
             .unwrap_or_default(),
+        // The hub dedupes uploads itself (by document and by run): its results are not
+        // copies of published logs to be told apart by file name.
+        source_file: None,
     }
 }
 
@@ -59,7 +62,13 @@ fn comparison(full: &Full, refs: &[Reference]) -> Option<ComparisonView> {
     let p = &full.record;
     let selection = default_selection(p, refs)?;
     let metric = Metric::SevenzipMulti;
-    let c = compare::compare(&p.log.results_row, refs, selection.clone(), metric);
+    let c = compare::compare(
+        &p.log.results_row,
+        &p.extra.clocks_mhz,
+        refs,
+        selection.clone(),
+        metric,
+    );
     let label = match &selection {
         compare::Selection::Soc(s) => format!("Published rows and hub results of SoC {s}"),
         compare::Selection::Device(d) => format!("Rows of devices named {d}"),

@@ -8,13 +8,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::app::Ctx;
-use crate::app::console::RunConsole;
 use crate::cli::UsageError;
 use crate::cli::results::StoreArgs;
 use crate::output::{self, Outcome};
 use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::{ExportSink, Format};
+use crate::run::console::RunConsole;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Ui};
 use crate::shutdown;
 use crate::sys::meter::sampler::PowerSampler;
@@ -22,7 +22,10 @@ use crate::sys::meter::sampler::PowerSampler;
 /// What one mode's command adds to the lifecycle.
 pub(crate) trait ModeCommand {
     /// The engine's mode.
-    fn mode(&mut self) -> &mut dyn Mode;
+    type Mode: Mode;
+
+    /// The mode to run.
+    fn mode(&mut self) -> &mut Self::Mode;
 
     /// The first lines (`sbc-bench 0.x (Rust) review mode`).
     fn banner(&self) -> String;
@@ -55,12 +58,12 @@ pub(crate) trait ModeCommand {
 }
 
 /// Run a mode from its config to its exit status; `sink` was checked already.
-pub(crate) fn drive(
+pub(crate) fn drive<C: ModeCommand>(
     ctx: &Ctx,
     cfg: &RunConfig,
     sink: &ExportSink,
     store: &StoreArgs,
-    cmd: &mut dyn ModeCommand,
+    cmd: &mut C,
 ) -> anyhow::Result<Outcome> {
     // A meter that does not answer is said now, before any benchmark (status 2).
     let power = power_sampler(ctx, cfg).map_err(UsageError)?;
@@ -93,7 +96,7 @@ pub(crate) fn drive(
         Err(e) => return Err(e.into()),
     };
     // The files once more, now with the power section.
-    crate::app::sink::attach_power(&mut report, power, sink);
+    crate::run::power::attach(&mut report, power, sink);
     cmd.summary(&report, sink);
     if let Some(j) = sink
         .path(Format::Json)

@@ -8,7 +8,6 @@ use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::{ExportSink, Format};
 use crate::run::graph::Graph;
-use crate::run::runner::Mode;
 use crate::sys::meter::PowerMeter;
 use crate::sys::root::SysRoot;
 
@@ -43,7 +42,9 @@ struct GraphRun {
 }
 
 impl ModeCommand for GraphRun {
-    fn mode(&mut self) -> &mut dyn Mode {
+    type Mode = Graph;
+
+    fn mode(&mut self) -> &mut Graph {
         &mut self.mode
     }
 
@@ -59,7 +60,7 @@ impl ModeCommand for GraphRun {
     }
 
     fn summary(&self, report: &RunReport, sink: &ExportSink) {
-        if let Some(g) = &report.results.graph {
+        if let Some(g) = report.mode.graph() {
             print!("\n{}", crate::report::page::graph::log_sections(g));
         }
         print!(
@@ -99,7 +100,7 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
         },
         None => None,
     };
-    let mut sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
+    let mut sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     if let Some(h) = &gcfg.html {
         sink.add(Format::GraphHtml, h)?;
     }

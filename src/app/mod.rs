@@ -2,7 +2,6 @@
 
 pub mod bench;
 pub mod compare;
-pub mod console;
 pub mod docs;
 pub mod engine;
 pub mod graph;
@@ -17,7 +16,6 @@ pub mod review;
 pub mod run;
 pub mod seam;
 pub mod share;
-pub mod sink;
 pub mod storage;
 pub mod thermal;
 pub mod wrap;

@@ -9,13 +9,11 @@ use crate::app::Ctx;
 use crate::cli::monitor::MonitorOptions;
 use crate::cli::{MonitorArgs, UsageError};
 use crate::metrics::prometheus::{Export, power_now};
-use crate::monitor::render::{self, Banner, Table, TableOptions};
+use crate::monitor::render::{self, Table, TableOptions};
 use crate::monitor::{Interval, Monitor, Setup};
 use crate::output::{self, Outcome};
 use crate::report;
 use crate::sys::meter::sampler::PowerColumn;
-use crate::sys::root::SysRoot;
-use crate::sys::{board, discover, soc};
 
 /// Run the command. Ctrl-C and a closed pipe are its normal end ([`Outcome::Ended`], status
 /// 0); `--count` samples printed is [`Outcome::Ok`].
@@ -52,7 +50,11 @@ pub fn run(ctx: &Ctx, args: &MonitorArgs) -> anyhow::Result<Outcome> {
                 header = format!("{b}\n\n{header}");
             }
         }
-        let head = format!("{}{}", render::banner(&banner(&ctx.root, &setup)), header);
+        let head = format!(
+            "{}{}",
+            render::banner(&report::text::info::monitor_banner(&ctx.root, &setup)),
+            header
+        );
         if !output::write_or_closed(&mut out, &head).context("writing to stdout")? {
             return Ok(Outcome::Ended);
         }
@@ -114,32 +116,4 @@ fn power(ctx: &Ctx, opts: &MonitorOptions) -> Result<Option<PowerColumn>, UsageE
     PowerColumn::open(spec, &ctx.root, opts.args.interval)
         .map(Some)
         .map_err(|e| e.to_string().into())
-}
-
-/// The identification line's inputs, the same as `info`'s summary line: the SoC bus
-/// device, the SoC guess (on x86 the processor name), virtualisation as
-/// `systemd-detect-virt` names it, the userland.
-fn banner(root: &SysRoot, setup: &Setup) -> Banner {
-    let inputs = soc::read_inputs(root, &setup.topology);
-    let g = soc::guess(&inputs);
-    let cpu_name = discover::x86_cpu_name(&inputs);
-    Banner {
-        soc0: inputs
-            .soc0
-            .as_ref()
-            .and_then(report::text::info::soc0_label),
-        soc: report::text::info::soc_label(cpu_name.as_deref(), &g),
-        // `uname -m`, as `info` reads it.
-        kernel_arch: board::kernel_machine(root, &board::HostFacts::read(root)),
-        virt: board::Virtualization::detect(
-            root,
-            board::BoardDevice::read(root).dmi.as_ref(),
-            board::kernel_release(root).as_deref(),
-        )
-        .systemd_name(),
-        userland: board::Userland::read(root).map(|u| u.arch),
-        topology: report::log::topology::render(&setup.topology)
-            + &report::log::topology::notes(&setup.topology),
-        thermal_source: setup.thermal.as_ref().map(|t| t.label()),
-    }
 }

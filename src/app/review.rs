@@ -10,7 +10,6 @@ use crate::output::Outcome;
 use crate::record::run::RunReport;
 use crate::report::export::ExportSink;
 use crate::run::review::{Review, ReviewOptions};
-use crate::run::runner::Mode;
 
 /// Why review mode refuses to start without root.
 pub const NEEDS_ROOT: &str = "review mode needs root (sudo sbc-bench -r): it switches governors \
@@ -44,7 +43,9 @@ struct ReviewRun {
 }
 
 impl ModeCommand for ReviewRun {
-    fn mode(&mut self) -> &mut dyn Mode {
+    type Mode = Review;
+
+    fn mode(&mut self) -> &mut Review {
         &mut self.mode
     }
 
@@ -81,7 +82,7 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
             println!("WARNING: ExecuteCommand is set to \"{}\"\n", c.join(" "));
         }
     }
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
+    let sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     let mut opts = options(args, cfg.fake_benchmarks, command);
     let log = sink
         .path(crate::report::export::Format::Log)

@@ -9,14 +9,15 @@ use crate::cli::run::RunArgs;
 use crate::output::{self, Outcome};
 use crate::record::run::RunReport;
 use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
-use crate::run::runner::Mode;
 use crate::run::standard::Standard;
 
 /// The standard run's part of the lifecycle: its summary and its report page.
 struct StandardRun(Standard);
 
 impl ModeCommand for StandardRun {
-    fn mode(&mut self) -> &mut dyn Mode {
+    type Mode = Standard;
+
+    fn mode(&mut self) -> &mut Standard {
         &mut self.0
     }
 
@@ -49,7 +50,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let cfg =
         crate::cli::run_config(args, &|k| std::env::var(k).ok()).map_err(crate::cli::UsageError)?;
     // Fail in the first second, not after 30 minutes: output files first.
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
+    let sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     engine::drive(
         ctx,
         &cfg,

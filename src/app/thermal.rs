@@ -3,7 +3,6 @@
 use std::io::IsTerminal;
 
 use crate::app::Ctx;
-use crate::app::console::ThermalConsole;
 use crate::app::engine::{self, ModeCommand};
 use crate::cli::thermal::ThermalArgs;
 use crate::output::{self, Outcome};
@@ -11,7 +10,8 @@ use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::record::thermal::ThermalMode;
 use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
-use crate::run::runner::{Mode, Ui};
+use crate::run::console::ThermalConsole;
+use crate::run::runner::Ui;
 use crate::run::thermal::Thermal;
 
 /// The thermal test's part of the lifecycle: the sensor line and its summary.
@@ -22,7 +22,9 @@ struct ThermalRun {
 }
 
 impl ModeCommand for ThermalRun {
-    fn mode(&mut self) -> &mut dyn Mode {
+    type Mode = Thermal;
+
+    fn mode(&mut self) -> &mut Thermal {
         &mut self.mode
     }
 
@@ -96,7 +98,7 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
             })
         }
     };
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
+    let sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     let mut cmd = ThermalRun {
         mode: Thermal { cfg: t },
         sensor_line,

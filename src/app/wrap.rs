@@ -1,8 +1,6 @@
 //! `sbc-bench wrap`, `-G`, `-P ARGS`, `-s`: the command (or the tool found on the PATH)
 //! turned into a `WrapSpec`, run by `run::wrap` on the standard run's seams.
 
-use std::io::Write;
-
 use crate::app::Ctx;
 use crate::app::engine::{self, ModeCommand};
 use crate::cli::UsageError;
@@ -10,44 +8,18 @@ use crate::cli::run::RunArgs;
 use crate::cli::wrap::WrapArgs;
 use crate::output::{self, Outcome};
 use crate::record::config::RunConfig;
-use crate::record::plan::Plan;
 use crate::record::run::RunReport;
 use crate::report::export::{ExportSink, Format};
-use crate::run::runner::{Mode, Ui};
+use crate::run::runner::Ui;
 use crate::run::wrap::Wrap;
-
-/// Lines on stdout; no prompts (a wrapped benchmark is started on purpose).
-struct WrapConsole;
-
-impl Ui for WrapConsole {
-    fn line(&mut self, s: &str) {
-        println!("{s}");
-    }
-
-    fn planned(&mut self, _plan: &Plan) {}
-
-    fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync> {
-        println!("{what}...");
-        let _ = std::io::stdout().flush();
-        Box::new(|_| {})
-    }
-
-    fn step_done(&mut self, what: &str, note: &str) {
-        println!("{what}. Done{note}.");
-        let _ = std::io::stdout().flush();
-    }
-
-    fn confirm(&mut self, warning: &str) -> bool {
-        println!("{warning}");
-        true
-    }
-}
 
 /// The wrapped command's part of the lifecycle: its console and its summary.
 struct WrapRun(Wrap);
 
 impl ModeCommand for WrapRun {
-    fn mode(&mut self) -> &mut dyn Mode {
+    type Mode = Wrap;
+
+    fn mode(&mut self) -> &mut Wrap {
         &mut self.0
     }
 
@@ -56,7 +28,7 @@ impl ModeCommand for WrapRun {
     }
 
     fn ui(&self, _cfg: &RunConfig) -> Box<dyn Ui> {
-        Box::new(WrapConsole)
+        Box::new(crate::run::console::WrapConsole)
     }
 
     fn stopped(&self) -> &'static str {
@@ -84,7 +56,7 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
     let spec =
         crate::cli::wrap::spec(args, online, &crate::bench::external::find).map_err(UsageError)?;
     cfg.kind = crate::record::config::RunKind::Wrap(spec.clone());
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
+    let sink = crate::report::export::run_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     engine::drive(
         ctx,
         &cfg,

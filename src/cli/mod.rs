@@ -8,6 +8,7 @@ pub mod docs;
 pub mod graph;
 pub mod kernel;
 pub mod legacy;
+pub mod manual;
 pub mod monitor;
 pub mod net;
 pub mod report;

@@ -62,6 +62,17 @@ pub struct NetCommonArgs {
     pub affinity: Option<CpuList>,
 }
 
+/// How either end prints: JSON or iperf3's text, with the diagnosis or not.
+impl From<&NetCommonArgs> for crate::run::net::NetOutput {
+    fn from(a: &NetCommonArgs) -> Self {
+        Self {
+            iface: a.iface.clone(),
+            json: a.json,
+            diagnose: !a.no_diagnose,
+        }
+    }
+}
+
 /// A CPU list from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuList(pub Vec<u32>);

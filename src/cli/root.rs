@@ -27,7 +27,7 @@ fn problem(root: &SysRoot) -> Result<(), String> {
     }
     if root.cpuinfo_overridden() {
         use crate::files::read::{Accept, Links, not_regular, open_read};
-        let file = root.path("/proc/cpuinfo");
+        let file = root.path(crate::sys::cpu::CPUINFO);
         // Never blocking: a FIFO given as CPUINFOFILE hung here in `open(2)`.
         if let Err(e) = open_read(&file, Accept::File, Links::Follow) {
             return Err(match not_regular(&e) {

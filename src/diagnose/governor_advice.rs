@@ -16,7 +16,7 @@ use crate::record::tuning::Governor;
 
 /// Where the global ondemand tunable lives (per policy on kernels whose driver keeps
 /// governor tunables per policy: `policyN/ondemand/io_is_busy`).
-pub const IO_IS_BUSY: &str = "/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy";
+pub use crate::sys::cpufreq::IO_IS_BUSY;
 
 /// Is this governor entry the DRAM controller (`dmc`, `dmc-ddr`, `*.dram`)?
 pub fn is_memory(g: &Governor) -> bool {

@@ -169,7 +169,7 @@ fn nic_placement(i: &Interface) -> IrqPlacement {
         rps_path: i
             .rx_queues
             .first()
-            .map(|q| format!("/sys/class/net/{}/queues/{}/rps_cpus", i.name, q.name)),
+            .map(|q| crate::sys::net::rps_cpus_path(&i.name, &q.name)),
     }
 }
 

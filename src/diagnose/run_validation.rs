@@ -6,7 +6,7 @@ use crate::diagnose::validate::{self, ClockVerdict, SwapState};
 use crate::diagnose::{Finding, Severity};
 use crate::monitor::Recording;
 use crate::record::finding::FindingCode;
-use crate::record::plan::StepKind;
+use crate::record::plan::StandardStep;
 use crate::record::results_row::ResultsRow;
 use crate::record::run::RunReport;
 use crate::record::run::table_every_s;
@@ -54,7 +54,7 @@ struct ActivityRow {
 }
 
 /// The health-table rows (one every [`table_every_s`]) of the phases of `kinds`.
-fn health_rows(r: &RunReport, rec: &Recording, kinds: &[StepKind]) -> Vec<ActivityRow> {
+fn health_rows(r: &RunReport, rec: &Recording, kinds: &[StandardStep]) -> Vec<ActivityRow> {
     let mut v = Vec::new();
     for k in kinds {
         let (Some(p), Some(st)) = (rec.phase(k.phase()), r.steps.iter().find(|s| s.kind == *k))
@@ -235,14 +235,14 @@ fn unwalked_drops(r: &RunReport) -> Vec<Finding> {
 /// single-threaded ones (not in extensive mode, where AES runs on all cores).
 fn background_findings(r: &RunReport, rec: &Recording, cpus: usize) -> Vec<Finding> {
     let mut out = Vec::new();
-    let rows = |kinds: &[StepKind]| -> Vec<ActivityRow> { health_rows(r, rec, kinds) };
-    let mem = rows(&[StepKind::MemBandwidth, StepKind::MemLatency]);
+    let rows = |kinds: &[StandardStep]| -> Vec<ActivityRow> { health_rows(r, rec, kinds) };
+    let mem = rows(&[StandardStep::MemBandwidth, StandardStep::MemLatency]);
     let in_vm = r.system_before.virtualization.vm.is_some()
         || r.system_before.virtualization.container.is_some();
     let mem_s: f64 = r
         .steps
         .iter()
-        .filter(|s| matches!(s.kind, StepKind::MemBandwidth | StepKind::MemLatency))
+        .filter(|s| s.kind == StandardStep::MemBandwidth || s.kind == StandardStep::MemLatency)
         .map(|s| s.duration_s)
         .sum();
     out.extend(sys_check(
@@ -251,7 +251,11 @@ fn background_findings(r: &RunReport, rec: &Recording, cpus: usize) -> Vec<Findi
         in_vm,
     ));
     if !r.config.extensive {
-        let kinds = [StepKind::MemBandwidth, StepKind::MemLatency, StepKind::Aes];
+        let kinds = [
+            StandardStep::MemBandwidth,
+            StandardStep::MemLatency,
+            StandardStep::Aes,
+        ];
         let single: Vec<validate::ActivityRow> = rows(&kinds).into_iter().map(|a| a.row).collect();
         let busiest: Vec<(String, Vec<ProcessShare>)> = kinds
             .iter()
@@ -308,7 +312,7 @@ fn sampled_clocks(r: &RunReport, rec: &Recording) -> Vec<throttle::SampledClock>
     let phases: Vec<&crate::monitor::Phase> = r
         .steps
         .iter()
-        .filter(|s| !matches!(s.kind, StepKind::ClockCold | StepKind::ClockHot))
+        .filter(|s| s.kind != StandardStep::ClockCold && s.kind != StandardStep::ClockHot)
         .filter_map(|s| rec.phase(s.kind.phase()))
         .collect();
     r.system_before

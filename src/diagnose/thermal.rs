@@ -9,8 +9,8 @@ use crate::bench::aes::suite::{AesResults, AesSuiteRow};
 use crate::bench::scrypt::ScryptRun;
 use crate::diagnose::{Finding, FindingCode, Severity};
 use crate::monitor::Recording;
-use crate::record::plan::StepKind;
 use crate::record::run::RunReport;
+use crate::record::thermal::ThermalStep;
 use crate::sys::cpu::Topology;
 use crate::sys::cpufreq::Policy;
 
@@ -122,7 +122,7 @@ pub fn verdict(r: &RunReport) -> Option<ThermalVerdict> {
 
 /// Temperatures and clocks of the load phase (`thermal load`) into `v`.
 fn from_recording(v: &mut ThermalVerdict, rec: &Recording, policies: &[Policy], topo: &Topology) {
-    let Some(phase) = rec.phase(StepKind::ThermalLoad.phase()) else {
+    let Some(phase) = rec.phase(ThermalStep::ThermalLoad.phase()) else {
         return;
     };
     let ivs: Vec<_> = rec
@@ -427,7 +427,7 @@ mod tests {
                 ..Default::default()
             });
             if i == 0 {
-                rec.begin_phase(StepKind::ThermalLoad.phase());
+                rec.begin_phase(ThermalStep::ThermalLoad.phase());
             }
         }
         rec.end_phase();

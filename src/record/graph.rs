@@ -7,6 +7,35 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+/// One step of the efficiency graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GraphStep {
+    /// Idle consumption before the graph (with a power meter).
+    #[serde(rename = "graph_idle")]
+    Idle,
+    /// One group of CPUs walked through its OPPs.
+    #[serde(rename = "graph")]
+    Walk,
+}
+
+impl GraphStep {
+    /// Progress line: `Walking through cpufreq OPPs`.
+    pub fn progress(self) -> &'static str {
+        match self {
+            Self::Idle => "Trying to determine idle consumption",
+            Self::Walk => "Walking through cpufreq OPPs",
+        }
+    }
+
+    /// Monitor phase label (`System health while running <label>:`).
+    pub fn phase(self) -> &'static str {
+        match self {
+            Self::Idle => "idle consumption",
+            Self::Walk => "efficiency graph",
+        }
+    }
+}
+
 /// sbc-bench's default `MinKHz` for the graph: OPPs below 600 MHz are not measured.
 pub const DEFAULT_MIN_KHZ: u64 = 600_000;
 /// sbc-bench repeats every measurement at least this many times.

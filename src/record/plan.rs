@@ -1,13 +1,19 @@
-//! What a standard run will do, as data: the kinds of step in sbc-bench's order, the
-//! planned steps with their time estimates, and the wording of those estimates
-//! (`21-32 minutes`). The planning itself is `run::plan::plan`.
+//! What a run will do, as data: the kinds of step (each mode's own: the standard run's
+//! here in sbc-bench's order, the thermal test's, the graph's and wrap's beside their
+//! results), the planned steps with their time estimates, and the wording of those
+//! estimates (`21-32 minutes`). The standard run's planning is `run::plan::plan`.
 
 use serde::{Deserialize, Serialize};
 
-/// One kind of step, in sbc-bench's order.
+use crate::record::graph::GraphStep;
+use crate::record::thermal::ThermalStep;
+use crate::record::wrap::WrapStep;
+
+/// One step of the standard run (and of review mode, and the thermal test's clock
+/// checks), in sbc-bench's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StepKind {
+pub enum StandardStep {
     /// Clock measured at every OPP while idle and cold.
     ClockCold,
     /// Memory bandwidth per cluster.
@@ -24,66 +30,34 @@ pub enum StepKind {
     Scrypt,
     /// Clock measured again at the highest OPP while still hot.
     ClockHot,
-    /// Thermal test `-t`: wait for the SoC to cool down to the target.
-    CoolDown,
-    /// Thermal test `-T`: heat the SoC to the target with scrypt.
-    HeatUp,
-    /// Thermal test: minutes of scrypt on all cores (sbc-bench's cpuminer).
-    ThermalLoad,
-    /// `-M`: AES-256 per cluster before the load.
-    Aes256Before,
-    /// `-M`: AES-256 per cluster again, after the load.
-    Aes256After,
-    /// Efficiency graph: idle consumption before the graph (with a power meter).
-    GraphIdle,
-    /// Efficiency graph: one group of CPUs walked through its OPPs.
-    Graph,
-    /// `sbc-bench wrap`: one run of the wrapped command.
-    Wrap,
 }
 
-impl StepKind {
+impl StandardStep {
     /// Progress line: `Executing memory bandwidth benchmark`.
     pub fn progress(self) -> &'static str {
         match self {
-            StepKind::ClockCold => "Checking cpufreq OPP",
-            StepKind::MemBandwidth => "Executing memory bandwidth benchmark",
-            StepKind::MemLatency => "Executing memory latency benchmark",
-            StepKind::Aes => "Executing AES benchmark",
-            StepKind::SevenZip => "Executing 7-zip benchmark",
-            StepKind::Lzma => "Executing native LZMA benchmark",
-            StepKind::Scrypt => "Executing scrypt stress test",
-            StepKind::ClockHot => "Checking cpufreq OPP again",
-            StepKind::CoolDown => "Waiting for the SoC to cool down",
-            StepKind::HeatUp => "Heating up the SoC",
-            StepKind::ThermalLoad => "Executing scrypt (cpuminer's algorithm) on all cores",
-            StepKind::Aes256Before => "Executing AES-256 benchmark",
-            StepKind::Aes256After => "Executing AES-256 benchmark again",
-            StepKind::GraphIdle => "Trying to determine idle consumption",
-            StepKind::Graph => "Walking through cpufreq OPPs",
-            StepKind::Wrap => "Executing command",
+            Self::ClockCold => "Checking cpufreq OPP",
+            Self::MemBandwidth => "Executing memory bandwidth benchmark",
+            Self::MemLatency => "Executing memory latency benchmark",
+            Self::Aes => "Executing AES benchmark",
+            Self::SevenZip => "Executing 7-zip benchmark",
+            Self::Lzma => "Executing native LZMA benchmark",
+            Self::Scrypt => "Executing scrypt stress test",
+            Self::ClockHot => "Checking cpufreq OPP again",
         }
     }
 
     /// Monitor phase label (`System health while running <label>:`).
     pub fn phase(self) -> &'static str {
         match self {
-            StepKind::ClockCold => "clock check",
-            StepKind::MemBandwidth => "memory bandwidth benchmark",
-            StepKind::MemLatency => "memory latency benchmark",
-            StepKind::Aes => "AES benchmark",
-            StepKind::SevenZip => "7-zip benchmark",
-            StepKind::Lzma => "native LZMA benchmark",
-            StepKind::Scrypt => "scrypt stress test",
-            StepKind::ClockHot => "clock check under load",
-            StepKind::CoolDown => "SoC cool-down wait",
-            StepKind::HeatUp => "SoC heat-up",
-            StepKind::ThermalLoad => "thermal load",
-            StepKind::Aes256Before => "AES-256 benchmark before the load",
-            StepKind::Aes256After => "AES-256 benchmark after the load",
-            StepKind::GraphIdle => "idle consumption",
-            StepKind::Graph => "efficiency graph",
-            StepKind::Wrap => "command",
+            Self::ClockCold => "clock check",
+            Self::MemBandwidth => "memory bandwidth benchmark",
+            Self::MemLatency => "memory latency benchmark",
+            Self::Aes => "AES benchmark",
+            Self::SevenZip => "7-zip benchmark",
+            Self::Lzma => "native LZMA benchmark",
+            Self::Scrypt => "scrypt stress test",
+            Self::ClockHot => "clock check under load",
         }
     }
 
@@ -91,12 +65,85 @@ impl StepKind {
     /// and ramlat then, and skips OpenSSL, 7-Zip and cpuminer (our native LZMA goes with
     /// 7-Zip).
     pub fn skipped_when_not_ready(self) -> bool {
-        matches!(
-            self,
-            StepKind::Aes | StepKind::SevenZip | StepKind::Lzma | StepKind::Scrypt
-        )
+        matches!(self, Self::Aes | Self::SevenZip | Self::Lzma | Self::Scrypt)
     }
 }
+
+/// One kind of step of any mode: each mode's own kinds, one enum each. In the run JSON as
+/// the step's snake_case name alone (`clock_cold`, `cool_down`, `graph`, `wrap`), as
+/// before the kinds were split: the names are unique across the modes' enums, which is
+/// how a name is read back into its mode's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StepKind {
+    /// The standard run's benchmarks and clock checks.
+    Standard(StandardStep),
+    /// The thermal test's wait, load and AES-256 runs.
+    Thermal(ThermalStep),
+    /// The efficiency graph's idle measurement and OPP walks.
+    Graph(GraphStep),
+    /// A run of the wrapped command.
+    Wrap(WrapStep),
+}
+
+impl StepKind {
+    /// Progress line: `Executing memory bandwidth benchmark`.
+    pub fn progress(self) -> &'static str {
+        match self {
+            Self::Standard(k) => k.progress(),
+            Self::Thermal(k) => k.progress(),
+            Self::Graph(k) => k.progress(),
+            Self::Wrap(k) => k.progress(),
+        }
+    }
+
+    /// Monitor phase label (`System health while running <label>:`).
+    pub fn phase(self) -> &'static str {
+        match self {
+            Self::Standard(k) => k.phase(),
+            Self::Thermal(k) => k.phase(),
+            Self::Graph(k) => k.phase(),
+            Self::Wrap(k) => k.phase(),
+        }
+    }
+}
+
+/// A mode's step kind as a [`StepKind`], compared with one, and taken back out of one
+/// (the engine hands each mode only its own kinds: `run::runner::Mode::Step`).
+macro_rules! mode_steps {
+    ($($variant:ident($kind:ty)),* $(,)?) => {$(
+        impl From<$kind> for StepKind {
+            fn from(k: $kind) -> Self {
+                Self::$variant(k)
+            }
+        }
+
+        impl PartialEq<$kind> for StepKind {
+            fn eq(&self, other: &$kind) -> bool {
+                *self == Self::$variant(*other)
+            }
+        }
+
+        impl TryFrom<StepKind> for $kind {
+            /// A kind of another mode.
+            type Error = StepKind;
+
+            fn try_from(k: StepKind) -> Result<Self, StepKind> {
+                match k {
+                    StepKind::$variant(k) => Ok(k),
+                    other => Err(other),
+                }
+            }
+        }
+    )*};
+}
+
+mode_steps!(
+    Standard(StandardStep),
+    Thermal(ThermalStep),
+    Graph(GraphStep),
+    Wrap(WrapStep),
+);
 
 /// A planned step with its time estimate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -146,7 +193,8 @@ impl Plan {
     }
 
     /// Does the plan contain this step?
-    pub fn has(&self, k: StepKind) -> bool {
+    pub fn has(&self, k: impl Into<StepKind>) -> bool {
+        let k = k.into();
         self.steps.iter().any(|s| s.kind == k)
     }
 }
@@ -179,6 +227,121 @@ pub fn format_duration(secs: f64) -> String {
 mod tests {
     use super::*;
 
+    /// Every step kind of every mode: its JSON name, its progress line and its phase
+    /// label (the log's `System health while running …`), as users and tools read them.
+    const STEPS: [(&str, &str, &str); 16] = [
+        ("clock_cold", "Checking cpufreq OPP", "clock check"),
+        (
+            "mem_bandwidth",
+            "Executing memory bandwidth benchmark",
+            "memory bandwidth benchmark",
+        ),
+        (
+            "mem_latency",
+            "Executing memory latency benchmark",
+            "memory latency benchmark",
+        ),
+        ("aes", "Executing AES benchmark", "AES benchmark"),
+        ("seven_zip", "Executing 7-zip benchmark", "7-zip benchmark"),
+        (
+            "lzma",
+            "Executing native LZMA benchmark",
+            "native LZMA benchmark",
+        ),
+        (
+            "scrypt",
+            "Executing scrypt stress test",
+            "scrypt stress test",
+        ),
+        (
+            "clock_hot",
+            "Checking cpufreq OPP again",
+            "clock check under load",
+        ),
+        (
+            "cool_down",
+            "Waiting for the SoC to cool down",
+            "SoC cool-down wait",
+        ),
+        ("heat_up", "Heating up the SoC", "SoC heat-up"),
+        (
+            "thermal_load",
+            "Executing scrypt (cpuminer's algorithm) on all cores",
+            "thermal load",
+        ),
+        (
+            "aes256_before",
+            "Executing AES-256 benchmark",
+            "AES-256 benchmark before the load",
+        ),
+        (
+            "aes256_after",
+            "Executing AES-256 benchmark again",
+            "AES-256 benchmark after the load",
+        ),
+        (
+            "graph_idle",
+            "Trying to determine idle consumption",
+            "idle consumption",
+        ),
+        ("graph", "Walking through cpufreq OPPs", "efficiency graph"),
+        ("wrap", "Executing command", "command"),
+    ];
+
+    /// Every kind of every mode, in the order of [`STEPS`].
+    fn every_kind() -> Vec<StepKind> {
+        use crate::record::graph::GraphStep as G;
+        use crate::record::thermal::ThermalStep as T;
+        use crate::record::wrap::WrapStep as W;
+        use StandardStep as S;
+        let standard = [
+            S::ClockCold,
+            S::MemBandwidth,
+            S::MemLatency,
+            S::Aes,
+            S::SevenZip,
+            S::Lzma,
+            S::Scrypt,
+            S::ClockHot,
+        ];
+        let thermal = [
+            T::CoolDown,
+            T::HeatUp,
+            T::ThermalLoad,
+            T::Aes256Before,
+            T::Aes256After,
+        ];
+        let mut all: Vec<StepKind> = standard.into_iter().map(StepKind::from).collect();
+        all.extend(thermal.map(StepKind::from));
+        all.extend([StepKind::from(G::Idle), G::Walk.into(), W::Run.into()]);
+        all
+    }
+
+    /// Each kind is written as its name and that name reads back as that kind: no two
+    /// modes' enums share a name (the untagged read would take the first).
+    #[test]
+    fn every_kind_of_every_mode_reads_back_as_itself() {
+        let all = every_kind();
+        assert_eq!(all.len(), STEPS.len());
+        for (kind, (name, _, _)) in all.into_iter().zip(STEPS) {
+            assert_eq!(serde_json::to_value(kind).unwrap(), name);
+            let back: StepKind = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert_eq!(back, kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_step_keeps_its_json_name_progress_line_and_phase_label() {
+        for (name, progress, phase) in STEPS {
+            let kind: StepKind = serde_json::from_value(serde_json::json!(name))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(serde_json::to_value(kind).unwrap(), name);
+            assert_eq!(kind.progress(), progress, "{name}");
+            assert_eq!(kind.phase(), phase, "{name}");
+        }
+        assert!(serde_json::from_str::<StepKind>("\"warp\"").is_err());
+    }
+
     #[test]
     fn estimates_read_like_sbc_bench() {
         assert_eq!(format_estimate(1260.0, 1900.0), "21-32 minutes");
@@ -188,7 +351,7 @@ mod tests {
     #[test]
     fn time_left_from_a_step() {
         let step = |min_s, max_s| Step {
-            kind: StepKind::Aes,
+            kind: StandardStep::Aes.into(),
             min_s,
             max_s,
         };

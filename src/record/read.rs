@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use crate::record::config::RunKind;
-use crate::record::run::{RunReport, SCHEMA, SCHEMA_VERSION};
+use crate::record::run::{ModeResults, RunReport, SCHEMA, SCHEMA_VERSION};
 
 /// Why a text is not a run report this build can read.
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +56,7 @@ pub fn run_report(text: &str) -> Result<RunReport, ReadError> {
         })?;
     // Review mode has no settings of its own in `config`: its document says what it is by
     // the top-level `review`.
-    if report.review.is_some() && report.config.kind == RunKind::Standard {
+    if matches!(report.mode, ModeResults::Review(_)) && report.config.kind == RunKind::Standard {
         report.config.kind = RunKind::Review;
     }
     Ok(report)
@@ -200,6 +200,51 @@ mod tests {
             matches!(&e, Err(ReadError::Invalid { what, .. }) if what.contains("started")),
             "{e:?}"
         );
+    }
+
+    /// Each mode's results sit where the run JSON has them (`results.thermal`,
+    /// `results.graph`, top-level `review` and `wrap`) and read back as that mode's.
+    #[test]
+    fn mode_results_are_written_in_the_json_layout_and_read_back() {
+        use crate::record::run::ModeResults;
+        let base = fixture_rock5b();
+        let cases = [
+            (ModeResults::Thermal(Default::default()), "/results/thermal"),
+            (ModeResults::Wrap(Default::default()), "/wrap"),
+        ];
+        for (mode, pointer) in cases {
+            let mut r = base.clone();
+            r.mode = mode.clone();
+            let v = serde_json::to_value(&r).unwrap();
+            assert!(v.pointer(pointer).is_some(), "{pointer}");
+            let keys = ["/results/thermal", "/results/graph", "/review", "/wrap"];
+            let present = keys.iter().filter(|k| v.pointer(k).is_some()).count();
+            assert_eq!(present, 1, "{pointer}: one mode's key, no other");
+            let back = run_report(&v.to_string()).unwrap();
+            assert_eq!(back.mode, mode);
+        }
+        let v = serde_json::to_value(&base).unwrap();
+        assert!(v["results"].get("thermal").is_none() && v.get("wrap").is_none());
+        assert_eq!(base.mode, ModeResults::Standard);
+    }
+
+    /// Two modes' results in one document (`results.thermal` and `wrap`) cannot both be
+    /// one run's: refused, naming them, instead of one of them silently dropped.
+    #[test]
+    fn two_modes_results_in_one_document_are_refused() {
+        let mut v = fixture_value();
+        v["results"]["thermal"] =
+            serde_json::to_value(crate::record::thermal::ThermalResults::default()).unwrap();
+        v["wrap"] = serde_json::to_value(crate::record::wrap::WrapResults::default()).unwrap();
+        match run_report(&v.to_string()) {
+            Err(ReadError::Invalid { what, .. }) => {
+                assert!(
+                    what.contains("more than one mode (thermal, wrap)"),
+                    "{what}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Documents of earlier builds of schema version 1: the Results.md row's figures

@@ -4,6 +4,47 @@
 
 use serde::{Deserialize, Serialize};
 
+/// One step of the thermal test's own (its clock checks are the standard run's
+/// [`StandardStep`](crate::record::plan::StandardStep)s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThermalStep {
+    /// `-t`: wait for the SoC to cool down to the target.
+    CoolDown,
+    /// `-T`: heat the SoC to the target with scrypt.
+    HeatUp,
+    /// Minutes of scrypt on all cores (sbc-bench's cpuminer).
+    ThermalLoad,
+    /// `-M`: AES-256 per cluster before the load.
+    Aes256Before,
+    /// `-M`: AES-256 per cluster again, after the load.
+    Aes256After,
+}
+
+impl ThermalStep {
+    /// Progress line: `Waiting for the SoC to cool down`.
+    pub fn progress(self) -> &'static str {
+        match self {
+            Self::CoolDown => "Waiting for the SoC to cool down",
+            Self::HeatUp => "Heating up the SoC",
+            Self::ThermalLoad => "Executing scrypt (cpuminer's algorithm) on all cores",
+            Self::Aes256Before => "Executing AES-256 benchmark",
+            Self::Aes256After => "Executing AES-256 benchmark again",
+        }
+    }
+
+    /// Monitor phase label (`System health while running <label>:`).
+    pub fn phase(self) -> &'static str {
+        match self {
+            Self::CoolDown => "SoC cool-down wait",
+            Self::HeatUp => "SoC heat-up",
+            Self::ThermalLoad => "thermal load",
+            Self::Aes256Before => "AES-256 benchmark before the load",
+            Self::Aes256After => "AES-256 benchmark after the load",
+        }
+    }
+}
+
 use crate::bench::aes::suite::AesResults;
 
 /// sbc-bench's default target temperature of `-t`/`-T`.

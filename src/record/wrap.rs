@@ -6,6 +6,30 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::external::extract::{Score, Tool};
 
+/// The one step of `sbc-bench wrap`: a run of the wrapped command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WrapStep {
+    /// One run (on a cluster, a core type, all cores).
+    #[serde(rename = "wrap")]
+    Run,
+}
+
+impl WrapStep {
+    /// Progress line (wrap's console says `Executing <run's label>` itself).
+    pub fn progress(self) -> &'static str {
+        match self {
+            Self::Run => "Executing command",
+        }
+    }
+
+    /// Monitor phase label (the monitor's phase of each run is named after the run).
+    pub fn phase(self) -> &'static str {
+        match self {
+            Self::Run => "command",
+        }
+    }
+}
+
 /// How the runs are split over the CPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::record::finding::{Finding, Severity};
-use crate::record::run::{Results, RunReport};
+use crate::record::run::{ModeResults, Results, RunReport};
 use crate::report::page::{ReportData, Verdict};
 use crate::results::sbclog::{self, ParsedLog};
 use crate::sys::discover::SystemInfo;
@@ -274,7 +274,7 @@ fn run_mode(r: &RunReport) -> Option<&'static str> {
         RunKind::Wrap(_) => "wrap",
         RunKind::Review => "review",
         // A document read before review mode had its kind: its top-level `review` says.
-        RunKind::Standard if r.review.is_some() => "review",
+        RunKind::Standard if matches!(r.mode, ModeResults::Review(_)) => "review",
         RunKind::Standard if c.extensive => "extensive",
         RunKind::Standard if c.quick => "quick",
         RunKind::Standard => return None,

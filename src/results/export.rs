@@ -87,7 +87,7 @@ impl GeerlingExtra {
                 .as_ref()
                 .and_then(|p| p.idle_mw)
                 .map(|mw| mw / 1000.0),
-            geekbench: r.wrap.as_ref().and_then(|w| geekbench(&w.runs)),
+            geekbench: r.mode.wrap().and_then(|w| geekbench(&w.runs)),
             link,
         }
     }
@@ -359,6 +359,7 @@ mod tests {
 
     /// The fixture run as `wrap` of Geekbench with a meter; idle 1.4 W.
     fn geekbench_run(runs: &[GeekbenchRun]) -> String {
+        use crate::record::run::ModeResults;
         use crate::record::wrap::{Confinement, Exit, WrapResults, WrapRun};
         let mut r = crate::record::read::fixture_rock5b();
         r.power = Some(crate::record::power::PowerRecord {
@@ -397,7 +398,7 @@ mod tests {
                 url: url.map(str::to_string),
             }),
         };
-        r.wrap = Some(WrapResults {
+        r.mode = ModeResults::Wrap(WrapResults {
             spec: Default::default(),
             runs: runs.iter().map(run).collect(),
             compare_url: None,

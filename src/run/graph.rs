@@ -19,11 +19,11 @@ use crate::bench::{BenchError, Benchmark, Progress, lzma};
 use crate::monitor::SampleSpec;
 use crate::record::config::RunConfig;
 use crate::record::graph::{
-    DEFAULT_MIN_KHZ, GraphConfig, GraphPoint, GraphResults, GraphRun, GraphVariant, HoldMethod,
-    IdleBaseline, MIN_REPETITIONS, MipsTool,
+    DEFAULT_MIN_KHZ, GraphConfig, GraphPoint, GraphResults, GraphRun, GraphStep, GraphVariant,
+    HoldMethod, IdleBaseline, MIN_REPETITIONS, MipsTool,
 };
-use crate::record::plan::{Plan, Step, StepKind};
-use crate::record::run::{RunReport, StepRecord, StepStatus};
+use crate::record::plan::{Plan, Step};
+use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::{PlanInput, groups_by_core_type};
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
@@ -251,7 +251,7 @@ pub fn plan(cfg: &RunConfig, g: &GraphConfig, m: &PlanInput) -> Plan {
 
 fn idle_step(g: &GraphConfig) -> Option<Step> {
     g.power.as_ref().map(|_| Step {
-        kind: StepKind::GraphIdle,
+        kind: GraphStep::Idle.into(),
         min_s: g.idle_s as f64,
         max_s: g.idle_s as f64 + 5.0,
     })
@@ -261,7 +261,7 @@ fn graph_step(cfg: &RunConfig, g: &GraphConfig, opps: f64) -> Step {
     let (lo, hi) = run_seconds(cfg);
     let n = opps * f64::from(repetitions(g));
     Step {
-        kind: StepKind::Graph,
+        kind: GraphStep::Walk.into(),
         min_s: n * lo,
         max_s: n * hi,
     }
@@ -764,6 +764,8 @@ impl Graph {
 }
 
 impl Mode for Graph {
+    type Step = GraphStep;
+
     fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan {
         plan(cfg, &self.cfg, input)
     }
@@ -798,7 +800,7 @@ impl Mode for Graph {
         };
         let method = hold_method(ctx.root, &run.policies);
         let meter = self.meter.take();
-        run.report.results.graph = Some(GraphResults {
+        run.report.mode = ModeResults::Graph(GraphResults {
             method,
             repetitions: repetitions(gcfg),
             min_khz: ctx.cfg.min_khz.unwrap_or(DEFAULT_MIN_KHZ),
@@ -807,10 +809,7 @@ impl Mode for Graph {
             runs: Vec::new(),
         });
         if meter.is_none() {
-            run.report
-                .plan
-                .steps
-                .retain(|s| s.kind != StepKind::GraphIdle);
+            run.report.plan.steps.retain(|s| s.kind != GraphStep::Idle);
         }
         self.graphing = Some(Graphing {
             cfg: gcfg.clone(),
@@ -827,42 +826,47 @@ impl Mode for Graph {
         SampleSpec::full()
     }
 
-    fn run_step(&mut self, _i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+    fn run_step(&mut self, _i: usize, kind: GraphStep, s: &mut StepScope<'_, '_>) -> StepRecord {
         let Some(g) = self.graphing.as_mut() else {
-            return runner::timed_step(step, s, &note, &mut |_, _| {
+            return runner::timed_step(kind.into(), s, &note, &mut |_, _| {
                 StepStatus::Failed("the graph was not prepared".to_string())
             });
         };
         // sbc-bench's `Checking CPU 4-5: …`: which group this step walks.
-        let target = (step.kind == StepKind::Graph)
+        let target = (kind == GraphStep::Walk)
             .then(|| g.targets.get(self.next_target).cloned())
             .flatten();
         if let Some(t) = &target {
             s.ui.line(&format!("Checking {} ({}):", t.label, format_list(&t.cpus)));
         }
-        if step.kind == StepKind::Graph {
+        if kind == GraphStep::Walk {
             self.next_target += 1;
         }
         let (ctx, policies) = (s.ctx, s.run.policies.clone());
-        runner::timed_step(step, s, &note, &mut |w, report| {
-            if step.kind == StepKind::GraphIdle {
-                let (base, status) = idle(ctx, &policies, g);
-                if let Some(r) = report.results.graph.as_mut() {
-                    r.idle = Some(base);
+        runner::timed_step(
+            kind.into(),
+            s,
+            &note,
+            &mut |w, report| match (kind, &target) {
+                (GraphStep::Idle, _) => {
+                    let (base, status) = idle(ctx, &policies, g);
+                    if let Some(r) = report.mode.graph_mut() {
+                        r.idle = Some(base);
+                    }
+                    status
                 }
-                return status;
-            }
-            match &target {
-                Some(t) => {
+                (GraphStep::Walk, Some(t)) => {
                     let (r, status) = walk(w.exec, w.env, g, t);
-                    if let Some(res) = report.results.graph.as_mut() {
+                    if let Some(res) = report.mode.graph_mut() {
                         res.runs.push(r);
                     }
                     status
                 }
-                None => StepStatus::Failed("no group of CPUs left to test".to_string()),
-            }
-        })
+                (GraphStep::Walk, None) => {
+                    StepStatus::Failed("no group of CPUs left to test".to_string())
+                }
+            },
+        )
     }
 }
 

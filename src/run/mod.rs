@@ -1,14 +1,17 @@
 //! Orchestration of the standard run: plan, tune, benchmark while monitoring, restore.
 
+pub mod console;
 pub mod exec;
 pub mod graph;
 pub mod host;
+pub mod net;
 pub mod plan;
 pub mod power;
 pub mod preflight;
 pub mod review;
 pub mod runner;
 pub mod standard;
+pub mod storage;
 pub mod thermal;
 pub mod tuning;
 pub mod wrap;

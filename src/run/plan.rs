@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::record::config::RunConfig;
-use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::plan::{Plan, StandardStep, Step};
 use crate::sys::cpu::Topology;
 use crate::sys::cpufreq::Policy;
 use crate::sys::root::SysRoot;
@@ -45,6 +45,29 @@ pub fn scrypt_seconds(cfg: &RunConfig) -> f64 {
     if cfg.quick { 10.0 } else { 300.0 }
 }
 
+/// The AES step's shortest time: per cluster, OpenSSL and (where it is missing, or in
+/// extensive mode) the native suite, plus extensive mode's run on all cores.
+fn aes_estimate_s(cfg: &RunConfig, m: &PlanInput) -> f64 {
+    let clusters = m.clusters.max(1) as f64;
+    // 6 buffer sizes per algorithm, per cluster, natively; openssl at 1 s each.
+    let sizes = aes_algorithms(cfg) as f64 * 6.0;
+    // Natively only where openssl is missing, or in extensive mode.
+    let native = if m.openssl && !cfg.extensive {
+        0.0
+    } else {
+        sizes * aes_seconds_per_size(cfg)
+    };
+    // On one cluster openssl runs each CBC key length twice (sbc-bench's rule).
+    let twice = if m.clusters <= 1 { 3.0 * 6.0 } else { 0.0 };
+    let openssl = if m.openssl { sizes + twice } else { 0.0 };
+    let parallel = if cfg.extensive {
+        sizes * aes_seconds_per_size(cfg)
+    } else {
+        0.0
+    };
+    clusters * (native + openssl) + parallel
+}
+
 /// Make the standard run's plan (the other modes plan their own steps). Pure: tests snapshot it for every fixture board.
 pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     let clusters = m.clusters.max(1) as f64;
@@ -57,9 +80,15 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     };
     let mut steps = Vec::new();
     let mut skipped = Vec::new();
-    let mut push = |kind: StepKind, min_s: f64, max_s: f64| steps.push(Step { kind, min_s, max_s });
+    let mut push = |kind: StandardStep, min_s: f64, max_s: f64| {
+        steps.push(Step {
+            kind: kind.into(),
+            min_s,
+            max_s,
+        });
+    };
     push(
-        StepKind::ClockCold,
+        StandardStep::ClockCold,
         clock_points * per_measure.0,
         clock_points * per_measure.1,
     );
@@ -74,39 +103,23 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     } else {
         bw
     };
-    push(StepKind::MemBandwidth, clusters * bw.0, clusters * bw.1);
-    push(StepKind::MemLatency, clusters * lat.0, clusters * lat.1);
+    push(StandardStep::MemBandwidth, clusters * bw.0, clusters * bw.1);
+    push(StandardStep::MemLatency, clusters * lat.0, clusters * lat.1);
     // `NotReadyYet=yes` (sbc-bench): memory benchmarks and clocks only.
-    let not_ready = |k: StepKind| {
+    let not_ready = |k: StandardStep| {
         (
-            k,
+            k.into(),
             "NotReadyYet=yes: OpenSSL, 7-Zip and cpuminer benchmarks are skipped".to_string(),
         )
     };
     if cfg.not_ready_yet {
-        skipped.push(not_ready(StepKind::Aes));
+        skipped.push(not_ready(StandardStep::Aes));
         if m.sevenzip {
-            skipped.push(not_ready(StepKind::SevenZip));
+            skipped.push(not_ready(StandardStep::SevenZip));
         }
     } else {
-        // 6 buffer sizes per algorithm, per cluster, natively; openssl at 1 s each.
-        let sizes = aes_algorithms(cfg) as f64 * 6.0;
-        // Natively only where openssl is missing, or in extensive mode.
-        let native = if m.openssl && !cfg.extensive {
-            0.0
-        } else {
-            sizes * aes_seconds_per_size(cfg)
-        };
-        // On one cluster openssl runs each CBC key length twice (sbc-bench's rule).
-        let twice = if m.clusters <= 1 { 3.0 * 6.0 } else { 0.0 };
-        let openssl = if m.openssl { sizes + twice } else { 0.0 };
-        let parallel = if cfg.extensive {
-            sizes * aes_seconds_per_size(cfg)
-        } else {
-            0.0
-        };
-        let aes = clusters * (native + openssl) + parallel;
-        push(StepKind::Aes, aes, aes * 1.2);
+        let aes = aes_estimate_s(cfg, m);
+        push(StandardStep::Aes, aes, aes * 1.2);
     }
     // Extensive mode adds multi-threaded runs on each group of cores of one type for
     // each compressor (three for 7-Zip, as sbc-bench; one native).
@@ -117,42 +130,38 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     };
     if !m.sevenzip {
         skipped.push((
-            StepKind::SevenZip,
+            StandardStep::SevenZip.into(),
             "7-Zip is not installed (7z, 7za or 7zz); the native LZMA score stands in".to_string(),
         ));
     } else if !cfg.not_ready_yet {
         // One single-threaded run per cluster plus three multi-threaded runs.
         let run = if q { (3.0, 15.0) } else { (15.0, 60.0) };
         let runs = clusters + 3.0 + 3.0 * groups;
-        push(StepKind::SevenZip, runs * run.0, runs * run.1);
+        push(StandardStep::SevenZip, runs * run.0, runs * run.1);
     }
     if cfg.not_ready_yet {
-        skipped.push(not_ready(StepKind::Lzma));
+        skipped.push(not_ready(StandardStep::Lzma));
     } else if m.sevenzip && !cfg.extensive {
         // 7-Zip fills the Results.md columns; the native LZMA score is in no column.
         skipped.push((
-            StepKind::Lzma,
+            StandardStep::Lzma.into(),
             "7-Zip measures compression; the native LZMA benchmark runs with --extensive"
                 .to_string(),
         ));
     } else {
         let lz = if q { (1.0, 5.0) } else { (8.0, 30.0) };
-        // The native multi-threaded run is left out when 7-Zip measures all cores
-        // (outside extensive mode); see `exec::Native::compress`.
-        let multi = if m.sevenzip && !cfg.extensive {
-            0.0
-        } else {
-            1.0
-        };
-        let runs = clusters + multi + groups;
-        push(StepKind::Lzma, runs * lz.0, runs * lz.1);
+        // One single-threaded run per cluster and the multi-threaded one: it is left out
+        // only where 7-Zip measures all cores outside extensive mode, and then this step
+        // is skipped above (see `exec::Native::compress`).
+        let runs = clusters + 1.0 + groups;
+        push(StandardStep::Lzma, runs * lz.0, runs * lz.1);
     }
     if cfg.stress {
         if cfg.not_ready_yet {
-            skipped.push(not_ready(StepKind::Scrypt));
+            skipped.push(not_ready(StandardStep::Scrypt));
         } else {
             let s = scrypt_seconds(cfg);
-            push(StepKind::Scrypt, s, s + 5.0);
+            push(StandardStep::Scrypt, s, s + 5.0);
         }
     }
     // Extensive mode measures every core at the end, not one per cluster.
@@ -161,7 +170,11 @@ pub fn plan(cfg: &RunConfig, m: &PlanInput) -> Plan {
     } else {
         clusters
     };
-    push(StepKind::ClockHot, hot * per_measure.0, hot * per_measure.1);
+    push(
+        StandardStep::ClockHot,
+        hot * per_measure.0,
+        hot * per_measure.1,
+    );
     Plan { steps, skipped }
 }
 
@@ -224,6 +237,7 @@ pub fn groups_by_core_type(topo: &Topology, usable: &[u32]) -> Vec<(Vec<u32>, Op
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::plan::StepKind;
 
     fn rk3588() -> PlanInput {
         PlanInput {
@@ -243,12 +257,12 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                StepKind::ClockCold,
-                StepKind::MemBandwidth,
-                StepKind::MemLatency,
-                StepKind::Aes,
-                StepKind::SevenZip,
-                StepKind::ClockHot
+                StandardStep::ClockCold,
+                StandardStep::MemBandwidth,
+                StandardStep::MemLatency,
+                StandardStep::Aes,
+                StandardStep::SevenZip,
+                StandardStep::ClockHot
             ]
         );
         let (lo, hi) = p.estimate_s();
@@ -264,7 +278,7 @@ mod tests {
             let p = plan(cfg, &m);
             p.steps
                 .iter()
-                .find(|s| s.kind == StepKind::Lzma)
+                .find(|s| s.kind == StandardStep::Lzma)
                 .map(|s| s.min_s)
         };
         let std = RunConfig::default();
@@ -289,7 +303,7 @@ mod tests {
             let p = plan(&RunConfig::default(), &m);
             p.steps
                 .iter()
-                .find(|s| s.kind == StepKind::Aes)
+                .find(|s| s.kind == StandardStep::Aes)
                 .unwrap()
                 .min_s
         };
@@ -301,15 +315,15 @@ mod tests {
     #[test]
     fn native_lzma_only_with_extensive_when_7zip_ran() {
         let p = plan(&RunConfig::default(), &rk3588());
-        assert!(!p.has(StepKind::Lzma));
+        assert!(!p.has(StandardStep::Lzma));
         let (kind, why) = p.skipped.last().unwrap();
-        assert_eq!(*kind, StepKind::Lzma);
+        assert_eq!(*kind, StandardStep::Lzma);
         assert!(why.contains("--extensive"), "{why}");
         let ext = RunConfig {
             extensive: true,
             ..Default::default()
         };
-        assert!(plan(&ext, &rk3588()).has(StepKind::Lzma));
+        assert!(plan(&ext, &rk3588()).has(StandardStep::Lzma));
     }
 
     #[test]
@@ -321,9 +335,9 @@ mod tests {
         let mut m = rk3588();
         m.sevenzip = false;
         let p = plan(&cfg, &m);
-        assert!(p.has(StepKind::Scrypt));
-        assert!(!p.has(StepKind::SevenZip));
-        assert_eq!(p.skipped[0].0, StepKind::SevenZip);
+        assert!(p.has(StandardStep::Scrypt));
+        assert!(!p.has(StandardStep::SevenZip));
+        assert_eq!(p.skipped[0].0, StandardStep::SevenZip);
         // NotReadyYet=yes: as sbc-bench, the memory benchmarks still run; OpenSSL,
         // 7-Zip and cpuminer do not, and every skipped step is listed.
         let p = plan(
@@ -338,22 +352,24 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                StepKind::ClockCold,
-                StepKind::MemBandwidth,
-                StepKind::MemLatency,
-                StepKind::ClockHot
+                StandardStep::ClockCold,
+                StandardStep::MemBandwidth,
+                StandardStep::MemLatency,
+                StandardStep::ClockHot
             ]
         );
         let skipped: Vec<StepKind> = p.skipped.iter().map(|s| s.0).collect();
         assert_eq!(
             skipped,
             [
-                StepKind::Aes,
-                StepKind::SevenZip,
-                StepKind::Lzma,
-                StepKind::Scrypt
+                StandardStep::Aes,
+                StandardStep::SevenZip,
+                StandardStep::Lzma,
+                StandardStep::Scrypt
             ]
         );
-        assert!(p.steps.iter().all(|s| !s.kind.skipped_when_not_ready()));
+        assert!(p.steps.iter().all(|s| {
+            StandardStep::try_from(s.kind).is_ok_and(|k| !k.skipped_when_not_ready())
+        }));
     }
 }

@@ -3,9 +3,10 @@
 //! benchmark, the mean and energy per phase, and MIPS per watt of the multi-threaded
 //! 7-Zip and native LZMA runs (which come last in their phases).
 
-use crate::record::plan::StepKind;
+use crate::record::plan::{StandardStep, StepKind};
 use crate::record::power::{PhasePower, PowerRecord};
 use crate::record::run::RunReport;
+use crate::report::export::ExportSink;
 use crate::sys::meter::sampler::{PowerSampler, Timed, mean_mw};
 
 /// Open and start the meter of `spec`, sampling every `every`; the error is the sentence
@@ -22,10 +23,23 @@ pub fn start(
     Ok(s)
 }
 
+/// The meter's readings laid over the run's phases (idle mW, mW and energy per phase,
+/// MIPS per watt), and the files written once more with them.
+pub fn attach(report: &mut RunReport, power: Option<PowerSampler>, sink: &ExportSink) {
+    let Some(p) = power else {
+        return;
+    };
+    let (failed, _) = p.failures();
+    let history = p.history();
+    report.power = Some(record(report, p.describe(), p.banner(), &history, failed));
+    drop(p.stop());
+    sink.finish(report);
+}
+
 /// The multi-threaded score of a phase and how long those runs took (they end the phase).
 fn multi_score(r: &RunReport, kind: StepKind) -> Option<(f64, f64)> {
     match kind {
-        StepKind::SevenZip => {
+        StepKind::Standard(StandardStep::SevenZip) => {
             let z = r.results.sevenzip.as_ref()?.sevenzip.as_ref()?;
             if z.multi.is_empty() {
                 return None;
@@ -38,7 +52,7 @@ fn multi_score(r: &RunReport, kind: StepKind) -> Option<(f64, f64)> {
                 / z.multi.len() as f64;
             Some((mips, z.multi.iter().map(|m| m.elapsed_s).sum()))
         }
-        StepKind::Lzma => {
+        StepKind::Standard(StandardStep::Lzma) => {
             let m = r.results.lzma.as_ref()?.native_multi.as_ref()?;
             Some((m.total_rating_mips, m.elapsed_s))
         }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::monitor::stat;
 use crate::shutdown::CancellationToken;
+use crate::sys::counters::{PROC_LOADAVG, PROC_STAT, PROC_UPTIME};
 use crate::sys::procs;
 use crate::sys::root::SysRoot;
 
@@ -104,10 +105,10 @@ pub fn format_uptime(secs: f64) -> String {
 /// The `uptime`-like line sbc-bench prints: `07:21:06 up 3 min,  load average: 0.41, 0.27, 0.11`.
 pub fn uptime_line(root: &SysRoot, now: chrono::DateTime<chrono::Local>) -> String {
     let up = root
-        .read_opt("/proc/uptime")
+        .read_opt(PROC_UPTIME)
         .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
     let load = root
-        .read_opt("/proc/loadavg")
+        .read_opt(PROC_LOADAVG)
         .and_then(|s| stat::parse_loadavg(&s));
     let mut s = now.format("%H:%M:%S").to_string();
     if let Some(u) = up {
@@ -153,11 +154,11 @@ pub fn wait_for_idle(
 ) -> IdleOutcome {
     let start = Instant::now();
     let read_stat = || {
-        root.read_opt("/proc/stat")
+        root.read_opt(PROC_STAT)
             .map(|s| stat::parse_proc_stat(&s).total)
     };
     let read_load = || {
-        root.read_opt("/proc/loadavg")
+        root.read_opt(PROC_LOADAVG)
             .and_then(|s| stat::parse_loadavg(&s))
             .map(|l| l[0])
     };

@@ -20,10 +20,10 @@ use crate::monitor::render::{self, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, Recording, Setup};
 use crate::record::config::RunConfig;
 use crate::record::finding::Finding;
-use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::plan::{Plan, StandardStep};
 use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
 use crate::record::run::StepRecord;
-use crate::record::run::{Results, RunReport};
+use crate::record::run::{ModeResults, Results, RunReport};
 use crate::record::tuning::{Governor, Tuned};
 use crate::run::exec::{Env, Executor};
 use crate::run::plan::PlanInput;
@@ -99,6 +99,8 @@ impl Review {
 }
 
 impl Mode for Review {
+    type Step = StandardStep;
+
     fn intro(&mut self, ui: &mut dyn Ui) {
         ui.line("Starting to examine hardware/software for review purposes...");
     }
@@ -138,8 +140,8 @@ impl Mode for Review {
         self.opts.benchmarks
     }
 
-    fn run_step(&mut self, i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
-        crate::run::standard::Standard.run_step(i, step, s)
+    fn run_step(&mut self, i: usize, kind: StandardStep, s: &mut StepScope<'_, '_>) -> StepRecord {
+        crate::run::standard::Standard.run_step(i, kind, s)
     }
 
     /// The review written (printed, its file, the report), then the waiting phase.
@@ -174,7 +176,7 @@ impl Mode for Review {
                 crate::output::warn(format!("cannot write the review to {}: {e}", f.display()));
             }
         }
-        run.report.review = Some(rv);
+        run.report.mode = ModeResults::Review(rv);
         checkpoint(&run.report);
         if !ctx.cancel.is_cancelled() {
             waiting_phase(ctx, run, s.exec, s.ui, &self.opts, checkpoint);
@@ -182,7 +184,7 @@ impl Mode for Review {
     }
 
     fn planned_stop(&self, report: &RunReport) -> bool {
-        report.review.as_ref().is_some_and(|v| v.waiting.is_some())
+        report.mode.review().is_some_and(|v| v.waiting.is_some())
     }
 
     /// What reviewers looked up by hand: PCIe payload sizes, IRQ placement, governors
@@ -192,7 +194,7 @@ impl Mode for Review {
     }
 
     fn after_finish(&mut self, report: &RunReport, ui: &mut dyn Ui) {
-        if let Some(rv) = &report.review {
+        if let ModeResults::Review(rv) = &report.mode {
             ui.line(&crate::report::log::review::final_report(report, rv));
         }
     }
@@ -316,7 +318,7 @@ fn set_all(t: &Tuning, govs: &[Governor], to: &str) -> Vec<Tuned> {
 
 /// The ASPM policy to `to` where the machine has PCIe Express and the parameter exists.
 fn set_aspm(root: &SysRoot, t: &Tuning, to: &str) -> Option<Tuned> {
-    if !root.exists("/sys/bus/pci_express") {
+    if !root.exists(policies::PCI_EXPRESS_BUS) {
         return None;
     }
     let now = root.value(PCIE_ASPM_POLICY)?;
@@ -451,7 +453,7 @@ fn swap_used_kib(root: &SysRoot) -> u64 {
         .sum()
 }
 
-/// The waiting phase and the look at the stop; fills `run.report.review.waiting`.
+/// The waiting phase and the look at the stop; fills the review's `waiting`.
 fn waiting_phase(
     ctx: &RunContext<'_>,
     run: &mut Running,
@@ -471,8 +473,8 @@ fn waiting_phase(
     let swap_before = swap_used_kib(root);
     let devices_before = run
         .report
-        .review
-        .as_ref()
+        .mode
+        .review()
         .map(|r| r.devices.clone())
         .unwrap_or_default();
     let mut w = Waiting {
@@ -554,7 +556,7 @@ fn now() -> String {
 }
 
 fn set_waiting(run: &mut Running, w: Waiting) {
-    if let Some(r) = run.report.review.as_mut() {
+    if let Some(r) = run.report.mode.review_mut() {
         r.waiting = Some(w);
     }
 }
@@ -576,8 +578,13 @@ fn clocks_now(
         all_cpus: &run.all_cpus,
     };
     let mut results = Results::default();
-    let _ =
-        crate::run::standard::run_step(StepKind::ClockHot, exec, &env, &run.targets, &mut results);
+    let _ = crate::run::standard::run_step(
+        StandardStep::ClockHot,
+        exec,
+        &env,
+        &run.targets,
+        &mut results,
+    );
     results.clock_hot
 }
 

@@ -15,9 +15,10 @@ use crate::diagnose::{self, Finding, validate};
 use crate::monitor::{Monitor, MonitorConfig, MonitorHandle, Recording, SampleSpec, Setup};
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
-use crate::record::plan::{Plan, Step, StepKind, format_duration, format_estimate};
+use crate::record::plan::{Plan, StandardStep, StepKind, format_duration, format_estimate};
 use crate::record::run::{
-    Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord, StepStatus,
+    ModeResults, Preflight, Results, RunReport, RunStatus, SCHEMA, SCHEMA_VERSION, StepRecord,
+    StepStatus,
 };
 use crate::record::throttle::OppResidency;
 use crate::record::tuning::{Governor, Tuned};
@@ -97,7 +98,7 @@ pub(crate) fn time_in_state(root: &SysRoot, policies: &[Policy]) -> Vec<(u32, Ve
 }
 
 fn vmstat_swap(root: &SysRoot) -> (Option<u64>, Option<u64>) {
-    let Some(t) = root.read_opt("/proc/vmstat") else {
+    let Some(t) = root.read_opt(crate::sys::counters::PROC_VMSTAT) else {
         return (None, None);
     };
     let get = |k: &str| {
@@ -147,6 +148,11 @@ pub struct RunContext<'a> {
 /// Every hook but [`plan`](Mode::plan) and [`run_step`](Mode::run_step) has the
 /// standard run's answer as its default.
 pub trait Mode {
+    /// The kinds of step the mode plans (the standard run's [`StandardStep`], the graph's
+    /// [`GraphStep`](crate::record::graph::GraphStep) …): the engine hands
+    /// [`run_step`](Mode::run_step) only these.
+    type Step: Copy + TryFrom<StepKind>;
+
     /// Said before preflight (review mode's first line).
     fn intro(&mut self, _ui: &mut dyn Ui) {}
 
@@ -188,10 +194,10 @@ pub trait Mode {
         spec
     }
 
-    /// Run step `i` of the plan, saying so to the user ([`Ui::step_started`],
-    /// [`Ui::step_done`]): the results go into `run.report`, the record of the step is
-    /// returned. [`timed_step`] does the standard run's bookkeeping.
-    fn run_step(&mut self, i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord;
+    /// Run step `i` of the plan, of kind `kind`, saying so to the user
+    /// ([`Ui::step_started`], [`Ui::step_done`]): the results go into `run.report`, the
+    /// record of the step is returned. [`timed_step`] does the standard run's bookkeeping.
+    fn run_step(&mut self, i: usize, kind: Self::Step, s: &mut StepScope<'_, '_>) -> StepRecord;
 
     /// After the last step, the monitor stopped, before the restore: review mode's
     /// waiting phase, wrap's findings. `checkpoint` writes the files.
@@ -239,9 +245,9 @@ pub struct StepScope<'s, 'c> {
 /// Run `mode`: preflight, tune, the steps while the monitor records, then restore and
 /// validate. The sink is written once the machine is tuned, after every step and at the
 /// end.
-pub fn execute(
+pub fn execute<M: Mode>(
     ctx: &RunContext<'_>,
-    mode: &mut dyn Mode,
+    mode: &mut M,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
 ) -> Result<RunReport, NotStarted> {
@@ -409,9 +415,9 @@ pub struct Running {
     pub last_seq: Option<u64>,
 }
 /// Phase 2: look at the machine, tune it the mode's way, plan the steps, open the report.
-fn tune(
+fn tune<M: Mode>(
     ctx: &RunContext<'_>,
-    mode: &mut dyn Mode,
+    mode: &mut M,
     started: String,
     checked: Checked,
     tuning_guard: Tuning,
@@ -469,8 +475,7 @@ fn tune(
         findings: Vec::new(),
         results_row: None,
         power: None,
-        review: None,
-        wrap: None,
+        mode: ModeResults::Standard,
     };
     Running {
         tis_before: time_in_state(root, &policies),
@@ -488,9 +493,9 @@ fn tune(
 
 /// Phase 3: every planned step through the mode while the monitor records; the report
 /// and its files are brought up to date after each. Returns the monitor's recording.
-fn steps(
+fn steps<M: Mode>(
     ctx: &RunContext<'_>,
-    mode: &mut dyn Mode,
+    mode: &mut M,
     run: &mut Running,
     exec: &mut dyn Executor,
     ui: &mut dyn Ui,
@@ -517,7 +522,10 @@ fn steps(
             monitor: monitor.as_ref(),
             run_start,
         };
-        let record = mode.run_step(i, step, &mut s);
+        let record = match M::Step::try_from(step.kind) {
+            Ok(kind) => mode.run_step(i, kind, &mut s),
+            Err(_) => not_of_this_mode(step.kind),
+        };
         run.report.steps.push(record);
         if let Some(m) = &monitor {
             run.report.monitor = Some(m.snapshot());
@@ -525,6 +533,19 @@ fn steps(
         ctx.sink.write(&run.report);
     }
     monitor.map(MonitorHandle::stop)
+}
+
+/// A planned step the mode does not run (a plan edited by hand, a mode's plan out of
+/// step with its kinds): recorded as failed, and the run goes on.
+fn not_of_this_mode(kind: StepKind) -> StepRecord {
+    let now = now_rfc3339();
+    StepRecord {
+        kind,
+        started: now.clone(),
+        ended: now,
+        duration_s: 0.0,
+        status: StepStatus::Failed(format!("not a step of this mode: {kind:?}")),
+    }
 }
 
 /// What a step's work gets: where it runs, its progress callback, the targets.
@@ -543,14 +564,14 @@ pub struct StepWork<'e, 'c> {
 /// monitor's phase, the times, a cancelled step marked so, and `note(status)` after
 /// `Done`.
 pub fn timed_step(
-    step: &Step,
+    kind: StepKind,
     s: &mut StepScope<'_, '_>,
     note: &dyn Fn(&StepStatus) -> String,
     work: &mut dyn FnMut(&mut StepWork<'_, '_>, &mut RunReport) -> StepStatus,
 ) -> StepRecord {
-    let progress = s.ui.step_started(step.kind.progress());
+    let progress = s.ui.step_started(kind.progress());
     if let Some(m) = s.monitor {
-        m.mark(step.kind.phase());
+        m.mark(kind.phase());
     }
     let t0 = Instant::now();
     let step_started = now_rfc3339();
@@ -588,13 +609,13 @@ pub fn timed_step(
     };
     let note = note(&status);
     let record = StepRecord {
-        kind: step.kind,
+        kind,
         started: step_started,
         ended: now_rfc3339(),
         duration_s: t0.elapsed().as_secs_f64(),
         status,
     };
-    s.ui.step_done(step.kind.progress(), &note);
+    s.ui.step_done(kind.progress(), &note);
     record
 }
 
@@ -626,9 +647,9 @@ pub fn step_note(plan: &Plan, i: usize, status: &StepStatus, elapsed_s: f64) -> 
 
 /// Phase 4: restore, look again, validate, the mode's findings and hooks, and the
 /// final report written.
-fn finish(
+fn finish<M: Mode>(
     ctx: &RunContext<'_>,
-    mode: &mut dyn Mode,
+    mode: &mut M,
     run: Running,
     recording: Option<Recording>,
 ) -> RunReport {
@@ -712,7 +733,11 @@ fn setup_findings(r: &RunReport) -> Vec<Finding> {
         ));
     }
     // Skipped without NotReadyYet=yes means not installed (see `plan::plan`).
-    let sevenzip_skipped = r.plan.skipped.iter().any(|(k, _)| *k == StepKind::SevenZip);
+    let sevenzip_skipped = r
+        .plan
+        .skipped
+        .iter()
+        .any(|(k, _)| *k == StandardStep::SevenZip);
     if sevenzip_skipped && !r.config.not_ready_yet {
         out.push(Finding::new(
             FindingCode::SevenZipVersion,

@@ -392,3 +392,75 @@ fn explicit_log_file_holds_one_run() {
         crate::report::log::run::log(&r)
     );
 }
+
+/// Only the default log keeps the earlier runs (`--log FILE` holds this run alone).
+mod default_log {
+    use crate::record::config::RunConfig;
+    use crate::record::run::RunReport;
+    use crate::report::export::RUN_SEPARATOR;
+    use crate::report::export::{ExportSink, run_sink};
+    use crate::run::exec::Fake;
+    use crate::run::host::CannedHost;
+    use crate::run::runner::{RunContext, Ui};
+    use crate::shutdown;
+    use crate::sys::root::SysRoot;
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// A fake run over the x86 VM's tree into `sink`.
+    fn fake_run(cfg: &RunConfig, sink: &ExportSink) -> RunReport {
+        struct Quiet;
+        impl Ui for Quiet {
+            fn line(&mut self, _s: &str) {}
+            fn step_started(&mut self, _what: &str) -> Box<dyn Fn(f64) + Sync> {
+                Box::new(|_| {})
+            }
+            fn step_done(&mut self, _what: &str, _note: &str) {}
+            fn confirm(&mut self, _warning: &str) -> bool {
+                true
+            }
+        }
+        let root = SysRoot::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sysroots/x86-vm"),
+        );
+        let token = shutdown::CancellationToken::new();
+        let ctx = RunContext {
+            root: &root,
+            cfg,
+            cancel: &token,
+            sink,
+            host: &CannedHost,
+            monitor_interval: Duration::from_millis(50),
+        };
+        crate::run::standard::execute(&ctx, &mut Fake, &mut Quiet).unwrap()
+    }
+
+    #[test]
+    fn only_the_default_log_is_appended() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("sbc-bench.log");
+        let earlier = "sbc-bench v0.9.72 earlier (Mon, 1 Jan 2024)\n| earlier |\n";
+        std::fs::write(&log, earlier).unwrap();
+        let cfg = RunConfig {
+            fake_benchmarks: true,
+            unattended: true,
+            log: log.clone(),
+            ..Default::default()
+        };
+        // No --log: the log keeps what it held.
+        let r = fake_run(&cfg, &run_sink(&cfg, false, false).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            format!(
+                "{earlier}{RUN_SEPARATOR}{}",
+                crate::report::log::run::log(&r)
+            )
+        );
+        // --log FILE: this run alone.
+        let r = fake_run(&cfg, &run_sink(&cfg, true, false).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            crate::report::log::run::log(&r)
+        );
+    }
+}

@@ -8,7 +8,7 @@ use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::Target;
 use crate::bench::{BenchError, Remark};
 use crate::record::config::RunConfig;
-use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::plan::{Plan, StandardStep};
 use crate::record::run::{ClusterCompress, Results, RunReport, StepRecord, StepStatus};
 use crate::run::exec::{self, CompressKind, Env, Executor};
 use crate::run::plan::{PlanInput, groups_by_core_type};
@@ -19,17 +19,19 @@ use crate::run::runner::{self, Mode, NotStarted, RunContext, StepScope, Ui};
 pub struct Standard;
 
 impl Mode for Standard {
+    type Step = StandardStep;
+
     fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan {
         crate::run::plan::plan(cfg, input)
     }
 
-    fn run_step(&mut self, i: usize, step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+    fn run_step(&mut self, i: usize, kind: StandardStep, s: &mut StepScope<'_, '_>) -> StepRecord {
         let plan = s.run.report.plan.clone();
         let run_start = s.run_start;
         let note =
             |st: &StepStatus| runner::step_note(&plan, i, st, run_start.elapsed().as_secs_f64());
-        runner::timed_step(step, s, &note, &mut |w, report| {
-            run_step(step.kind, w.exec, w.env, w.targets, &mut report.results)
+        runner::timed_step(kind.into(), s, &note, &mut |w, report| {
+            run_step(kind, w.exec, w.env, w.targets, &mut report.results)
         })
     }
 
@@ -49,7 +51,7 @@ pub fn execute(
 
 /// Run one step over its targets and store the results.
 pub fn run_step(
-    kind: StepKind,
+    kind: StandardStep,
     exec: &mut dyn Executor,
     env: &Env<'_>,
     targets: &[Target],
@@ -58,31 +60,22 @@ pub fn run_step(
     let mut errors: Vec<String> = Vec::new();
     let e = &mut errors;
     match kind {
-        StepKind::ClockCold => {
+        StandardStep::ClockCold => {
             let runs = per_target(exec, env, targets, e, |t| exec::clock(env, t, false));
             results.clock_cold.extend(runs);
         }
-        StepKind::ClockHot => clock_hot(exec, env, targets, e, results),
-        // Steps of the other modes, never planned into a standard run.
-        StepKind::GraphIdle
-        | StepKind::Graph
-        | StepKind::Wrap
-        | StepKind::CoolDown
-        | StepKind::HeatUp
-        | StepKind::ThermalLoad
-        | StepKind::Aes256Before
-        | StepKind::Aes256After => e.push(format!("not a step of the standard run: {kind:?}")),
-        StepKind::MemBandwidth => {
+        StandardStep::ClockHot => clock_hot(exec, env, targets, e, results),
+        StandardStep::MemBandwidth => {
             results
                 .membw
                 .extend(per_target(exec, env, targets, e, |t| exec::membw(env, t)));
         }
-        StepKind::MemLatency => {
+        StandardStep::MemLatency => {
             results
                 .memlat
                 .extend(per_target(exec, env, targets, e, |t| exec::memlat(env, t)));
         }
-        StepKind::Aes => {
+        StandardStep::Aes => {
             let (bench, opts) = exec::aes(env, targets);
             match exec::call(exec, env, bench, opts) {
                 Ok(r) => {
@@ -92,8 +85,10 @@ pub fn run_step(
                 Err(err) => e.push(err.to_string()),
             }
         }
-        StepKind::SevenZip | StepKind::Lzma => compress(kind, exec, env, targets, e, results),
-        StepKind::Scrypt => {
+        StandardStep::SevenZip | StandardStep::Lzma => {
+            compress(kind, exec, env, targets, e, results)
+        }
+        StandardStep::Scrypt => {
             let (bench, opts) = exec::scrypt(env);
             match exec::call(exec, env, bench, opts) {
                 // A stopped stress test is no result in a standard run.
@@ -216,14 +211,14 @@ fn clock_hot(
 
 /// 7-Zip's or the native compression step.
 fn compress(
-    kind: StepKind,
+    kind: StandardStep,
     exec: &mut dyn Executor,
     env: &Env<'_>,
     targets: &[Target],
     errors: &mut Vec<String>,
     results: &mut Results,
 ) {
-    let ck = if kind == StepKind::SevenZip {
+    let ck = if kind == StandardStep::SevenZip {
         CompressKind::SevenZip
     } else {
         CompressKind::Native
@@ -231,7 +226,7 @@ fn compress(
     // Outside extensive mode, native LZMA runs single-threaded only once 7-Zip's
     // multi-threaded runs have measured all cores (about 30 s saved on a 2-core
     // VM); where 7-Zip is missing or failed, the native all-core score stands in.
-    let sevenzip_measured_all_cores = kind == StepKind::Lzma
+    let sevenzip_measured_all_cores = kind == StandardStep::Lzma
         && !env.cfg.extensive
         && results
             .sevenzip
@@ -254,7 +249,7 @@ fn compress(
                 ));
             }
             errors.extend(failures(&r.errors));
-            if kind == StepKind::SevenZip {
+            if kind == StandardStep::SevenZip {
                 results.sevenzip = Some(r);
             } else {
                 results.lzma = Some(r);
@@ -399,11 +394,11 @@ mod tests {
         let bw = r
             .steps
             .iter()
-            .find(|s| s.kind == StepKind::MemBandwidth)
+            .find(|s| s.kind == StandardStep::MemBandwidth)
             .unwrap();
         assert!(matches!(&bw.status, StepStatus::Failed(e) if e.contains("cannot allocate")));
         // The steps after the failed one still ran.
-        assert!(r.steps.iter().any(|s| s.kind == StepKind::ClockHot));
+        assert!(r.steps.iter().any(|s| s.kind == StandardStep::ClockHot));
         assert!(r.results.aes.is_some());
         assert!(r.findings.iter().any(|f| f.code == "benchmark-failed"));
         assert_eq!(r.status, RunStatus::Complete);

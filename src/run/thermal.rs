@@ -12,10 +12,10 @@ use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
 use crate::bench::{BenchError, Benchmark, Progress};
 use crate::diagnose::Finding;
 use crate::record::config::RunConfig;
-use crate::record::plan::{Plan, Step, StepKind};
+use crate::record::plan::{Plan, StandardStep, Step, StepKind};
 use crate::record::run::StepRecord;
-use crate::record::run::{Results, RunReport, StepStatus};
-use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalResults, ThermalWait};
+use crate::record::run::{RunReport, StepStatus};
+use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalStep, ThermalWait};
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, StepScope, Ui};
@@ -27,16 +27,35 @@ use crate::sys::thermal::{self, ThermalSource};
 /// wait itself lasts as long as it takes, or until Ctrl-C).
 const WAIT_ESTIMATE_S: f64 = 600.0;
 
-/// Is this a step of the thermal test (run here, not by the standard run's steps)?
-pub fn handles(kind: StepKind) -> bool {
-    matches!(
-        kind,
-        StepKind::CoolDown
-            | StepKind::HeatUp
-            | StepKind::ThermalLoad
-            | StepKind::Aes256Before
-            | StepKind::Aes256After
-    )
+/// What the thermal test plans: the standard run's clock checks around its own steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThermalTestStep {
+    /// A step of the standard run's (the OPP walk, `-M`'s hot clock check).
+    Standard(StandardStep),
+    /// A step of its own (the wait, the load, AES-256).
+    Thermal(ThermalStep),
+}
+
+impl TryFrom<StepKind> for ThermalTestStep {
+    /// A kind of another mode.
+    type Error = StepKind;
+
+    fn try_from(k: StepKind) -> Result<Self, StepKind> {
+        match k {
+            StepKind::Standard(s) => Ok(Self::Standard(s)),
+            StepKind::Thermal(t) => Ok(Self::Thermal(t)),
+            other => Err(other),
+        }
+    }
+}
+
+impl From<ThermalTestStep> for StepKind {
+    fn from(k: ThermalTestStep) -> Self {
+        match k {
+            ThermalTestStep::Standard(s) => s.into(),
+            ThermalTestStep::Thermal(t) => t.into(),
+        }
+    }
 }
 
 /// The thermal test as a mode of the engine.
@@ -54,23 +73,28 @@ impl Mode for Thermal {
         matches!(self.cfg.mode, ThermalMode::CoolTo | ThermalMode::HeatTo)
     }
 
+    type Step = ThermalTestStep;
+
     fn plan(&self, cfg: &RunConfig, input: &PlanInput) -> Plan {
         plan(&self.cfg, cfg, input)
     }
 
-    fn run_step(&mut self, i: usize, s_step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+    fn run_step(
+        &mut self,
+        i: usize,
+        kind: ThermalTestStep,
+        s: &mut StepScope<'_, '_>,
+    ) -> StepRecord {
         let plan = s.run.report.plan.clone();
         let run_start = s.run_start;
         let note =
             |st: &StepStatus| runner::step_note(&plan, i, st, run_start.elapsed().as_secs_f64());
         let t = self.cfg;
-        let kind = s_step.kind;
-        runner::timed_step(s_step, s, &note, &mut |w, report| {
-            let r = &mut report.results;
-            if handles(kind) {
-                step(t, kind, w.exec, w.env, w.targets, r, &mut *w.ui)
-            } else {
-                crate::run::standard::run_step(kind, w.exec, w.env, w.targets, r)
+        runner::timed_step(kind.into(), s, &note, &mut |w, report| match kind {
+            ThermalTestStep::Thermal(k) => step(t, k, w.exec, w.env, w.targets, report, &mut *w.ui),
+            ThermalTestStep::Standard(k) => {
+                let r = &mut report.results;
+                crate::run::standard::run_step(k, w.exec, w.env, w.targets, r)
             }
         })
     }
@@ -91,21 +115,30 @@ pub fn plan(t: &ThermalConfig, cfg: &RunConfig, m: &PlanInput) -> Plan {
     } else {
         clusters
     };
-    let step = |kind, min_s, max_s| Step { kind, min_s, max_s };
+    let step = |kind: ThermalTestStep, min_s, max_s| Step {
+        kind: kind.into(),
+        min_s,
+        max_s,
+    };
+    let (own, standard) = (ThermalTestStep::Thermal, ThermalTestStep::Standard);
     let mut steps = vec![step(
-        StepKind::ClockCold,
+        standard(StandardStep::ClockCold),
         points * per_measure.0,
         points * per_measure.1,
     )];
-    let load = step(StepKind::ThermalLoad, t.duration_s, t.duration_s + 5.0);
+    let load = step(
+        own(ThermalStep::ThermalLoad),
+        t.duration_s,
+        t.duration_s + 5.0,
+    );
     match t.mode {
         ThermalMode::CoolTo | ThermalMode::HeatTo => {
             let wait = if t.mode == ThermalMode::CoolTo {
-                StepKind::CoolDown
+                ThermalStep::CoolDown
             } else {
-                StepKind::HeatUp
+                ThermalStep::HeatUp
             };
-            steps.push(step(wait, 0.0, WAIT_ESTIMATE_S));
+            steps.push(step(own(wait), 0.0, WAIT_ESTIMATE_S));
             steps.push(load);
         }
         ThermalMode::MemoryController => {
@@ -113,11 +146,11 @@ pub fn plan(t: &ThermalConfig, cfg: &RunConfig, m: &PlanInput) -> Plan {
             let aes = clusters
                 * 6.0
                 * (crate::run::plan::aes_seconds_per_size(cfg) + if m.openssl { 1.0 } else { 0.0 });
-            steps.push(step(StepKind::Aes256Before, aes, aes * 1.2));
+            steps.push(step(own(ThermalStep::Aes256Before), aes, aes * 1.2));
             steps.push(load);
-            steps.push(step(StepKind::Aes256After, aes, aes * 1.2));
+            steps.push(step(own(ThermalStep::Aes256After), aes, aes * 1.2));
             steps.push(step(
-                StepKind::ClockHot,
+                standard(StandardStep::ClockHot),
                 clusters * per_measure.0,
                 clusters * per_measure.1,
             ));
@@ -156,28 +189,30 @@ pub fn whole_degrees(c: f64) -> i64 {
     c.trunc() as i64
 }
 
-/// Run one thermal step; its results go to `results.thermal` (and `results.aes` /
-/// `results.scrypt`, which the standard log renders).
+/// Run one thermal step; its results go to the report's
+/// [`ModeResults::Thermal`](crate::record::run::ModeResults::Thermal) (and
+/// `results.aes` / `results.scrypt`, which the standard log renders).
 pub fn step(
     t: ThermalConfig,
-    kind: StepKind,
+    kind: ThermalStep,
     exec: &mut dyn Executor,
     env: &Env<'_>,
     targets: &[Target],
-    results: &mut Results,
+    report: &mut RunReport,
     ui: &mut dyn Ui,
 ) -> StepStatus {
-    let th = results.thermal.get_or_insert_with(ThermalResults::default);
+    let RunReport { results, mode, .. } = report;
+    let th = mode.thermal_or_open();
     let src = thermal::pick_source(env.root);
     if th.source.is_none() {
         th.source = src.as_ref().map(ThermalSource::label);
     }
     match kind {
-        StepKind::CoolDown | StepKind::HeatUp => {
+        ThermalStep::CoolDown | ThermalStep::HeatUp => {
             let Some(src) = src else {
                 return StepStatus::Failed(no_source());
             };
-            let mode = if kind == StepKind::CoolDown {
+            let mode = if kind == ThermalStep::CoolDown {
                 ThermalMode::CoolTo
             } else {
                 ThermalMode::HeatTo
@@ -205,7 +240,7 @@ pub fn step(
             th.wait = Some(w);
             status
         }
-        StepKind::ThermalLoad => {
+        ThermalStep::ThermalLoad => {
             let (b, o) = stress(env, Duration::from_secs_f64(t.duration_s.max(0.001)));
             match exec::call(exec, env, b, o) {
                 Ok(s) => {
@@ -220,13 +255,13 @@ pub fn step(
                 Err(e) => StepStatus::Failed(e.to_string()),
             }
         }
-        StepKind::Aes256Before | StepKind::Aes256After => {
+        ThermalStep::Aes256Before | ThermalStep::Aes256After => {
             let (bench, mut opts) = exec::aes(env, targets);
             opts.algorithms = vec![Algorithm::Aes256Cbc];
             opts.parallel.clear();
             match exec::call(exec, env, bench, opts) {
                 Ok(r) => {
-                    if kind == StepKind::Aes256Before {
+                    if kind == ThermalStep::Aes256Before {
                         results.aes = Some(r);
                     } else {
                         th.aes_after = Some(r);
@@ -236,7 +271,6 @@ pub fn step(
                 Err(e) => StepStatus::Failed(e.to_string()),
             }
         }
-        _ => StepStatus::Failed("not a step of the thermal test".into()),
     }
 }
 
@@ -422,11 +456,7 @@ fn canned_run(cpus: &[u32], elapsed_s: f64) -> ScryptRun {
 
 /// The thermal test's findings: `-M`'s AES-256 slower after the load.
 pub fn findings(r: &RunReport) -> Vec<Finding> {
-    let after = r
-        .results
-        .thermal
-        .as_ref()
-        .and_then(|t| t.aes_after.as_ref());
+    let after = r.mode.thermal().and_then(|t| t.aes_after.as_ref());
     match (&r.results.aes, after) {
         (Some(before), Some(after)) => crate::diagnose::thermal::aes_findings(before, after),
         _ => Vec::new(),
@@ -578,26 +608,35 @@ mod tests {
                 .map(|s| s.kind)
                 .collect::<Vec<_>>()
         };
+        let (cold, hot) = (
+            StandardStep::ClockCold.into(),
+            StandardStep::ClockHot.into(),
+        );
+        let own = |k: ThermalStep| StepKind::from(k);
         assert_eq!(
             kinds(ThermalMode::CoolTo),
             [
-                StepKind::ClockCold,
-                StepKind::CoolDown,
-                StepKind::ThermalLoad
+                cold,
+                own(ThermalStep::CoolDown),
+                own(ThermalStep::ThermalLoad)
             ]
         );
         assert_eq!(
             kinds(ThermalMode::HeatTo),
-            [StepKind::ClockCold, StepKind::HeatUp, StepKind::ThermalLoad]
+            [
+                cold,
+                own(ThermalStep::HeatUp),
+                own(ThermalStep::ThermalLoad)
+            ]
         );
         assert_eq!(
             kinds(ThermalMode::MemoryController),
             [
-                StepKind::ClockCold,
-                StepKind::Aes256Before,
-                StepKind::ThermalLoad,
-                StepKind::Aes256After,
-                StepKind::ClockHot
+                cold,
+                own(ThermalStep::Aes256Before),
+                own(ThermalStep::ThermalLoad),
+                own(ThermalStep::Aes256After),
+                hot
             ]
         );
     }

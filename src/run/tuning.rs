@@ -8,8 +8,7 @@ use crate::sys::devfreq;
 use crate::sys::root::SysRoot;
 use crate::tune::Tuning;
 
-/// Directory of the devfreq devices.
-pub const DEVFREQ_DIR: &str = "/sys/class/devfreq";
+use crate::sys::devfreq::DEVFREQ_DIR;
 
 /// Read every cpufreq policy's and devfreq device's governor.
 pub fn read_governors(root: &SysRoot, policies: &[Policy]) -> Vec<Governor> {

@@ -20,14 +20,14 @@ use crate::diagnose::{Finding, Severity};
 use crate::monitor::{MonitorHandle, Recording};
 use crate::record::config::RunConfig;
 use crate::record::finding::FindingCode;
-use crate::record::plan::{Plan, Step, StepKind};
-use crate::record::run::{RunReport, StepRecord, StepStatus};
-use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec};
+use crate::record::plan::{Plan, Step};
+use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
+use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec, WrapStep};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui, now_rfc3339};
 use crate::shutdown::CancellationToken;
-use crate::sys::cpu::Topology;
 use crate::sys::cpu::list::format_list;
+use crate::sys::cpu::{Topology, online_path};
 use crate::sys::cpufreq;
 use crate::sys::root::SysRoot;
 
@@ -169,6 +169,8 @@ impl Wrap {
 }
 
 impl Mode for Wrap {
+    type Step = WrapStep;
+
     /// The runs are planned from the tuned machine's topology, in [`Mode::prepare`].
     fn plan(&self, _cfg: &RunConfig, _input: &PlanInput) -> Plan {
         Plan {
@@ -186,14 +188,14 @@ impl Mode for Wrap {
                 .planned
                 .iter()
                 .map(|_| Step {
-                    kind: StepKind::Wrap,
+                    kind: WrapStep::Run.into(),
                     min_s: 0.0,
                     max_s: 0.0,
                 })
                 .collect(),
             skipped: Vec::new(),
         };
-        run.report.wrap = Some(WrapResults {
+        run.report.mode = ModeResults::Wrap(WrapResults {
             spec: spec.clone(),
             ..Default::default()
         });
@@ -208,10 +210,10 @@ impl Mode for Wrap {
         }
     }
 
-    fn run_step(&mut self, i: usize, _step: &Step, s: &mut StepScope<'_, '_>) -> StepRecord {
+    fn run_step(&mut self, i: usize, kind: WrapStep, s: &mut StepScope<'_, '_>) -> StepRecord {
         let Some(p) = self.planned.get(i) else {
             return StepRecord {
-                kind: StepKind::Wrap,
+                kind: kind.into(),
                 started: now_rfc3339(),
                 ended: now_rfc3339(),
                 duration_s: 0.0,
@@ -223,7 +225,7 @@ impl Mode for Wrap {
         let record = one_run(s.ctx, s.run, &self.spec, p, s.monitor);
         let note = format!(" ({}, {:.1} s)", record.exit.describe(), record.duration_s);
         let step = StepRecord {
-            kind: StepKind::Wrap,
+            kind: kind.into(),
             started: record.started.clone(),
             ended: record.ended.clone(),
             duration_s: record.duration_s,
@@ -233,7 +235,7 @@ impl Mode for Wrap {
                 StepStatus::Ok
             },
         };
-        if let Some(w) = s.run.report.wrap.as_mut() {
+        if let Some(w) = s.run.report.mode.wrap_mut() {
             w.runs.push(record);
         }
         s.ui.step_done(&progress_label, &note);
@@ -244,7 +246,7 @@ impl Mode for Wrap {
     fn after_steps(&mut self, s: &mut StepScope<'_, '_>, _checkpoint: &dyn Fn(&RunReport)) {
         let report = &mut s.run.report;
         let findings = wrap_findings(report);
-        if let Some(w) = report.wrap.as_mut() {
+        if let Some(w) = report.mode.wrap_mut() {
             w.compare_url = compare_url(w);
         }
         report.findings.extend(findings);
@@ -275,7 +277,7 @@ pub fn execute(
 /// `cpus-killed-mid-run` finding is made again from the kernel log and the monitor
 /// without them, so a CPU the kernel shut down on its own is still reported.
 pub fn excuse_offlined(r: &mut RunReport) {
-    let Some(w) = &r.wrap else {
+    let ModeResults::Wrap(w) = &r.mode else {
         return;
     };
     let ours: Vec<u32> = w
@@ -341,7 +343,7 @@ fn compare_url(w: &WrapResults) -> Option<String> {
 
 /// A failed or unstartable command is reported, not fatal: one finding per run.
 fn wrap_findings(r: &RunReport) -> Vec<Finding> {
-    let Some(w) = &r.wrap else {
+    let ModeResults::Wrap(w) = &r.mode else {
         return Vec::new();
     };
     w.runs
@@ -356,11 +358,6 @@ fn wrap_findings(r: &RunReport) -> Vec<Finding> {
             )
         })
         .collect()
-}
-
-/// `/sys/devices/system/cpu/cpuN/online`.
-fn online_path(cpu: u32) -> String {
-    format!("/sys/devices/system/cpu/cpu{cpu}/online")
 }
 
 /// Current clock of every cpufreq policy, MHz.

@@ -7,6 +7,9 @@ use crate::sys::root::SysRoot;
 
 /// Directory holding the policies.
 pub const CPUFREQ_DIR: &str = "/sys/devices/system/cpu/cpufreq";
+/// Where the global ondemand tunable lives (per policy on kernels whose driver keeps
+/// governor tunables per policy: `policyN/ondemand/io_is_busy`).
+pub const IO_IS_BUSY: &str = "/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy";
 
 /// One cpufreq policy: a set of CPUs that share a clock.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

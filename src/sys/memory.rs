@@ -27,6 +27,8 @@ pub struct Meminfo {
 
 /// The file the memory numbers come from.
 pub const MEMINFO: &str = "/proc/meminfo";
+/// The page cache knob (`echo 3 >…`, written by review mode through `tune::oneshot`).
+pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 
 /// The value of `key` (`MemAvailable`) of a `/proc/meminfo` text, in kB (KiB, as the kernel
 /// means it); `None` when the line is missing or garbled.

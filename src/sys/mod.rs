@@ -34,4 +34,5 @@ pub mod root;
 pub mod soc;
 pub mod storage;
 pub mod thermal;
+pub mod tunables;
 pub mod usb;

@@ -18,6 +18,11 @@ use crate::sys::root::SysRoot;
 /// Where interfaces live.
 pub const CLASS_NET: &str = "/sys/class/net";
 
+/// `/sys/class/net/IFACE/queues/QUEUE/rps_cpus`: where a receive queue's RPS mask is set.
+pub fn rps_cpus_path(iface: &str, queue: &str) -> String {
+    format!("{CLASS_NET}/{iface}/queues/{queue}/rps_cpus")
+}
+
 /// What kind of interface this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

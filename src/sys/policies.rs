@@ -12,6 +12,8 @@ use crate::sys::root::SysRoot;
 
 /// The PCIe ASPM policy module parameter.
 pub const PCIE_ASPM_POLICY: &str = "/sys/module/pcie_aspm/parameters/policy";
+/// Present where the machine has PCI Express (ASPM is tuned only then).
+pub const PCI_EXPRESS_BUS: &str = "/sys/bus/pci_express";
 
 /// One policy file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,6 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::sys::root::SysRoot;
 
+/// `/proc/<pid>/<leaf>` (`exe`, `stat`) of a live process.
+pub fn pid_path(pid: u32, leaf: &str) -> String {
+    format!("/proc/{pid}/{leaf}")
+}
+
 /// Most processes read in one snapshot (a busy desktop has a few hundred; a fork bomb
 /// must not make one snapshot take seconds).
 pub const MAX_PROCESSES: usize = 2048;

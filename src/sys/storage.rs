@@ -354,6 +354,17 @@ fn is_numbered(name: &str, prefix: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// The PCI function of an NVMe controller (`/sys/class/nvme/nvme0` → its device).
+fn nvme_pci(root: &SysRoot, controller: &str) -> Option<PciDevice> {
+    root.resolve(format!("/sys/class/nvme/{controller}"))
+        .and_then(|p| {
+            ancestors(&p)
+                .into_iter()
+                .find(|a| pci::is_pci_address(file_name(a)))
+        })
+        .map(|a| pci::read_device(root, &a))
+}
+
 /// Read one disk from `/sys/block/<name>`.
 pub fn read_disk(root: &SysRoot, name: &str) -> Option<Device> {
     let block = format!("/sys/block/{name}");
@@ -413,14 +424,7 @@ pub fn read_disk(root: &SysRoot, name: &str) -> Option<Device> {
         if let Some(n) = &dev.nvme {
             dev.node = format!("/dev/{}", n.controller);
             if dev.pci.is_none() {
-                dev.pci = root
-                    .resolve(format!("/sys/class/nvme/{}", n.controller))
-                    .and_then(|p| {
-                        ancestors(&p)
-                            .into_iter()
-                            .find(|a| pci::is_pci_address(file_name(a)))
-                    })
-                    .map(|a| pci::read_device(root, &a));
+                dev.pci = nvme_pci(root, &n.controller);
             }
         }
         dev.driver = Some("nvme".to_string());

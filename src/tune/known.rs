@@ -11,28 +11,7 @@ use std::path::{Component, Path};
 
 use crate::sys::root::SysRoot;
 
-/// The settings, as patterns of path components: `{n}` is a number, `{name}` a plain
-/// name (letters, digits, `-`, `_`, `.`, `:`), anything else literal.
-pub const TUNABLES: &[&str] = &[
-    // cpufreq: governors, limits (OPP walks), the userspace governor's clock.
-    "/sys/devices/system/cpu/cpufreq/policy{n}/scaling_governor",
-    "/sys/devices/system/cpu/cpufreq/policy{n}/scaling_max_freq",
-    "/sys/devices/system/cpu/cpufreq/policy{n}/scaling_min_freq",
-    "/sys/devices/system/cpu/cpufreq/policy{n}/scaling_setspeed",
-    "/sys/devices/system/cpu/cpufreq/policy{n}/ondemand/io_is_busy",
-    "/sys/devices/system/cpu/cpufreq/ondemand/io_is_busy",
-    "/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor",
-    "/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_max_freq",
-    "/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_min_freq",
-    // CPUs taken offline (`wrap --offline-others`).
-    "/sys/devices/system/cpu/cpu{n}/online",
-    // devfreq governors and limits (dmc, GPU, NPU).
-    "/sys/class/devfreq/{name}/governor",
-    "/sys/class/devfreq/{name}/min_freq",
-    "/sys/class/devfreq/{name}/max_freq",
-    // PCIe ASPM policy (review mode).
-    "/sys/module/pcie_aspm/parameters/policy",
-];
+pub use crate::sys::tunables::TUNABLES;
 
 fn matches_component(pattern: &str, c: &str) -> bool {
     if let Some((head, _)) = pattern.split_once("{n}") {

@@ -9,10 +9,10 @@
 
 use crate::sys::root::SysRoot;
 
-/// The page cache knob.
-pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 /// The kernel log device.
-pub const KMSG: &str = "/dev/kmsg";
+pub use crate::sys::kmsg::KMSG;
+/// The page cache knob.
+pub use crate::sys::memory::DROP_CACHES;
 
 /// Drop the page cache, dentries and inodes; `false` when not done (not the live system,
 /// or the kernel refused).

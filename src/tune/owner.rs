@@ -55,7 +55,7 @@ fn comm_of(stat: &str) -> Option<&str> {
 /// the binary was replaced since (an upgrade while it runs). `None` when it cannot be
 /// read (another user's process, without root).
 fn exe_of(pid: u32) -> Option<PathBuf> {
-    let p = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let p = std::fs::read_link(crate::sys::procs::pid_path(pid, "exe")).ok()?;
     let s = p.to_string_lossy();
     Some(match s.strip_suffix(" (deleted)") {
         Some(t) => PathBuf::from(t),
@@ -66,7 +66,9 @@ fn exe_of(pid: u32) -> Option<PathBuf> {
 /// The live system's `/proc/<pid>/stat` (process ids are the host's, whatever tree the
 /// settings live in).
 fn stat_of(pid: u32) -> Option<String> {
-    SysRoot::host().read(format!("/proc/{pid}/stat")).ok()
+    SysRoot::host()
+        .read(crate::sys::procs::pid_path(pid, "stat"))
+        .ok()
 }
 
 fn is_sbc_bench(name: &str) -> bool {

@@ -62,6 +62,10 @@ fn corpus_matches_sbc_bench_core_types() {
 /// Files sbc-bench's tsv does not cover (RISC-V, LoongArch, MIPS, the Kirin 920's
 /// two-cluster lines), with what we print for them.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of corpus files and what we print for them"
+)]
 fn corpus_files_outside_the_tsv() {
     let cases: &[(&str, Option<CpuArch>, &[&str])] = &[
         (

@@ -212,7 +212,7 @@ fn graph_on_rock_5b_holds_every_opp_from_600_mhz_with_userspace_and_restores_byt
         before,
         "governors and limits restored"
     );
-    let g = r.results.graph.as_ref().unwrap();
+    let g = r.mode.graph().unwrap();
     assert_eq!(g.method, HoldMethod::Userspace);
     let labels: Vec<&str> = g.runs.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels, ["CPU 0-3", "CPU 4-5", "CPU 6-7"]);
@@ -258,7 +258,7 @@ fn graph_on_odroid_n2plus_without_setspeed_holds_opps_with_min_and_max() {
         before,
         "limits restored byte for byte"
     );
-    let g = r.results.graph.as_ref().unwrap();
+    let g = r.mode.graph().unwrap();
     assert_eq!(g.method, HoldMethod::MinMax);
     // All cores: the OPPs of the highest policy (2: the A73s, up to 2.4 GHz); the A53s
     // follow, held at their own maximum (2016 MHz) where the A73s go higher.
@@ -368,7 +368,7 @@ fn graph_on_rpi4_with_a_meter_logs_idle_and_mw_and_charts_mips_per_watt() {
     assert!(svgs[2].contains("per watt"));
     // MIPS per watt at 1500 MHz: the canned MIPS over the meter's 4 W, in the page's table
     // and as the efficiency chart's last point.
-    let top = r.results.graph.as_ref().unwrap().runs[0]
+    let top = r.mode.graph().unwrap().runs[0]
         .points
         .last()
         .unwrap()

@@ -42,6 +42,35 @@ struct Reference {
     layer: String,
 }
 
+/// A raw string `r"…"`, `r#"…"#` starting at `i` blanked into `out` (an `r` that starts
+/// none copied); returns where the scan goes on.
+fn blank_raw_string(c: &[char], mut i: usize, out: &mut String) -> usize {
+    let mut j = i + 1;
+    while c.get(j) == Some(&'#') {
+        j += 1;
+    }
+    if c.get(j) != Some(&'"') {
+        out.push(c[i]);
+        return i + 1;
+    }
+    let hashes = j - i - 1;
+    for _ in i..=j {
+        out.push(' ');
+    }
+    i = j + 1;
+    while i < c.len() {
+        if c[i] == '"' && (1..=hashes).all(|k| c.get(i + k) == Some(&'#')) {
+            for _ in 0..=hashes {
+                out.push(' ');
+            }
+            return i + hashes + 1;
+        }
+        out.push(if c[i] == '\n' { '\n' } else { ' ' });
+        i += 1;
+    }
+    i
+}
+
 /// The source with comments and the contents of string and char literals replaced by
 /// spaces (newlines kept, so line numbers stay right).
 pub(crate) fn blank_comments_and_strings(src: &str) -> String {
@@ -83,32 +112,7 @@ pub(crate) fn blank_comments_and_strings(src: &str) -> String {
                     .last()
                     .is_some_and(|p| p.is_alphanumeric() || *p == '_') =>
             {
-                // Raw string r"…", r#"…"#.
-                let mut j = i + 1;
-                while c.get(j) == Some(&'#') {
-                    j += 1;
-                }
-                if c.get(j) != Some(&'"') {
-                    out.push(c[i]);
-                    i += 1;
-                    continue;
-                }
-                let hashes = j - i - 1;
-                for _ in i..=j {
-                    out.push(' ');
-                }
-                i = j + 1;
-                while i < c.len() {
-                    if c[i] == '"' && (1..=hashes).all(|k| c.get(i + k) == Some(&'#')) {
-                        for _ in 0..=hashes {
-                            out.push(' ');
-                        }
-                        i += hashes + 1;
-                        break;
-                    }
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
+                i = blank_raw_string(&c, i, &mut out);
             }
             '"' => {
                 out.push(' ');

@@ -48,6 +48,7 @@ mod sevenzip_bundled;
 mod signal_matrix;
 mod storage;
 mod storage_harden;
+mod sys_paths;
 mod sysread;
 mod thermal_mode;
 mod tune_harden;

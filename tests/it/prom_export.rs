@@ -78,6 +78,10 @@ fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario: start, scrape /metrics until it is complete, check it, SIGINT"
+)]
 fn prom_monitor_serves_metrics_until_sigint() {
     let tmp = tempfile::tempdir().unwrap();
     let json = run_json("rock-5b", tmp.path());

@@ -5,7 +5,6 @@
 use std::cell::RefCell;
 
 mod info;
-mod watch;
 
 use crate::app::Ctx;
 use crate::bench::net::client;
@@ -13,8 +12,8 @@ use crate::bench::net::local::{apply_affinity, resolve_bind};
 use crate::bench::net::server;
 use crate::bench::net::{NetError, Role};
 use crate::cli::net::{ClientArgs, NetArgs, NetCommand, NetCommonArgs, ServerArgs};
-use crate::output::{self, Outcome};
-use watch::Watch;
+use crate::output::Outcome;
+use crate::run::net::{NetOutput, NetWatch, error, out};
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &NetArgs) -> anyhow::Result<Outcome> {
@@ -23,20 +22,6 @@ pub fn run(ctx: &Ctx, args: &NetArgs) -> anyhow::Result<Outcome> {
         NetCommand::Client(a) => run_client(ctx, a),
         NetCommand::Server(a) => run_server(ctx, a),
     }
-}
-
-/// Print an error of a net command the way iperf3 does (`iperf3: error - …`), so every
-/// net error reads alike, whether an option was wrong or the test failed. (Not a
-/// `UsageError`: its `error: ` prefix would change what users see.)
-pub(super) fn error(msg: &str) {
-    eprintln!("sbc-bench net: error - {msg}");
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
-pub(super) fn out(text: &str) {
-    // A test in progress goes on when nobody reads its output any more (a closed pipe, a
-    // full disk): the peer is mid-test, and the exit status still tells the outcome.
-    let _ = output::print_or_closed(text);
 }
 
 /// `-B` and `-A` of either end, and `--iface` checked: the bind address, or the outcome
@@ -76,7 +61,7 @@ fn run_client(ctx: &Ctx, a: &ClientArgs) -> anyhow::Result<Outcome> {
         Ok(b) => b,
         Err(outcome) => return Ok(outcome),
     };
-    let mut watch = Watch::new(&ctx.root, &a.common, Role::Client);
+    let mut watch = NetWatch::new(&ctx.root, &NetOutput::from(&a.common), Role::Client);
     let result = client::run_client(&cfg, crate::shutdown::token(), &mut |ev| watch.on(ev));
     Ok(if watch.finished(result.as_ref()) {
         Outcome::Ok
@@ -94,7 +79,11 @@ fn run_server(ctx: &Ctx, a: &ServerArgs) -> anyhow::Result<Outcome> {
         Err(outcome) => return Ok(outcome),
     };
     let cfg = a.config(bind);
-    let watch = RefCell::new(Watch::new(&ctx.root, &a.common, Role::Server));
+    let watch = RefCell::new(NetWatch::new(
+        &ctx.root,
+        &NetOutput::from(&a.common),
+        Role::Server,
+    ));
     let mut failed = false;
     let served = server::serve(
         &cfg,

@@ -16,9 +16,9 @@ use crate::output::rows::RowStream;
 use crate::output::{self, Outcome, schema};
 use crate::record::storage::StorageReport;
 use crate::report::text::storage as text;
+use crate::run::storage::{StorageWatch, surroundings};
 use crate::sys::root::SysRoot;
 use crate::sys::storage as inventory;
-use watch::StorageWatch;
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: &StorageArgs) -> anyhow::Result<Outcome> {
@@ -73,7 +73,7 @@ fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Outcome> {
 
 fn bench(ctx: &Ctx, args: &StorageBenchArgs, json: bool) -> anyhow::Result<Outcome> {
     let (mut cfg, notes) = watch::configure(ctx, args)?;
-    let around = watch::surroundings(&ctx.root, &cfg);
+    let around = surroundings(&ctx.root, &cfg);
     // Pass start times count from here, when monitoring begins.
     cfg.epoch = Some(Instant::now());
     let mut watch = StorageWatch::start(&ctx.root, !args.no_monitor && ctx.root.is_host(), &around);

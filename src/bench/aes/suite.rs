@@ -190,6 +190,35 @@ fn plan(cfg: &AesSuiteConfig<'_>) -> Vec<(Algorithm, Target)> {
     v
 }
 
+/// OpenSSL's `speed` of `alg` on every CPU at once, one thread per CPU.
+fn openssl_on_every_cpu(
+    o: &Openssl,
+    alg: Algorithm,
+    cfg: &AesSuiteConfig<'_>,
+    cancel: &CancellationToken,
+) -> Vec<(u32, Result<SpeedRun, BenchError>)> {
+    std::thread::scope(|s| {
+        let hs: Vec<_> = cfg
+            .all_cpus
+            .iter()
+            .map(|&cpu| {
+                (
+                    cpu,
+                    s.spawn(move || o.speed(alg, Some(cpu), cfg.openssl_seconds, cancel)),
+                )
+            })
+            .collect();
+        hs.into_iter()
+            .map(|(cpu, h)| {
+                let r = h
+                    .join()
+                    .unwrap_or_else(|_| Err(BenchError::Failed("openssl runner panicked".into())));
+                (cpu, r)
+            })
+            .collect()
+    })
+}
+
 /// Run everything. Cancellation stops at once with [`BenchError::Cancelled`]; any other
 /// failure is recorded in [`AesResults::errors`] and the run goes on.
 pub fn run(
@@ -254,29 +283,7 @@ pub fn run(
                 twice |= cfg.openssl_runs(*alg) == 2;
             }
             for &alg in &cfg.parallel {
-                let results: Vec<(u32, Result<SpeedRun, BenchError>)> = std::thread::scope(|s| {
-                    let hs: Vec<_> = cfg
-                        .all_cpus
-                        .iter()
-                        .map(|&cpu| {
-                            (
-                                cpu,
-                                s.spawn(move || {
-                                    o.speed(alg, Some(cpu), cfg.openssl_seconds, cancel)
-                                }),
-                            )
-                        })
-                        .collect();
-                    hs.into_iter()
-                        .map(|(cpu, h)| {
-                            let r = h.join().unwrap_or_else(|_| {
-                                Err(BenchError::Failed("openssl runner panicked".into()))
-                            });
-                            (cpu, r)
-                        })
-                        .collect()
-                });
-                for (cpu, r) in results {
+                for (cpu, r) in openssl_on_every_cpu(o, alg, cfg, cancel) {
                     keep(
                         r.map(|r| from_openssl(r, cpu, PARALLEL.into())),
                         &mut out,

@@ -179,6 +179,34 @@ fn raw_count(attr: &Value) -> Option<u64> {
     raw.get("value").and_then(Value::as_u64)
 }
 
+/// The device statistics' "Percentage Used Endurance Indicator" (`-l devstat`).
+fn devstat_used(v: &Value) -> Option<u64> {
+    v.pointer("/ata_device_statistics/pages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.get("table").and_then(Value::as_array))
+        .flatten()
+        .find(|e| {
+            e.get("name").and_then(Value::as_str) == Some("Percentage Used Endurance Indicator")
+        })
+        .and_then(|e| e.get("value"))
+        .and_then(Value::as_u64)
+}
+
+/// smartctl's own messages (`/dev/sda: Unable to detect device type`).
+fn messages(v: &Value) -> Vec<String> {
+    v.pointer("/smartctl/messages")
+        .and_then(Value::as_array)
+        .map(|m| {
+            m.iter()
+                .filter_map(|x| x.get("string").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Parse `smartctl -j -a [-l devstat]` output into [`Health`]. Anything missing stays
 /// `None`; `Err` only when it is not JSON at all.
 pub fn parse(text: &str, source: &str) -> Result<Health, String> {
@@ -222,18 +250,7 @@ pub fn parse(text: &str, source: &str) -> Result<Health, String> {
     let rotation_rpm = u("/rotation_rate")
         .and_then(|r| u32::try_from(r).ok())
         .or(is_nvme.then_some(0));
-    let devstat_used = v
-        .pointer("/ata_device_statistics/pages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|p| p.get("table").and_then(Value::as_array))
-        .flatten()
-        .find(|e| {
-            e.get("name").and_then(Value::as_str) == Some("Percentage Used Endurance Indicator")
-        })
-        .and_then(|e| e.get("value"))
-        .and_then(Value::as_u64);
+    let devstat_used = devstat_used(&v);
     let percentage_used = if is_nvme {
         u("/nvme_smart_health_information_log/percentage_used")
     } else if rotation_rpm == Some(0) {
@@ -251,16 +268,7 @@ pub fn parse(text: &str, source: &str) -> Result<Health, String> {
     } else {
         devstat_used
     };
-    let messages = v
-        .pointer("/smartctl/messages")
-        .and_then(Value::as_array)
-        .map(|m| {
-            m.iter()
-                .filter_map(|x| x.get("string").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let messages = messages(&v);
     Ok(Health {
         source: match (source, version) {
             ("smartctl", Some(ver)) => format!("smartctl {ver}"),

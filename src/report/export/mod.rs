@@ -13,6 +13,7 @@ mod graph_html;
 mod json;
 mod log;
 mod markdown;
+mod run_files;
 
 use std::cell::Cell;
 use std::path::Path;
@@ -25,6 +26,7 @@ pub use self::graph_html::GraphHtml;
 pub use self::json::{Json, JsonRedacted};
 pub use self::log::Log;
 pub use self::markdown::Markdown;
+pub use self::run_files::run_sink;
 use crate::record::run::RunReport;
 
 /// Renders one run report to bytes.

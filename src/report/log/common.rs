@@ -10,8 +10,9 @@ use crate::monitor::render::TableOptions;
 use crate::monitor::{Phase, Recording};
 use crate::output::{Paint, paint};
 use crate::record::finding::{Finding, Severity};
-use crate::record::plan::StepKind;
-use crate::record::run::{RunReport, table_every_s};
+use crate::record::plan::{StandardStep, StepKind};
+use crate::record::run::{ModeResults, RunReport, table_every_s};
+use crate::record::thermal::ThermalStep;
 use crate::record::wrap::WrapResults;
 use crate::report::log::{throttle, topology};
 use crate::report::text::info;
@@ -53,22 +54,16 @@ pub fn validation(r: &RunReport, color: bool) -> String {
 /// or not: it fills the row's AES column either way; our scrypt stress is its cpuminer.
 /// The 7-Zip step is split, see [`sevenzip_parts`].
 fn health_heading(kind: StepKind) -> &'static str {
+    use StandardStep as S;
     match kind {
-        StepKind::MemBandwidth => "tinymembench",
-        StepKind::MemLatency => "ramlat",
-        StepKind::Aes => "OpenSSL benchmark",
-        StepKind::Scrypt | StepKind::ThermalLoad => "cpuminer",
-        StepKind::ClockCold
-        | StepKind::SevenZip
-        | StepKind::Lzma
-        | StepKind::ClockHot
-        | StepKind::Aes256Before
-        | StepKind::Aes256After
-        | StepKind::CoolDown
-        | StepKind::HeatUp
-        | StepKind::GraphIdle
-        | StepKind::Graph
-        | StepKind::Wrap => kind.phase(),
+        StepKind::Standard(S::MemBandwidth) => "tinymembench",
+        StepKind::Standard(S::MemLatency) => "ramlat",
+        StepKind::Standard(S::Aes) => "OpenSSL benchmark",
+        StepKind::Standard(S::Scrypt) | StepKind::Thermal(ThermalStep::ThermalLoad) => "cpuminer",
+        StepKind::Standard(S::ClockCold | S::SevenZip | S::Lzma | S::ClockHot)
+        | StepKind::Thermal(_)
+        | StepKind::Graph(_)
+        | StepKind::Wrap(_) => kind.phase(),
     }
 }
 
@@ -88,7 +83,7 @@ fn sevenzip_parts(r: &RunReport) -> Vec<(&'static str, f64)> {
         .results
         .compress_per_cluster
         .iter()
-        .filter(|g| g.tool == StepKind::SevenZip)
+        .filter(|g| g.tool == StandardStep::SevenZip)
         .filter_map(|g| g.result.sevenzip.as_ref())
         .flat_map(|z| z.multi.iter().map(|m| m.elapsed_s))
         .sum();
@@ -109,7 +104,7 @@ fn sevenzip_parts(r: &RunReport) -> Vec<(&'static str, f64)> {
             r.results
                 .compress_per_cluster
                 .iter()
-                .any(|g| g.tool == StepKind::SevenZip),
+                .any(|g| g.tool == StandardStep::SevenZip),
         ),
     ];
     parts
@@ -171,7 +166,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
     let mut s = String::new();
     let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
     let opts = TableOptions::sbc_bench(dc);
-    if let Some(w) = &r.wrap {
+    if let ModeResults::Wrap(w) = &r.mode {
         return wrap_health_tables(rec, w, &opts);
     }
     let sevenzip = sevenzip_parts(r);
@@ -180,7 +175,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
             continue;
         };
         let mut parts: Vec<(Phase, f64)> = Vec::new();
-        if step.kind == StepKind::SevenZip && !sevenzip.is_empty() {
+        if step.kind == StandardStep::SevenZip && !sevenzip.is_empty() {
             parts = split_phase(rec, phase, &sevenzip)
                 .into_iter()
                 .map(|p| {
@@ -374,7 +369,7 @@ mod tests {
                 ..Default::default()
             });
             if i == 0 {
-                rec.begin_phase(StepKind::SevenZip.phase());
+                rec.begin_phase(StandardStep::SevenZip.phase());
             }
         }
         rec.end_phase();
@@ -387,7 +382,7 @@ mod tests {
         // timing, the multi-threaded ones 6 s.
         let secs: Vec<f64> = (0..=10).map(f64::from).collect();
         let rec = recording(&secs);
-        let phase = rec.phase(StepKind::SevenZip.phase()).unwrap().clone();
+        let phase = rec.phase(StandardStep::SevenZip.phase()).unwrap().clone();
         let parts = split_phase(
             &rec,
             &phase,
@@ -416,11 +411,23 @@ mod tests {
 
     #[test]
     fn health_headings_are_sbc_bench_s_where_it_has_the_phase() {
-        assert_eq!(health_heading(StepKind::MemBandwidth), "tinymembench");
-        assert_eq!(health_heading(StepKind::MemLatency), "ramlat");
-        assert_eq!(health_heading(StepKind::Aes), "OpenSSL benchmark");
-        assert_eq!(health_heading(StepKind::Scrypt), "cpuminer");
-        assert_eq!(health_heading(StepKind::Lzma), "native LZMA benchmark");
-        assert_eq!(health_heading(StepKind::ClockCold), "clock check");
+        assert_eq!(
+            health_heading(StandardStep::MemBandwidth.into()),
+            "tinymembench"
+        );
+        assert_eq!(health_heading(StandardStep::MemLatency.into()), "ramlat");
+        assert_eq!(
+            health_heading(StandardStep::Aes.into()),
+            "OpenSSL benchmark"
+        );
+        assert_eq!(health_heading(StandardStep::Scrypt.into()), "cpuminer");
+        assert_eq!(
+            health_heading(StandardStep::Lzma.into()),
+            "native LZMA benchmark"
+        );
+        assert_eq!(
+            health_heading(StandardStep::ClockCold.into()),
+            "clock check"
+        );
     }
 }

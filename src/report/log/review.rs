@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::bench::clock::ClockCheck;
 use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
-use crate::record::run::RunReport;
+use crate::record::run::{ModeResults, RunReport};
 use crate::record::tuning::Governor;
 use crate::report::log::{clock, crypto, memory, topology};
 use crate::report::text::{info, storage};
@@ -628,7 +628,7 @@ fn swap_and_throttling(s: &mut String, w: &Waiting) {
 
 /// The review's part of the text log: the Markdown review, then the stop report.
 pub fn log_section(r: &RunReport) -> String {
-    let Some(rv) = &r.review else {
+    let ModeResults::Review(rv) = &r.mode else {
         return String::new();
     };
     let mut s = String::from("Review (sbc-bench -r):\n\n");

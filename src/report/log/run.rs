@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
 use crate::record::finding::FindingCode;
-use crate::record::plan::StepKind;
-use crate::record::run::{RunReport, RunStatus, StepStatus};
+use crate::record::plan::{StandardStep, StepKind};
+use crate::record::run::{ModeResults, RunReport, RunStatus, StepStatus};
 use crate::report::log::common::{after_sections, log_head, section, validation_and_tuning};
 pub use crate::report::log::common::{finding_line, validation};
 use crate::report::log::{clock, crypto, memory};
@@ -142,7 +142,7 @@ pub fn console_summary(r: &RunReport, log: Option<&str>, color: bool) -> String 
 
 /// The monitor's header and its last row before the hot clock check.
 fn health_now(rec: &Recording) -> Option<String> {
-    let hot = rec.phase(StepKind::ClockHot.phase())?;
+    let hot = rec.phase(StandardStep::ClockHot.phase())?;
     let iv = rec
         .intervals
         .iter()
@@ -189,7 +189,7 @@ fn scrypt_column_note(r: &RunReport) -> Option<String> {
 
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
-    if r.wrap.is_some() {
+    if let ModeResults::Wrap(_) = &r.mode {
         return crate::report::log::wrap::log(r);
     }
     let mut s = log_head(r);
@@ -240,15 +240,15 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
             section(s, &crypto::compress_section(c, &all_cpus));
         }
     }
-    section(s, &per_core_type(r, StepKind::SevenZip));
+    section(s, &per_core_type(r, StandardStep::SevenZip));
     if let Some(c) = &r.results.lzma {
         section(s, &crypto::compress_section(c, &all_cpus));
     }
-    section(s, &per_core_type(r, StepKind::Lzma));
+    section(s, &per_core_type(r, StandardStep::Lzma));
     if let Some(sc) = &r.results.scrypt {
         section(s, &crypto::scrypt_section(sc, sc.elapsed_s.round() as u64));
     }
-    if r.results.thermal.is_some() {
+    if let ModeResults::Thermal(_) = &r.mode {
         section(s, &crate::report::log::thermal::section(r));
     }
     if !r.results.clock_hot.is_empty() {
@@ -261,7 +261,7 @@ fn benchmark_sections(s: &mut String, r: &RunReport) {
         hot.push_str(clock::render(&r.results.clock_hot, &[]).trim_start_matches('\n'));
         section(s, &hot);
     }
-    if let Some(g) = &r.results.graph {
+    if let ModeResults::Graph(g) = &r.mode {
         s.push_str(&crate::report::page::graph::log_sections(g));
     }
 }
@@ -293,7 +293,7 @@ fn phases(r: &RunReport) -> String {
 /// Extensive mode's compression runs on each group of cores of one type, as sbc-bench
 /// prints its "7-zip cluster benchmarks": `Executing benchmark 3 times multi-threaded on
 /// CPUs 0-3 (Cortex-A55)` and 7-Zip's output, one block per group in one section.
-fn per_core_type(r: &RunReport, tool: StepKind) -> String {
+fn per_core_type(r: &RunReport, tool: StandardStep) -> String {
     let mut s = String::new();
     for g in r
         .results

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::diagnose::thermal::{self, AesRatio, ThermalVerdict};
-use crate::record::run::RunReport;
+use crate::record::run::{ModeResults, RunReport};
 use crate::record::thermal::{ThermalMode, ThermalWait};
 use crate::report::log::crypto;
 
@@ -136,7 +136,7 @@ pub fn ratio_block(ratios: &[AesRatio]) -> String {
 /// The log's thermal section: the wait, `Total Scores:`, `-M`'s second AES run and
 /// ratios, and the verdict.
 pub fn section(r: &RunReport) -> String {
-    let Some(th) = &r.results.thermal else {
+    let ModeResults::Thermal(th) = &r.mode else {
         return String::new();
     };
     let mut s = String::new();

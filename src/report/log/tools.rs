@@ -883,6 +883,10 @@ mod tests {
     /// This 2-core AMD EPYC KVM guest, as `lscpu` (util-linux 2.38.1) printed it
     /// (flags cut to three, vulnerabilities to three).
     #[test]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the fixture is one lscpu capture, field by field"
+    )]
     fn lscpu_summary_of_a_kvm_guest_reads_like_lscpu() {
         use crate::sys::kernel::Vulnerability;
         use crate::sys::lscpu::{CacheIndex, LscpuCpu, NumaNode};

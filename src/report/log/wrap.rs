@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::bench::external::extract::{Score, Tool};
-use crate::record::run::{RunReport, RunStatus};
+use crate::record::run::{ModeResults, RunReport, RunStatus};
 use crate::record::wrap::{WrapResults, WrapRun};
 use crate::report::log::common::{
     after_sections, log_head, section, validation, validation_and_tuning,
@@ -264,7 +264,7 @@ fn ordinal_short(n: u32) -> String {
 /// The full log of a wrap run.
 pub fn log(r: &RunReport) -> String {
     let mut s = log_head(r);
-    let Some(w) = &r.wrap else {
+    let ModeResults::Wrap(w) = &r.mode else {
         return s;
     };
     for run in &w.runs {
@@ -291,7 +291,7 @@ pub fn log(r: &RunReport) -> String {
 /// What the console shows at the end: the table of runs, the compare URL, validation.
 pub fn console(r: &RunReport, log: Option<&str>, color: bool) -> String {
     let mut s = String::from("\n");
-    if let Some(w) = &r.wrap {
+    if let ModeResults::Wrap(w) = &r.mode {
         s.push_str(&runs_table(w));
         if let Some(u) = &w.compare_url {
             let _ = writeln!(s, "\n{u}");

@@ -278,7 +278,7 @@ pub fn html(r: &RunReport) -> String {
             ""
         }
     );
-    let Some(g) = &r.results.graph else {
+    let Some(g) = r.mode.graph() else {
         o.push_str("<p>No measurements yet.</p>\n</body>\n</html>\n");
         return o;
     };

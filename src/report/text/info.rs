@@ -10,6 +10,8 @@
 
 use std::fmt::Write;
 
+use crate::monitor::Setup;
+use crate::monitor::render::Banner;
 use crate::record::tuning::Governor;
 use crate::report::log::topology;
 use crate::sys::board::NameSource;
@@ -18,8 +20,10 @@ use crate::sys::cpufreq::Policy;
 use crate::sys::devfreq::{Devfreq, hz_to_mhz};
 use crate::sys::discover::SystemInfo;
 use crate::sys::memory::{Memory, StorageKind, Swap, SwapKind};
+use crate::sys::root::SysRoot;
 use crate::sys::soc::{SocDevice, SocGuess};
 use crate::sys::thermal::{Hwmon, Reading};
+use crate::sys::{board, discover, soc};
 
 /// sbc-bench's section separator.
 pub const SEPARATOR: &str =
@@ -770,6 +774,30 @@ pub fn sensors_block(i: &SystemInfo) -> String {
         );
     }
     s
+}
+
+/// `monitor`'s identification line's inputs, the same as `info`'s summary line: the SoC bus
+/// device, the SoC guess (on x86 the processor name), virtualisation as
+/// `systemd-detect-virt` names it, the userland.
+pub fn monitor_banner(root: &SysRoot, setup: &Setup) -> Banner {
+    let inputs = soc::read_inputs(root, &setup.topology);
+    let g = soc::guess(&inputs);
+    let cpu_name = discover::x86_cpu_name(&inputs);
+    Banner {
+        soc0: inputs.soc0.as_ref().and_then(soc0_label),
+        soc: soc_label(cpu_name.as_deref(), &g),
+        // `uname -m`, as `info` reads it.
+        kernel_arch: board::kernel_machine(root, &board::HostFacts::read(root)),
+        virt: board::Virtualization::detect(
+            root,
+            board::BoardDevice::read(root).dmi.as_ref(),
+            board::kernel_release(root).as_deref(),
+        )
+        .systemd_name(),
+        userland: board::Userland::read(root).map(|u| u.arch),
+        topology: topology::render(&setup.topology) + &topology::notes(&setup.topology),
+        thermal_source: setup.thermal.as_ref().map(|t| t.label()),
+    }
 }
 
 #[cfg(test)]

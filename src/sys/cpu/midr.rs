@@ -73,6 +73,10 @@ pub fn implementer_name(implementer: u32) -> Option<&'static str> {
 }
 
 /// Name of the core with this implementer and part number, as sbc-bench prints it.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a lookup table: one line per implementer and part"
+)]
 pub fn core_name(implementer: u32, part: u32) -> Option<&'static str> {
     let name = match implementer {
         0x41 => arm(part)?,

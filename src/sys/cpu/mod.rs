@@ -18,6 +18,13 @@ use crate::sys::root::SysRoot;
 
 /// sysfs directory of the CPU devices.
 pub const CPU_DIR: &str = "/sys/devices/system/cpu";
+/// `/proc/cpuinfo` (`CPUINFOFILE` stands in for it: `SysRoot::with_cpuinfo`).
+pub const CPUINFO: &str = "/proc/cpuinfo";
+
+/// `/sys/devices/system/cpu/cpuN/online`: a CPU taken offline and back (`wrap --per-core`).
+pub fn online_path(cpu: u32) -> String {
+    format!("{CPU_DIR}/cpu{cpu}/online")
+}
 
 /// One logical CPU.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

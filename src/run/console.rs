@@ -1,6 +1,6 @@
 //! How a run talks to the user on the terminal: sbc-bench's progress lines and prompts
-//! (`RunConsole`) and the thermal test's temperature line rewritten in place
-//! (`ThermalConsole`).
+//! (`RunConsole`), the thermal test's temperature line rewritten in place
+//! (`ThermalConsole`), and `wrap`'s plain lines (`WrapConsole`).
 
 use std::io::{BufRead, Write};
 
@@ -10,7 +10,7 @@ use crate::run::runner::Ui;
 
 /// The terminal: sbc-bench's progress lines on stdout, a bar on stderr when it is a
 /// terminal, prompts only when interactive.
-pub(crate) struct RunConsole {
+pub struct RunConsole {
     interactive: bool,
     bar: Option<indicatif::ProgressBar>,
     /// The run's steps (for `step 2/7` and the time left), once planned.
@@ -21,7 +21,7 @@ pub(crate) struct RunConsole {
 
 impl RunConsole {
     /// The console of a run; prompts only when `interactive`.
-    pub(crate) fn new(interactive: bool) -> Self {
+    pub fn new(interactive: bool) -> Self {
         Self {
             interactive,
             bar: None,
@@ -79,7 +79,7 @@ impl Ui for RunConsole {
 
 /// The run's console, with the current temperature rewritten in place on a terminal
 /// (sbc-bench moves the cursor up a line after each reading).
-pub(crate) struct ThermalConsole {
+pub struct ThermalConsole {
     inner: RunConsole,
     tty: bool,
     /// A status line stands where the next line goes.
@@ -89,7 +89,7 @@ pub(crate) struct ThermalConsole {
 impl ThermalConsole {
     /// The console of a thermal test; prompts only when `interactive`, the status line
     /// rewritten in place when stdout is a terminal (`tty`).
-    pub(crate) fn new(interactive: bool, tty: bool) -> Self {
+    pub fn new(interactive: bool, tty: bool) -> Self {
         Self {
             inner: RunConsole::new(interactive),
             tty,
@@ -137,5 +137,32 @@ impl Ui for ThermalConsole {
             println!("{s}");
         }
         let _ = std::io::stdout().flush();
+    }
+}
+
+/// Lines on stdout; no prompts (a wrapped benchmark is started on purpose).
+pub struct WrapConsole;
+
+impl Ui for WrapConsole {
+    fn line(&mut self, s: &str) {
+        println!("{s}");
+    }
+
+    fn planned(&mut self, _plan: &Plan) {}
+
+    fn step_started(&mut self, what: &str) -> Box<dyn Fn(f64) + Sync> {
+        println!("{what}...");
+        let _ = std::io::stdout().flush();
+        Box::new(|_| {})
+    }
+
+    fn step_done(&mut self, what: &str, note: &str) {
+        println!("{what}. Done{note}.");
+        let _ = std::io::stdout().flush();
+    }
+
+    fn confirm(&mut self, warning: &str) -> bool {
+        println!("{warning}");
+        true
     }
 }

@@ -5,18 +5,41 @@ use crate::bench::net::engine::StreamThread;
 use crate::bench::net::report::{self, Iperf3Layout};
 use crate::bench::net::sampler::NetSampler;
 use crate::bench::net::{NetError, NetEvent, Role, TestReport};
-use crate::cli::net::NetCommonArgs;
 use crate::diagnose::net::{diagnose, observe_test};
 use crate::output;
 use crate::report::text::net::{cpu_line, render_findings, result_json};
 use crate::sys::root::SysRoot;
 
-use super::{error, out};
+/// Print an error of a net command the way iperf3 does (`iperf3: error - …`), so every
+/// net error reads alike, whether an option was wrong or the test failed. (Not a
+/// `UsageError`: its `error: ` prefix would change what users see.)
+pub fn error(msg: &str) {
+    eprintln!("sbc-bench net: error - {msg}");
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
+pub fn out(text: &str) {
+    // A test in progress goes on when nobody reads its output any more (a closed pipe, a
+    // full disk): the peer is mid-test, and the exit status still tells the outcome.
+    let _ = output::print_or_closed(text);
+}
+
+/// How either end prints: JSON or iperf3's text, with the diagnosis or not, sampling
+/// which interface (`--iface`).
+#[derive(Debug, Clone, Default)]
+pub struct NetOutput {
+    /// `--iface`.
+    pub iface: Option<String>,
+    /// `--json`.
+    pub json: bool,
+    /// Not `--no-diagnose`.
+    pub diagnose: bool,
+}
 
 /// What either end prints and samples while its tests run.
-pub(super) struct Watch<'a> {
+pub struct NetWatch<'a> {
     root: &'a SysRoot,
-    common: &'a NetCommonArgs,
+    iface: Option<String>,
     role: Role,
     json: bool,
     diag: bool,
@@ -25,21 +48,22 @@ pub(super) struct Watch<'a> {
     sampler: Option<NetSampler>,
 }
 
-impl<'a> Watch<'a> {
-    pub(super) fn new(root: &'a SysRoot, common: &'a NetCommonArgs, role: Role) -> Self {
+impl<'a> NetWatch<'a> {
+    /// Watch the tests of one end (`role`), printing as `how` says.
+    pub fn new(root: &'a SysRoot, how: &NetOutput, role: Role) -> Self {
         Self {
             root,
-            common,
+            iface: how.iface.clone(),
             role,
-            json: common.json,
-            diag: !common.no_diagnose,
+            json: how.json,
+            diag: how.diagnose,
             layout: None,
             sampler: None,
         }
     }
 
     /// Progress: iperf3's lines as they come (not with `-J`), a sample per interval.
-    pub(super) fn on(&mut self, ev: NetEvent<'_>) {
+    pub fn on(&mut self, ev: NetEvent<'_>) {
         let text = !self.json;
         match ev {
             NetEvent::Listening { port, test_number } if text => {
@@ -64,7 +88,7 @@ impl<'a> Watch<'a> {
                     parallel: params.parallel,
                 });
                 if self.diag {
-                    let iface = self.common.iface.as_deref();
+                    let iface = self.iface.as_deref();
                     self.sampler =
                         Some(NetSampler::for_streams(self.root, iface, streams, threads));
                 }
@@ -98,7 +122,7 @@ impl<'a> Watch<'a> {
     }
 
     /// A test ended: its results and diagnosis, or its error. `false` when it failed.
-    pub(super) fn finished(&mut self, r: Result<&TestReport, &NetError>) -> bool {
+    pub fn finished(&mut self, r: Result<&TestReport, &NetError>) -> bool {
         let sampler = self.sampler.take();
         let r = match r {
             Ok(r) => r,
