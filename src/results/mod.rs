@@ -11,4 +11,5 @@ pub mod reference;
 pub mod sbclog;
 pub mod share;
 pub mod store;
+pub mod store_index;
 pub mod view;

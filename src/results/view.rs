@@ -22,8 +22,8 @@ impl Entry {
             soc: self.soc.as_deref(),
             sevenzip_multi: self.sevenzip_multi,
             sevenzip_single: self.sevenzip_single,
-            aes256_16k: self.aes256_16k,
-            memcpy_mb_s: self.memcpy_mb_s,
+            aes256_16k: self.aes256_16k_kb_per_s,
+            memcpy_mb_s: self.memcpy_mb_per_s,
             verdict: self.verdict.as_deref(),
         }
     }
