@@ -194,11 +194,10 @@ pub fn from_run(r: &RunReport) -> Parsed {
 }
 
 /// Why the charts of an imported sbc-bench log are empty.
-const LOG_MISSING: &str = "the document is a text log, which is read for its Results.md \
-figures only (make the report from the run JSON or the stored run for charts)";
+const LOG_MISSING: &str = "the log holds no such table";
 
 /// The report of a log of the bash sbc-bench (or an appended one of ours): what the
-/// row and the header say.
+/// row and the header say, and the charts of every table the log holds.
 pub fn log_report(p: &Parsed) -> ReportData {
     let l = &p.log;
     let row = &l.results_row;
@@ -240,7 +239,7 @@ pub fn log_report(p: &Parsed) -> ReportData {
         "Not in the file",
         (!l.unread.is_empty()).then(|| l.unread.join("; ")),
     );
-    ReportData {
+    let mut d = ReportData {
         title: if row.device.is_empty() {
             "n/a".into()
         } else {
@@ -256,7 +255,9 @@ pub fn log_report(p: &Parsed) -> ReportData {
         results_row: Some(row.clone()),
         missing: LOG_MISSING.into(),
         ..ReportData::default()
-    }
+    };
+    crate::results::record_report::charts(&p.record, &mut d);
+    d
 }
 
 /// Whether the document's kernel is a vendor (BSP) kernel, by sbc-bench's rules (see

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod document;
 pub mod export;
 pub mod lookup;
+pub mod record_report;
 pub mod reference;
 pub mod sbclog;
 pub mod share;
