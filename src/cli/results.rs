@@ -215,6 +215,14 @@ pub struct CompareArgs {
     /// The column to sort by: 7zip-multi, 7zip-single, aes, memcpy, memset, khs.
     #[arg(long, value_name = "M", default_value = "7zip-multi", value_parser = parse_metric)]
     pub metric: Metric,
+    /// Set RUN beside this run (a stored run's number, a log or a run JSON; repeatable):
+    /// every metric at once, the better direction marked, the spread of repeats.
+    #[arg(long = "with", value_name = "RUN", conflicts_with = "history")]
+    pub with: Vec<PathBuf>,
+    /// The stored runs of the run's SoC (or --soc, --device) in date order: when a metric
+    /// moved beyond its run-to-run spread, and what changed between the runs.
+    #[arg(long)]
+    pub history: bool,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,

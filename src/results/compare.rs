@@ -263,7 +263,8 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
     let my_clock = clock_mhz(&mine.clock);
     let my_kernel = kernel_major_minor(&mine.kernel);
     let mut higher_clock = 0;
-    let mut other_kernel = Vec::<String>::new();
+    // Each other kernel with how many of the faster rows ran it.
+    let mut other_kernel = Vec::<(String, usize)>::new();
     let mut other_arch = 0;
     let mut throttled = 0;
     for r in &faster {
@@ -272,8 +273,11 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
                 higher_clock += 1;
             }
         }
-        if r.row.kernel != my_kernel && !other_kernel.contains(&r.row.kernel) {
-            other_kernel.push(r.row.kernel.clone());
+        if r.row.kernel != my_kernel {
+            match other_kernel.iter_mut().find(|(k, _)| *k == r.row.kernel) {
+                Some(k) => k.1 += 1,
+                None => other_kernel.push((r.row.kernel.clone(), 1)),
+            }
         }
         if arch(&r.row.distro_arch) != arch(&mine.distro_arch) {
             other_arch += 1;
@@ -289,11 +293,28 @@ fn reasons(mine: &ResultsRow, picked: &[&Reference], metric: Metric) -> Vec<Stri
         ));
     }
     if !other_kernel.is_empty() {
+        // Said of the rows it is true of: `2 of the 4 faster rows ran kernel 6.1`.
         other_kernel.sort();
+        let n: usize = other_kernel.iter().map(|k| k.1).sum();
+        let which = if n == faster.len() {
+            "the faster rows".to_string()
+        } else {
+            format!("{n} of the {} faster rows", faster.len())
+        };
+        let kernels: Vec<String> = other_kernel
+            .iter()
+            .map(|(k, c)| {
+                if other_kernel.len() > 1 {
+                    format!("{k} ({c})")
+                } else {
+                    k.clone()
+                }
+            })
+            .collect();
         why.push(format!(
-            "the faster rows ran kernel {} (this run: {my_kernel}): kernel branch and BSP \
+            "{which} ran kernel {} (this run: {my_kernel}): kernel branch and BSP \
              settings (DRAM clock, governors) change these figures",
-            other_kernel.join(", ")
+            kernels.join(", ")
         ));
     }
     if other_arch > 0 {
@@ -464,6 +485,41 @@ mod tests {
         assert!(
             text.contains("| **this run: Radxa ROCK 5B** | 2400/1800 MHz | 6.1 |"),
             "{text}"
+        );
+    }
+
+    /// Issue 31: with 4 faster rows of which 2 ran kernel 6.1 and 2 this run's 6.6, the
+    /// sentence said "the faster rows ran kernel 6.1".
+    #[test]
+    fn the_kernel_sentence_counts_the_faster_rows_it_is_true_of() {
+        let mut mine = rock5b_run();
+        mine.kernel = "6.6.10".into();
+        let faster = |k: &str, v: u64| Reference {
+            row: ResultsRow {
+                kernel: k.into(),
+                sevenzip_multi: Some(v),
+                ..rock5b_run()
+            },
+            soc: Some("RK3588".into()),
+            log: None,
+            core_types: Vec::new(),
+        };
+        let refs = [
+            faster("6.1", 16000),
+            faster("6.1", 16100),
+            faster("6.6", 16200),
+            faster("6.6", 16300),
+        ];
+        let c = compare(
+            &mine,
+            &refs,
+            Selection::Soc("RK3588".into()),
+            Metric::SevenzipMulti,
+        );
+        let k = c.why.iter().find(|w| w.contains("ran kernel")).unwrap();
+        assert!(
+            k.starts_with("2 of the 4 faster rows ran kernel 6.1 (this run: 6.6)"),
+            "{k}"
         );
     }
 

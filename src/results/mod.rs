@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod document;
 pub mod export;
+pub mod history;
 pub mod lookup;
 pub mod record_report;
 pub mod reference;

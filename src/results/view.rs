@@ -91,7 +91,8 @@ impl Parsed {
 /// runs, by 7-Zip multi-core score.
 pub fn comparison(p: &Parsed, db: Option<&Path>, except: Option<i64>) -> Option<ComparisonView> {
     let mut refs = reference::published();
-    refs.extend(lookup::stored_references(db, except));
+    let stored = lookup::stored_references(db, except);
+    refs.extend(reference::without_copies(stored, &refs));
     let selection = lookup::default_selection(p, &refs)?;
     let label = match &selection {
         Selection::Soc(s) => format!("Published rows of SoC {s}"),
