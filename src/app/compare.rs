@@ -8,7 +8,7 @@ use crate::output::Outcome;
 use crate::output::schema::{self, stamp};
 use crate::results::compare::{self, Selection};
 use crate::results::document::Parsed;
-use crate::results::history::{self, Run};
+use crate::results::history::{self, LabelledRun};
 use crate::results::store::{ListQuery, Store};
 use crate::results::store_index::RunSort;
 use crate::results::{lookup, reference};
@@ -20,7 +20,7 @@ struct RunsDoc<'a> {
     #[serde(flatten)]
     side: &'a history::SideBySide,
     #[serde(skip_serializing_if = "Option::is_none")]
-    moves: Option<&'a [history::Move]>,
+    moves: Option<&'a [history::MetricMove]>,
 }
 
 fn label(run: &std::path::Path, id: Option<i64>) -> String {
@@ -46,9 +46,9 @@ fn with(a: &CompareArgs, first: (Parsed, Option<i64>)) -> anyhow::Result<Outcome
         let (p, id) = lookup::compare_target(&run_ref(Some(w)), db).map_err(UsageError::from)?;
         parsed.push((label(w, id), p));
     }
-    let runs: Vec<Run<'_>> = parsed
+    let runs: Vec<LabelledRun<'_>> = parsed
         .iter()
-        .map(|(l, p)| Run {
+        .map(|(l, p)| LabelledRun {
             label: l.clone(),
             parsed: p,
         })
@@ -103,9 +103,9 @@ fn history(a: &CompareArgs) -> anyhow::Result<Outcome> {
             UsageError::new("no stored run matches: give --soc SOC or --device TEXT").into(),
         );
     }
-    let runs: Vec<Run<'_>> = parsed
+    let runs: Vec<LabelledRun<'_>> = parsed
         .iter()
-        .map(|(l, p)| Run {
+        .map(|(l, p)| LabelledRun {
             label: l.clone(),
             parsed: p,
         })

@@ -34,7 +34,7 @@ impl Better {
 /// The metrics, in the order shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Figure {
+pub enum HistoryMetric {
     SevenzipMulti,
     SevenzipSingle,
     Aes,
@@ -45,64 +45,64 @@ pub enum Figure {
     Ramlat128m,
 }
 
-impl Figure {
-    pub const ALL: [Figure; 8] = [
-        Figure::SevenzipMulti,
-        Figure::SevenzipSingle,
-        Figure::Aes,
-        Figure::Memcpy,
-        Figure::Memset,
-        Figure::Khs,
-        Figure::Ramlat16m,
-        Figure::Ramlat128m,
+impl HistoryMetric {
+    pub const ALL: [HistoryMetric; 8] = [
+        HistoryMetric::SevenzipMulti,
+        HistoryMetric::SevenzipSingle,
+        HistoryMetric::Aes,
+        HistoryMetric::Memcpy,
+        HistoryMetric::Memset,
+        HistoryMetric::Khs,
+        HistoryMetric::Ramlat16m,
+        HistoryMetric::Ramlat128m,
     ];
 
     /// The name shown, with its unit.
     pub fn label(self) -> &'static str {
         match self {
-            Figure::SevenzipMulti => "7-Zip multi (MIPS)",
-            Figure::SevenzipSingle => "7-Zip single (MIPS)",
-            Figure::Aes => "AES-256 16K (KB/s)",
-            Figure::Memcpy => "memcpy (MB/s)",
-            Figure::Memset => "memset (MB/s)",
-            Figure::Khs => "cpuminer (kH/s)",
-            Figure::Ramlat16m => "latency 16 MiB (ns)",
-            Figure::Ramlat128m => "latency 128 MiB (ns)",
+            HistoryMetric::SevenzipMulti => "7-Zip multi (MIPS)",
+            HistoryMetric::SevenzipSingle => "7-Zip single (MIPS)",
+            HistoryMetric::Aes => "AES-256 16K (KB/s)",
+            HistoryMetric::Memcpy => "memcpy (MB/s)",
+            HistoryMetric::Memset => "memset (MB/s)",
+            HistoryMetric::Khs => "cpuminer (kH/s)",
+            HistoryMetric::Ramlat16m => "latency 16 MiB (ns)",
+            HistoryMetric::Ramlat128m => "latency 128 MiB (ns)",
         }
     }
 
     /// The better direction.
     pub fn better(self) -> Better {
         match self {
-            Figure::Ramlat16m | Figure::Ramlat128m => Better::Lower,
+            HistoryMetric::Ramlat16m | HistoryMetric::Ramlat128m => Better::Lower,
             _ => Better::Higher,
         }
     }
 
     /// The run's figure, with the spread of its repeats where it repeated it.
-    pub fn of(self, p: &Parsed) -> Option<Value> {
+    pub fn of(self, p: &Parsed) -> Option<MeasuredFigure> {
         let row = &p.log.results_row;
         let rec = &p.record;
         let value = match self {
-            Figure::SevenzipMulti => row.sevenzip_multi.map(|v| v as f64),
-            Figure::SevenzipSingle => row.sevenzip_single.map(|v| v as f64),
-            Figure::Aes => row.aes256_16k,
-            Figure::Memcpy => row.memcpy_mb_s,
-            Figure::Memset => row.memset_mb_s,
-            Figure::Khs => row.scrypt_khs,
-            Figure::Ramlat16m => p.extra.ramlat_16m_ns,
-            Figure::Ramlat128m => p.extra.ramlat_128m_ns,
+            HistoryMetric::SevenzipMulti => row.sevenzip_multi.map(|v| v as f64),
+            HistoryMetric::SevenzipSingle => row.sevenzip_single.map(|v| v as f64),
+            HistoryMetric::Aes => row.aes256_16k,
+            HistoryMetric::Memcpy => row.memcpy_mb_s,
+            HistoryMetric::Memset => row.memset_mb_s,
+            HistoryMetric::Khs => row.scrypt_khs,
+            HistoryMetric::Ramlat16m => p.extra.ramlat_16m_ns,
+            HistoryMetric::Ramlat128m => p.extra.ramlat_128m_ns,
         }
         .filter(|v| v.is_finite())?;
         let repeats: Vec<f64> = match self {
-            Figure::SevenzipMulti => rec
+            HistoryMetric::SevenzipMulti => rec
                 .sevenzip
                 .iter()
                 .flat_map(|z| &z.multi)
                 .map(|r| r.total_mips as f64)
                 .collect(),
             // openssl run twice on one cluster: two measurements of one figure.
-            Figure::Aes => rec
+            HistoryMetric::Aes => rec
                 .aes
                 .iter()
                 .filter(|a| a.layout == LogAesLayout::Twice)
@@ -110,7 +110,7 @@ impl Figure {
                 .filter(|r| r.algorithm == "aes-256-cbc")
                 .filter_map(|r| r.kb_per_s.iter().find(|(b, _)| *b == 16384).map(|x| x.1))
                 .collect(),
-            Figure::Khs => rec
+            HistoryMetric::Khs => rec
                 .cpuminer
                 .iter()
                 .flat_map(|c| &c.totals_khs)
@@ -124,18 +124,18 @@ impl Figure {
             let hi = repeats.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             (lo, hi, repeats.len())
         });
-        Some(Value { value, spread })
+        Some(MeasuredFigure { value, spread })
     }
 }
 
 /// A figure: the value, and (lowest, highest, how many) of its repeats.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Value {
+pub struct MeasuredFigure {
     pub value: f64,
     pub spread: Option<(f64, f64, usize)>,
 }
 
-impl Value {
+impl MeasuredFigure {
     /// The spread relative to the value (0 without repeats).
     pub fn spread_rel(&self) -> f64 {
         match self.spread {
@@ -146,7 +146,7 @@ impl Value {
 }
 
 /// One labelled run.
-pub struct Run<'a> {
+pub struct LabelledRun<'a> {
     /// `#12`, a file name.
     pub label: String,
     pub parsed: &'a Parsed,
@@ -154,11 +154,11 @@ pub struct Run<'a> {
 
 /// One metric across the runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Line {
-    pub metric: Figure,
+pub struct MetricLine {
+    pub metric: HistoryMetric,
     pub better: Better,
     /// Per run, in the runs' order.
-    pub values: Vec<Option<Value>>,
+    pub values: Vec<Option<MeasuredFigure>>,
     /// The index of the best run, where two or more runs have the figure.
     pub best: Option<usize>,
 }
@@ -168,15 +168,15 @@ pub struct Line {
 pub struct SideBySide {
     /// Each run's label and device.
     pub runs: Vec<(String, String)>,
-    pub lines: Vec<Line>,
+    pub lines: Vec<MetricLine>,
 }
 
 /// Every metric of every run.
-pub fn side_by_side(runs: &[Run<'_>]) -> SideBySide {
-    let lines = Figure::ALL
+pub fn side_by_side(runs: &[LabelledRun<'_>]) -> SideBySide {
+    let lines = HistoryMetric::ALL
         .iter()
         .map(|&m| {
-            let values: Vec<Option<Value>> = runs.iter().map(|r| m.of(r.parsed)).collect();
+            let values: Vec<Option<MeasuredFigure>> = runs.iter().map(|r| m.of(r.parsed)).collect();
             let with: Vec<(usize, f64)> = values
                 .iter()
                 .enumerate()
@@ -194,7 +194,7 @@ pub fn side_by_side(runs: &[Run<'_>]) -> SideBySide {
                         .map(|x| x.0)
                 })
                 .flatten();
-            Line {
+            MetricLine {
                 metric: m,
                 better: m.better(),
                 values,
@@ -211,7 +211,7 @@ pub fn side_by_side(runs: &[Run<'_>]) -> SideBySide {
     }
 }
 
-fn fmt_value(v: &Value) -> String {
+fn fmt_value(v: &MeasuredFigure) -> String {
     let n = |x: f64| {
         if x >= 100.0 {
             format!("{x:.0}")
@@ -220,7 +220,7 @@ fn fmt_value(v: &Value) -> String {
         }
     };
     match v.spread {
-        Some((lo, hi, k)) => format!("{} ({}–{}, {k} runs)", n(v.value), n(lo), n(hi)),
+        Some((lo, hi, k)) => format!("{} ({}–{} of {k})", n(v.value), n(lo), n(hi)),
         None => n(v.value),
     }
 }
@@ -252,8 +252,9 @@ pub fn render_side_by_side(s: &SideBySide) -> String {
         out.push('\n');
     }
     out.push_str(
-        "\n↑ higher is better, ↓ lower is better; the best run in bold; (lowest–highest, n runs): \
-         the spread where the run repeated the measurement.\n",
+        "\n↑ higher is better, ↓ lower is better; the best run in bold; (lowest–highest of n): \
+         the spread where the run repeated the measurement (7-Zip's multi-threaded runs, \
+         openssl run twice, cpuminer's totals).\n",
     );
     out
 }
@@ -263,8 +264,8 @@ pub const NOISE: f64 = 0.03;
 
 /// One move of a metric between two consecutive runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Move {
-    pub metric: Figure,
+pub struct MetricMove {
+    pub metric: HistoryMetric,
     /// The earlier and the later run's labels.
     pub from: String,
     pub to: String,
@@ -306,11 +307,25 @@ pub fn changes(a: &Parsed, b: &Parsed) -> Vec<String> {
         a.record.host.firmware.clone(),
         b.record.host.firmware.clone(),
     );
-    diff(
-        "distro",
-        Some(a.log.results_row.distro_arch.clone()),
-        Some(b.log.results_row.distro_arch.clone()),
-    );
+    // The codename where both logs print it: the row's distro column is spelt
+    // differently by sbc-bench versions (`Bullseye arm64`, `Debian GNU/Linux 11
+    // (bullseye) arm64`) for one distro.
+    let distro = |p: &Parsed| {
+        let arch = crate::results::store_index::arch_of(p).unwrap_or_default();
+        p.record.host.codename.as_deref().map(|c| {
+            format!("{} {arch}", c.to_ascii_lowercase())
+                .trim()
+                .to_string()
+        })
+    };
+    match (distro(a), distro(b)) {
+        (Some(x), Some(y)) => diff("distro", Some(x), Some(y)),
+        _ => diff(
+            "distro",
+            Some(a.log.results_row.distro_arch.clone()),
+            Some(b.log.results_row.distro_arch.clone()),
+        ),
+    }
     let gov = |p: &Parsed| Some(p.record.governors.join("; "));
     diff("governors", gov(a), gov(b));
     let clocks = |p: &Parsed| {
@@ -327,12 +342,12 @@ pub fn changes(a: &Parsed, b: &Parsed) -> Vec<String> {
     };
     diff("measured clocks", clocks(a), clocks(b));
     let thr = |p: &Parsed| {
-        Some(if p.log.results_row.throttled {
+        let t = if p.log.results_row.throttled {
             "throttled"
         } else {
             "not throttled"
-        })
-        .map(str::to_string)
+        };
+        Some(t.to_string())
     };
     diff("throttling", thr(a), thr(b));
     diff("sbc-bench", a.log.version.clone(), b.log.version.clone());
@@ -340,12 +355,12 @@ pub fn changes(a: &Parsed, b: &Parsed) -> Vec<String> {
 }
 
 /// The moves beyond the spread between each run and the next (the runs in date order).
-pub fn history(runs: &[Run<'_>]) -> Vec<Move> {
+pub fn history(runs: &[LabelledRun<'_>]) -> Vec<MetricMove> {
     let mut out = Vec::new();
     for w in runs.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         let mut changed: Option<Vec<String>> = None;
-        for m in Figure::ALL {
+        for m in HistoryMetric::ALL {
             let (Some(x), Some(y)) = (m.of(a.parsed), m.of(b.parsed)) else {
                 continue;
             };
@@ -361,7 +376,7 @@ pub fn history(runs: &[Run<'_>]) -> Vec<Move> {
                 Better::Higher => rel < 0.0,
                 Better::Lower => rel > 0.0,
             };
-            out.push(Move {
+            out.push(MetricMove {
                 metric: m,
                 from: a.label.clone(),
                 to: b.label.clone(),
@@ -380,7 +395,7 @@ pub fn history(runs: &[Run<'_>]) -> Vec<Move> {
 }
 
 /// The history as text: the runs, then each move.
-pub fn render_history(runs: &[Run<'_>], moves: &[Move]) -> String {
+pub fn render_history(runs: &[LabelledRun<'_>], moves: &[MetricMove]) -> String {
     let mut out = String::new();
     let s = side_by_side(runs);
     out.push_str(&render_side_by_side(&s));
@@ -407,11 +422,11 @@ pub fn render_history(runs: &[Run<'_>], moves: &[Move]) -> String {
             m.metric.label(),
             if m.worse { "worse" } else { "better" },
             m.change_pct,
-            fmt_value(&Value {
+            fmt_value(&MeasuredFigure {
                 value: m.before,
                 spread: None
             }),
-            fmt_value(&Value {
+            fmt_value(&MeasuredFigure {
                 value: m.after,
                 spread: None
             }),
@@ -452,19 +467,19 @@ Total: {},{},{}\n\n",
         let a = parse_log_run(&log("5.10.110", "120.0", [16000, 16100, 16200])).unwrap();
         let b = parse_log_run(&log("6.1.43", "140.0", [16050, 16150, 15950])).unwrap();
         let runs = [
-            Run {
+            LabelledRun {
                 label: "#1".into(),
                 parsed: &a,
             },
-            Run {
+            LabelledRun {
                 label: "#2".into(),
                 parsed: &b,
             },
         ];
         let moves = history(&runs);
-        let lat: Vec<&Move> = moves
+        let lat: Vec<&MetricMove> = moves
             .iter()
-            .filter(|m| m.metric == Figure::Ramlat128m)
+            .filter(|m| m.metric == HistoryMetric::Ramlat128m)
             .collect();
         assert_eq!(lat.len(), 1, "{moves:?}");
         assert!(lat[0].worse);
@@ -477,7 +492,11 @@ Total: {},{},{}\n\n",
             lat[0].changed
         );
         // 7-Zip moved within its spread: no move.
-        assert!(!moves.iter().any(|m| m.metric == Figure::SevenzipMulti));
+        assert!(
+            !moves
+                .iter()
+                .any(|m| m.metric == HistoryMetric::SevenzipMulti)
+        );
         let text = render_history(&runs, &moves);
         assert!(
             text.contains("latency 128 MiB (ns) worse +16.7 %"),
@@ -490,11 +509,11 @@ Total: {},{},{}\n\n",
         let a = parse_log_run(&log("5.10.110", "120.0", [16000, 16100, 16200])).unwrap();
         let b = parse_log_run(&log("5.10.110", "110.0", [15000, 15100, 15200])).unwrap();
         let s = side_by_side(&[
-            Run {
+            LabelledRun {
                 label: "#1".into(),
                 parsed: &a,
             },
-            Run {
+            LabelledRun {
                 label: "#2".into(),
                 parsed: &b,
             },
@@ -502,7 +521,7 @@ Total: {},{},{}\n\n",
         let lat = s
             .lines
             .iter()
-            .find(|l| l.metric == Figure::Ramlat128m)
+            .find(|l| l.metric == HistoryMetric::Ramlat128m)
             .unwrap();
         assert_eq!((lat.better, lat.best), (Better::Lower, Some(1)));
         let zip = &s.lines[0];

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::results::document::{FORMAT_RUN_JSON, Parsed};
 use crate::results::store_index;
-pub use crate::results::store_index::ListQuery;
+pub use crate::results::store_index::{ListQuery, soc_of};
 
 /// The schema this build writes.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -211,20 +211,6 @@ pub struct NewRun<'a> {
     pub log_text: Option<&'a str>,
     /// A vendor/BSP kernel, where known.
     pub kernel_bsp: Option<bool>,
-}
-
-/// The SoC a record names, short (`RK3588`), as the published rows name it.
-pub fn soc_of(p: &Parsed) -> Option<String> {
-    use crate::results::compare::Selection;
-    match p
-        .log
-        .soc_guess
-        .as_deref()
-        .and_then(Selection::from_soc_guess)
-    {
-        Some(Selection::Soc(s)) => Some(s),
-        _ => None,
-    }
 }
 
 /// An open results database.

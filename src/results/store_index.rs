@@ -74,6 +74,20 @@ pub fn run_key(p: &Parsed) -> Option<String> {
     ))
 }
 
+/// The SoC a record names, short (`RK3588`), as the published rows name it.
+pub fn soc_of(p: &Parsed) -> Option<String> {
+    use crate::results::compare::Selection;
+    match p
+        .log
+        .soc_guess
+        .as_deref()
+        .and_then(Selection::from_soc_guess)
+    {
+        Some(Selection::Soc(s)) => Some(s),
+        _ => None,
+    }
+}
+
 /// The userland's architecture (`arm64`, `armhf`, `amd64`): the log's `Userland:` line,
 /// else the row's distro column's last word (after `/` where kernel and userland differ:
 /// `x86_64/amd64`).
@@ -137,7 +151,7 @@ pub fn columns(p: &Parsed, kernel_bsp: Option<bool>) -> Vec<(&'static str, Value
         ("tool_version", opt_text(p.log.version.as_deref())),
         ("mode", opt_text(p.log.mode.as_deref())),
         ("device", text(&row.device)),
-        ("soc", opt_text(crate::results::store::soc_of(p).as_deref())),
+        ("soc", opt_text(soc_of(p).as_deref())),
         ("core_types", text(&p.log.core_types.join(", "))),
         ("kernel", text(&kernel)),
         (

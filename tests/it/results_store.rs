@@ -587,3 +587,60 @@ fn our_log_and_json_of_every_board_give_one_record_and_store_once() {
         assert_eq!(runs[0]["document_kind"], document::FORMAT_RUN_JSON);
     }
 }
+
+/// Issue 31: the history of one device's stored runs (three published Radxa ROCK 5A
+/// logs, 2022 and 2024) in date order, and runs side by side on every metric.
+#[test]
+fn compare_history_and_side_by_side_over_stored_published_logs() {
+    let Some(corpus) = crate::common::corpus_logs() else {
+        eprintln!("skipped: the corpus is not here");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    // Imported newest first: the history still goes by date.
+    for f in ["C6zgdP", "3XYo", "3XTA"] {
+        let p = corpus.join(format!("{f}.txt"));
+        let (code, out, err) = stdout(&["results", "import", p.to_str().unwrap()], &db);
+        assert_eq!(code, Some(0), "{f}: {out}{err}");
+    }
+    let (code, out, err) = stdout(
+        &["compare", "--history", "--device", "ROCK 5A", "--json"],
+        &db,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "sbc-bench-compare-runs");
+    let runs: Vec<&str> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[0].as_str().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 3, "{out}");
+    assert!(runs[0].starts_with("#3 2022-05-16"), "{runs:?}");
+    assert!(runs[2].starts_with("#1 2024-04-19"), "{runs:?}");
+    assert_eq!(v["lines"].as_array().unwrap().len(), 8);
+    // Every move names its threshold, at least the 3 % noise floor.
+    for m in v["moves"].as_array().unwrap() {
+        assert!(m["threshold_pct"].as_f64().unwrap() >= 3.0, "{m}");
+    }
+    let (_, text, _) = stdout(&["compare", "--history", "--device", "ROCK 5A"], &db);
+    assert!(text.contains("| latency 128 MiB (ns) ↓ |"), "{text}");
+    assert!(
+        text.contains("Moves beyond the run-to-run spread:")
+            || text.contains("No metric moved beyond"),
+        "{text}"
+    );
+    let (code, text, err) = stdout(&["compare", "#1", "--with", "#2", "--with", "#3"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        text.starts_with("| Metric | #1 Radxa ROCK 5A | #2 Radxa ROCK 5A | #3 Radxa ROCK 5A |"),
+        "{text}"
+    );
+    assert!(text.contains("| 7-Zip multi (MIPS) ↑ |"), "{text}");
+    assert!(
+        text.contains(" of 3)"),
+        "the spread of 7-Zip's runs: {text}"
+    );
+}

@@ -25,7 +25,7 @@ use crate::record::log_record::{LogRecord, LogWriter, NEWEST_RULES};
 use crate::record::results_row::ResultsRow;
 
 pub use date::to_utc;
-pub use rules::Version;
+pub use rules::LogVersion;
 
 /// The longest line a result log has (7-Zip's `CPU Freq:` line of a 256-core server is
 /// about 2 KiB): a longer one is not a log's.
@@ -180,12 +180,12 @@ pub fn read(text: &str) -> LogRecord {
             .unread
             .push("no sbc-bench header line (`sbc-bench vX ...`)".to_string()),
     }
-    let version = r.header.version.as_deref().and_then(Version::parse);
+    let version = r.header.version.as_deref().and_then(LogVersion::parse);
     // Ours, and an unknown version: the newest rules (our log's layout follows the newest
     // bash sbc-bench).
     let v = match (r.writer, version) {
         (LogWriter::BashSbcBench, Some(v)) => v,
-        _ => Version::NEWEST,
+        _ => LogVersion::NEWEST,
     };
     r.rules = match (r.writer, &r.header.version) {
         (LogWriter::BashSbcBench, Some(ver)) if version.is_some() => ver.clone(),

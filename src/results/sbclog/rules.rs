@@ -6,11 +6,11 @@ use crate::record::results_row::cpuminer_score;
 
 /// An sbc-bench version, comparable (`0.9.4` < `0.9.16`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version(pub u32, pub u32, pub u32);
+pub struct LogVersion(pub u32, pub u32, pub u32);
 
-impl Version {
+impl LogVersion {
     /// The newest rules (ours, and a version not stated).
-    pub const NEWEST: Version = Version(99, 0, 0);
+    pub const NEWEST: LogVersion = LogVersion(99, 0, 0);
 
     /// `v0.9.72`, `0.4` (no third part: 0), `0.1.0-rs` (a suffix after `-` or `+` is
     /// not part of the number).
@@ -27,7 +27,7 @@ impl Version {
 
 /// The row's figures by the rules of `v`, the cells the log's own row states, and what
 /// is missing.
-pub fn results_row(lines: &[String], v: Version, out: &mut LogRecord) {
+pub fn results_row(lines: &[String], v: LogVersion, out: &mut LogRecord) {
     if let Some(d) = &out.header.device {
         out.results_row.device.clone_from(d);
     }
@@ -44,8 +44,8 @@ pub fn results_row(lines: &[String], v: Version, out: &mut LogRecord) {
     openssl(v, out);
     out.results_row.scrypt_khs = cpuminer(lines);
     out.stated_row = stated_row(lines);
-    out.row_has_aes128 = v < Version(0, 9, 9)
-        || (v == Version(0, 9, 9) && out.header.date.as_deref().is_some_and(before_2022_10_23));
+    out.row_has_aes128 = v < LogVersion(0, 9, 9)
+        || (v == LogVersion(0, 9, 9) && out.header.date.as_deref().is_some_and(before_2022_10_23));
     if let Some(cells) = &out.stated_row {
         if let Some(c) = cells.get(1) {
             let c = match c.strip_suffix("(quick)") {
@@ -111,9 +111,9 @@ fn field(line: &str, n: usize) -> Option<f64> {
 /// tinymembench: ` libc memcpy copy : 17507.8 MB/s` since v0.9.16, ` standard memcpy :
 /// N MB/s` before. sbc-bench took the only value (v0.8.4), the last one (v0.8.5), the
 /// highest (v0.9.4 on).
-fn memory(lines: &[String], v: Version, out: &mut LogRecord) {
+fn memory(lines: &[String], v: LogVersion, out: &mut LogRecord) {
     let pick = |name: &str| -> Option<f64> {
-        let (prefix, col) = if v >= Version(0, 9, 16) {
+        let (prefix, col) = if v >= LogVersion(0, 9, 16) {
             (format!(" libc {name} "), 4)
         } else {
             (format!(" standard {name}"), 3)
@@ -123,7 +123,7 @@ fn memory(lines: &[String], v: Version, out: &mut LogRecord) {
             .filter(|l| l.starts_with(&prefix))
             .filter_map(|l| field(l, col))
             .collect();
-        if v >= Version(0, 9, 4) {
+        if v >= LogVersion(0, 9, 4) {
             vals.into_iter().reduce(f64::max)
         } else {
             vals.last().copied()
@@ -136,7 +136,7 @@ fn memory(lines: &[String], v: Version, out: &mut LogRecord) {
 /// 7-Zip: single-threaded is the highest `Tot:` rating among the single-threaded runs;
 /// multi-threaded the average of the runs the log's `Total: a,b,c` line lists (divided
 /// by the announced number of runs before v0.9.7, by the finished ones after).
-fn sevenzip(lines: &[String], v: Version, out: &mut LogRecord) {
+fn sevenzip(lines: &[String], v: LogVersion, out: &mut LogRecord) {
     let mut single: Vec<u64> = Vec::new();
     let mut in_single = false;
     let mut native = false;
@@ -175,7 +175,7 @@ fn sevenzip(lines: &[String], v: Version, out: &mut LogRecord) {
             .filter(|v| !v.is_empty())
     });
     out.results_row.sevenzip_multi = totals.map(|t| {
-        let n = if v >= Version(0, 9, 7) {
+        let n = if v >= LogVersion(0, 9, 7) {
             t.len() as u64
         } else {
             announced.unwrap_or(3)
@@ -190,7 +190,7 @@ fn sevenzip(lines: &[String], v: Version, out: &mut LogRecord) {
 /// `--extensive` are not part of it. An openssl too old for a 16 KiB column gives none.
 /// Our logs: openssl's rows where it ran, else our native ones (as the run's row); on
 /// one cluster they print both headings, and `… twice on cluster 0` decides.
-fn openssl(v: Version, out: &mut LogRecord) {
+fn openssl(v: LogVersion, out: &mut LogRecord) {
     let Some(a) = &out.aes else {
         return;
     };
@@ -209,7 +209,7 @@ fn openssl(v: Version, out: &mut LogRecord) {
             .collect();
         if vals.is_empty() {
             None
-        } else if layout == LogAesLayout::EachCluster && v >= Version(0, 9, 4) {
+        } else if layout == LogAesLayout::EachCluster && v >= LogVersion(0, 9, 4) {
             vals.into_iter().reduce(f64::max)
         } else {
             Some((vals.iter().sum::<f64>() / 2.0).trunc())
@@ -258,10 +258,10 @@ mod tests {
 
     #[test]
     fn versions_compare_numerically() {
-        assert!(Version::parse("0.9.4").unwrap() < Version::parse("0.9.16").unwrap());
-        assert!(Version::parse("v0.4").unwrap() < Version::parse("0.4.3").unwrap());
-        assert_eq!(Version::parse("v0.1.0-rs"), Some(Version(0, 1, 0)));
-        assert_eq!(Version::parse("x"), None);
+        assert!(LogVersion::parse("0.9.4").unwrap() < LogVersion::parse("0.9.16").unwrap());
+        assert!(LogVersion::parse("v0.4").unwrap() < LogVersion::parse("0.4.3").unwrap());
+        assert_eq!(LogVersion::parse("v0.1.0-rs"), Some(LogVersion(0, 1, 0)));
+        assert_eq!(LogVersion::parse("x"), None);
     }
 
     #[test]

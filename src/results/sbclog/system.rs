@@ -4,7 +4,7 @@
 
 use crate::record::log_record::{LogCache, LogCpu, LogDmiBlock, LogRecord, LogSwap, LogWriter};
 
-use super::{Version, date};
+use super::{LogVersion, date};
 
 /// Our header's marker after the version (`sbc-bench v0.1.0-rs …`): no reader orders
 /// our `0.1.0` below the bash sbc-bench's `0.4`.
@@ -35,9 +35,9 @@ pub fn header(h: &str, out: &mut LogRecord) {
     };
     out.header.version = Some(version.to_string()).filter(|v| !v.is_empty());
     // The bash sbc-bench began at v0.4; our logs before the marker were v0.1–v0.3.
-    out.writer = match Version::parse(version) {
+    out.writer = match LogVersion::parse(version) {
         _ if ours => LogWriter::Ours,
-        Some(v) if v < Version(0, 4, 0) => LogWriter::Ours,
+        Some(v) if v < LogVersion(0, 4, 0) => LogWriter::Ours,
         _ => LogWriter::BashSbcBench,
     };
     if let Some(d) = rest.strip_prefix("-- ") {
