@@ -14,7 +14,12 @@
 # tinymembench calls the board's glibc (musl's x86_64 memcpy measured 1.2–1.3x glibc's on
 # the VM of docs/FIDELITY.md). zig cannot link glibc statically; rustup has no musl std for
 # armv7 and riscv64 here. The musl targets still build (`cross x86_64-unknown-linux-musl
-# build`; they link with rust-lld, .cargo/config.toml) but are not released.
+# build`; they link with rust-lld) but are not released.
+#
+# Every per-target setting (linker, `+crt-static`, the qemu runner of `cross T test`) is
+# set here, as CARGO_TARGET_<T>_* variables for the cross build alone: none is in
+# .cargo/config.toml, which would apply them to a native build on a board of that triple
+# too (issue 29; scripts/ci-native.sh checks it).
 
 CROSS_ZIGCC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/zigcc"
 
@@ -29,6 +34,8 @@ cross_zig() {
     aarch64-unknown-linux-gnu) echo aarch64-linux-gnu ;;
     x86_64-unknown-linux-musl) echo x86_64-linux-musl ;;
     aarch64-unknown-linux-musl) echo aarch64-linux-musl ;;
+    armv7-unknown-linux-musleabihf) echo arm-linux-musleabihf ;;
+    riscv64gc-unknown-linux-musl) echo riscv64-linux-musl ;;
     armv7-unknown-linux-gnueabihf) echo arm-linux-gnueabihf ;;
     riscv64gc-unknown-linux-gnu) echo riscv64-linux-gnu ;;
     *) echo "cross: no zig target for $1" >&2; return 1 ;;
@@ -57,6 +64,18 @@ cross_qemu() {
   esac
 }
 
+# cross_static_name RUST_TARGET: the release's name of the target, as the tarballs carry it:
+# CPU, `linux`, `static` (every release binary is static: no library, no loader; a user
+# reading `-gnu` would expect the board's glibc to be needed).
+cross_static_name() {
+  case "$1" in
+    x86_64-*) echo x86_64-linux-static ;;
+    aarch64-*) echo aarch64-linux-static ;;
+    armv7-*) echo armv7-linux-static ;;
+    riscv64*) echo riscv64-linux-static ;;
+  esac
+}
+
 # cross_deb_arch RUST_TARGET: Debian's name of the architecture.
 cross_deb_arch() {
   case "$1" in
@@ -69,8 +88,9 @@ cross_deb_arch() {
 
 # cross_env RUST_TARGET: the environment (NAME=VALUE lines) cargo needs to build for it:
 # its C compiler and archiver (zig, through a wrapper that names the zig target, so that
-# several targets can build in one cargo run) and, for the static glibc targets, the linker
-# and `+crt-static`.
+# several targets can build in one cargo run), the linker (Debian's cross gcc for the
+# static glibc targets, with `+crt-static`; rust-lld for the musl ones) and the qemu-user
+# runner for `cross T test` / `cross T run` where T is not this machine's CPU.
 cross_env() {
   local t="$1" z gcc v w
   z="$(cross_zig "$t")" || return 1
@@ -95,6 +115,15 @@ cross_env() {
       flags="$flags -C opt-level=1"
     fi
     echo "CARGO_TARGET_${V}_RUSTFLAGS=$flags"
+  else
+    echo "CARGO_TARGET_${v^^}_LINKER=rust-lld"
+  fi
+  local q host tcpu
+  q="$(cross_qemu "$t")"
+  host="$(uname -m)"; host="${host%l}"   # armv7l -> armv7
+  tcpu="${t%%-*}"; tcpu="${tcpu%gc}"     # riscv64gc -> riscv64
+  if [ -n "$q" ] && [ "$host" != "$tcpu" ]; then
+    echo "CARGO_TARGET_${v^^}_RUNNER=$q"
   fi
 }
 

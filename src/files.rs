@@ -7,6 +7,11 @@
 //! moment leaves the old file or the new one, never an empty or half-written one (ext4
 //! and f2fs may otherwise commit the rename before the data: the empty tuning journal
 //! after a power cut right after tuning).
+//!
+//! The reading side is [`read`]: the one way a file we read is opened (non-blocking,
+//! regular files only, bounded).
+
+pub mod read;
 
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -116,6 +121,7 @@ pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), ReplaceError> {
 
 /// fsync a directory, so that a rename in it is on disk.
 fn sync_dir(dir: &Path) -> Result<(), ReplaceError> {
+    #[allow(clippy::disallowed_methods)]
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|source| ReplaceError {
@@ -126,6 +132,7 @@ fn sync_dir(dir: &Path) -> Result<(), ReplaceError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -9,7 +9,7 @@
 //! `128 + signal`.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -111,7 +111,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The process-wide token set by SIGINT/SIGTERM/SIGHUP.
+/// The process-wide token set by a terminating signal.
 pub fn token() -> &'static CancellationToken {
     &TOKEN
 }
@@ -156,10 +156,11 @@ pub fn run_cleanups() {
     REGISTRY.run_all();
 }
 
-/// Every signal whose default action ends the process and that can be caught: each one
-/// restores the system before we go (SIGKILL cannot be caught; the tuning journal covers
-/// it). SIGPIPE is ignored by Rust (writes fail with EPIPE instead) and SIGXFSZ by us.
-pub const TERMINATING: [i32; 11] = [
+/// Every signal whose default action ends the process and that can be caught, besides
+/// the real-time ones and [`FAULTS`]: each one restores the system before we go (SIGKILL
+/// cannot be caught; the tuning journal covers it). SIGPIPE is ignored by Rust (writes
+/// fail with EPIPE instead) and SIGXFSZ by us.
+pub const TERMINATING: [i32; 13] = [
     libc::SIGINT,
     libc::SIGTERM,
     libc::SIGHUP,
@@ -171,7 +172,136 @@ pub const TERMINATING: [i32; 11] = [
     libc::SIGVTALRM,
     libc::SIGPROF,
     libc::SIGPWR,
+    libc::SIGSTKFLT,
+    libc::SIGIO,
 ];
+
+/// The signals a fault raises (their default action dumps core). Sent by another process
+/// with kill(2) they are a request to stop like SIGTERM: restored, exit `128 + signal`
+/// (ABRT, TRAP and SYS left the board tuned; SEGV and BUS were swallowed by Rust's
+/// stack-overflow handler and the run went on). Raised by a real fault (or by our own
+/// `abort()`), nothing is safe to run any more: the default action happens (after
+/// Rust's own handler, which names a stack overflow) and the tuning journal is left for
+/// the next run.
+pub const FAULTS: [i32; 7] = [
+    libc::SIGABRT,
+    libc::SIGTRAP,
+    libc::SIGSYS,
+    libc::SIGFPE,
+    libc::SIGILL,
+    libc::SIGSEGV,
+    libc::SIGBUS,
+];
+
+/// The write end of the pipe the fault handler wakes the signal thread with.
+static FAULT_PIPE: AtomicI32 = AtomicI32::new(-1);
+/// The handler each fault signal had before ours (Rust's for SEGV and BUS), and its flags.
+static OLD_HANDLER: [AtomicUsize; 32] = [const { AtomicUsize::new(0) }; 32];
+static OLD_FLAGS: [AtomicI32; 32] = [const { AtomicI32::new(0) }; 32];
+
+/// The fault signals' handler: async-signal-safe calls only.
+extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+    let (code, from) = unsafe { ((*info).si_code, (*info).si_pid()) };
+    // SAFETY: getpid is async-signal-safe.
+    let me = unsafe { libc::getpid() };
+    if code <= 0 && from != me {
+        // kill(2), tkill(2) or sigqueue(3) from another process: a request to stop.
+        let fd = FAULT_PIPE.load(Ordering::SeqCst);
+        if fd >= 0 {
+            let b = sig as u8;
+            // SAFETY: write(2) of one byte from the stack; async-signal-safe.
+            unsafe {
+                libc::write(fd, (&b as *const u8).cast(), 1);
+            }
+            return;
+        }
+    }
+    let i = sig as usize;
+    let old = OLD_HANDLER.get(i).map_or(0, |h| h.load(Ordering::SeqCst));
+    let flags = OLD_FLAGS.get(i).map_or(0, |f| f.load(Ordering::SeqCst));
+    if old != libc::SIG_DFL && old != libc::SIG_IGN && flags & libc::SA_SIGINFO != 0 {
+        // SAFETY: the handler installed before ours, with the signature SA_SIGINFO
+        // promises; it resets the default action itself where the fault is not its own.
+        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+            unsafe { std::mem::transmute(old) };
+        f(sig, info, ctx);
+        return;
+    }
+    // SAFETY: sigaction and raise are async-signal-safe; the raised signal stays pending
+    // (blocked while we run) and takes its default action when we return.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = libc::SIG_DFL;
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+}
+
+/// Install [`on_fault`] for every fault signal, and the thread that reads its pipe.
+fn install_fault_handlers() -> anyhow::Result<()> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 into a two-element array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    // SAFETY: the read end comes from pipe2 above and is owned by this file only.
+    let mut read_end = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fds[0]) };
+    FAULT_PIPE.store(fds[1], Ordering::SeqCst);
+    std::thread::Builder::new()
+        .name("fault-signals".into())
+        .spawn(move || {
+            use std::io::Read;
+            let mut b = [0u8; 1];
+            if matches!(read_end.read(&mut b), Ok(1)) {
+                stop(i32::from(b[0]));
+            }
+        })?;
+    for sig in FAULTS {
+        // SAFETY: installing a handler that only makes async-signal-safe calls; the old
+        // action is kept for chaining. SA_ONSTACK: a stack overflow is handled on the
+        // alternate stack Rust sets up.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_fault as *const () as libc::sighandler_t;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut sa.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, &sa, &mut old) == 0 {
+                OLD_HANDLER[sig as usize].store(old.sa_sigaction, Ordering::SeqCst);
+                OLD_FLAGS[sig as usize].store(old.sa_flags, Ordering::SeqCst);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stop for `sig`: once, whichever thread gets there first (two signals at once must
+/// not run the cleanups twice or exit with the second one's status mid-restore).
+fn stop(sig: i32) -> ! {
+    static STOPPING: AtomicBool = AtomicBool::new(false);
+    if STOPPING.swap(true, Ordering::SeqCst) {
+        // The first signal's thread restores and exits the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    SIGNAL.store(sig, Ordering::SeqCst);
+    TOKEN.cancel();
+    run_cleanups();
+    // Give the main thread the chance to finish (the monitor exits 0, a run writes its
+    // partial report); then leave regardless.
+    std::thread::sleep(GRACE);
+    std::process::exit(128 + sig);
+}
+
+/// Every signal the signal thread handles: [`TERMINATING`] and the real-time signals
+/// (their default action ends the process too).
+fn handled() -> Vec<i32> {
+    let mut v = TERMINATING.to_vec();
+    v.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    v
+}
 
 /// Install the signal thread. Call once from `main`; later calls do nothing.
 pub fn install() -> anyhow::Result<()> {
@@ -185,21 +315,15 @@ pub fn install() -> anyhow::Result<()> {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    let mut signals = signal_hook::iterator::Signals::new(TERMINATING)?;
+    let mut signals = signal_hook::iterator::Signals::new(handled())?;
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                SIGNAL.store(sig, Ordering::SeqCst);
-                TOKEN.cancel();
-                run_cleanups();
-                // Give the main thread the chance to finish (the monitor exits 0, a run
-                // writes its partial report); then leave regardless.
-                std::thread::sleep(GRACE);
-                std::process::exit(128 + sig);
+                stop(sig);
             }
         })?;
-    Ok(())
+    install_fault_handlers()
 }
 
 #[cfg(test)]

@@ -153,7 +153,7 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<Outcome> {
     if a.json {
         print!("{}", schema::pretty(&stamp(schema::RESULTS_COMPARE, &c))?);
     } else {
-        print!("{}", compare::render(&c));
+        print!("{}", crate::output::escape_controls(&compare::render(&c)));
     }
     Ok(Outcome::Ok)
 }

@@ -112,7 +112,17 @@ pub(crate) fn drive(
         crate::app::seam::store_run(&db, &report, sink.path(Format::Log));
     }
     cmd.after_store(sink);
-    Ok(outcome)
+    // A document that could not be written (`--json /dev/full`) fails the run.
+    let failures = sink.failures();
+    for f in &failures {
+        eprintln!("error: {f}");
+    }
+    Ok(match outcome {
+        Outcome::Ok | Outcome::Untrusted | Outcome::Ended if !failures.is_empty() => {
+            Outcome::Failed
+        }
+        o => o,
+    })
 }
 
 /// The `--power` meter, sampled on its own thread from now on (often with

@@ -99,7 +99,7 @@ pub fn run(ctx: &Ctx, args: &GraphArgs) -> anyhow::Result<Outcome> {
         },
         None => None,
     };
-    let mut sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    let mut sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     if let Some(h) = &gcfg.html {
         sink.add(Format::GraphHtml, h)?;
     }

@@ -31,6 +31,8 @@ use crate::sys::root::SysRoot;
 pub struct Ctx {
     /// Where system files are read from.
     pub root: SysRoot,
+    /// `-z/--redact`: identifiers hidden in every output (docs/PRIVACY.md).
+    pub redact: bool,
 }
 
 /// Entry point of the binary: returns the process exit status.
@@ -42,6 +44,7 @@ pub fn main() -> i32 {
     }
     let ctx = Ctx {
         root: cli.sysroot(),
+        redact: cli.redact,
     };
     quiet_broken_pipe_panics();
     // `println!` panics when stdout is a closed pipe (`sbc-bench info | head`). Unwinding
@@ -110,7 +113,7 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Bench(a)) => bench::run(ctx, &a),
         Some(Command::Net(a)) => net::run(ctx, &a),
         Some(Command::Storage(a)) => storage::run(ctx, &a),
-        Some(Command::Restore) => Ok(restore::run(ctx)),
+        Some(Command::Restore(a)) => Ok(restore::run(ctx, &a)),
         Some(Command::Results(a)) => results::run(&a),
         Some(Command::Compare(a)) => compare::compare(&a),
         Some(Command::Share(a)) => share::share(&a),
@@ -120,7 +123,7 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Graph(a)) => graph::run(ctx, &a),
         Some(Command::Wrap(a)) => wrap::run(ctx, &a),
         Some(Command::Completions(a)) => docs::completions(&a),
-        Some(Command::Manpage(_)) => docs::manpage(),
+        Some(Command::Manpage(a)) => docs::manpage(&a),
         Some(Command::Report(a)) => report::run(&a),
     }
 }

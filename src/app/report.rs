@@ -28,16 +28,17 @@ fn report_data(t: &ReportTarget, db: &DbArg) -> (ReportData, Known) {
         .flatten();
     let (mut d, known) = match &run {
         Some(r) => (ReportData::from_run(r), page::known_of_run(r)),
-        None => {
-            let device = t.parsed.log.results_row.device.clone();
-            (
-                t.parsed.report_data(),
-                Known {
-                    hostname: None,
-                    hardware: vec![device],
-                },
-            )
-        }
+        // A log names no hardware provably (its device may be its hostname); the
+        // hostname it states itself is redacted wherever it appears.
+        None => (
+            t.parsed.report_data(),
+            Known {
+                hostname: crate::report::redact::stated_hostnames(&t.document)
+                    .into_iter()
+                    .next(),
+                hardware: Vec::new(),
+            },
+        ),
     };
     d.comparison = comparison(&t.parsed, db, t.stored_id);
     (d, known)
@@ -83,10 +84,28 @@ pub fn beside(log: &Path) -> PathBuf {
     log.with_extension("html")
 }
 
-/// After a standard run, before it is stored in `db`: its page, redacted, beside the log.
-/// A page that cannot be written costs the run nothing but a warning.
+/// After a standard run, before it is stored in `db`: its page, redacted, beside the log
+/// (a regular file: the caller checks). Written as a new file or over a regular one,
+/// atomically ([`crate::files::replace`]); a symlink or anything else found at
+/// `<log stem>.html` is left alone — the user named the log, not that link, which
+/// `p.html → victim` would have overwritten. Where the page went (or why not) is said;
+/// a page that cannot be written costs the run nothing but a warning.
 pub fn write_beside_log(r: &RunReport, log: &Path, db: Option<&Path>) {
     let path = beside(log);
+    if let Ok(m) = std::fs::symlink_metadata(&path)
+        && !m.is_file()
+    {
+        let what = if m.file_type().is_symlink() {
+            "a symbolic link"
+        } else {
+            "not a regular file"
+        };
+        eprintln!(
+            "warning: the HTML report was not written: {} is {what} (left as it is)",
+            path.display()
+        );
+        return;
+    }
     let mut d = ReportData::from_run(r);
     let db = DbArg {
         db: db.map(Path::to_path_buf),
@@ -94,11 +113,8 @@ pub fn write_beside_log(r: &RunReport, log: &Path, db: Option<&Path>) {
     // Written before the run is stored: it is not among the stored rows.
     d.comparison = comparison(&document::from_run(r), &db, None);
     let d = d.redacted(&page::known_of_run(r));
-    match std::fs::write(&path, html::render(&d)) {
+    match crate::files::replace(&path, html::render(&d).as_bytes()) {
         Ok(()) => println!("HTML report in {}", path.display()),
-        Err(e) => eprintln!(
-            "warning: the HTML report was not written to {}: {e}",
-            path.display()
-        ),
+        Err(e) => eprintln!("warning: the HTML report was not written: {e}"),
     }
 }

@@ -6,11 +6,11 @@ use crate::cli::results::{
     DbArg, DeleteArgs, ExportArgs, ExportFormat, ImportArgs, ListArgs, ParseArgs, ResultsArgs,
     ResultsCommand, ShowArgs,
 };
-use crate::output::Outcome;
 use crate::output::schema::{self, stamp};
+use crate::output::{Outcome, escape_controls};
 use crate::report::text::stored;
 use crate::results::lookup::{self, Said};
-use crate::results::store::{Entry, Store};
+use crate::results::store::{Entry, Store, StoreError};
 
 /// Run `results …`.
 pub fn run(a: &ResultsArgs) -> anyhow::Result<Outcome> {
@@ -29,13 +29,22 @@ fn open(db: &DbArg) -> Result<Store, UsageError> {
     Store::open(&db.path()?).map_err(|e| e.to_string().into())
 }
 
+/// A run that is not there is a usage error (status 2); the database failing (read-only,
+/// full, damaged) is an error (1), as `import` says it.
+fn by_kind(e: StoreError) -> anyhow::Error {
+    match e {
+        StoreError::NoSuchRun(_) => UsageError::new(e.to_string()).into(),
+        e => e.into(),
+    }
+}
+
 /// The exit status of an import: 1 when a file could not be read (it may hold results
 /// that were not stored), else 2 when some files were no results, else 0.
 fn import(s: &Store, a: &ImportArgs) -> anyhow::Result<Outcome> {
     let t = lookup::import(s, &a.paths, &mut |said| match said {
-        Said::Unreadable(e) => eprintln!("error: {e}"),
-        Said::NotAResult(e) => eprintln!("not a result: {e}"),
-        Said::Line(l) => println!("{l}"),
+        Said::Unreadable(e) => eprintln!("error: {}", escape_controls(&e)),
+        Said::NotAResult(e) => eprintln!("not a result: {}", escape_controls(&e)),
+        Said::Line(l) => println!("{}", escape_controls(&l)),
     })?;
     let db = s.path().display();
     println!(
@@ -67,15 +76,21 @@ fn list(s: &Store, a: &ListArgs) -> anyhow::Result<Outcome> {
         println!("No stored runs in {}.", s.path().display());
     } else {
         let lines: Vec<_> = rows.iter().map(Entry::list_row).collect();
-        print!("{}", stored::list_table(&lines));
+        print!("{}", escape_controls(&stored::list_table(&lines)));
     }
     Ok(Outcome::Ok)
 }
 
 fn show(s: &Store, a: &ShowArgs) -> anyhow::Result<Outcome> {
-    let (parsed, doc) = s.record(a.id).map_err(|e| UsageError::new(e.to_string()))?;
+    let (parsed, doc) = s.record(a.id).map_err(by_kind)?;
     if a.document {
-        print!("{doc}");
+        // The document as stored, byte for byte, into a file or pipe; on a terminal its
+        // control characters are shown, not obeyed.
+        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            print!("{}", escape_controls(&doc));
+        } else {
+            print!("{doc}");
+        }
         if !doc.ends_with('\n') {
             println!();
         }
@@ -84,14 +99,18 @@ fn show(s: &Store, a: &ShowArgs) -> anyhow::Result<Outcome> {
     } else {
         let e = s.entry(a.id)?;
         let head = stored::show_header(e.id, &e.source, e.source_path.as_deref(), &e.stored_at);
-        print!("{head}{}", stored::parsed_text(&parsed.view()));
-        print!("{}", stored::shared_lines(&s.shares(a.id)?));
+        let text = format!(
+            "{head}{}{}",
+            stored::parsed_text(&parsed.view()),
+            stored::shared_lines(&s.shares(a.id)?)
+        );
+        print!("{}", escape_controls(&text));
     }
     Ok(Outcome::Ok)
 }
 
 fn delete(s: &Store, a: &DeleteArgs) -> anyhow::Result<Outcome> {
-    s.delete(a.id).map_err(|e| UsageError::new(e.to_string()))?;
+    s.delete(a.id).map_err(by_kind)?;
     println!("Deleted run #{}.", a.id);
     Ok(Outcome::Ok)
 }
@@ -100,7 +119,13 @@ fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
     let rows: Vec<Entry> = s
         .list(&Default::default())?
         .into_iter()
-        .map(|e| e.shareable(!a.no_redact))
+        .map(|e| {
+            let known = (!a.no_redact).then(|| {
+                let doc = s.record(e.id).map(|(_, d)| d).unwrap_or_default();
+                crate::results::view::known_of_document(&doc)
+            });
+            e.shareable(known.as_ref())
+        })
         .collect();
     let out = match a.format {
         ExportFormat::Json => {
@@ -119,7 +144,7 @@ fn parse(a: &ParseArgs) -> anyhow::Result<Outcome> {
     if a.json {
         print!("{}", schema::pretty(&stamp(schema::RESULTS_PARSE, &r))?);
     } else {
-        print!("{}", stored::parsed_text(&r.view()));
+        print!("{}", escape_controls(&stored::parsed_text(&r.view())));
     }
     Ok(Outcome::Ok)
 }

@@ -81,7 +81,7 @@ pub fn run(ctx: &Ctx, args: &ReviewArgs) -> anyhow::Result<Outcome> {
             println!("WARNING: ExecuteCommand is set to \"{}\"\n", c.join(" "));
         }
     }
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     let mut opts = options(args, cfg.fake_benchmarks, command);
     let log = sink
         .path(crate::report::export::Format::Log)

@@ -37,7 +37,8 @@ impl ModeCommand for StandardRun {
     }
 
     fn before_store(&self, report: &RunReport, sink: &ExportSink, db: Option<&Path>) {
-        if let Some(log) = sink.path(Format::Log).filter(|l| *l != Path::new("-")) {
+        // Beside a regular log file only: never `/dev/null.html` in /dev.
+        if let Some(log) = sink.regular_file(Format::Log) {
             crate::app::report::write_beside_log(report, log, db);
         }
     }
@@ -48,7 +49,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Outcome> {
     let cfg =
         crate::cli::run_config(args, &|k| std::env::var(k).ok()).map_err(crate::cli::UsageError)?;
     // Fail in the first second, not after 30 minutes: output files first.
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     engine::drive(
         ctx,
         &cfg,

@@ -17,7 +17,11 @@ use crate::sys::meter::sampler::PowerSampler;
 /// the earlier runs, this one appended after sbc-bench's separator, as sbc-bench's does.
 /// Nothing is created or truncated yet: a run that stops before benchmarking (too busy,
 /// Ctrl-C) leaves no empty file behind and old ones intact.
-pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result<ExportSink> {
+pub(crate) fn export_sink(
+    cfg: &RunConfig,
+    explicit_log: bool,
+    redact: bool,
+) -> anyhow::Result<ExportSink> {
     // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
     // text goes to stderr (docs/RUN-JSON.md).
     let dashes = [cfg.json.as_deref(), cfg.markdown.as_deref()]
@@ -34,7 +38,14 @@ pub(crate) fn export_sink(cfg: &RunConfig, explicit_log: bool) -> anyhow::Result
     }
     let mut sink = ExportSink::new();
     if let Some(j) = &cfg.json {
-        sink.add(Format::Json, j)?;
+        sink.add(
+            if redact {
+                Format::JsonRedacted
+            } else {
+                Format::Json
+            },
+            j,
+        )?;
     }
     if let Some(m) = &cfg.markdown {
         let f = if cfg.no_redact {
@@ -80,6 +91,7 @@ pub(crate) fn attach_power(report: &mut RunReport, power: Option<PowerSampler>, 
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::report::export::RUN_SEPARATOR;
@@ -132,7 +144,7 @@ mod tests {
             ..Default::default()
         };
         // No --log: the log keeps what it held.
-        let r = fake_run(&cfg, &export_sink(&cfg, false).unwrap());
+        let r = fake_run(&cfg, &export_sink(&cfg, false, false).unwrap());
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             format!(
@@ -141,7 +153,7 @@ mod tests {
             )
         );
         // --log FILE: this run alone.
-        let r = fake_run(&cfg, &export_sink(&cfg, true).unwrap());
+        let r = fake_run(&cfg, &export_sink(&cfg, true, false).unwrap());
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             crate::report::log::run::log(&r)

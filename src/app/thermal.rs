@@ -96,7 +96,7 @@ pub fn run(ctx: &Ctx, args: &ThermalArgs) -> anyhow::Result<Outcome> {
             })
         }
     };
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     let mut cmd = ThermalRun {
         mode: Thermal { cfg: t },
         sensor_line,

@@ -84,7 +84,7 @@ pub fn run(ctx: &Ctx, args: &WrapArgs) -> anyhow::Result<Outcome> {
     let spec =
         crate::cli::wrap::spec(args, online, &crate::bench::external::find).map_err(UsageError)?;
     cfg.kind = crate::record::config::RunKind::Wrap(spec.clone());
-    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some())?;
+    let sink = crate::app::sink::export_sink(&cfg, args.shared.log.is_some(), ctx.redact)?;
     engine::drive(
         ctx,
         &cfg,

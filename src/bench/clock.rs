@@ -363,15 +363,31 @@ pub fn walk_policy(
     progress: &mut dyn FnMut(usize, usize),
 ) -> PolicyWalk {
     let opps = opps_to_check(policy, w);
-    let tuning = Tuning::new(root);
-    let mut cur = (
-        root.parse::<u64>(policy_attr(policy.id, "scaling_min_freq")),
-        root.parse::<u64>(policy_attr(policy.id, "scaling_max_freq")),
-    );
     let mut out = PolicyWalk {
         policy: policy.id,
         ..Default::default()
     };
+    // Another run tuning this machine: no OPP is held, each says why.
+    let tuning = match Tuning::new(root) {
+        Ok(t) => t,
+        Err(e) => {
+            out.opps = opps
+                .iter()
+                .map(|&khz| OppCheck {
+                    opp_khz: khz,
+                    measured: None,
+                    kernel_cur_khz: None,
+                    deviation_pct: None,
+                    error: Some(e.to_string()),
+                })
+                .collect();
+            return out;
+        }
+    };
+    let mut cur = (
+        root.parse::<u64>(policy_attr(policy.id, "scaling_min_freq")),
+        root.parse::<u64>(policy_attr(policy.id, "scaling_max_freq")),
+    );
     for (i, &khz) in opps.iter().enumerate() {
         if cancel.is_cancelled() {
             out.cancelled = true;

@@ -217,24 +217,10 @@ pub fn parse_scrypt_kernel(s: &str) -> Result<crate::bench::scrypt::ScryptKernel
         .ok_or_else(|| "not one of scalar, simd, avx2".to_string())
 }
 
-/// Parse `300`, `300s`, `5m`, `1h` (whole numbers, at least one second, at most a day).
+/// `--duration`: [`super::units`]'s grammar (`300`, `90s`, `1.5m`, `500ms`), 1 ms to
+/// a day.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 's')) => (&t[..i], 1),
-        Some((i, 'm')) => (&t[..i], 60),
-        Some((i, 'h')) => (&t[..i], 3600),
-        _ => (t, 1),
-    };
-    let n: u64 = num
-        .trim()
-        .parse()
-        .map_err(|_| "not a duration (examples: 300, 90s, 5m)".to_string())?;
-    let secs = n.saturating_mul(mult);
-    if !(1..=86_400).contains(&secs) {
-        return Err("not between 1 s and 24 h".to_string());
-    }
-    Ok(std::time::Duration::from_secs(secs))
+    super::units::parse_duration_in(s, std::time::Duration::from_millis(1), super::units::DAY)
 }
 
 #[cfg(test)]
@@ -248,6 +234,9 @@ mod tests {
         assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
         assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        // Refused before issue 29 (item 8), as `thermal --duration` took them.
+        assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         for bad in [
             "",
             "m",

@@ -1,6 +1,5 @@
 //! `sbc-bench kernel` (sbc-bench `-k`): is the kernel current, and is it a vendor kernel?
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -81,31 +80,23 @@ fn load_table(file: Option<&Path>) -> Result<(ReleaseTable, String), String> {
 
 /// Read a user's file without ever blocking: a FIFO or device is refused, not waited on.
 fn read_table_file(path: &Path) -> Result<String, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let cannot = |e: std::io::Error| format!("--eol-data {}: cannot read: {e}", path.display());
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(cannot)?;
-    let meta = f.metadata().map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(format!(
-            "--eol-data {}: not a regular file (expected endoflife.date's JSON)",
-            path.display()
-        ));
-    }
-    let mut buf = Vec::new();
-    f.take(MAX_TABLE + 1)
-        .read_to_end(&mut buf)
-        .map_err(cannot)?;
-    if buf.len() as u64 > MAX_TABLE {
-        return Err(format!(
-            "--eol-data {}: larger than {} MiB, not a release table",
-            path.display(),
-            MAX_TABLE / (1024 * 1024)
-        ));
-    }
+    use crate::files::read::{not_regular, read_limited, too_large};
+    let buf = read_limited(path, MAX_TABLE).map_err(|e| {
+        if not_regular(&e).is_some() {
+            format!(
+                "--eol-data {}: not a regular file (expected endoflife.date's JSON)",
+                path.display()
+            )
+        } else if too_large(&e) {
+            format!(
+                "--eol-data {}: larger than {} MiB, not a release table",
+                path.display(),
+                MAX_TABLE / (1024 * 1024)
+            )
+        } else {
+            format!("--eol-data {}: cannot read: {e}", path.display())
+        }
+    })?;
     String::from_utf8(buf).map_err(|_| format!("--eol-data {}: not UTF-8 text", path.display()))
 }
 

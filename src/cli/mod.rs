@@ -17,6 +17,7 @@ pub mod root;
 pub mod run;
 pub mod storage;
 pub mod thermal;
+pub mod units;
 pub mod usage;
 pub mod wrap;
 
@@ -50,13 +51,22 @@ pub struct Cli {
     /// unless --sysroot-writable is given.
     // Not clap's `env = …`: clap rejects an empty variable ("a value is required for
     // '--sysroot'") although the user never typed the option. See [`Cli::sysroot`].
-    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR")]
+    // Hidden from `--help` (a test option; every help ends with docs::TESTING_NOTE instead),
+    // listed in the top man page's OPTIONS.
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", hide_short_help = true, hide_long_help = true)]
     pub sysroot: Option<PathBuf>,
 
     /// Let tuning write to the --sysroot tree (tests of the restoring guard on a writable
     /// copy of a fixture). Without it a --sysroot tree is never written.
-    #[arg(long, global = true, help_heading = GLOBAL)]
+    #[arg(long, global = true, help_heading = GLOBAL, hide_short_help = true, hide_long_help = true)]
     pub sysroot_writable: bool,
+
+    /// Hide identifiers in every output, JSON included (hostname, serial numbers, the
+    /// unique part of chip IDs, MAC and IP addresses, home paths: docs/PRIVACY.md), for
+    /// pasting into forums and issues (inxi's -z). The Markdown review and the report page
+    /// are redacted without it.
+    #[arg(short = 'z', long, global = true, help_heading = GLOBAL)]
+    pub redact: bool,
 
     /// Never colour output (NO_COLOR in the environment does the same).
     #[arg(long, global = true, help_heading = GLOBAL)]
@@ -109,7 +119,7 @@ pub enum Command {
     /// List storage devices and what they sit behind (sbc-bench -S), or benchmark one.
     Storage(storage::StorageArgs),
     /// Put back settings a killed run left changed (from /run/sbc-bench/tuning.json).
-    Restore,
+    Restore(RestoreArgs),
     /// Read result logs of sbc-bench (every version) and of ours; the results database.
     Results(results::ResultsArgs),
     /// Set a run beside the published sbc-bench results of the same SoC, and say why the
@@ -209,6 +219,15 @@ pub struct MonitorArgs {
     pub quiet: bool,
 }
 
+/// `sbc-bench restore [--force]`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RestoreArgs {
+    /// Restore even what a run that still seems to be running changed (its process id,
+    /// start time and executable match) and while another sbc-bench holds the machine.
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// A bad value in the words clap uses for its own (`error: invalid value 'abc' for
 /// '--max-wait <SECONDS>': not a whole number of seconds`), for the values clap does not
 /// see: sbc-bench's environment variables (`MaxKHz`, `MODE`). Value parsers return only
@@ -225,23 +244,17 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     }
 }
 
-/// Parse a positive interval in seconds, at least 10 ms and at most a day.
+/// Parse a positive interval (seconds, or [`units`]'s grammar: `0.5`, `500ms`, `1m`), at
+/// least 10 ms and at most a day.
 pub fn parse_interval(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| "not a number of seconds".to_string())?;
-    if !v.is_finite() || !(0.01..=86_400.0).contains(&v) {
-        return Err("not between 0.01 and 86400 seconds".into());
-    }
-    Ok(v)
+    units::parse_duration_in(s, std::time::Duration::from_millis(10), units::DAY)
+        .map(|d| d.as_secs_f64())
 }
 
-/// Parse a whole number of seconds (`--max-wait`).
+/// Parse a number of seconds (`--max-wait 600`, `--max-wait 10m`; [`units`]'s grammar),
+/// rounded up to whole seconds.
 pub fn parse_seconds(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse()
-        .map_err(|_| "not a whole number of seconds".to_string())
+    units::parse_whole_seconds(s)
 }
 
 /// Parse a clock in kHz (`--max-khz`, `MaxKHz`).
@@ -259,6 +272,36 @@ pub fn khz_from_env(name: &str, value: Option<&str>) -> Result<Option<u64>, Stri
         Some(v) => parse_khz(v)
             .map(Some)
             .map_err(|why| invalid_value(v, name, &why)),
+    }
+}
+
+/// A yes/no variable of sbc-bench's (`NotReadyYet`, `NOTUNING`): unset, empty, `no`,
+/// `0`, `false` or `off` is no; `yes`, `1`, `true` or `on` is yes (any case); anything
+/// else is refused in [`invalid_value`]'s words, as `MODE` is (`NOTUNING=2` meant "no"
+/// without a word).
+pub fn yes_no_from_env(name: &str, value: Option<&str>) -> Result<bool, String> {
+    let Some(v) = value.map(str::trim) else {
+        return Ok(false);
+    };
+    match v.to_ascii_lowercase().as_str() {
+        "" | "no" | "0" | "false" | "off" => Ok(false),
+        "yes" | "1" | "true" | "on" => Ok(true),
+        _ => Err(invalid_value(v, name, "not yes or no")),
+    }
+}
+
+/// A clock range whose maximum is below its minimum walks no OPP at all: refused with
+/// both values named (`MaxKHz` below `MinKHz` was taken without a word).
+pub fn check_khz_range(
+    max: Option<u64>,
+    min: Option<u64>,
+    (max_name, min_name): (&str, &str),
+) -> Result<(), String> {
+    match (max, min) {
+        (Some(hi), Some(lo)) if hi < lo => Err(format!(
+            "{max_name} ({hi}) is below {min_name} ({lo}): no clock is in that range"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -284,7 +327,44 @@ pub fn modes_from_env(value: Option<&str>) -> Result<Vec<String>, String> {
     }
 }
 
+/// The command line's clap definition as users see it: [`Cli`]'s, with every subcommand's
+/// `--help` ending in its examples and the testing note ([`docs::subcommand_after_help`]).
+/// What parses the command line, `--help`, the man pages and the completions all use it.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    fn attach(cmd: clap::Command, path: &str) -> clap::Command {
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        let mut cmd = cmd;
+        for n in names {
+            let sub_path = if path.is_empty() {
+                n.clone()
+            } else {
+                format!("{path} {n}")
+            };
+            cmd = cmd.mut_subcommand(&n, |sub| {
+                let after = docs::subcommand_after_help(&sub_path);
+                attach(sub, &sub_path)
+                    .after_help(after.clone())
+                    .after_long_help(after)
+            });
+        }
+        cmd
+    }
+    attach(Cli::command(), "")
+}
+
 impl Cli {
+    /// Parse `argv` (sbc-bench's legacy flags already rewritten) with [`command`].
+    pub fn try_parse_argv(argv: &[OsString]) -> Result<Self, clap::Error> {
+        use clap::FromArgMatches;
+        let mut m = command().try_get_matches_from(argv)?;
+        Self::from_arg_matches_mut(&mut m)
+    }
+
     /// Parse `std::env::args`, with sbc-bench's legacy flags rewritten first. Exits with a
     /// usage error (status 2) on bad input, as clap does.
     pub fn parse_env() -> Self {
@@ -295,7 +375,7 @@ impl Cli {
                 std::process::exit(crate::output::Outcome::Usage.code());
             }
         };
-        match Self::try_parse_from(&argv) {
+        match Self::try_parse_argv(&argv) {
             Ok(cli) => cli,
             Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
                 eprint!(
@@ -313,8 +393,7 @@ impl Cli {
 /// subcommands the command does have after its first line (`available benchmarks: clock,
 /// membw, …`), because clap only suggests names that look alike.
 pub fn with_available_subcommands(message: &str, argv: &[OsString]) -> String {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command();
+    let mut cmd = command();
     for a in argv.iter().skip(1).filter_map(|a| a.to_str()) {
         if a.starts_with('-') {
             continue;
@@ -390,11 +469,10 @@ pub fn run_config(
 ) -> Result<RunConfig, String> {
     let modes = modes_from_env(env("MODE").as_deref())?;
     let mode = |m: &str| modes.iter().any(|x| x == m);
-    let yes = |k: &str| {
-        env(k)
-            .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "1" | "true"))
-    };
+    let yes = |k: &str| yes_no_from_env(k, env(k).as_deref());
     let khz = |k: &str| khz_from_env(k, env(k).as_deref());
+    let (max_khz, min_khz) = (khz("MaxKHz")?, khz("MinKHz")?);
+    check_khz_range(max_khz, min_khz, ("MaxKHz", "MinKHz"))?;
     let unattended = args.shared.unattended || mode("unattended");
     Ok(RunConfig {
         stress: args.stress,
@@ -414,10 +492,10 @@ pub fn run_config(
         markdown: args.shared.markdown.clone(),
         no_redact: args.shared.no_redact,
         fake_benchmarks: args.shared.fake_benchmarks,
-        not_ready_yet: yes("NotReadyYet"),
-        no_tuning: yes("NOTUNING"),
-        max_khz: khz("MaxKHz")?,
-        min_khz: khz("MinKHz")?,
+        not_ready_yet: yes("NotReadyYet")?,
+        no_tuning: yes("NOTUNING")?,
+        max_khz,
+        min_khz,
         power: power_spec(args.shared.power.as_deref(), env("Netio").as_deref())?,
         kind: crate::record::config::RunKind::Standard,
     })
@@ -456,6 +534,72 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    /// An example's words as the shell would pass them: `sudo` dropped, a redirection or
+    /// pipe ends the command, '…' quotes kept together.
+    fn example_argv(line: &str) -> Vec<OsString> {
+        let mut words = Vec::new();
+        let mut cur = String::new();
+        let mut quoted = false;
+        for c in line.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                ' ' if !quoted => {
+                    if !cur.is_empty() {
+                        words.push(std::mem::take(&mut cur));
+                    }
+                }
+                _ => cur.push(c),
+            }
+        }
+        words.push(cur);
+        words
+            .into_iter()
+            .skip_while(|w| w == "sudo")
+            .take_while(|w| w != ">" && w != "|")
+            .map(OsString::from)
+            .collect()
+    }
+
+    /// Every example of every `--help` and man page is a command line that parses: a
+    /// renamed option cannot leave a stale example behind.
+    #[test]
+    fn every_example_parses() {
+        let all = docs::COMMAND_EXAMPLES
+            .iter()
+            .flat_map(|(_, e)| e.iter())
+            .chain(docs::EXAMPLES.iter());
+        for (line, _) in all {
+            let argv = legacy::rewrite(example_argv(line)).unwrap();
+            if let Err(e) = Cli::try_parse_argv(&argv) {
+                panic!("example `{line}` does not parse: {e}");
+            }
+        }
+    }
+
+    /// Every subcommand (nested ones too) has two or three examples, or one where there is
+    /// only one thing to do (`restore`, `results delete`).
+    #[test]
+    fn every_subcommand_has_examples() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for sub in cmd.get_subcommands().filter(|c| c.get_name() != "help") {
+                let p = if path.is_empty() {
+                    sub.get_name().to_string()
+                } else {
+                    format!("{path} {}", sub.get_name())
+                };
+                let n = docs::examples_of(&p).len();
+                if n == 0 || n > 3 {
+                    missing.push(format!("{p}: {n}"));
+                }
+                walk(sub, &p, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&command(), "", &mut missing);
+        assert!(missing.is_empty(), "examples: {missing:?}");
     }
 
     #[test]
@@ -468,8 +612,10 @@ mod tests {
         assert_eq!(parse_count("0"), parse_count("x"));
         assert_eq!(
             parse_seconds("abc").unwrap_err(),
-            "not a whole number of seconds"
+            "not a duration (e.g. 300, 90s, 1.5m, 500ms, 1h30m)"
         );
+        assert_eq!(parse_seconds("10m"), Ok(600));
+        assert_eq!(parse_interval("500ms"), Ok(0.5));
     }
 
     #[test]
@@ -549,6 +695,37 @@ mod tests {
             Some(Command::Monitor(m)) => assert_eq!(m.interval, 5.0),
             other => panic!("{other:?}"),
         }
+    }
+
+    // Issue 27, item 14: `NotReadyYet` and `NOTUNING` with `-1`, `2` or `garbage` meant
+    // "no" without a word; `MaxKHz` below `MinKHz` was accepted.
+    #[test]
+    fn yes_no_variables_and_a_reversed_clock_range_are_refused() {
+        let with = |k: &'static str, v: &'static str| {
+            run_config(&run::RunArgs::default(), &move |x| {
+                (x == k).then(|| v.to_string())
+            })
+        };
+        for v in ["-1", "2", "garbage"] {
+            for k in ["NotReadyYet", "NOTUNING"] {
+                assert_eq!(
+                    with(k, v).unwrap_err(),
+                    format!("invalid value '{v}' for '{k}': not yes or no")
+                );
+            }
+        }
+        assert!(with("NOTUNING", "YES").is_ok_and(|c| c.no_tuning));
+        assert!(with("NOTUNING", "no").is_ok_and(|c| !c.no_tuning));
+        assert!(with("NotReadyYet", "").is_ok_and(|c| !c.not_ready_yet));
+        let both = |x: &str| match x {
+            "MaxKHz" => Some("600000".to_string()),
+            "MinKHz" => Some("1200000".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            run_config(&run::RunArgs::default(), &both).unwrap_err(),
+            "MaxKHz (600000) is below MinKHz (1200000): no clock is in that range"
+        );
     }
 
     #[test]

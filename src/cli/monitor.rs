@@ -79,6 +79,20 @@ pub fn export_args(args: &MonitorArgs) -> Result<Option<MetricsExportArgs>, Usag
         }
         return Ok(None);
     }
+    // A run JSON is a regular file: `/dev/zero` or a FIFO would be read for ever (the
+    // exporter reads it again whenever it changes). One that does not exist yet is
+    // read once a run writes it.
+    if let Some(f) = &args.scores
+        && let Ok(m) = std::fs::metadata(f)
+        && !m.is_file()
+    {
+        return Err(invalid_value(
+            &f.display().to_string(),
+            "--scores <FILE>",
+            "not a regular file (a run JSON written by `run --json FILE`)",
+        )
+        .into());
+    }
     Ok(Some(MetricsExportArgs {
         listen,
         textfile: args.textfile.clone(),

@@ -26,15 +26,18 @@ fn problem(root: &SysRoot) -> Result<(), String> {
         }
     }
     if root.cpuinfo_overridden() {
+        use crate::files::read::{Accept, Links, not_regular, open_read};
         let file = root.path("/proc/cpuinfo");
-        if let Err(e) = std::fs::File::open(&file).and_then(|f| f.metadata()) {
-            return Err(format!("CPUINFOFILE={}: {e}", file.display()));
-        }
-        if file.is_dir() {
-            return Err(format!(
-                "CPUINFOFILE={}: is a directory, not a cpuinfo file",
-                file.display()
-            ));
+        // Never blocking: a FIFO given as CPUINFOFILE hung here in `open(2)`.
+        if let Err(e) = open_read(&file, Accept::File, Links::Follow) {
+            return Err(match not_regular(&e) {
+                Some(n) => format!(
+                    "CPUINFOFILE={}: is {}, not a cpuinfo file",
+                    file.display(),
+                    n.what
+                ),
+                None => format!("CPUINFOFILE={}: {e}", file.display()),
+            });
         }
     }
     Ok(())

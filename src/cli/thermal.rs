@@ -51,18 +51,11 @@ pub fn parse_celsius(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A duration: plain seconds (`300`), or with `ms`, `s`, `m` or `h` (`5m`, `1.5s`,
-/// `500ms`); at least 1 ms, at most a day.
+/// A duration in [`super::units`]'s grammar (`300`, `5m`, `1.5s`, `500ms`), in seconds;
+/// at least 1 ms, at most a day.
 pub fn parse_duration(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, unit) = [("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
-        .iter()
-        .find_map(|(suf, k)| t.strip_suffix(suf).map(|n| (n, *k)))
-        .unwrap_or((t, 1.0));
-    match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v * unit >= 0.001 && v * unit <= 86_400.0 => Ok(v * unit),
-        _ => Err("not a duration (e.g. 300, 5m, 1.5s, 500ms; at most a day)".into()),
-    }
+    super::units::parse_duration_in(s, std::time::Duration::from_millis(1), super::units::DAY)
+        .map(|d| d.as_secs_f64())
 }
 
 /// The run's settings: the standard run's (from the same environment variables), with

@@ -242,6 +242,9 @@ pub enum TableError {
     /// No cycles at all.
     #[error("the table lists no release cycles")]
     Empty,
+    /// A date of the table itself that is not one.
+    #[error("{0}")]
+    Date(String),
 }
 
 /// API v1: `{"generated_at": "…", "result": {"releases": [{"name", "isLts", "releaseDate",
@@ -296,6 +299,22 @@ fn date(s: Option<&str>) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()
 }
 
+/// A date field of cycle `index`: missing or empty is `None`; anything else must be a
+/// date (`2026-13-45` was taken as "no date" without a word).
+fn checked_date(
+    index: usize,
+    field: &str,
+    s: Option<&str>,
+) -> Result<Option<NaiveDate>, TableError> {
+    match s.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => date(Some(v)).map(Some).ok_or_else(|| TableError::Cycle {
+            index,
+            why: format!("{field} {v:?} is not a date (YYYY-MM-DD)"),
+        }),
+    }
+}
+
 /// A JSON string or number as text (`"6.12"`; a number `6.1` would lose `6.10`'s zero, so
 /// numbers are taken as written only when they are strings, else as printed).
 fn text(v: &serde_json::Value) -> Option<String> {
@@ -344,7 +363,7 @@ impl ReleaseTable {
         let mut cycles = Vec::new();
         for (i, r) in doc.result.releases.iter().enumerate() {
             let (series, latest) = cycle(i, &r.name, r.latest.as_ref().map(|l| &l.name))?;
-            let eol = match date(r.eol_from.as_deref()) {
+            let eol = match checked_date(i, "eolFrom", r.eol_from.as_deref())? {
                 Some(d) => Eol::On(d),
                 None if r.is_eol => Eol::Ended,
                 None => Eol::Open,
@@ -352,13 +371,23 @@ impl ReleaseTable {
             cycles.push(Cycle {
                 series,
                 lts: r.is_lts,
-                release_date: date(r.release_date.as_deref()),
+                release_date: checked_date(i, "releaseDate", r.release_date.as_deref())?,
                 eol,
                 latest,
-                latest_date: r.latest.as_ref().and_then(|l| date(l.date.as_deref())),
+                latest_date: checked_date(
+                    i,
+                    "latest.date",
+                    r.latest.as_ref().and_then(|l| l.date.as_deref()),
+                )?,
             });
         }
-        let snapshot = date(doc.generated_at.as_deref()).or_else(|| newest_date(&cycles));
+        let generated = match doc.generated_at.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(g) => Some(date(Some(g)).ok_or_else(|| {
+                TableError::Date(format!("generated_at {g:?} is not a date (YYYY-MM-DD)"))
+            })?),
+        };
+        let snapshot = generated.or_else(|| newest_date(&cycles));
         Ok(Self {
             snapshot: snapshot.ok_or(TableError::Empty)?,
             cycles,
@@ -372,22 +401,28 @@ impl ReleaseTable {
             let (series, latest) = cycle(i, &r.cycle, r.latest.as_ref())?;
             let eol = match &r.eol {
                 serde_json::Value::Bool(true) => Eol::Ended,
-                serde_json::Value::String(s) => date(Some(s)).map_or(Eol::Open, Eol::On),
+                serde_json::Value::String(s) => {
+                    checked_date(i, "eol", Some(s))?.map_or(Eol::Open, Eol::On)
+                }
                 _ => Eol::Open,
             };
             let lts = match &r.lts {
                 serde_json::Value::Bool(b) => *b,
                 // An LTS date: LTS from then on.
-                serde_json::Value::String(s) => date(Some(s)).is_some(),
+                serde_json::Value::String(s) => checked_date(i, "lts", Some(s))?.is_some(),
                 _ => false,
             };
             cycles.push(Cycle {
                 series,
                 lts,
-                release_date: date(r.release_date.as_deref()),
+                release_date: checked_date(i, "releaseDate", r.release_date.as_deref())?,
                 eol,
                 latest,
-                latest_date: date(r.latest_release_date.as_deref()),
+                latest_date: checked_date(
+                    i,
+                    "latestReleaseDate",
+                    r.latest_release_date.as_deref(),
+                )?,
             });
         }
         let snapshot = newest_date(&cycles).ok_or(TableError::Empty)?;
@@ -1523,5 +1558,23 @@ mod tests {
             ReleaseTable::parse(r#"[{"cycle":"6.1"}]"#),
             Err(TableError::Cycle { index: 0, .. })
         ));
+    }
+
+    // Issue 27, item 14: `--eol-data` took a date like `2026-13-45` as "no end of life".
+    #[test]
+    fn an_impossible_date_in_the_eol_data_is_refused() {
+        let v0 = r#"[{"cycle":"6.12","releaseDate":"2024-11-17","eol":"2026-13-45","latest":"6.12.10","latestReleaseDate":"2025-01-17","lts":true}]"#;
+        let e = ReleaseTable::parse(v0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "release cycle 0: eol \"2026-13-45\" is not a date (YYYY-MM-DD)"
+        );
+        let v1 = r#"{"generated_at":"2025-01-20","result":{"releases":[{"name":"6.12","isLts":true,"isEol":false,"releaseDate":"2024-11-17","eolFrom":"2026-02-30","latest":{"name":"6.12.10","date":"2025-01-17"}}]}}"#;
+        assert!(matches!(
+            ReleaseTable::parse(v1),
+            Err(TableError::Cycle { index: 0, .. })
+        ));
+        let ok = v1.replace("2026-02-30", "2026-12-31");
+        assert!(ReleaseTable::parse(&ok).is_ok());
     }
 }

@@ -46,6 +46,9 @@ pub fn write_textfile(dir: &Path, text: &str) -> std::io::Result<()> {
     crate::files::replace(&dir.join(TEXTFILE_NAME), text.as_bytes()).map_err(|e| e.source)
 }
 
+/// The largest run JSON `--scores` reads (a run's JSON is a few MiB).
+pub const MAX_SCORES_FILE: u64 = 64 << 20;
+
 /// `--scores FILE` read when it changes.
 struct Scores {
     path: PathBuf,
@@ -63,7 +66,9 @@ impl Scores {
             return;
         }
         self.seen = mtime;
-        let got = std::fs::read_to_string(&self.path)
+        // Regular files only, never blocking, bounded (`--scores /dev/zero` grew to
+        // 2.7 GB in 4 s).
+        let got = crate::files::read::read_text(&self.path, MAX_SCORES_FILE)
             .map_err(|e| e.to_string())
             .and_then(|t| prometheus::run_scores(&t));
         match got {
@@ -180,6 +185,7 @@ impl MetricsCollector {
         let cluster = p.cpus.first().and_then(|&c| self.topology.cluster_of(c));
         PolicyReading {
             policy: p.id,
+            cpus: p.cpus.clone(),
             cluster: cluster.map(|c| c.id),
             core_type: cluster.and_then(|c| c.core_type.clone()),
             reported_khz: iv
@@ -290,6 +296,7 @@ impl Export {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -166,6 +166,27 @@ pub fn spinner(message: impl Into<String>) -> indicatif::ProgressBar {
     pb
 }
 
+/// `text` with every control character but newline and tab written as an escape (`\x1b`,
+/// `\r`, `\u{202e}`), bidirectional overrides included; printable text is unchanged. For
+/// text that comes from outside (a peer, a file we read, a stored device name) before it
+/// reaches a terminal: it cannot move the cursor, clear the screen or retitle the window.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if bidi => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

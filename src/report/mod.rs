@@ -15,4 +15,5 @@ pub mod log;
 pub mod page;
 pub mod prometheus;
 pub mod redact;
+pub mod redact_json;
 pub mod text;

@@ -228,6 +228,8 @@ fn same_labels(a: &[(String, String)], b: &[(String, String)]) -> bool {
 pub struct PolicyReading {
     /// N of `policyN`.
     pub policy: u32,
+    /// The CPUs the policy clocks (`related_cpus`): `sbc_bench_cpu_info`'s `cpu` labels.
+    pub cpus: Vec<u32>,
     /// Cluster index (as in `info` and the run JSON).
     pub cluster: Option<u32>,
     /// The cluster's core type (`Cortex-A76`).
@@ -446,34 +448,30 @@ fn policy_metrics(e: &mut Exposition, p: &PolicyReading) {
         ("cluster", cluster.as_str()),
         ("core_type", core_type.as_str()),
     ];
-    if let Some(k) = p.reported_khz {
+    // The kernel's clocks (scaling_cur_freq, cpuinfo_max_freq, scaling_max_freq) are
+    // node_exporter's cpufreq series (`node_cpu_scaling_frequency_hertz` …, label `cpu`):
+    // not repeated here (issue 29, item 6). This info metric joins them to the cluster
+    // and core type: `node_cpu_scaling_frequency_hertz * on(cpu) group_left(cluster,
+    // core_type) sbc_bench_cpu_info`.
+    for cpu in &p.cpus {
+        let cpu = cpu.to_string();
         e.gauge(
-            "sbc_bench_cpu_reported_frequency_hertz",
-            "The clock the kernel reports for the policy (scaling_cur_freq), not a measured one.",
-            &labels,
-            k as f64 * 1000.0,
+            "sbc_bench_cpu_info",
+            "A CPU's cpufreq policy, cluster and core type (always 1), to join node_exporter's \
+             per-CPU series on `cpu`.",
+            &[
+                ("cpu", cpu.as_str()),
+                ("policy", policy.as_str()),
+                ("cluster", cluster.as_str()),
+                ("core_type", core_type.as_str()),
+            ],
+            1.0,
         );
     }
     if let Some(k) = p.opp_max_khz {
         e.gauge(
             "sbc_bench_cpu_opp_max_hertz",
             "The policy's highest OPP (scaling_available_frequencies or time_in_state).",
-            &labels,
-            k as f64 * 1000.0,
-        );
-    }
-    if let Some(k) = p.cpuinfo_max_khz {
-        e.gauge(
-            "sbc_bench_cpu_hardware_max_hertz",
-            "The policy's hardware maximum (cpuinfo_max_freq).",
-            &labels,
-            k as f64 * 1000.0,
-        );
-    }
-    if let Some(k) = p.scaling_max_khz {
-        e.gauge(
-            "sbc_bench_cpu_scaling_max_hertz",
-            "The policy's allowed maximum (scaling_max_freq).",
             &labels,
             k as f64 * 1000.0,
         );
@@ -566,6 +564,8 @@ pub struct RunScores {
     pub device: String,
     /// `started`, RFC 3339.
     pub started: String,
+    /// `--quick`: shortened benchmarks, scores not comparable with full runs.
+    pub quick: bool,
     /// When it started, Unix seconds.
     pub started_unix_s: Option<f64>,
     /// `ok`, `warnings` or `invalid`: the findings' worst severity.
@@ -650,6 +650,7 @@ impl RunScores {
                 .ok()
                 .map(|t| t.timestamp_millis() as f64 / 1000.0),
             started: r.started.clone(),
+            quick: r.config.quick,
             verdict: verdict(&r.findings),
             scores: Vec::new(),
         };
@@ -788,14 +789,17 @@ impl RunScores {
 }
 
 fn score_metrics(e: &mut Exposition, s: &RunScores) {
+    let quick = if s.quick { "true" } else { "false" };
     e.gauge(
         "sbc_bench_run_info",
         "The run whose scores are exported (always 1).",
+        // No timestamp among the labels: every run would make a new series (the start is
+        // sbc_bench_run_started_timestamp_seconds).
         &[
             ("version", &s.version),
             ("device", &s.device),
-            ("started", &s.started),
             ("verdict", &s.verdict),
+            ("quick", quick),
         ],
         1.0,
     );
@@ -819,6 +823,7 @@ fn score_metrics(e: &mut Exposition, s: &RunScores) {
                 ("benchmark", &sc.benchmark),
                 ("cluster", &sc.cluster),
                 ("core_type", &sc.core_type),
+                ("quick", quick),
             ],
             sc.value,
         );
@@ -1038,6 +1043,7 @@ mod tests {
     #[test]
     fn policy_metrics_in_hertz_with_time_below_max() {
         let p = PolicyReading {
+            cpus: vec![4, 5],
             policy: 4,
             cluster: Some(1),
             core_type: Some("Cortex-A76".into()),
@@ -1061,9 +1067,13 @@ mod tests {
             ("cluster", "1"),
             ("core_type", "Cortex-A76"),
         ];
+        // node_exporter's clocks are not repeated; the info metric joins them on `cpu`.
+        assert!(!t.contains("sbc_bench_cpu_reported_frequency_hertz"), "{t}");
+        assert!(!t.contains("sbc_bench_cpu_scaling_max_hertz"), "{t}");
+        assert!(!t.contains("sbc_bench_cpu_hardware_max_hertz"), "{t}");
         assert_eq!(
-            e.value("sbc_bench_cpu_reported_frequency_hertz", &l),
-            Some(2_256_000_000.0)
+            e.value("sbc_bench_cpu_info", &[("cpu", "5"), ("cluster", "1")]),
+            Some(1.0)
         );
         assert_eq!(e.value("sbc_bench_cpu_opp_max_hertz", &l), Some(2.4e9));
         let below = e

@@ -13,8 +13,11 @@ use regex::{Captures, Regex};
 pub struct Known {
     /// `/etc/hostname`.
     pub hostname: Option<String>,
-    /// Names of the hardware (device name, device-tree compatibles): a hostname that is
-    /// one of them (`rock-5b` on Armbian) names the board, not the machine, and stays.
+    /// Names of the hardware that the hardware itself states — the device tree (`model`,
+    /// `compatible`) or DMI — never a name derived from the hostname: a hostname that is
+    /// one of them (`rock-5b` on Armbian) provably names the board, not the machine, and
+    /// stays. (On a machine without DMI the device name *is* the hostname: it is not
+    /// listed here, so the hostname is redacted.)
     pub hardware: Vec<String>,
 }
 
@@ -52,6 +55,14 @@ static CMDLINE_SERIAL: LazyLock<Regex> =
 static CHIP_ID: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b([0-9a-f]{2} [0-9a-f]{2})((?: +[0-9a-f]{2}){4,})\b"));
 static HOME: LazyLock<Regex> = LazyLock::new(|| re(r"/home/[^/\s]+"));
+// A partition's or filesystem's UUID on the kernel command line or in fstab
+// (`root=PARTUUID=2a7e…-02`, `UUID=ABCD-1234`): it identifies one SD card.
+static PARTUUID: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?i)\b((?:PART)?UUID="?)[0-9a-f][0-9a-f-]{6,}[0-9a-f]\b"#));
+// The hostname a log states itself: sysstat's header line `Linux 6.1.0 (host) 11/10/25
+// _aarch64_ (8 CPU)` (iostat, mpstat), and hostnamectl's `Static hostname: host`.
+static LOG_HOSTNAME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^Linux \S+ \(([^()\s]+)\)[ \t]|^\s*Static hostname:\s*(\S+)\s*$"));
 
 fn is_ipv4(c: &Captures<'_>) -> bool {
     (1..=4).all(|i| c[i].parse::<u16>().is_ok_and(|o| o <= 255))
@@ -107,29 +118,64 @@ const RULES: &[Rule] = &[
         name: "home",
         apply: |t| HOME.replace_all(t, "~").into_owned(),
     },
+    Rule {
+        name: "partuuid",
+        apply: |t| PARTUUID.replace_all(t, "${1}<uuid>").into_owned(),
+    },
 ];
+
+/// Every hostname `text` states itself (a log from another machine names that machine's
+/// in its sysstat header), each once.
+pub fn stated_hostnames(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in LOG_HOSTNAME.captures_iter(text) {
+        if let Some(h) = c.get(1).or_else(|| c.get(2)) {
+            let h = h.as_str().to_string();
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
+/// Does `host` provably name the board: one of the names the hardware states?
+fn names_the_board(host: &str, known: &Known) -> bool {
+    let h = host.to_ascii_lowercase();
+    known
+        .hardware
+        .iter()
+        .any(|w| w.to_ascii_lowercase().contains(&h))
+}
+
+/// `host` replaced by `<hostname>` wherever it appears as a whole word.
+fn redact_host(text: &str, host: &str, known: &Known) -> String {
+    let h = host.trim();
+    // A one- or two-letter hostname would eat ordinary words; such names identify
+    // nothing anyway.
+    if h.len() < 3 || names_the_board(h, known) {
+        return text.to_string();
+    }
+    let word = re(&format!(r"(?i)\b{}\b", regex::escape(h)));
+    word.replace_all(text, "<hostname>").into_owned()
+}
 
 /// The names of the rules, in the order they apply (docs/PRIVACY.md lists each).
 pub fn rule_names() -> Vec<&'static str> {
-    let mut v = vec!["hostname"];
+    let mut v = vec!["hostname", "log-hostname"];
     v.extend(RULES.iter().map(|r| r.name));
     v
 }
 
-/// Redact `text`: the known identifiers first, then every pattern rule.
+/// Redact `text`: the known hostname and every hostname the text states itself first,
+/// then every pattern rule.
 pub fn redact(text: &str, known: &Known) -> String {
     let mut t = text.to_string();
-    if let Some(h) = known.hostname.as_deref().map(str::trim) {
-        // A one- or two-letter hostname would eat ordinary words; such names identify
-        // nothing anyway.
-        let names_the_board = known
-            .hardware
-            .iter()
-            .any(|w| w.to_ascii_lowercase().contains(&h.to_ascii_lowercase()));
-        if h.len() >= 3 && !names_the_board {
-            let word = re(&format!(r"(?i)\b{}\b", regex::escape(h)));
-            t = word.replace_all(&t, "<hostname>").into_owned();
-        }
+    if let Some(h) = known.hostname.as_deref() {
+        t = redact_host(&t, h, known);
+    }
+    for h in stated_hostnames(text) {
+        t = redact_host(&t, &h, known);
     }
     for r in RULES {
         t = (r.apply)(&t);
@@ -175,6 +221,58 @@ mod tests {
             redact("DT compat: radxa,rock-5b", &k),
             "DT compat: radxa,rock-5b"
         );
+    }
+
+    // Issue 27, item 9: on a machine without DMI the device name is the hostname; the
+    // exemption "a hostname that names the board" kept it in every shared output. Only
+    // what the hardware states (device tree, DMI) proves that.
+    #[test]
+    fn a_hostname_that_is_only_the_derived_device_name_is_redacted() {
+        let k = Known {
+            hostname: Some("mini-localhost".into()),
+            hardware: Vec::new(),
+        };
+        assert_eq!(
+            redact("# mini-localhost\n| Hostname | mini-localhost |", &k),
+            "# <hostname>\n| Hostname | <hostname> |"
+        );
+    }
+
+    #[test]
+    fn partuuids_on_the_command_line_are_replaced() {
+        assert_eq!(
+            r(
+                "root=PARTUUID=2a7e3b1c-02 rootfstype=ext4 resume=UUID=0f3a9b2e-5c1d-4e6f-8a7b-9c0d1e2f3a4b"
+            ),
+            "root=PARTUUID=<uuid> rootfstype=ext4 resume=UUID=<uuid>"
+        );
+        assert_eq!(
+            r("/dev/mmcblk0p1: UUID=\"ABCD-1234\" TYPE=\"vfat\""),
+            "/dev/mmcblk0p1: UUID=\"<uuid>\" TYPE=\"vfat\""
+        );
+        assert_eq!(r("PARTUUID=ok"), "PARTUUID=ok", "not a UUID");
+    }
+
+    // Issue 27, item 9: a log shared from another machine kept that machine's hostname
+    // in its `Linux … (HOSTNAME)` line: the hostnames a log states are redacted too.
+    #[test]
+    fn the_hostname_a_log_states_is_redacted_wherever_it_appears() {
+        let log = "Linux 6.6.10-cix (orion-o6) \t11/10/25 \t_aarch64_\t(12 CPU)\n\
+                   user@orion-o6:~$ uptime\n";
+        let out = redact(log, &Known::default());
+        assert!(!out.contains("orion-o6"), "{out}");
+        assert!(out.starts_with("Linux 6.6.10-cix (<hostname>) "), "{out}");
+        assert_eq!(
+            stated_hostnames("  Static hostname: pi-kitchen\n"),
+            ["pi-kitchen"]
+        );
+        // …unless the hardware states it (Armbian's `rock-5b`).
+        let k = Known {
+            hostname: None,
+            hardware: vec!["radxa,rock-5b".into()],
+        };
+        let log = "Linux 6.1.0 (rock-5b) \t01/02/25 \t_aarch64_\t(8 CPU)\n";
+        assert_eq!(redact(log, &k), log);
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! exists, else the default log), read back into the model. What the user typed becomes
 //! a [`RunRef`] in `cli/`; everything here reads only the files and database it names.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::record::config::DEFAULT_LOG;
@@ -83,37 +82,24 @@ impl From<FileError> for String {
 /// A result file's bytes, never blocking: a FIFO or device given by mistake is refused,
 /// not waited on; a directory or a file over 64 MiB is not a result file.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, FileError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let cannot =
-        |e: std::io::Error| FileError::Unreadable(format!("cannot read {}: {e}", path.display()));
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(cannot)?;
-    let meta = f.metadata().map_err(cannot)?;
-    if meta.is_dir() {
-        return Err(FileError::NotAResult(format!(
+    use crate::files::read::{self, not_regular, too_large};
+    read::read_limited(path, MAX_FILE).map_err(|e| match not_regular(&e) {
+        Some(n) if n.what == "a directory" => FileError::NotAResult(format!(
             "{} is a directory, not a result file",
             path.display()
-        )));
-    }
-    if !meta.is_file() {
-        return Err(FileError::NotAResult(format!(
-            "{} is not a regular file (a FIFO or device is not a result file)",
-            path.display()
-        )));
-    }
-    let mut buf = Vec::new();
-    f.take(MAX_FILE + 1).read_to_end(&mut buf).map_err(cannot)?;
-    if buf.len() as u64 > MAX_FILE {
-        return Err(FileError::NotAResult(format!(
+        )),
+        Some(n) => FileError::NotAResult(format!(
+            "{} is not a regular file ({} is not a result file)",
+            path.display(),
+            n.what
+        )),
+        None if too_large(&e) => FileError::NotAResult(format!(
             "{} is larger than {} MiB: not a result file",
             path.display(),
             MAX_FILE >> 20
-        )));
-    }
-    Ok(buf)
+        )),
+        None => FileError::Unreadable(format!("cannot read {}: {e}", path.display())),
+    })
 }
 
 /// A result file as text, with the lines that were not UTF-8 (a log pasted through a

@@ -79,11 +79,23 @@ const MIGRATIONS: &[&str] = &[
 pub enum StoreError {
     #[error("results database {path}: {msg}")]
     Open { path: String, msg: String },
+    /// SQLite's own words, once: not also a `source`, which a `{:#}` chain would print
+    /// again (`database or disk is full: database or disk is full`).
     #[error("results database: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Sql(rusqlite::Error),
     #[error("results database: no stored run #{0}")]
     NoSuchRun(i64),
 }
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sql(e)
+    }
+}
+
+/// How long a writer waits for another (two imports at once, a run storing itself
+/// while `results import` runs) before it gives up.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Where a stored run came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -274,8 +286,11 @@ impl Store {
             Err(e) => return Err(err(e.to_string())),
         }
         let conn = Connection::open(path).map_err(|e| err(e.to_string()))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| err(e.to_string()))?;
+        // A damaged file is refused before anything is written on top of it (an import
+        // into a database with a corrupt page exited 0 and wrote there).
+        quick_check(&conn).map_err(err)?;
         let mut s = Self {
             conn,
             path: path.to_path_buf(),
@@ -293,9 +308,19 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<(), StoreError> {
-        let version: i64 = self
+        // Up to date: nothing to write (a read-only file is read as it is).
+        let now: i64 = self
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if now == SCHEMA_VERSION {
+            return Ok(());
+        }
+        // One writer at a time from the first read on: two imports creating a new
+        // database at once both saw version 0 and the second failed on `CREATE TABLE`.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version > SCHEMA_VERSION {
             return Err(StoreError::Open {
                 path: self.path.display().to_string(),
@@ -306,7 +331,7 @@ impl Store {
         }
         if version == 0 {
             // A file of someone else's (tables of its own) is not ours to add to.
-            let tables: i64 = self.conn.query_row(
+            let tables: i64 = tx.query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
                 [],
                 |r| r.get(0),
@@ -318,7 +343,6 @@ impl Store {
                 });
             }
         }
-        let tx = self.conn.transaction()?;
         for (v, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", v as i64 + 1)?;
@@ -338,7 +362,12 @@ impl Store {
     /// Store the runs of one file in one transaction: all of them, or (on an error)
     /// none.
     pub fn insert_all(&self, runs: &[NewRun<'_>]) -> Result<Vec<Inserted>, StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
+        // IMMEDIATE: concurrent imports take turns (the busy timeout waits), so the
+        // looks for a stored document or run see what the other one stored.
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?;
         let mut out = Vec::with_capacity(runs.len());
         for r in runs {
             out.push(insert_one(&tx, r)?);
@@ -451,11 +480,11 @@ impl Store {
 
     /// Delete a run; its share receipts stay, pointing nowhere.
     pub fn delete(&self, id: i64) -> Result<(), StoreError> {
-        self.conn
-            .execute("UPDATE shares SET run_id = NULL WHERE run_id = ?1", [id])?;
-        match self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])? {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("UPDATE shares SET run_id = NULL WHERE run_id = ?1", [id])?;
+        match tx.execute("DELETE FROM runs WHERE id = ?1", [id])? {
             0 => Err(StoreError::NoSuchRun(id)),
-            _ => Ok(()),
+            _ => Ok(tx.commit()?),
         }
     }
 }
@@ -471,6 +500,7 @@ fn insert_one(tx: &Connection, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
     if let Some(id) = by_sha {
         return Ok(Inserted::Duplicate(id));
     }
+    let sha_again = sha.clone();
     let p = r.parsed;
     let record_json = serde_json::to_string(p).unwrap_or_else(|_| "{}".into());
     let cols = store_index::columns(p, r.kernel_bsp);
@@ -513,7 +543,7 @@ fn insert_one(tx: &Connection, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
     let marks: Vec<String> = (1..=names.len() + 8).map(|i| format!("?{i}")).collect();
     let sql = format!(
         "INSERT INTO runs (stored_at, source, source_path, sha256, document_kind, document, \
-         log_text, record_json, {}) VALUES ({})",
+         log_text, record_json, {}) VALUES ({}) ON CONFLICT(sha256) DO NOTHING",
         names.join(", "),
         marks.join(", ")
     );
@@ -528,8 +558,36 @@ fn insert_one(tx: &Connection, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
         record_json.into(),
     ];
     values.extend(cols.into_iter().map(|(_, v)| v));
-    tx.execute(&sql, rusqlite::params_from_iter(values))?;
+    if tx.execute(&sql, rusqlite::params_from_iter(values))? == 0 {
+        // Stored by another import since the look above (the transaction is IMMEDIATE,
+        // so only by a writer that does not take the lock first).
+        let id = tx.query_row(
+            "SELECT id FROM runs WHERE sha256 = ?1",
+            [&sha_again],
+            |row| row.get::<_, i64>(0),
+        )?;
+        return Ok(Inserted::Duplicate(id));
+    }
     Ok(Inserted::New(tx.last_insert_rowid()))
+}
+
+/// SQLite's `quick_check` of an open file: `Err` with what it found when the file is
+/// damaged (or not a database at all).
+fn quick_check(conn: &Connection) -> Result<(), String> {
+    let found: Vec<String> = conn
+        .prepare("PRAGMA quick_check(5)")
+        .and_then(|mut q| {
+            q.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(|e| format!("cannot be checked ({e}); left alone"))?;
+    if found.len() == 1 && found[0] == "ok" {
+        return Ok(());
+    }
+    Err(format!(
+        "is damaged (SQLite's quick_check: {}); left alone: move it away (or put back a copy) and the next command starts a new one",
+        found.join("; ")
+    ))
 }
 
 /// Lower-case hex SHA-256 of `bytes`.
@@ -546,6 +604,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::results::document;

@@ -50,15 +50,30 @@ impl Parsed {
 }
 
 impl Entry {
-    /// The entry for sharing: home paths redacted unless `redact` is false.
-    pub fn shareable(mut self, redact: bool) -> Self {
-        if redact {
-            let known = crate::report::redact::Known::default();
-            self.source_path = self
-                .source_path
-                .map(|p| crate::report::redact::redact(&p, &known));
+    /// The entry for sharing, redacted with what its document knows (`None`: kept as
+    /// stored, `--no-redact`): home paths, and the hostname wherever it appears — in the
+    /// device column too, which on a machine without DMI is the hostname.
+    pub fn shareable(mut self, known: Option<&crate::report::redact::Known>) -> Self {
+        use crate::report::redact::redact;
+        if let Some(k) = known {
+            self.source_path = self.source_path.map(|p| redact(&p, k));
+            self.device = self.device.map(|d| redact(&d, k));
         }
         self
+    }
+}
+
+/// What a stored document knows it contains, for redaction: a run JSON's hostname and
+/// the names its hardware states; a log's own hostname (its sysstat header).
+pub fn known_of_document(doc: &str) -> crate::report::redact::Known {
+    match crate::record::read::run_report(doc) {
+        Ok(r) => crate::report::page::known_of_run(&r),
+        Err(_) => crate::report::redact::Known {
+            hostname: crate::report::redact::stated_hostnames(doc)
+                .into_iter()
+                .next(),
+            hardware: Vec::new(),
+        },
     }
 }
 

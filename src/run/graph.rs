@@ -317,13 +317,13 @@ struct Holder<'a> {
 }
 
 impl<'a> Holder<'a> {
-    fn new(root: &'a SysRoot, method: HoldMethod) -> Self {
-        Self {
+    fn new(root: &'a SysRoot, method: HoldMethod) -> Result<Self, String> {
+        Ok(Self {
             root,
-            tuning: Tuning::new(root),
+            tuning: Tuning::new(root).map_err(|e| e.to_string())?,
             method,
             limits: Vec::new(),
-        }
+        })
     }
 
     fn set(&mut self, p: &Policy, khz: u64) -> Result<(), TuneError> {
@@ -539,7 +539,18 @@ fn soc_temp(root: &SysRoot, src: Option<&thermal::ThermalSource>) -> Option<f64>
 /// meter readings; the governors come back after.
 fn idle(ctx: &RunContext<'_>, policies: &[Policy], g: &mut Graphing) -> (IdleBaseline, StepStatus) {
     let t0 = Instant::now();
-    let guard = Tuning::new(ctx.root);
+    let guard = match Tuning::new(ctx.root) {
+        Ok(g) => g,
+        Err(e) => {
+            let base = IdleBaseline {
+                seconds: 0.0,
+                temp_c: None,
+                mw: None,
+                readings: 0,
+            };
+            return (base, StepStatus::Failed(e.to_string()));
+        }
+    };
     let mut errors = Vec::new();
     for p in policies {
         if p.available_governors.iter().any(|x| x == "powersave") {
@@ -684,7 +695,10 @@ fn walk(
         .copied()
         .find(|c| walked.cpus.contains(c))
         .unwrap_or(t.cpus[0]);
-    let mut holder = Holder::new(env.root, g.method);
+    let mut holder = match Holder::new(env.root, g.method) {
+        Ok(h) => h,
+        Err(e) => return (run, StepStatus::Failed(e)),
+    };
     let mut errors = all_to_minimum(&mut holder, env.policies);
     let list = opps(walked, env.cfg);
     for (i, &khz) in list.iter().enumerate() {

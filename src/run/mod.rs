@@ -14,4 +14,5 @@ pub mod tuning;
 pub mod wrap;
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod sink_tests;

@@ -74,6 +74,9 @@ pub enum NotStarted {
     /// The user stopped at a prompt or pressed Ctrl-C before benchmarks began.
     #[error("stopped before benchmarking")]
     Stopped,
+    /// Another sbc-bench is tuning this machine (the message names it).
+    #[error("{0}")]
+    Busy(String),
 }
 
 pub(crate) fn now_rfc3339() -> String {
@@ -233,9 +236,13 @@ pub fn execute(
     ui: &mut dyn Ui,
 ) -> Result<RunReport, NotStarted> {
     let started = now_rfc3339();
+    // The board first: refused while another run tunes it, and what a killed run left
+    // changed put back (and said) before anything is read for the report, so its
+    // governors are the machine's own, not the killed run's.
+    let guard = claim(ctx.root, ui)?;
     mode.intro(ui);
     let pre = preflight(ctx, ui)?;
-    let mut run = tune(ctx, mode, started, pre);
+    let mut run = tune(ctx, mode, started, pre, guard);
     mode.prepare(ctx, &mut run, ui);
     ctx.sink.write(&run.report);
     let recording = steps(ctx, mode, &mut run, exec, ui);
@@ -260,10 +267,25 @@ pub fn execute(
 pub fn outcome(result: &Result<RunReport, NotStarted>, signal: Option<i32>) -> Outcome {
     match result {
         Err(NotStarted::Stopped) => Outcome::Interrupted(signal.unwrap_or(2)),
-        Err(NotStarted::TooBusy { .. }) => Outcome::Failed,
+        Err(NotStarted::TooBusy { .. } | NotStarted::Busy(_)) => Outcome::Failed,
         Ok(r) if r.status == RunStatus::Interrupted => Outcome::Interrupted(signal.unwrap_or(2)),
         Ok(r) if diagnose::any_invalid(&r.findings) => Outcome::Untrusted,
         Ok(_) => Outcome::Ok,
+    }
+}
+
+/// The tuning guard of the run: the board taken, a killed run's settings restored (each
+/// line said).
+fn claim(root: &SysRoot, ui: &mut dyn Ui) -> Result<Tuning, NotStarted> {
+    match Tuning::claim(root) {
+        Ok((t, lines)) => {
+            for l in lines {
+                ui.line(&format!("Warning: {l}"));
+            }
+            Ok(t)
+        }
+        Err(crate::tune::ClaimError::Stopping) => Err(NotStarted::Stopped),
+        Err(e) => Err(NotStarted::Busy(e.to_string())),
     }
 }
 
@@ -367,12 +389,17 @@ pub struct Running {
     pub last_seq: Option<u64>,
 }
 /// Phase 2: look at the machine, tune it the mode's way, plan the steps, open the report.
-fn tune(ctx: &RunContext<'_>, mode: &mut dyn Mode, started: String, checked: Checked) -> Running {
+fn tune(
+    ctx: &RunContext<'_>,
+    mode: &mut dyn Mode,
+    started: String,
+    checked: Checked,
+    tuning_guard: Tuning,
+) -> Running {
     let (root, cfg) = (ctx.root, ctx.cfg);
     let system_before = SystemInfo::read(root);
     let topo = system_before.topology.clone();
     let governors_before = tuning::read_governors(root, &system_before.cpufreq);
-    let tuning_guard = Tuning::new(root);
     let tuned = if cfg.no_tuning || mode.keeps_governors() {
         Vec::new()
     } else {

@@ -285,6 +285,7 @@ fn compress(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::record::run::RunStatus;

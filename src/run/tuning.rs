@@ -124,7 +124,7 @@ mod tests {
             "dmc: dmc_ondemand / 528 MHz (dmc_ondemand userspace powersave performance simple_ondemand / 528 1068 1560 2112)"
         );
         {
-            let t = Tuning::new(&r);
+            let t = Tuning::new(&r).unwrap();
             let res = set_performance(&t, &govs);
             assert!(res.iter().all(|x| x.outcome.is_ok()), "{res:?}");
             assert_eq!(

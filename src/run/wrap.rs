@@ -696,6 +696,9 @@ fn pts_results_dir() -> Option<PathBuf> {
     Some(PathBuf::from(home).join(".phoronix-test-suite/test-results"))
 }
 
+/// The largest `composite.xml` read (PTS writes a few KiB per test).
+const PTS_RESULT_MAX: u64 = 16 << 20;
+
 /// The values of the newest `composite.xml` written since `since`, added to the URL
 /// found in PTS's output.
 fn with_composite(score: Option<Score>, since: std::time::SystemTime) -> Option<Score> {
@@ -712,7 +715,7 @@ fn with_composite(score: Option<Score>, since: std::time::SystemTime) -> Option<
         })
         .max_by_key(|(m, _)| *m);
     if let Some((_, p)) = newest
-        && let Ok(xml) = std::fs::read_to_string(&p)
+        && let Ok(xml) = crate::files::read::read_text(&p, PTS_RESULT_MAX)
     {
         score
             .values

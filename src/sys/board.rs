@@ -987,6 +987,7 @@ pub fn cpuinfo_has_hypervisor_flag(cpuinfo: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -85,15 +85,24 @@ impl CounterFile {
                 root.open(abs, NodeKind::File).ok()
             }
             None => {
-                use std::os::unix::fs::OpenOptionsExt;
-                let f = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-                    .open(&self.path)
-                    .ok()?;
-                f.metadata().ok()?.is_file().then_some(f)
+                use crate::files::read::{Accept, Links, open_read};
+                if self.path.as_os_str().is_empty() || deadline::is_blocked(&self.path) {
+                    return None;
+                }
+                open_read(&self.path, Accept::File, Links::Follow).ok()
             }
         }
+    }
+
+    /// A read that never answered: the path is remembered as blocked and never opened
+    /// again.
+    fn give_up(&mut self) {
+        let abs = self.through.as_ref().map_or(&self.path, |(_, a)| a);
+        deadline::block(abs);
+        self.through = None;
+        self.path = PathBuf::new();
+        self.file = None;
+        self.buf.clear();
     }
 
     /// The real path read.
@@ -123,11 +132,7 @@ impl CounterFile {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
                     if watch.expired() {
-                        let abs = self.through.as_ref().map_or(&self.path, |(_, a)| a);
-                        deadline::block(abs);
-                        self.through = None;
-                        self.path = PathBuf::new();
-                        self.file = None;
+                        self.give_up();
                         return None;
                     }
                 }
@@ -153,15 +158,23 @@ impl CounterFile {
     /// (`/proc/<pid>/stat`). One `pread(2)` instead of two: a read shorter than the buffer
     /// is the whole file; one that fills it falls back to [`read`](Self::read).
     pub fn read_small(&mut self) -> Option<&str> {
+        // The same open as every other read: inside the root, never blocking, regular
+        // files only (a FIFO at `thermal_zone0/temp` hung `monitor` in `open(2)`).
         if self.file.is_none() {
-            self.file = File::open(&self.path).ok();
+            self.file = self.open();
         }
         let file = self.file.as_ref()?;
         self.buf.resize(SMALL_FILE, 0);
+        let watch = deadline::Watch::start(deadline::READ_DEADLINE);
         let n = loop {
             match file.read_at(&mut self.buf, 0) {
                 Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    if watch.expired() {
+                        self.give_up();
+                        return None;
+                    }
+                }
                 Err(_) => {
                     self.buf.clear();
                     self.file = None;
@@ -169,6 +182,7 @@ impl CounterFile {
                 }
             }
         };
+        drop(watch);
         if n == SMALL_FILE {
             return self.read();
         }
@@ -320,6 +334,7 @@ pub fn parse_task_stat(stat: &str) -> Option<TaskStat> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -120,42 +120,32 @@ impl SysRoot {
     /// planted in a fixture tree, or a device node where an attribute was expected, is
     /// refused instead of hanging the tool.
     pub fn open(&self, abs: impl AsRef<Path>, kind: NodeKind) -> io::Result<fs::File> {
-        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        use crate::files::read::{self, Accept, Links};
         let abs = abs.as_ref();
         let path = self.in_root(abs)?;
-        let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
-        if !self.is_host() {
-            // `in_root` resolved every link; one swapped in since must not be followed.
-            flags |= libc::O_NOFOLLOW;
-        }
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(flags)
-            .open(&path)?;
-        let ft = file.metadata()?.file_type();
-        let ok = match kind {
-            NodeKind::File => ft.is_file(),
-            NodeKind::FileOrCharDevice => ft.is_file() || ft.is_char_device(),
+        // `in_root` resolved every link in a tree; one swapped in since must not be
+        // followed.
+        let links = if self.is_host() {
+            Links::Follow
+        } else {
+            Links::NoFollow
         };
-        if !ok {
-            let what = if ft.is_fifo() {
-                Some("a FIFO")
-            } else if ft.is_socket() {
-                Some("a socket")
-            } else if ft.is_block_device() {
-                Some("a block device")
-            } else {
-                None
+        let accept = match kind {
+            NodeKind::File => Accept::File,
+            NodeKind::FileOrCharDevice => Accept::FileOrCharDevice,
+        };
+        read::open_read(&path, accept, links).map_err(|e| {
+            let Some(n) = read::not_regular(&e) else {
+                return e;
             };
-            if let Some(what) = what {
-                deadline::refuse(abs, what);
+            if matches!(n.what, "a FIFO" | "a socket" | "a block device") {
+                deadline::refuse(abs, n.what);
             }
-            return Err(io::Error::new(
+            io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("{}: not a regular file", abs.display()),
-            ));
-        }
-        Ok(file)
+            )
+        })
     }
 
     /// Read a whole file as text (lossy UTF-8: vendor kernels put Latin-1 in model names).
@@ -430,6 +420,7 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

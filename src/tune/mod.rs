@@ -1,14 +1,19 @@
 //! The only code that changes the system: cpufreq/devfreq governors, `scaling_max_freq`
-//! and `scaling_min_freq` for OPP walks, `io_is_busy`, ASPM policy.
+//! and `scaling_min_freq` for OPP walks, `io_is_busy`, ASPM policy, CPUs taken offline.
 //!
 //! Every change goes through a [`Tuning`] guard that reads and records the original value
 //! before writing, and puts it back when the guard is dropped, when [`Tuning::restore`] is
 //! called, or when a signal stops the process (the guard registers itself with
-//! [`crate::shutdown`]). Writes go through [`SysRoot`], so tests prove the restore on a
-//! writable copy of a fixture tree.
+//! [`crate::shutdown`]). Only the settings in [`known::TUNABLES`] are written. A process's
+//! first guard takes the board ([`lock`]): a second tuning process is refused while one
+//! runs. Writes go through [`SysRoot`], so tests prove the restore on a writable copy of
+//! a fixture tree.
 
 pub mod journal;
+pub mod known;
+pub mod lock;
 pub mod oneshot;
+pub mod owner;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +78,25 @@ pub enum TuneError {
         /// Underlying error.
         source: std::io::Error,
     },
+    /// Not a setting the guard changes ([`known::TUNABLES`]).
+    #[error("will not write {path}: {why}")]
+    Refused {
+        /// The path asked for.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+}
+
+/// Why a guard cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimError {
+    /// Another process tunes this machine.
+    #[error(transparent)]
+    Busy(#[from] lock::Busy),
+    /// A signal is stopping this process: nothing is changed any more.
+    #[error("stopping: nothing is changed any more")]
+    Stopping,
 }
 
 #[derive(Debug)]
@@ -111,6 +135,8 @@ impl Inner {
                 break;
             }
         }
+        // A setting that could not be restored stays in the journal for the next run
+        // (and `restore`) to try again.
         if errors.is_empty() {
             journal::forget(&self.root, self.id);
         }
@@ -118,22 +144,46 @@ impl Inner {
     }
 }
 
+/// Is a signal stopping the process? Then no guard is made and nothing is changed: the
+/// signal's cleanups restored every setting, and a change made now would outlive us.
+fn stopping() -> bool {
+    shutdown::signal().is_some()
+}
+
 /// A set of system changes that are undone together.
 #[derive(Debug)]
 pub struct Tuning {
     inner: Arc<Mutex<Inner>>,
     _cleanup: CleanupHandle,
+    /// This process's share of the board's lock (released after the restore).
+    _lock: Option<lock::BoardLock>,
 }
 
 impl Tuning {
-    /// Start recording changes on `root`.
-    pub fn new(root: &SysRoot) -> Self {
-        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        // A killed earlier run may have left settings changed: put them back first, or
-        // this guard would record them as the originals.
-        for line in journal::recover(root).lines {
+    /// Start recording changes on `root`: take the board (refused while another process
+    /// tunes it), then put back what a killed earlier run left changed, saying so.
+    pub fn new(root: &SysRoot) -> Result<Self, ClaimError> {
+        let (t, lines) = Self::claim(root)?;
+        for line in lines {
             crate::output::warn(line);
         }
+        Ok(t)
+    }
+
+    /// [`Tuning::new`] with the recovery's lines returned instead of printed.
+    pub fn claim(root: &SysRoot) -> Result<(Self, Vec<String>), ClaimError> {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        if stopping() {
+            return Err(ClaimError::Stopping);
+        }
+        let board = lock::claim(root)?;
+        // A killed earlier run may have left settings changed: put them back first, or
+        // this guard would record them as the originals.
+        let lines = if root.is_read_only() {
+            Vec::new()
+        } else {
+            journal::recover(root, false).lines
+        };
         let inner = Arc::new(Mutex::new(Inner {
             root: root.clone(),
             changes: Vec::new(),
@@ -146,10 +196,14 @@ impl Tuning {
                 eprintln!("Warning: {e}");
             }
         });
-        Self {
-            inner,
-            _cleanup: cleanup,
-        }
+        Ok((
+            Self {
+                inner,
+                _cleanup: cleanup,
+                _lock: board,
+            },
+            lines,
+        ))
     }
 
     /// Write `value` to `path`, recording the original the first time this path is touched.
@@ -157,7 +211,7 @@ impl Tuning {
     pub fn set(&self, path: impl AsRef<Path>, value: &str) -> Result<(), TuneError> {
         let path = path.as_ref();
         let mut inner = lock(&self.inner);
-        let known = inner.changes.iter().position(|c| c.path == path);
+        let seen = inner.changes.iter().position(|c| c.path == path);
         let read_err = |source| TuneError::Read {
             path: path.to_path_buf(),
             source,
@@ -173,7 +227,19 @@ impl Tuning {
                 "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
             )));
         }
-        let original_bytes = match known {
+        // Checked under the guard's lock, which the signal's restore takes too: a change
+        // either happens before that restore (and is undone by it) or not at all.
+        if stopping() {
+            return Err(write_err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "a signal is stopping sbc-bench; nothing is changed any more",
+            )));
+        }
+        known::check(&inner.root, path).map_err(|why| TuneError::Refused {
+            path: path.to_path_buf(),
+            why,
+        })?;
+        let original_bytes = match seen {
             Some(i) => inner.changes[i].original_bytes.clone(),
             None => inner
                 .root
@@ -186,18 +252,11 @@ impl Tuning {
                 "not a text attribute",
             )));
         };
-        // Journal before writing: a process killed between the two still gets restored.
-        journal::record(
-            &inner.root,
-            inner.id,
-            journal::JournalEntry {
-                path: path.to_path_buf(),
-                original: original_text.clone(),
-                written: value.to_string(),
-            },
-        )
-        .map_err(|source| TuneError::Journal { source })?;
-        if known.is_none() {
+        // Journal before writing: a process killed between the two still gets restored
+        // (every value written stays journalled, so the one in place is recognised).
+        journal::record(&inner.root, inner.id, path, &original_text, value)
+            .map_err(|source| TuneError::Journal { source })?;
+        if seen.is_none() {
             // Record before writing: if the write half-succeeds we still restore.
             inner.changes.push(Change {
                 path: path.to_path_buf(),
@@ -207,7 +266,7 @@ impl Tuning {
             });
         }
         let res = inner.root.write(path, value.as_bytes()).map_err(write_err);
-        if let Some(i) = known {
+        if let Some(i) = seen {
             inner.changes[i].written = value.to_string();
         }
         res
@@ -234,6 +293,16 @@ impl Tuning {
                 "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
             )));
         }
+        if stopping() {
+            return Err(write_err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "a signal is stopping sbc-bench; nothing is changed any more",
+            )));
+        }
+        known::check(&inner.root, path).map_err(|why| TuneError::Refused {
+            path: path.to_path_buf(),
+            why,
+        })?;
         inner.root.write(path, value.as_bytes()).map_err(write_err)
     }
 
@@ -281,6 +350,7 @@ fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use std::fs;
@@ -290,7 +360,7 @@ mod tests {
         let (d, r) = tree();
         let file = d.path().join(GOV.trim_start_matches('/'));
         fs::write(&file, "schedutil\n").unwrap();
-        let t = Tuning::new(&r);
+        let t = Tuning::new(&r).unwrap();
         t.set(GOV, "performance").unwrap();
         assert_eq!(fs::read(&file).unwrap(), b"performance");
         assert!(t.restore().is_empty());
@@ -309,7 +379,7 @@ mod tests {
         let file = d.path().join(GOV.trim_start_matches('/'));
         fs::remove_file(&file).unwrap();
         std::os::unix::fs::symlink(&big, &file).unwrap();
-        let t = Tuning::new(&r);
+        let t = Tuning::new(&r).unwrap();
         assert!(matches!(
             t.set(GOV, "performance"),
             Err(TuneError::Read { .. })
@@ -325,7 +395,7 @@ mod tests {
         let (d, r) = tree();
         let r = r.read_only();
         let file = d.path().join(GOV.trim_start_matches('/'));
-        let t = Tuning::new(&r);
+        let t = Tuning::new(&r).unwrap();
         assert!(matches!(
             t.set(GOV, "performance"),
             Err(TuneError::Write { .. })
@@ -346,9 +416,9 @@ mod tests {
         let (d, r) = tree();
         let file = d.path().join(GOV.trim_start_matches('/'));
         let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
-        let outer = Tuning::new(&r);
+        let outer = Tuning::new(&r).unwrap();
         outer.set(GOV, "performance").unwrap();
-        let inner = Tuning::new(&r);
+        let inner = Tuning::new(&r).unwrap();
         assert_eq!(
             fs::read(&file).unwrap(),
             b"performance",
@@ -378,17 +448,22 @@ mod tests {
         let victim = d.path().join("victim");
         fs::write(&victim, "keep").unwrap();
         std::os::unix::fs::symlink(&victim, crate::files::temp_path(&journal)).unwrap();
-        let t = Tuning::new(&r);
+        let t = Tuning::new(&r).unwrap();
         t.set(GOV, "performance").unwrap();
-        let j: journal::Journal =
-            serde_json::from_str(&fs::read_to_string(&journal).unwrap()).unwrap();
-        assert_eq!(j.changes.len(), 1);
+        let j = journal::parse(&fs::read_to_string(&journal).unwrap()).unwrap();
+        assert_eq!(j.runs.len(), 1);
+        assert_eq!(j.runs[0].changes.len(), 1);
         assert_eq!(fs::read(&victim).unwrap(), b"keep");
         let names: Vec<_> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(names, ["tuning.json"]);
+        let mut names: Vec<String> = names
+            .into_iter()
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["tuning.json", "tuning.lock"]);
         assert!(t.restore().is_empty());
     }
 
@@ -397,7 +472,7 @@ mod tests {
         let (d, r) = tree();
         let file = d.path().join(GOV.trim_start_matches('/'));
         let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
-        let t = Tuning::new(&r);
+        let t = Tuning::new(&r).unwrap();
         t.set(GOV, "performance").unwrap();
         assert!(journal.exists(), "journalled before the change");
         let text = fs::read_to_string(&journal).unwrap();
@@ -405,37 +480,227 @@ mod tests {
         // SIGKILL: no Drop, no cleanup. Make the journal look like another, dead process's.
         let _ = t.restore_without_journal_for_test();
         fs::write(&file, "performance").unwrap();
-        let j: journal::Journal = serde_json::from_str(&text).unwrap();
-        let j = journal::Journal {
-            pid: u32::MAX - 1,
-            ..j
-        };
-        fs::write(&journal, serde_json::to_string(&j).unwrap()).unwrap();
-        let next = Tuning::new(&r);
+        as_dead_process(&journal);
+        let next = Tuning::new(&r).unwrap();
         assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
         assert!(!journal.exists());
         assert_eq!(next.original(GOV), None);
+    }
+
+    /// The journal's sections rewritten as a killed process's (an id no process has).
+    fn as_dead_process(journal: &Path) {
+        let mut j = journal::parse(&fs::read_to_string(journal).unwrap()).unwrap();
+        for s in &mut j.runs {
+            s.owner = owner::Owner {
+                pid: u32::MAX - 1,
+                start_time: Some(1),
+                exe: Some("/usr/bin/sbc-bench".into()),
+            };
+        }
+        fs::write(journal, serde_json::to_string(&j).unwrap()).unwrap();
+    }
+
+    fn write_journal(d: &Path, j: &serde_json::Value) -> PathBuf {
+        let journal = d.join(journal::JOURNAL.trim_start_matches('/'));
+        fs::create_dir_all(journal.parent().unwrap()).unwrap();
+        fs::write(&journal, j.to_string()).unwrap();
+        journal
     }
 
     #[test]
     fn a_journalled_value_someone_changed_since_is_left_alone() {
         let (d, r) = tree();
         let file = d.path().join(GOV.trim_start_matches('/'));
-        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
-        fs::create_dir_all(journal.parent().unwrap()).unwrap();
-        let j = journal::Journal {
-            version: 1,
-            pid: u32::MAX - 1,
-            changes: vec![journal::JournalEntry {
-                path: GOV.into(),
-                original: "ondemand\n".into(),
-                written: "performance".into(),
-            }],
-        };
-        fs::write(&journal, serde_json::to_string(&j).unwrap()).unwrap();
-        let lines = journal::recover(&r).lines;
+        write_journal(
+            d.path(),
+            &serde_json::json!({"version": 1, "pid": u32::MAX - 1, "changes": [
+                {"path": GOV, "original": "ondemand\n", "written": "performance"}]}),
+        );
+        let lines = journal::recover(&r, false).lines;
         assert_eq!(fs::read(&file).unwrap(), b"schedutil\n");
         assert!(lines[0].contains("left as it is"), "{lines:?}");
+    }
+
+    // Issue 27, item 1: `graph` killed in its OPP walk between the journal update and
+    // the sysfs write left `scaling_max_freq` at an inner OPP: recovery saw a value the
+    // run had written earlier (not the journalled last one), said "left as it is" and
+    // deleted the journal (5 of 31 kills).
+    #[test]
+    fn a_run_killed_between_journalling_an_opp_and_writing_it_is_restored() {
+        let (d, r) = tree();
+        let file = d.path().join(MAX.trim_start_matches('/'));
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        let t = Tuning::new(&r).unwrap();
+        t.set(MAX, "1200000").unwrap();
+        t.set(MAX, "1000000").unwrap();
+        // The next OPP journalled, then SIGKILL before its write.
+        let id = lock(&t.inner).id;
+        journal::record(&r, id, Path::new(MAX), "1800000\n", "600000").unwrap();
+        let _ = t.restore_without_journal_for_test();
+        assert_eq!(fs::read(&file).unwrap(), b"1000000");
+        as_dead_process(&journal);
+        let rec = journal::recover(&r, false);
+        assert_eq!(fs::read(&file).unwrap(), b"1800000\n", "{:?}", rec.lines);
+        assert!(rec.lines[0].starts_with("restored "), "{:?}", rec.lines);
+        assert_eq!(rec.left, 0);
+        assert!(!journal.exists());
+    }
+
+    // Issue 27, item 1: an entry that cannot be resolved now (its file unreadable) kept
+    // the journal from nothing: it was deleted with the entry in it.
+    #[test]
+    fn a_journal_whose_entries_are_not_all_resolved_is_kept() {
+        let (d, r) = tree();
+        let gov1 = "/sys/devices/system/cpu/cpufreq/policy1/scaling_governor";
+        let journal = write_journal(
+            d.path(),
+            &serde_json::json!({"version": 2, "runs": [{"pid": u32::MAX - 1, "start_time": 1,
+                "changes": [
+                    {"path": GOV, "original": "ondemand\n", "written": "schedutil"},
+                    {"path": gov1, "original": "ondemand\n", "written": "performance"}]}]}),
+        );
+        let rec = journal::recover(&r, false);
+        assert_eq!(rec.left, 1, "{:?}", rec.lines);
+        assert_eq!(fs::read(d.path().join(&GOV[1..])).unwrap(), b"ondemand\n");
+        let j = journal::parse(&fs::read_to_string(&journal).unwrap()).unwrap();
+        assert_eq!(j.runs.len(), 1);
+        assert_eq!(j.runs[0].changes.len(), 1);
+        assert_eq!(j.runs[0].changes[0].path, Path::new(gov1));
+        assert_eq!(
+            j.runs[0].owner.pid,
+            u32::MAX - 1,
+            "the dead run's section, kept"
+        );
+    }
+
+    // Issue 27, item 2: a second run rewrote `tuning.json` with only its own entries;
+    // killed together, the first run's governors stayed at `performance` with no record.
+    // Another run's section (here a live process that is not us) survives our writes.
+    #[test]
+    fn another_runs_entries_survive_this_runs_journal_writes() {
+        let (d, r) = tree();
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = sleeper.id();
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let other = serde_json::json!({"pid": pid,
+            "start_time": owner::start_time_of(&stat).unwrap(),
+            "exe": fs::read_link(format!("/proc/{pid}/exe")).unwrap(),
+            "changes": [{"path": MAX, "original": "1800000\n", "written": "1200000"}]});
+        fs::write(d.path().join(&MAX[1..]), "1200000").unwrap();
+        let journal = write_journal(
+            d.path(),
+            &serde_json::json!({"version": 2, "runs": [other]}),
+        );
+        let t = Tuning::new(&r).unwrap();
+        assert_eq!(
+            fs::read(d.path().join(&MAX[1..])).unwrap(),
+            b"1200000",
+            "a live run's"
+        );
+        t.set(GOV, "performance").unwrap();
+        let j = journal::parse(&fs::read_to_string(&journal).unwrap()).unwrap();
+        assert_eq!(j.runs.len(), 2, "{j:?}");
+        // Both killed: the next recovery restores both.
+        let _ = t.restore_without_journal_for_test();
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
+        as_dead_process(&journal);
+        let rec = journal::recover(&r, false);
+        assert_eq!(rec.left, 0, "{:?}", rec.lines);
+        assert_eq!(fs::read(d.path().join(&MAX[1..])).unwrap(), b"1800000\n");
+        assert_eq!(fs::read(d.path().join(&GOV[1..])).unwrap(), b"schedutil\n");
+        assert!(!journal.exists());
+    }
+
+    // Issue 27, item 3: liveness was `kill(pid, 0)` only: once the crashed run's id
+    // belonged to any process, every run and `restore` refused, with no override.
+    #[test]
+    fn a_reused_pid_does_not_block_recovery() {
+        let (d, r) = tree();
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        fs::write(d.path().join(&GOV[1..]), "performance").unwrap();
+        // Format 1 (an id only) and format 2 with another start time.
+        for j in [
+            serde_json::json!({"version": 1, "pid": sleeper.id(), "changes": [
+                {"path": GOV, "original": "schedutil\n", "written": "performance"}]}),
+            serde_json::json!({"version": 2, "runs": [{"pid": sleeper.id(), "start_time": 1,
+                "exe": "/usr/bin/sbc-bench", "changes": [
+                {"path": GOV, "original": "schedutil\n", "written": "performance"}]}]}),
+        ] {
+            fs::write(d.path().join(&GOV[1..]), "performance").unwrap();
+            let journal = write_journal(d.path(), &j);
+            let rec = journal::recover(&r, false);
+            assert_eq!(rec.left, 0, "{:?}", rec.lines);
+            assert_eq!(fs::read(d.path().join(&GOV[1..])).unwrap(), b"schedutil\n");
+            assert!(!journal.exists());
+        }
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
+    }
+
+    // Issue 27, item 7: `restore` wrote wherever a journal pointed:
+    // `/sys/../etc/os-release` was accepted, a tree's `/etc/hostname` rewritten.
+    #[test]
+    fn restore_writes_only_what_a_journal_may_name() {
+        let (d, r) = tree();
+        fs::create_dir_all(d.path().join("etc")).unwrap();
+        fs::write(d.path().join("etc/hostname"), "board\n").unwrap();
+        fs::write(d.path().join("etc/os-release"), "ID=debian\n").unwrap();
+        write_journal(
+            d.path(),
+            &serde_json::json!({"version": 2, "runs": [{"pid": u32::MAX - 1, "changes": [
+                {"path": "/sys/../etc/os-release", "original": "pwned\n", "written": "ID=debian"},
+                {"path": "/etc/hostname", "original": "pwned\n", "written": "board"}]}]}),
+        );
+        let rec = journal::recover(&r, false);
+        assert_eq!(rec.refused, 2, "{:?}", rec.lines);
+        assert_eq!(fs::read(d.path().join("etc/hostname")).unwrap(), b"board\n");
+        assert_eq!(
+            fs::read(d.path().join("etc/os-release")).unwrap(),
+            b"ID=debian\n"
+        );
+        // The guard itself writes nothing else either.
+        let t = Tuning::new(&r).unwrap();
+        assert!(matches!(
+            t.set("/etc/hostname", "x"),
+            Err(TuneError::Refused { .. })
+        ));
+        assert!(matches!(
+            t.set("/sys/../etc/hostname", "x"),
+            Err(TuneError::Refused { .. })
+        ));
+        assert_eq!(fs::read(d.path().join("etc/hostname")).unwrap(), b"board\n");
+    }
+
+    // Issue 27, item 5: a FIFO planted as the journal hung every run in `open(2)`.
+    #[test]
+    fn a_fifo_journal_is_refused_not_waited_on() {
+        let (d, r) = tree();
+        let journal = d.path().join(journal::JOURNAL.trim_start_matches('/'));
+        fs::create_dir_all(journal.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(journal.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let t0 = std::time::Instant::now();
+        let rec = journal::recover(&r, false);
+        assert!(
+            rec.lines[0].contains("not a regular file"),
+            "{:?}",
+            rec.lines
+        );
+        let t = Tuning::new(&r).unwrap();
+        assert!(matches!(
+            t.set(GOV, "performance"),
+            Err(TuneError::Journal { .. })
+        ));
+        assert!(t0.elapsed() < std::time::Duration::from_secs(5));
+        assert_eq!(fs::read(d.path().join(&GOV[1..])).unwrap(), b"schedutil\n");
     }
 
     fn tree() -> (tempfile::TempDir, SysRoot) {
@@ -456,7 +721,7 @@ mod tests {
     fn restores_on_drop() {
         let (_d, r) = tree();
         {
-            let t = Tuning::new(&r);
+            let t = Tuning::new(&r).unwrap();
             t.set(GOV, "performance").unwrap();
             t.set(MAX, "1200000").unwrap();
             t.set(MAX, "600000").unwrap();
@@ -473,7 +738,7 @@ mod tests {
         let (_d, r) = tree();
         let r2 = r.clone();
         let res = std::panic::catch_unwind(move || {
-            let t = Tuning::new(&r2);
+            let t = Tuning::new(&r2).unwrap();
             t.set(GOV, "performance").unwrap();
             panic!("benchmark failed");
         });
@@ -484,9 +749,12 @@ mod tests {
     #[test]
     fn missing_file_is_an_error_and_nothing_is_recorded() {
         let (_d, r) = tree();
-        let t = Tuning::new(&r);
+        let t = Tuning::new(&r).unwrap();
         let e = t
-            .set("/sys/nope/scaling_governor", "performance")
+            .set(
+                "/sys/devices/system/cpu/cpufreq/policy9/scaling_governor",
+                "performance",
+            )
             .unwrap_err();
         assert!(matches!(e, TuneError::Read { .. }));
         assert!(t.changes().is_empty());

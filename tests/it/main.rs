@@ -2,13 +2,20 @@
 
 // Test helpers may unwrap: a failure there is a failed test, with its location.
 #![allow(clippy::unwrap_used)]
+// Tests read what the command wrote with std's plain reads (the rule that every read of
+// ours goes through `files::read` is for the program, clippy.toml).
+#![allow(clippy::disallowed_methods)]
 
 mod bench_cpu;
 mod bench_crypto;
+mod cargo_config;
 mod cli;
 mod cli_harden;
 mod common;
+mod completion_bash;
 mod cpuid;
+mod fifo_harden;
+mod fleet_files;
 mod golden;
 mod graph_chromium;
 mod graph_run;
@@ -38,9 +45,11 @@ mod run;
 mod runout_harden;
 mod schema_outputs;
 mod sevenzip_bundled;
+mod signal_matrix;
 mod storage;
 mod storage_harden;
 mod sysread;
 mod thermal_mode;
+mod tune_harden;
 mod validate_harden;
 mod wrap_run;

@@ -565,16 +565,16 @@ fn bad_values_say_what_is_wrong() {
     for (args, msg) in [
         (
             &["monitor", "0"][..],
-            "invalid value '0' for '[SECONDS]': not between 0.01 and 86400 seconds",
+            "invalid value '0' for '[SECONDS]': not between 10ms and 24h (e.g. 300, 90s",
         ),
         (
             &["monitor", "-1"],
-            "invalid value '-1' for '[SECONDS]': not between 0.01 and 86400 seconds",
+            "invalid value '-1' for '[SECONDS]': not a duration (e.g. 300, 90s, 1.5m",
         ),
         (&["-m", "-0.5"], "invalid value '-0.5'"),
         (
             &["monitor", "abc"],
-            "invalid value 'abc' for '[SECONDS]': not a number of seconds",
+            "invalid value 'abc' for '[SECONDS]': not a duration (e.g. 300, 90s",
         ),
         (
             &["monitor", "--count", "0"],

@@ -151,6 +151,32 @@ fn server_trickled_control_message_is_dropped_by_its_deadline() {
     assert!(e.contains("timed out"), "{e}");
 }
 
+/// Issue 27, item 15: three tricklers reconnecting in turn can keep the one test slot
+/// (iperf3's server runs one test at a time too; docs/NET.md says so). What bounds each
+/// of them is the setup deadline (`setup_limit`, 1.5 s here): none holds the slot
+/// longer, and a real client is served the moment they stop.
+#[test]
+fn reconnecting_tricklers_each_hold_the_slot_only_to_the_setup_deadline() {
+    let srv = Server::start(small(0.5));
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut ctrl = raw(srv.port, 15);
+        let c = proto::Cookie::random().0;
+        // The cookie a byte every 100 ms, then nothing: it stays silent.
+        for b in c.iter().take(4) {
+            if ctrl.write_all(&[*b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = read_all(&mut ctrl);
+        let held = t.elapsed();
+        assert!(held < Duration::from_millis(2500), "held the slot {held:?}");
+    }
+    still_serves(srv.port);
+    srv.stop();
+}
+
 /// A data connection whose cookie came a byte every 300 ms held the acceptor (and so
 /// every other connection) for as long as it liked; all 37 bytes now have one deadline
 /// (the setup timeout, 1 s here).

@@ -159,10 +159,13 @@ fn run_whose_page_cannot_be_written_warns_and_succeeds() {
         .assert()
         .success();
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    // Issue 27, item 6: it says why, naming the path, and leaves the directory alone.
     assert!(
-        err.contains("warning: the HTML report was not written to"),
+        err.contains("warning: the HTML report was not written")
+            && err.contains("run.html is not a regular file"),
         "{err}"
     );
+    assert!(tmp.path().join("run.html").is_dir());
 }
 
 /// The page of a log (our `report LOG`), written to `dir/NAME.html`.

@@ -644,3 +644,160 @@ fn compare_history_and_side_by_side_over_stored_published_logs() {
         "the spread of 7-Zip's runs: {text}"
     );
 }
+
+// Issue 27, item 10: `results import`, `list` and `show` echoed `ESC]0;…BEL ESC[2J` from a
+// device name to the terminal: escaped, as the net client does with a peer's text.
+#[test]
+fn terminal_escapes_in_a_device_name_are_never_printed_raw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let evil = "Evil\u{1b}]0;owned\u{7}\u{1b}[2JBoard";
+    let log = fs::read_to_string(logs().join("41BH.txt"))
+        .unwrap()
+        .replace("Radxa ROCK 5B", evil);
+    let f = tmp.path().join("evil.txt");
+    fs::write(&f, log).unwrap();
+    let (code, out, err) = stdout(&["results", "import", f.to_str().unwrap()], &db);
+    assert_eq!(code, Some(0), "{err}");
+    for (what, text) in [
+        ("import", out),
+        ("list", stdout(&["results", "list"], &db).1),
+        ("show", stdout(&["results", "show", "1"], &db).1),
+        ("parse", {
+            let o = bin().args(["results", "parse"]).arg(&f).output().unwrap();
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        }),
+    ] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{what}: {text:?}"
+        );
+        assert!(text.contains("Evil\\x1b]0;owned\\x07"), "{what}: {text}");
+    }
+}
+
+// Issue 27, item 12: 2 of 4 concurrent imports into a new database failed (`table runs
+// already exists`, `UNIQUE constraint failed: runs.sha256`, the rest of that import
+// dropped). All four succeed, every log stored once.
+#[test]
+fn four_concurrent_imports_into_a_new_database_all_succeed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logs");
+    fs::create_dir(&dir).unwrap();
+    for f in ["41BH.txt", "3EOw.txt", "3MGN.txt", "4IT1.txt", "Kojb.txt"] {
+        fs::copy(logs().join(f), dir.join(f)).unwrap();
+    }
+    for round in 0..3 {
+        let db = tmp.path().join(format!("new{round}.db"));
+        // Started together, then waited for: they race for the new file.
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                std::process::Command::new(assert_cmd::cargo::cargo_bin("sbc-bench"))
+                    .env("NO_COLOR", "1")
+                    .env_remove("SBC_BENCH_DB")
+                    .args(["results", "import"])
+                    .arg(&dir)
+                    .arg("--db")
+                    .arg(&db)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut stored = 0;
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "round {round}: {text}{err}");
+            let summary = text.lines().last().unwrap_or_default();
+            stored += summary
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap();
+        }
+        assert_eq!(stored, 5, "round {round}: each log stored once in all");
+        let (_, list, _) = stdout(&["results", "list"], &db);
+        assert_eq!(list.lines().count(), 6, "{list}");
+    }
+}
+
+// Issue 27, item 12: an import into a database with a corrupt page exited 0 and wrote on
+// top of it (30/30). It is refused, with a clear message, and left as it was.
+#[test]
+fn a_damaged_database_is_refused_and_left_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    stdout(
+        &[
+            "results",
+            "import",
+            logs().join("41BH.txt").to_str().unwrap(),
+            logs().join("3EOw.txt").to_str().unwrap(),
+        ],
+        &db,
+    );
+    let mut bytes = fs::read(&db).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    assert!(bytes.len() >= 3 * page);
+    // The second page: garbage over its b-tree header.
+    for b in &mut bytes[page..page + 64] {
+        *b = 0xa5;
+    }
+    fs::write(&db, &bytes).unwrap();
+    for args in [
+        vec![
+            "results",
+            "import",
+            logs().join("4IT1.txt").to_str().unwrap(),
+        ],
+        vec!["results", "list"],
+    ] {
+        let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let (code, _, err) = stdout(&refs, &db);
+        assert!(matches!(code, Some(1 | 2)), "{args:?}: {err}");
+        assert!(err.contains("is damaged"), "{err}");
+        assert_eq!(fs::read(&db).unwrap(), bytes, "left as it was");
+    }
+}
+
+// Issue 27, item 12: a database that refuses writes failed `import` with 1 but `delete`
+// with 2 (a usage error); both say it once (`database or disk is full: database or disk
+// is full` was printed twice over).
+#[test]
+fn a_database_that_refuses_writes_fails_import_and_delete_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    stdout(
+        &[
+            "results",
+            "import",
+            logs().join("41BH.txt").to_str().unwrap(),
+        ],
+        &db,
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER no_insert BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;
+         CREATE TRIGGER no_delete BEFORE DELETE ON runs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+    )
+    .unwrap();
+    drop(conn);
+    let (import, _, ierr) = stdout(
+        &[
+            "results",
+            "import",
+            logs().join("3EOw.txt").to_str().unwrap(),
+        ],
+        &db,
+    );
+    let (delete, _, derr) = stdout(&["results", "delete", "1"], &db);
+    assert_eq!(import, Some(1), "{ierr}");
+    assert_eq!(delete, Some(1), "{derr}");
+    for e in [ierr, derr] {
+        assert_eq!(e.matches("database or disk is full").count(), 1, "{e}");
+    }
+}

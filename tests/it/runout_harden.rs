@@ -182,3 +182,147 @@ fn explicit_log_file_holds_one_run() {
     assert_eq!(runs, 1, "a second run replaces the first");
     assert!(last_line(&second).starts_with("| "));
 }
+
+/// `sbc-bench --sysroot x86-vm run --fake-benchmarks` with `args`: exit status and output.
+fn fake_x86_run(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env_remove("MODE")
+        .env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("SBC_BENCH_DB")
+        .env_remove("CPUINFOFILE")
+        .arg("--sysroot")
+        .arg(fixture("x86-vm"))
+        .args(["run", "--fake-benchmarks", "--unattended", "--no-store"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+// Issue 27, item 6: the HTML page written beside `--log` created `/dev/null.html`,
+// `/dev/full.html` and `/dev/stdout.html` (100 KB each, in /dev): a page goes beside a
+// regular log file only.
+#[test]
+fn no_report_page_beside_a_log_that_is_a_device() {
+    for dev in ["/dev/null", "/dev/full"] {
+        let page = Path::new(dev).with_extension("html");
+        let _ = fs::remove_file(&page);
+        let (_, text) = fake_x86_run(&["--log".as_ref(), dev.as_ref()]);
+        assert!(!page.exists(), "{} written: {text}", page.display());
+        assert!(!text.contains("HTML report in /dev/"), "{text}");
+    }
+}
+
+// Issue 27, item 6: a pre-existing symlink `p.html → victim` was followed and the victim
+// overwritten. The link is left alone (the user named the log, not it), and so is its
+// target; the run says why there is no page.
+#[test]
+fn the_report_page_never_writes_through_a_symlink_beside_the_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = tmp.path().join("victim");
+    fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(&victim, tmp.path().join("p.html")).unwrap();
+    let log = tmp.path().join("p.log");
+    let (code, text) = fake_x86_run(&["--log".as_ref(), log.as_os_str()]);
+    assert!(matches!(code, Some(0 | 3)), "{text}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(
+        fs::symlink_metadata(tmp.path().join("p.html"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(text.contains("is a symbolic link"), "{text}");
+    // Beside a plain log it is written, and said where.
+    let log = tmp.path().join("q.log");
+    let (_, text) = fake_x86_run(&["--log".as_ref(), log.as_os_str()]);
+    let page = tmp.path().join("q.html");
+    assert!(page.is_file());
+    assert!(
+        text.contains(&format!("HTML report in {}", page.display())),
+        "{text}"
+    );
+}
+
+// Issue 27, item 6: `--json`, `--log` or `--markdown /dev/full` exited 0 with a warning:
+// a document that cannot be written fails the run.
+#[test]
+fn a_document_to_dev_full_fails_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("l.log");
+    for opt in ["--json", "--markdown"] {
+        let (code, text) = fake_x86_run(&[
+            "--log".as_ref(),
+            log.as_os_str(),
+            opt.as_ref(),
+            "/dev/full".as_ref(),
+        ]);
+        assert_eq!(code, Some(1), "{opt}: {text}");
+        assert!(text.contains("error: cannot write"), "{opt}: {text}");
+    }
+    let (code, text) = fake_x86_run(&["--log".as_ref(), "/dev/full".as_ref()]);
+    assert_eq!(code, Some(1), "--log: {text}");
+}
+
+// Issue 27, item 9: on a machine without DMI or a device tree the device name is the
+// hostname, and the exemption for "a hostname that names the board" kept it in
+// `--markdown`, the HTML page (title, h1, the Hostname row) and `results export`.
+#[test]
+fn a_hostname_that_only_the_hostname_proves_is_redacted_everywhere_shared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    copy_tree(&fixture("x86-vm"), &root);
+    fs::write(root.join("etc/hostname"), "mini-localhost\n").unwrap();
+    if root.join("proc/sys/kernel/hostname").exists() {
+        fs::write(root.join("proc/sys/kernel/hostname"), "mini-localhost\n").unwrap();
+    }
+    let db = tmp.path().join("r.db");
+    let out = Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env_remove("MODE")
+        .env_remove("SBC_BENCH_SYSROOT")
+        .env_remove("CPUINFOFILE")
+        .arg("--sysroot")
+        .arg(&root)
+        .args(["run", "--fake-benchmarks", "--unattended", "--db"])
+        .arg(&db)
+        .arg("--log")
+        .arg(tmp.path().join("m.log"))
+        .arg("--json")
+        .arg(tmp.path().join("m.json"))
+        .arg("--markdown")
+        .arg(tmp.path().join("m.md"))
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{out:?}");
+    let json = fs::read_to_string(tmp.path().join("m.json")).unwrap();
+    assert!(json.contains("mini-localhost"), "the local JSON keeps it");
+    for f in ["m.md", "m.html"] {
+        let text = fs::read_to_string(tmp.path().join(f)).unwrap();
+        assert!(!text.contains("mini-localhost"), "{f} holds the hostname");
+        assert!(
+            text.contains("&lt;hostname&gt;") || text.contains("<hostname>"),
+            "{f}"
+        );
+    }
+    let export = Command::cargo_bin("sbc-bench")
+        .unwrap()
+        .args(["results", "--db"])
+        .arg(&db)
+        .args(["export", "--format", "csv"])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&export.stdout);
+    assert!(export.status.success(), "{csv}");
+    assert!(!csv.contains("mini-localhost"), "{csv}");
+}

@@ -429,3 +429,17 @@ fn two_documents_on_stdout_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Every schema's `$id` is its own file name, relative (issue 29, item 5): it resolves
+/// wherever the schemas are published side by side — docs/schema/ of the source, the crate
+/// package, /usr/share/doc/sbc-bench/schema/ of the .deb, doc/schema/ of the tarball. They
+/// named a github.com path that never existed.
+#[test]
+fn schema_ids_are_relative_and_name_their_own_file() {
+    for e in fs::read_dir(schema_dir()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let v: Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(v["$id"], Value::String(name.clone()), "{name}: $id");
+    }
+}

@@ -626,3 +626,42 @@ fn repeated_records_and_partial_records() {
         "{text}"
     );
 }
+
+// Issue 27, item 15: ABRT, TRAP and SYS sent with kill(2) left the test file behind (the
+// next run's cleaner removed it): removed at once, as for Ctrl-C, exit 128 + signal.
+#[test]
+fn abrt_trap_and_sys_sent_with_kill_leave_no_test_file_behind() {
+    for sig in [libc::SIGABRT, libc::SIGTRAP, libc::SIGSYS] {
+        let d = tempfile::tempdir().unwrap();
+        let exe = assert_cmd::cargo::cargo_bin("sbc-bench");
+        let mut child = std::process::Command::new(exe)
+            .args(["storage", "bench"])
+            .arg(d.path())
+            .args(["--size", "512M", "-r", "4k", "--no-monitor"])
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        while leftovers(d.path()).is_empty() {
+            assert!(t0.elapsed() < Duration::from_secs(20), "no test file");
+            if let Ok(Some(st)) = child.try_wait() {
+                panic!("benchmark ended before it could be signalled: {st}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        // SAFETY: kill(2) of our own child.
+        unsafe {
+            libc::kill(child.id() as i32, sig);
+        }
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(128 + sig), "signal {sig}: {status}");
+        assert!(
+            leftovers(d.path()).is_empty(),
+            "signal {sig}: {:?}",
+            leftovers(d.path())
+        );
+    }
+}

@@ -22,7 +22,15 @@ fn limits(a: &ClockArgs) -> Limits {
         Some(v) => Ok(Some(v)),
         None => env_khz(name),
     };
-    Ok((limit(a.max_khz, "MaxKHz")?, limit(a.min_khz, "MinKHz")?))
+    let (max, min) = (limit(a.max_khz, "MaxKHz")?, limit(a.min_khz, "MinKHz")?);
+    let names = match (a.max_khz, a.min_khz) {
+        (Some(_), Some(_)) => ("--max-khz", "--min-khz"),
+        (Some(_), None) => ("--max-khz", "MinKHz"),
+        (None, Some(_)) => ("MaxKHz", "--min-khz"),
+        (None, None) => ("MaxKHz", "MinKHz"),
+    };
+    crate::cli::check_khz_range(max, min, names)?;
+    Ok((max, min))
 }
 
 /// Run the clock check on every target and print it.

@@ -49,11 +49,25 @@ pub fn collect(root: &SysRoot) -> StorageReport {
 
 fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Outcome> {
     let rep = collect(&ctx.root);
-    output::print_or_closed(&if json {
+    let doc = if json {
         schema::pretty(&schema::stamp(schema::STORAGE, &rep))?
     } else {
         text::inventory_text(&rep.inventory, &rep.findings, &rep.notes)
-    })?;
+    };
+    // -z: serial numbers, WWNs and addresses hidden (docs/PRIVACY.md).
+    let doc = if !ctx.redact {
+        doc
+    } else if json {
+        let mut v: serde_json::Value = serde_json::from_str(&doc)?;
+        let known = crate::report::redact::Known::default();
+        crate::report::redact_json::redact_json(&mut v, &known);
+        let mut s = serde_json::to_string_pretty(&v)?;
+        s.push('\n');
+        s
+    } else {
+        crate::report::redact::redact(&doc, &crate::report::redact::Known::default())
+    };
+    output::print_or_closed(&doc)?;
     Ok(Outcome::Ok)
 }
 

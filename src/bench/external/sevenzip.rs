@@ -30,9 +30,28 @@ pub const BUNDLED_NAME: &str = "7za";
 /// Where the .deb installs the bundled `7za`.
 pub const LIB_DIR: &str = "/usr/lib/sbc-bench";
 
-/// Environment variable that replaces [`LIB_DIR`] (an unpacked tarball elsewhere; the
-/// integration tests).
+/// Environment variable naming the one directory to look in instead of [`lib_dirs`]'s
+/// (an unpacked tarball elsewhere; the integration tests, which must not find this
+/// machine's).
 pub const LIB_DIR_ENV: &str = "SBC_BENCH_LIBDIR";
+
+/// The directories the bundled `7za` may lie in, besides next to the binary, in search
+/// order: `$SBC_BENCH_LIBDIR` alone when set and not empty; else `<exe dir>/../lib/sbc-bench`
+/// (`install.sh --prefix P` and the Ansible playbook put it in `P/lib/sbc-bench` beside
+/// `P/bin/sbc-bench`), then [`LIB_DIR`] (the .deb). Issue 28, item 9: `install.sh`'s
+/// default prefix put it where the binary never looked.
+pub fn lib_dirs(exe_dir: Option<&Path>, env: Option<&OsStr>) -> Vec<PathBuf> {
+    if let Some(d) = env.filter(|d| !d.is_empty()) {
+        return vec![PathBuf::from(d)];
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(prefix) = exe_dir.and_then(Path::parent) {
+        dirs.push(prefix.join("lib").join("sbc-bench"));
+    }
+    dirs.push(PathBuf::from(LIB_DIR));
+    dirs.dedup();
+    dirs
+}
 
 /// Where a 7-Zip was found, in search order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +59,8 @@ pub const LIB_DIR_ENV: &str = "SBC_BENCH_LIBDIR";
 pub enum Origin {
     /// `7za` next to our own binary (the release tarball).
     NextToBinary,
-    /// `7za` in [`LIB_DIR`] (the .deb) or `$SBC_BENCH_LIBDIR`.
+    /// `7za` in one of [`lib_dirs`]: `$SBC_BENCH_LIBDIR`, `PREFIX/lib/sbc-bench` beside
+    /// `PREFIX/bin`, [`LIB_DIR`] (the .deb).
     LibDir,
     /// The first of [`NAMES`] in `$PATH` (the distro's, or one built by hand).
     Path,
@@ -54,22 +74,21 @@ impl Origin {
 }
 
 /// Find 7-Zip in search order: the bundled `7za` next to our binary (`exe_dir`), then in
-/// `lib_dir`, then the first of [`NAMES`] in the `$PATH`-style list `path`. Only
-/// executable files count.
+/// each of `lib_dirs` ([`lib_dirs`]), then the first of [`NAMES`] in the `$PATH`-style
+/// list `path`. Only executable files count.
 pub fn locate(
     exe_dir: Option<&Path>,
-    lib_dir: &Path,
+    lib_dirs: &[PathBuf],
     path: Option<&OsStr>,
 ) -> Option<(PathBuf, Origin)> {
-    let bundled = [
-        (exe_dir, Origin::NextToBinary),
-        (Some(lib_dir), Origin::LibDir),
-    ];
-    for (dir, origin) in bundled {
-        if let Some(dir) = dir
-            && let Some(p) = external::find_in_dirs(&[dir.to_path_buf()], &[BUNDLED_NAME])
-        {
-            return Some((p, origin));
+    if let Some(dir) = exe_dir
+        && let Some(p) = external::find_in_dirs(&[dir.to_path_buf()], &[BUNDLED_NAME])
+    {
+        return Some((p, Origin::NextToBinary));
+    }
+    for dir in lib_dirs {
+        if let Some(p) = external::find_in_dirs(std::slice::from_ref(dir), &[BUNDLED_NAME]) {
+            return Some((p, Origin::LibDir));
         }
     }
     external::find_in(path?, &NAMES).map(|p| (p, Origin::Path))
@@ -279,17 +298,16 @@ pub struct BenchRun {
 }
 
 impl SevenZip {
-    /// Find 7-Zip ([`locate`]: bundled next to our binary, then in `$SBC_BENCH_LIBDIR` or
-    /// [`LIB_DIR`], then `$PATH`) and read its banner; `None` when none is installed.
+    /// Find 7-Zip ([`locate`]: bundled next to our binary, then in [`lib_dirs`], then
+    /// `$PATH`) and read its banner; `None` when none is installed.
     pub fn find(cancel: &CancellationToken) -> Option<Self> {
         let exe_dir = std::env::current_exe()
             .ok()
             .and_then(|e| e.parent().map(Path::to_path_buf));
-        let lib_dir = std::env::var_os(LIB_DIR_ENV)
-            .filter(|d| !d.is_empty())
-            .map_or_else(|| PathBuf::from(LIB_DIR), PathBuf::from);
+        let env = std::env::var_os(LIB_DIR_ENV);
+        let dirs = lib_dirs(exe_dir.as_deref(), env.as_deref());
         let path_var = std::env::var_os("PATH");
-        let (path, origin) = locate(exe_dir.as_deref(), &lib_dir, path_var.as_deref())?;
+        let (path, origin) = locate(exe_dir.as_deref(), &dirs, path_var.as_deref())?;
         // Without arguments 7-Zip prints its banner and usage and exits.
         let out = external::run(&path, &[], None, Duration::from_secs(20), cancel).ok()?;
         Some(Self {
@@ -439,28 +457,56 @@ Tot:          100    741    741
         let path = std::env::join_paths([&usr]).unwrap();
         // Only the distro's: PATH.
         assert_eq!(
-            locate(Some(&bin), &lib, Some(&path)),
+            locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)),
             Some((distro.clone(), Origin::Path))
         );
         // The .deb's /usr/lib/sbc-bench/7za beats PATH.
         let in_lib = exe(&lib, "7za");
         assert_eq!(
-            locate(Some(&bin), &lib, Some(&path)),
+            locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)),
             Some((in_lib.clone(), Origin::LibDir))
         );
         // The tarball's 7za next to the binary beats both.
         let beside = exe(&bin, "7za");
         assert_eq!(
-            locate(Some(&bin), &lib, Some(&path)),
+            locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)),
             Some((beside, Origin::NextToBinary))
         );
         // No exe dir known (current_exe failed): the lib dir, then PATH.
         assert_eq!(
-            locate(None, &lib, Some(&path)),
+            locate(None, std::slice::from_ref(&lib), Some(&path)),
             Some((in_lib, Origin::LibDir))
         );
         assert!(Origin::NextToBinary.bundled() && Origin::LibDir.bundled());
         assert!(!Origin::Path.bundled());
+    }
+
+    /// `install.sh`'s default prefix put 7za in /usr/local/lib/sbc-bench, where the
+    /// binary (/usr/local/bin/sbc-bench) never looked (issue 28, item 9).
+    #[test]
+    fn install_sh_default_prefix_7za_is_found_beside_bin() {
+        let t = tempfile::tempdir().unwrap();
+        let prefix = t.path().join("usr-local");
+        let bin = prefix.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let dirs = lib_dirs(Some(&bin), None);
+        assert_eq!(
+            dirs,
+            [prefix.join("lib/sbc-bench"), PathBuf::from(LIB_DIR)],
+            "PREFIX/lib/sbc-bench, then the .deb's"
+        );
+        let installed = exe(&prefix.join("lib/sbc-bench"), "7za");
+        assert_eq!(
+            locate(Some(&bin), &dirs, None),
+            Some((installed, Origin::LibDir))
+        );
+        // $SBC_BENCH_LIBDIR alone; an empty one is unset; /usr/bin -> /usr/lib/sbc-bench once.
+        let env = t.path().join("env");
+        assert_eq!(lib_dirs(Some(&bin), Some(env.as_os_str())), [env]);
+        assert_eq!(
+            lib_dirs(Some(Path::new("/usr/bin")), Some(OsStr::new(""))),
+            [PathBuf::from(LIB_DIR)]
+        );
     }
 
     #[test]
@@ -476,11 +522,14 @@ Tot:          100    741    741
         std::fs::create_dir_all(&lib).unwrap();
         std::fs::write(lib.join("7za"), "").unwrap();
         let path = std::env::join_paths([&usr]).unwrap();
-        assert_eq!(locate(Some(&bin), &lib, Some(&path)), None);
-        assert_eq!(locate(Some(&bin), &lib, None), None);
+        assert_eq!(
+            locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)),
+            None
+        );
+        assert_eq!(locate(Some(&bin), std::slice::from_ref(&lib), None), None);
         let zz = exe(&usr, "7zz");
         assert_eq!(
-            locate(Some(&bin), &lib, Some(&path)),
+            locate(Some(&bin), std::slice::from_ref(&lib), Some(&path)),
             Some((zz, Origin::Path))
         );
     }

@@ -103,7 +103,9 @@ pub fn query(source: &SmartctlSource, dev: &Device) -> Option<SmartctlOutcome> {
     match source {
         SmartctlSource::Unavailable(_) => None,
         SmartctlSource::Recorded(dir) => {
-            let text = std::fs::read_to_string(dir.join(format!("{node_name}.json"))).ok()?;
+            let text =
+                crate::files::read::read_text(&dir.join(format!("{node_name}.json")), 16 << 20)
+                    .ok()?;
             Some(outcome_of(&text, "recorded"))
         }
         SmartctlSource::Live { exe, timeout } => {

@@ -591,24 +591,7 @@ pub fn server_output_block(text: &str) -> String {
     format!("\nServer output:\n{}\n", escape_controls(text))
 }
 
-/// `text` with every control character but newline and tab written as an escape (`\x1b`,
-/// `\r`, `\u{202e}`), bidirectional overrides included; printable text is unchanged.
-pub fn escape_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        match c {
-            '\n' | '\t' => out.push(c),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if bidi => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::output::escape_controls;
 
 /// `Accepted connection from …, port …`.
 pub fn accepted_text(host: &str, port: u16) -> String {

@@ -310,6 +310,7 @@ impl AlignedBuf {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::bench::storage::{StorageConfig, run_on};

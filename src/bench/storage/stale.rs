@@ -1,8 +1,7 @@
 //! Test files that earlier runs (killed with SIGKILL, a power cut) left behind.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -126,11 +125,12 @@ fn abandoned(path: &Path, md: &std::fs::Metadata, pid: u32) -> Result<File, Stri
             "process {pid} still exists (another benchmark running here?)"
         ));
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| format!("cannot open it: {e}"))?;
+    let file = crate::files::read::open_read(
+        path,
+        crate::files::read::Accept::File,
+        crate::files::read::Links::NoFollow,
+    )
+    .map_err(|e| format!("cannot open it: {e}"))?;
     if file
         .metadata()
         .map_or(true, |m| m.ino() != md.ino() || m.dev() != md.dev())
@@ -155,6 +155,7 @@ fn abandoned(path: &Path, md: &std::fs::Metadata, pid: u32) -> Result<File, Stri
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::bench::storage::TempFile;

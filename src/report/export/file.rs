@@ -31,6 +31,10 @@ pub struct AtomicFile {
     kind: Kind,
 }
 
+/// The largest file a run appends to (the default log after years of runs is a few MiB):
+/// one larger is refused rather than read into memory.
+const MAX_EARLIER: u64 = 256 << 20;
+
 /// How many symlinks a target may go through (the kernel's limit).
 const MAX_LINKS: usize = 40;
 
@@ -172,7 +176,7 @@ impl AtomicFile {
     /// file that does not exist yet, a device, a pipe or stdout.
     pub fn existing(&self) -> std::io::Result<Option<Vec<u8>>> {
         match &self.kind {
-            Kind::Replace(t) => match std::fs::read(t) {
+            Kind::Replace(t) => match crate::files::read::read_limited(t, MAX_EARLIER) {
                 Ok(b) => Ok(Some(b)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(e),
@@ -221,6 +225,7 @@ fn rewrite_after(target: &Path, kept: usize, rest: &[u8]) -> std::io::Result<()>
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -20,3 +20,20 @@ impl Exporter for Json {
         v
     }
 }
+
+/// The same document with identifiers redacted (`--json FILE -z`; docs/PRIVACY.md).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonRedacted;
+
+impl Exporter for JsonRedacted {
+    fn file_kind(&self) -> &'static str {
+        "JSON report"
+    }
+
+    fn render(&self, report: &RunReport) -> Vec<u8> {
+        let known = crate::report::page::known_of_run(report);
+        crate::report::redact_json::redacted_pretty(report, &known)
+            .unwrap_or_default()
+            .into_bytes()
+    }
+}

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::Exporter;
 use crate::record::finding::Severity;
 use crate::record::run::{RunReport, RunStatus};
-use crate::report::redact::{self, Known};
+use crate::report::redact;
 
 /// The Markdown review.
 #[derive(Debug, Clone, Default)]
@@ -26,14 +26,7 @@ impl Exporter for Markdown {
         let text = if self.no_redact {
             text
         } else {
-            let i = &r.system_before;
-            let mut hardware = i.dt_compatible.clone();
-            hardware.extend(r.results_row.as_ref().map(|row| row.device.clone()));
-            let known = Known {
-                hostname: i.hostname.clone(),
-                hardware,
-            };
-            redact::redact(&text, &known)
+            redact::redact(&text, &crate::report::page::known_of_run(r))
         };
         text.into_bytes()
     }

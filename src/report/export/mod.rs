@@ -22,7 +22,7 @@ use anyhow::Context;
 pub use self::console::ConsoleSummary;
 pub use self::file::AtomicFile;
 pub use self::graph_html::GraphHtml;
-pub use self::json::Json;
+pub use self::json::{Json, JsonRedacted};
 pub use self::log::Log;
 pub use self::markdown::Markdown;
 use crate::record::run::RunReport;
@@ -46,6 +46,8 @@ pub enum Format {
     Log,
     /// The versioned JSON document (`--json`).
     Json,
+    /// The same, identifiers redacted (`--json` with `-z/--redact`).
+    JsonRedacted,
     /// The Markdown review (`--markdown`), redacted (docs/PRIVACY.md).
     Markdown,
     /// The Markdown review with every identifier kept (`--markdown` with `--no-redact`).
@@ -60,6 +62,7 @@ impl Format {
         match self {
             Format::Log => Box::new(Log),
             Format::Json => Box::new(Json),
+            Format::JsonRedacted => Box::new(JsonRedacted),
             Format::Markdown => Box::new(Markdown { no_redact: false }),
             Format::MarkdownUnredacted => Box::new(Markdown { no_redact: true }),
             Format::GraphHtml => Box::new(GraphHtml),
@@ -83,6 +86,8 @@ struct Target {
     earlier: Vec<u8>,
     /// A failed write was reported already (warn once, not after every step).
     warned: Cell<bool>,
+    /// The last write failed (why): the run's outcome says so at the end.
+    failed: std::cell::RefCell<Option<String>>,
 }
 
 /// Owns the run's output files and rewrites them all from the report.
@@ -133,6 +138,7 @@ impl ExportSink {
             file,
             earlier,
             warned: Cell::new(false),
+            failed: std::cell::RefCell::new(None),
         });
         Ok(())
     }
@@ -143,6 +149,25 @@ impl ExportSink {
             .iter()
             .find(|t| t.format == format)
             .map(|t| t.file.path())
+    }
+
+    /// The path of the first target of `format` when it is a regular file (rewritten
+    /// in place of the old one): not a device, a pipe or standard output. The report
+    /// page goes beside such a log only (`/dev/null.html` was written into /dev).
+    pub fn regular_file(&self, format: Format) -> Option<&Path> {
+        self.targets
+            .iter()
+            .find(|t| t.format == format && t.file.rewritable())
+            .map(|t| t.file.path())
+    }
+
+    /// The targets whose last write failed, one sentence each (`--json /dev/full` made a
+    /// run exit 0 with a warning: the run fails instead).
+    pub fn failures(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter_map(|t| t.failed.borrow().clone())
+            .collect()
     }
 
     /// Rewrite every file target from `report` (devices, pipes and stdout wait for
@@ -173,16 +198,28 @@ impl ExportSink {
                 t.file
                     .write_keeping(on_disk, &[t.earlier.as_slice(), &doc].concat())
             };
-            if let Err(e) = res {
-                if !t.warned.replace(true) {
-                    crate::output::warn(format!("cannot write {}: {e:#}", t.file.path().display()));
+            match res {
+                Err(e) => {
+                    if !t.warned.replace(true) {
+                        crate::output::warn(format!(
+                            "cannot write {}: {e:#}",
+                            t.file.path().display()
+                        ));
+                    }
+                    *t.failed.borrow_mut() = Some(format!(
+                        "cannot write {} {}: {e:#}",
+                        t.exporter.file_kind(),
+                        t.file.path().display()
+                    ));
                 }
+                Ok(()) => *t.failed.borrow_mut() = None,
             }
         }
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -27,7 +27,8 @@ pub const CHART_IDS: &[&str] = &[
     "chart-comparison",
 ];
 
-const CSS: &str = "\
+/// The page's stylesheet (the results hub serves it in its own).
+pub const CSS: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;\
 max-width:1000px;padding:0 12px 40px;color:#1a1a1a;line-height:1.45}\
 h1{font-size:1.6em;margin:.6em 0 .2em}h2{font-size:1.25em;margin-top:1.6em;\
@@ -60,8 +61,23 @@ pub fn render(d: &ReportData) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
-         <title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{t}</h1>\n\
-         <p class=\"source\">{}</p>\n<p class=\"verdict v-{}\" id=\"verdict\">Verdict: {}.</p>\n",
+         <title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        t = escape(&title)
+    );
+    o.push_str(&body(d));
+    o.push_str("</body>\n</html>\n");
+    o
+}
+
+/// What the page's `<body>` holds: the heading, the verdict and every section. The
+/// results hub puts it in a page of its own (with [`CSS`] in its stylesheet).
+pub fn body(d: &ReportData) -> String {
+    let mut o = String::new();
+    let title = format!("sbc-bench report: {}", d.title);
+    let _ = write!(
+        o,
+        "<h1>{t}</h1>\n<p class=\"source\">{}</p>\n\
+         <p class=\"verdict v-{}\" id=\"verdict\">Verdict: {}.</p>\n",
         escape(&d.source),
         d.verdict.word(),
         escape(d.verdict.sentence()),
@@ -77,7 +93,6 @@ pub fn render(d: &ReportData) -> String {
     sevenzip(&mut o, d);
     monitor(&mut o, d);
     comparison(&mut o, d);
-    o.push_str("</body>\n</html>\n");
     o
 }
 

@@ -392,12 +392,19 @@ fn redact_strings(v: &mut Value, known: &Known) {
     }
 }
 
-/// What a run knows it contains, for redaction: its hostname and the hardware's names.
+/// What a run knows it contains, for redaction: its hostname and the names the hardware
+/// states (device-tree compatibles and model, DMI's names). Not the Results.md row's
+/// device: on a machine without DMI that is the hostname, which then proved nothing.
 pub fn known_of_run(r: &RunReport) -> Known {
     let i = &r.system_before;
     let mut hardware = i.dt_compatible.clone();
-    hardware.extend(i.device.name.clone());
-    hardware.extend(r.results_row.as_ref().map(|row| row.device.clone()));
+    hardware.extend(i.device.dt_model.clone());
+    if i.device.source.is_some() {
+        hardware.extend(i.device.name.clone());
+    }
+    if let Some(d) = &i.device.dmi {
+        hardware.extend(d.device_name());
+    }
     Known {
         hostname: i.hostname.clone(),
         hardware,

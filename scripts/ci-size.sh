@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The size budget of the release binary (issue 29, item 2): the aarch64 artifact goes onto
+# routers and boards with little flash (OpenWrt: 16 MB in all is common), so the stripped
+# binary, built in the real release profile (`dist`: opt-level 3, thin LTO, one codegen
+# unit, the crates that parse and print built for size; Cargo.toml) with every board
+# feature in, must stay at or below SIZE_BUDGET bytes (10.5 MB today).
+#
+# The goal is 6 MB. Measured: 12.9 MB before issue 29, 9.99 MB (9,989,200 bytes) with the
+# TLS stack gone and the parsing/printing crates at opt-level "s". The rest is mostly our
+# own crate at opt-level 3 and the generic code it instantiates (serde's and
+# serde_path_to_error's deserializers of the run record, clap's derive, core's iterators and
+# formatting: about 4.5 MB of the 8.1 MB of symbols), which stays at opt-level 3 because the
+# native benchmarks' hot loops (scrypt, the copy and clock kernels, AES-CTR) live in it.
+# Reaching 6 MB needs those loops in a crate of their own, kept at opt-level 3, and the rest
+# built for size. Until then the budget holds what was reached (+5 %), so CI fails on growth.
+#
+#   scripts/ci-size.sh [BINARY]   (default target/aarch64-unknown-linux-gnu/dist/sbc-bench)
+#
+# .ci/run builds that binary (scripts/release.sh --quick --real aarch64-unknown-linux-gnu)
+# and runs this from scripts/ci-release.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE_BUDGET="${SIZE_BUDGET:-10500000}"
+bin="${1:-${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-gnu/dist/sbc-bench}"
+[ -f "$bin" ] || { echo "ci-size: no $bin (build it: scripts/release.sh --target aarch64-unknown-linux-gnu --build-only)" >&2; exit 1; }
+desc="$(file -b "$bin")"
+case "$desc" in
+  *"not stripped"*) echo "ci-size: $bin is not stripped: $desc" >&2; exit 1 ;;
+esac
+size="$(stat -c %s "$bin")"
+awk -v b="$bin" -v s="$size" -v m="$SIZE_BUDGET" 'BEGIN {
+  printf "ci-size: %s: %d bytes (%.2f MB) stripped, budget %d bytes (%.2f MB)\n", b, s, s / 1e6, m, m / 1e6 }'
+if [ "$size" -gt "$SIZE_BUDGET" ]; then
+  echo "ci-size: FAIL: $((size - SIZE_BUDGET)) bytes over the budget" >&2
+  exit 1
+fi
