@@ -161,7 +161,8 @@ fn read_log(text: &str) -> Result<Ingested, Rejection> {
             },
         );
     }
-    let parsed = document::parse_log_run(&body).map_err(|e| Rejection::NotAResult(e.to_string()))?;
+    let parsed =
+        document::parse_log_run(&body).map_err(|e| Rejection::NotAResult(e.to_string()))?;
     let machine = log_machine(&body);
     let facts = facts(&parsed, machine.as_deref());
     let figures = match &parsed.log.stated_row {
