@@ -70,7 +70,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Vec<usize>), LogError> {
         }
         if let Some(&byte) = line
             .iter()
-            .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | 0x08 | 0x1b | 0x0c))
+            .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | 0x07 | 0x08 | 0x1b | 0x0c))
         {
             return Err(LogError::Binary { line: i + 1, byte });
         }
