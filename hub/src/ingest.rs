@@ -142,7 +142,7 @@ fn read_log(text: &str) -> Result<Ingested, Rejection> {
         .to_string();
     // The hostname is in iostat's first line (`Linux 6.1.0 (myhost) 03/14/19 _aarch64_`);
     // the device the header names stays even where a VM's hostname is its name.
-    let first = document::parse_log_run(&last).map_err(Rejection::NotAResult)?;
+    let first = document::parse_log_run(&last).map_err(|e| Rejection::NotAResult(e.to_string()))?;
     let hardware = vec![first.log.results_row.device.clone()];
     // Every hostname the log names, then the pattern rules.
     let mut body = redact(
@@ -161,7 +161,8 @@ fn read_log(text: &str) -> Result<Ingested, Rejection> {
             },
         );
     }
-    let parsed = document::parse_log_run(&body).map_err(Rejection::NotAResult)?;
+    let parsed =
+        document::parse_log_run(&body).map_err(|e| Rejection::NotAResult(e.to_string()))?;
     let machine = log_machine(&body);
     let facts = facts(&parsed, machine.as_deref());
     let figures = match &parsed.log.stated_row {

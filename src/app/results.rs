@@ -38,27 +38,40 @@ fn by_kind(e: StoreError) -> anyhow::Error {
     }
 }
 
+/// The exit status of an import: 1 when a file could not be read (it may hold results
+/// that were not stored), else 2 when some files were no results, else 0.
 fn import(s: &Store, a: &ImportArgs) -> anyhow::Result<Outcome> {
     let t = lookup::import(s, &a.paths, &mut |said| match said {
         Said::Unreadable(e) => eprintln!("error: {}", escape_controls(&e)),
+        Said::NotAResult(e) => eprintln!("not a result: {}", escape_controls(&e)),
         Said::Line(l) => println!("{}", escape_controls(&l)),
     })?;
     let db = s.path().display();
     println!(
-        "{} stored, {} stored before, {} unreadable; database {db}",
-        t.new, t.dup, t.bad
+        "{} stored, {} stored before, {} not results, {} unreadable; database {db}",
+        t.new, t.dup, t.not_results, t.bad
     );
     Ok(if t.bad > 0 {
+        Outcome::Failed
+    } else if t.not_results > 0 {
         Outcome::Usage
     } else {
         Outcome::Ok
     })
 }
 
+/// `results list --json` and `results export --format json`: the rows, under a name and
+/// version.
+#[derive(serde::Serialize)]
+struct Runs<'a> {
+    runs: &'a [Entry],
+}
+
 fn list(s: &Store, a: &ListArgs) -> anyhow::Result<Outcome> {
-    let rows = s.list()?;
+    let rows = s.list(&a.query())?;
     if a.json {
-        print!("{}", schema::pretty(&rows)?);
+        let doc = Runs { runs: &rows };
+        print!("{}", schema::pretty(&stamp(schema::RESULTS_LIST, &doc))?);
     } else if rows.is_empty() {
         println!("No stored runs in {}.", s.path().display());
     } else {
@@ -104,7 +117,7 @@ fn delete(s: &Store, a: &DeleteArgs) -> anyhow::Result<Outcome> {
 
 fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
     let rows: Vec<Entry> = s
-        .list()?
+        .list(&Default::default())?
         .into_iter()
         .map(|e| {
             let known = (!a.no_redact).then(|| {
@@ -115,7 +128,9 @@ fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
         })
         .collect();
     let out = match a.format {
-        ExportFormat::Json => schema::pretty(&rows)?,
+        ExportFormat::Json => {
+            schema::pretty(&stamp(schema::RESULTS_EXPORT, &Runs { runs: &rows }))?
+        }
         ExportFormat::Csv => crate::results::export::csv(&rows)?,
         ExportFormat::Yaml => crate::results::export::yaml(&rows),
         ExportFormat::Geerling => crate::results::view::geerling_yaml_of(s, rows),

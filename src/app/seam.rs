@@ -72,7 +72,12 @@ pub(crate) fn store_run(db: &Path, report: &RunReport, log: Option<&Path>) {
         })
     });
     match stored {
-        Ok(Inserted::New(id) | Inserted::Duplicate(id)) => {
+        Ok(
+            Inserted::New(id)
+            | Inserted::Duplicate(id)
+            | Inserted::SameRun(id)
+            | Inserted::Upgraded(id),
+        ) => {
             println!("Stored as run #{id} in {}", db.display());
         }
         Err(e) => eprintln!("warning: the run was not stored: {e}"),

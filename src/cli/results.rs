@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use crate::cli::UsageError;
 use crate::results::compare::Metric;
 use crate::results::lookup::{RunRef, db_path};
+use crate::results::store_index::{ListQuery, RunSort};
 
 /// `sbc-bench results`.
 #[derive(Debug, Args)]
@@ -53,8 +54,8 @@ pub enum ResultsCommand {
     List(ListArgs),
     /// One stored run: what was read from it, or the document itself.
     Show(ShowArgs),
-    /// Every stored run's columns as CSV, JSON or YAML on standard output, with home
-    /// paths redacted (docs/PRIVACY.md).
+    /// Every stored run's columns as CSV, JSON (`sbc-bench-results-export`) or YAML on
+    /// standard output, with home paths redacted (docs/PRIVACY.md).
     Export(ExportArgs),
     /// Delete a stored run.
     Delete(DeleteArgs),
@@ -68,12 +69,50 @@ pub struct ImportArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// `sbc-bench results list [--json]`.
+/// `sbc-bench results list [--soc S] [--device D] [--since DATE] [--sort KEY] [--limit N] [--json]`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Print the rows as JSON.
+    /// Only runs of this SoC (`RK3588`; the `soc` column, case does not matter).
+    #[arg(long, value_name = "SOC")]
+    pub soc: Option<String>,
+    /// Only runs whose device contains this text (`ROCK 5`).
+    #[arg(long, value_name = "TEXT")]
+    pub device: Option<String>,
+    /// Only runs on or after this date (`2024-05-01`, or an RFC 3339 time).
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    pub since: Option<String>,
+    /// Order: id (as stored), date (oldest first), device, soc, or a metric best first:
+    /// 7zip-multi, 7zip-single, aes, memcpy, memset, khs, latency (ramlat at 128 MiB,
+    /// lowest first).
+    #[arg(long, value_name = "KEY", value_parser = parse_sort)]
+    pub sort: Option<RunSort>,
+    /// At most N runs.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u32>,
+    /// Print the rows as JSON (`sbc-bench-results-list`, docs/schema/).
     #[arg(long)]
     pub json: bool,
+}
+
+impl ListArgs {
+    /// The store's query.
+    pub fn query(&self) -> ListQuery {
+        ListQuery {
+            soc: self.soc.clone(),
+            device: self.device.clone(),
+            since: self.since.clone(),
+            sort: self.sort,
+            limit: self.limit,
+        }
+    }
+}
+
+fn parse_since(s: &str) -> Result<String, String> {
+    crate::results::store_index::since_utc(s)
+}
+
+fn parse_sort(s: &str) -> Result<RunSort, String> {
+    s.parse()
 }
 
 /// `sbc-bench results show ID [--json | --document]`.
@@ -176,6 +215,14 @@ pub struct CompareArgs {
     /// The column to sort by: 7zip-multi, 7zip-single, aes, memcpy, memset, khs.
     #[arg(long, value_name = "M", default_value = "7zip-multi", value_parser = parse_metric)]
     pub metric: Metric,
+    /// Set RUN beside this run (a stored run's number, a log or a run JSON; repeatable):
+    /// every metric at once, the better direction marked, the spread of repeats.
+    #[arg(long = "with", value_name = "RUN", conflicts_with = "history")]
+    pub with: Vec<PathBuf>,
+    /// The stored runs of the run's SoC (or --soc, --device) in date order: when a metric
+    /// moved beyond its run-to-run spread, and what changed between the runs.
+    #[arg(long)]
+    pub history: bool,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,

@@ -62,6 +62,12 @@ pub const RESULTS_PARSE: Schema = v1("sbc-bench-results-parse");
 pub const RESULTS_SHOW: Schema = v1("sbc-bench-results-show");
 /// `compare --json`.
 pub const RESULTS_COMPARE: Schema = v1("sbc-bench-compare");
+/// `compare --with … --json` and `compare --history --json`.
+pub const RESULTS_COMPARE_RUNS: Schema = v1("sbc-bench-compare-runs");
+/// `results list --json`.
+pub const RESULTS_LIST: Schema = v1("sbc-bench-results-list");
+/// `results export --format json`.
+pub const RESULTS_EXPORT: Schema = v1("sbc-bench-results-export");
 
 /// Every kind of document, once.
 pub const ALL: &[Schema] = &[
@@ -82,6 +88,9 @@ pub const ALL: &[Schema] = &[
     RESULTS_PARSE,
     RESULTS_SHOW,
     RESULTS_COMPARE,
+    RESULTS_COMPARE_RUNS,
+    RESULTS_LIST,
+    RESULTS_EXPORT,
 ];
 
 /// The bench document of a `bench …` command by its benchmark's name (`membw`).

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod finding;
 pub mod graph;
+pub mod log_record;
 pub mod net;
 pub mod plan;
 pub mod power;

@@ -664,6 +664,58 @@ mod tests {
         );
     }
 
+    /// Issue 31: with 4 faster rows of which 2 ran kernel 6.1 and 2 this run's 6.6, the
+    /// sentence said "the faster rows ran kernel 6.1". A kernel is a reason only where it
+    /// separates most of the faster rows (issue 28), and the sentence counts them.
+    #[test]
+    fn the_kernel_sentence_counts_the_faster_rows_it_is_true_of() {
+        let mut mine = rock5b_run();
+        mine.kernel = "6.6.10".into();
+        let faster = |k: &str, v: u64| Reference {
+            row: ResultsRow {
+                kernel: k.into(),
+                sevenzip_multi: Some(v),
+                ..rock5b_run()
+            },
+            soc: Some("RK3588".into()),
+            log: None,
+            core_types: Vec::new(),
+            source_file: None,
+        };
+        let why = |refs: &[Reference]| {
+            compare(
+                &mine,
+                &[],
+                refs,
+                Selection::Soc("RK3588".into()),
+                Metric::SevenzipMulti,
+            )
+            .why
+        };
+        let half = [
+            faster("6.1", 16000),
+            faster("6.1", 16100),
+            faster("6.6", 16200),
+            faster("6.6", 16300),
+        ];
+        let w = why(&half);
+        assert!(!w.iter().any(|w| w.contains("kernel")), "{w:?}");
+        let most = [
+            faster("6.1", 16000),
+            faster("6.1", 16100),
+            faster("6.1", 16200),
+            faster("6.6", 16300),
+        ];
+        let w = why(&most);
+        let k = w.iter().find(|w| w.contains("another kernel")).unwrap();
+        assert!(
+            k.starts_with(
+                "3 of the 4 faster rows ran another kernel: 6.1 (3 rows) (this run: 6.6)"
+            ),
+            "{k}"
+        );
+    }
+
     #[test]
     fn a_throttled_slow_run_is_told_why() {
         let mut mine = rock5b_run();

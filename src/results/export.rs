@@ -139,7 +139,8 @@ fn geerling_arch(e: &Entry) -> Option<&'static str> {
     }
 }
 
-/// The year of a stored date: `2026-…` (ours) or sbc-bench's `Mon, 10 Nov 2025 23:46:00`.
+/// The year of a stored date: `2026-…` (RFC 3339 UTC, as the store keeps dates since
+/// schema 2), or sbc-bench's `Mon, 10 Nov 2025 23:46:00` as schema 1 kept them.
 fn year(date: Option<&str>) -> Option<u32> {
     let d = date?;
     d.split(|c: char| !c.is_ascii_digit())
@@ -209,8 +210,8 @@ pub fn geerling_yaml(rows: &[(Entry, GeerlingExtra)]) -> String {
             "  ai_cpu:".into(),
             "    llama3.2_3b: null".into(),
             "  memory_mb_sec:".into(),
-            format!("    memcpy: {}", num(e.memcpy_mb_s)),
-            format!("    memset: {}", num(e.memset_mb_s)),
+            format!("    memcpy: {}", num(e.memcpy_mb_per_s)),
+            format!("    memset: {}", num(e.memset_mb_per_s)),
             "  phoronix:".into(),
             "    encode_mp3_sec: null".into(),
             "    x264_1080p_fps: null".into(),
@@ -228,8 +229,8 @@ pub fn geerling_yaml(rows: &[(Entry, GeerlingExtra)]) -> String {
             format!("    clock: {}", text(e.clock.as_deref())),
             format!("    sevenzip_multi: {}", int(e.sevenzip_multi)),
             format!("    sevenzip_single: {}", int(e.sevenzip_single)),
-            format!("    aes256_16k: {}", num(e.aes256_16k)),
-            format!("    scrypt_khs: {}", num(e.scrypt_khs)),
+            format!("    aes256_16k_kb_per_s: {}", num(e.aes256_16k_kb_per_s)),
+            format!("    scrypt_khash_per_s: {}", num(e.scrypt_khash_per_s)),
             format!("    verdict: {}", text(e.verdict.as_deref())),
         ];
         for l in lines {
@@ -260,15 +261,16 @@ mod tests {
             kernel: Some("no".into()),
             kernel_bsp: Some(true),
             distro: None,
+            arch: None,
             machine: None,
             clock: Some("2400/1800 MHz".into()),
             clocks_measured: Some("1794/2350".into()),
             sevenzip_multi: Some(16280),
             sevenzip_single: None,
-            aes256_16k: Some(1_337_000.5),
-            memcpy_mb_s: None,
-            memset_mb_s: None,
-            scrypt_khs: None,
+            aes256_16k_kb_per_s: Some(1_337_000.5),
+            memcpy_mb_per_s: None,
+            memset_mb_per_s: None,
+            scrypt_khash_per_s: None,
             ramlat_16m_ns: None,
             ramlat_128m_ns: Some(120.5),
             verdict: Some("ok".into()),
@@ -286,7 +288,7 @@ mod tests {
         assert_eq!(&row[0], "3");
         assert_eq!(&row[3], "~/logs/a,b\"c.txt");
         assert_eq!(&row[5], "");
-        assert_eq!(&row[17], "16280");
+        assert_eq!(&row[18], "16280");
         // An empty database still has its header.
         assert_eq!(csv(&[]).unwrap().lines().count(), 1);
     }
@@ -305,7 +307,7 @@ mod tests {
             y.contains("\n  source_path: \"~/logs/a,b\\\"c.txt\"\n"),
             "{y}"
         );
-        assert!(y.contains("\n  aes256_16k: 1337000.5\n"), "{y}");
+        assert!(y.contains("\n  aes256_16k_kb_per_s: 1337000.5\n"), "{y}");
         assert_eq!(y.lines().count(), entry_fields().len());
         assert_eq!(yaml(&[]), "[]\n");
     }
@@ -314,9 +316,9 @@ mod tests {
     fn geerling_items_take_his_field_names_and_null_what_a_run_does_not_measure() {
         let mut e = entry();
         e.machine = Some("aarch64".into());
-        e.date = Some("Mon, 10 Nov 2025 23:46:00 +0800".into());
-        e.memcpy_mb_s = Some(12093.24);
-        e.memset_mb_s = Some(28018.2);
+        e.date = Some("2025-11-10T15:46:00Z".into());
+        e.memcpy_mb_per_s = Some(12093.24);
+        e.memset_mb_per_s = Some(28018.2);
         let doc = geekbench_run(&[
             (
                 "cluster0",

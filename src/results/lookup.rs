@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use crate::record::config::DEFAULT_LOG;
 use crate::results::compare::Selection;
-use crate::results::document::{self, Parsed};
+use crate::results::document::{self, DocError, Parsed};
 use crate::results::reference::Reference;
+use crate::results::sbclog;
 use crate::results::store::{self, Store};
 
 /// The largest result file read (a log is tens of KiB, a run JSON a few MiB).
@@ -50,7 +51,7 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The documents of one file: a run JSON, or each run of a log.
-pub fn documents(text: &str) -> Vec<(String, Result<Parsed, String>)> {
+pub fn documents(text: &str) -> Vec<(String, Result<Parsed, DocError>)> {
     if document::is_run_json(text) {
         return vec![(text.to_string(), document::from_run_json(text))];
     }
@@ -60,33 +61,87 @@ pub fn documents(text: &str) -> Vec<(String, Result<Parsed, String>)> {
         .collect()
 }
 
-/// A result file's text, never blocking: a FIFO or device given by mistake is refused,
+/// Why a file gave no result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileError {
+    /// It could not be read (permissions, I/O).
+    #[error("{0}")]
+    Unreadable(String),
+    /// It was read, but it is no result file (a directory, FIFO or device, a file over
+    /// 64 MiB, binary data, a line longer than any log's).
+    #[error("{0}")]
+    NotAResult(String),
+}
+
+impl From<FileError> for String {
+    fn from(e: FileError) -> String {
+        e.to_string()
+    }
+}
+
+/// A result file's bytes, never blocking: a FIFO or device given by mistake is refused,
 /// not waited on; a directory or a file over 64 MiB is not a result file.
-pub fn read_file(path: &Path) -> Result<String, String> {
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, FileError> {
     use crate::files::read::{self, not_regular, too_large};
-    read::read_text(path, MAX_FILE).map_err(|e| match not_regular(&e) {
-        Some(n) if n.what == "a directory" => {
-            format!("{} is a directory, not a result file", path.display())
-        }
-        Some(n) => format!(
+    read::read_limited(path, MAX_FILE).map_err(|e| match not_regular(&e) {
+        Some(n) if n.what == "a directory" => FileError::NotAResult(format!(
+            "{} is a directory, not a result file",
+            path.display()
+        )),
+        Some(n) => FileError::NotAResult(format!(
             "{} is not a regular file ({} is not a result file)",
             path.display(),
             n.what
-        ),
-        None if too_large(&e) => format!(
+        )),
+        None if too_large(&e) => FileError::NotAResult(format!(
             "{} is larger than {} MiB: not a result file",
             path.display(),
             MAX_FILE >> 20
-        ),
-        None => format!("cannot read {}: {e}", path.display()),
+        )),
+        None => FileError::Unreadable(format!("cannot read {}: {e}", path.display())),
+    })
+}
+
+/// A result file as text, with the lines that were not UTF-8 (a log pasted through a
+/// Latin-1 terminal; read with replacement characters). A run JSON is taken whole; a log
+/// with binary data or a runaway line is no result, named with the line.
+pub fn read_text(path: &Path) -> Result<(String, Vec<usize>), FileError> {
+    let bytes = read_bytes(path)?;
+    let json = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'{');
+    if json {
+        return Ok((String::from_utf8_lossy(&bytes).into_owned(), Vec::new()));
+    }
+    sbclog::decode(&bytes).map_err(|e| FileError::NotAResult(format!("{}: {e}", path.display())))
+}
+
+/// A result file's text (see [`read_text`]).
+pub fn read_file(path: &Path) -> Result<String, FileError> {
+    read_text(path).map(|(t, _)| t)
+}
+
+/// The note a record gets for lines that were not UTF-8.
+fn encoding_note(lines: &[usize]) -> Option<String> {
+    let shown: Vec<String> = lines.iter().take(5).map(usize::to_string).collect();
+    let more = if lines.len() > 5 { ", …" } else { "" };
+    (!lines.is_empty()).then(|| {
+        format!(
+            "line{} {}{more}: not UTF-8 (read with replacement characters)",
+            if lines.len() > 1 { "s" } else { "" },
+            shown.join(", ")
+        )
     })
 }
 
 /// Read a result file: our run JSON, or a log (the last run in it: the default log
 /// holds every run appended).
 pub fn read_result(path: &Path) -> Result<Parsed, String> {
-    let text = read_file(path)?;
-    document::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let (text, not_utf8) = read_text(path)?;
+    let mut p = document::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    p.log.unread.extend(encoding_note(&not_utf8));
+    Ok(p)
 }
 
 /// The run `compare` was asked about, with the id of the stored run (so that it is not
@@ -154,7 +209,7 @@ pub fn stored_references(db: Option<&Path>, except: Option<i64>) -> Vec<Referenc
     let Ok(s) = Store::open(&path) else {
         return Vec::new();
     };
-    s.list()
+    s.list(&store::ListQuery::default())
         .unwrap_or_default()
         .into_iter()
         .filter(|e| Some(e.id) != except)
@@ -262,6 +317,9 @@ pub fn share_source(run: &RunRef, db: Option<&Path>) -> Result<ShareSource, Stri
 pub enum Said {
     /// A file or run that could not be read (the sentence, without `error: `).
     Unreadable(String),
+    /// A file or run that is no result (a README, a Geekbench page, a binary): named as
+    /// such, with why.
+    NotAResult(String),
     /// A line for stdout: what was stored, or stored before.
     Line(String),
 }
@@ -271,14 +329,17 @@ pub enum Said {
 pub struct Tally {
     /// Runs stored.
     pub new: usize,
-    /// Runs stored before.
+    /// Runs stored before (the same document, or the same run in another document).
     pub dup: usize,
+    /// Files or runs that are no results.
+    pub not_results: usize,
     /// Files or runs that could not be read.
     pub bad: usize,
 }
 
 /// Import every run of every file `paths` name (a directory: its regular files), saying
-/// each as it is stored. A database error stops the import.
+/// each as it is stored; each file's runs in one transaction. A database error stops the
+/// import (the file being stored is not half-stored).
 pub fn import(
     s: &Store,
     paths: &[PathBuf],
@@ -292,9 +353,13 @@ pub fn import(
             Vec::new()
         });
         for f in files {
-            match read_file(&f) {
-                Ok(text) => import_text(s, &f, &text, &mut t, say)?,
-                Err(e) => {
+            match read_text(&f) {
+                Ok((text, not_utf8)) => import_text(s, &f, &text, &not_utf8, &mut t, say)?,
+                Err(FileError::NotAResult(e)) => {
+                    say(Said::NotAResult(e));
+                    t.not_results += 1;
+                }
+                Err(FileError::Unreadable(e)) => {
                     say(Said::Unreadable(e));
                     t.bad += 1;
                 }
@@ -309,33 +374,56 @@ fn import_text(
     s: &Store,
     f: &Path,
     text: &str,
+    not_utf8: &[usize],
     t: &mut Tally,
     say: &mut dyn FnMut(Said),
 ) -> Result<(), store::StoreError> {
-    let docs = documents(text);
+    let mut docs = documents(text);
+    if docs.is_empty() {
+        say(Said::NotAResult(format!("{}: empty", f.display())));
+        t.not_results += 1;
+        return Ok(());
+    }
     let path = f.display().to_string();
-    for (i, (doc, parsed)) in docs.iter().enumerate() {
-        let name = match docs.len() {
-            1 => path.clone(),
-            n => format!("{path} (run {} of {n})", i + 1),
-        };
-        let parsed = match parsed {
-            Ok(p) => p,
-            Err(e) => {
-                say(Said::Unreadable(format!("{name}: {e}")));
-                t.bad += 1;
-                continue;
+    let name = |i: usize, n: usize| match n {
+        1 => path.clone(),
+        n => format!("{path} (run {} of {n})", i + 1),
+    };
+    let n = docs.len();
+    let mut runs = Vec::new();
+    let mut names = Vec::new();
+    for (i, (_, parsed)) in docs.iter_mut().enumerate() {
+        match parsed {
+            Ok(p) => {
+                p.log.unread.extend(encoding_note(not_utf8));
+                names.push(name(i, n));
             }
-        };
-        let r = store::NewRun {
-            source: store::Source::Import,
-            source_path: Some(&path),
-            document: doc,
-            parsed,
-            log_text: None,
-            kernel_bsp: None,
-        };
-        match s.insert(&r)? {
+            Err(e) if e.is_not_a_result() => {
+                say(Said::NotAResult(format!("{}: {e}", name(i, n))));
+                t.not_results += 1;
+            }
+            Err(e) => {
+                say(Said::Unreadable(format!("{}: {e}", name(i, n))));
+                t.bad += 1;
+            }
+        }
+    }
+    for (doc, parsed) in &docs {
+        if let Ok(parsed) = parsed {
+            runs.push(store::NewRun {
+                source: store::Source::Import,
+                source_path: Some(&path),
+                document: doc,
+                parsed,
+                log_text: None,
+                kernel_bsp: None,
+            });
+        }
+    }
+    let done = s.insert_all(&runs)?;
+    for ((r, inserted), name) in runs.iter().zip(done).zip(names) {
+        let parsed = r.parsed;
+        match inserted {
             store::Inserted::New(id) => {
                 t.new += 1;
                 let dev = parsed.log.results_row.device.as_str();
@@ -354,6 +442,18 @@ fn import_text(
                 t.dup += 1;
                 say(Said::Line(format!(
                     "#{id}  {name}: stored before, not again"
+                )));
+            }
+            store::Inserted::SameRun(id) => {
+                t.dup += 1;
+                say(Said::Line(format!(
+                    "#{id}  {name}: the same run is stored (from its other document), not again"
+                )));
+            }
+            store::Inserted::Upgraded(id) => {
+                t.dup += 1;
+                say(Said::Line(format!(
+                    "#{id}  {name}: the same run was stored from its log; its run JSON replaces it there"
                 )));
             }
         }

@@ -6,10 +6,13 @@
 pub mod compare;
 pub mod document;
 pub mod export;
+pub mod history;
 pub mod lookup;
+pub mod record_report;
 pub mod reference;
 pub mod reguess;
 pub mod sbclog;
 pub mod share;
 pub mod store;
+pub mod store_index;
 pub mod view;

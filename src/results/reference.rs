@@ -130,6 +130,44 @@ fn link(cell: &str) -> (String, Option<String>) {
     (cell.to_string(), None)
 }
 
+/// Is `stored` a copy of the published row `published` (the same run, imported from its
+/// log): every figure both rows hold equal as Results.md rounds it, and at least two of
+/// them. Two runs agreeing in two rounded figures by chance is not a case seen in the
+/// corpus; a stored copy is then not listed beside its published row as a second board.
+pub fn is_copy_of(stored: &ResultsRow, published: &ResultsRow) -> bool {
+    use crate::record::results_row::round_tens;
+    let tens = |v: Option<f64>| v.map(round_tens);
+    let pairs = [
+        (
+            tens(stored.sevenzip_multi.map(|v| v as f64)),
+            tens(published.sevenzip_multi.map(|v| v as f64)),
+        ),
+        (
+            stored.sevenzip_single.map(|v| v as i64),
+            published.sevenzip_single.map(|v| v as i64),
+        ),
+        (
+            tens(stored.aes256_16k.map(f64::trunc)),
+            tens(published.aes256_16k.map(f64::trunc)),
+        ),
+        (tens(stored.memcpy_mb_s), tens(published.memcpy_mb_s)),
+        (tens(stored.memset_mb_s), tens(published.memset_mb_s)),
+    ];
+    let both: Vec<_> = pairs
+        .iter()
+        .filter_map(|(a, b)| Some(((*a)?, (*b)?)))
+        .collect();
+    both.len() >= 2 && both.iter().all(|(a, b)| a == b)
+}
+
+/// The stored references that are not copies of a published one.
+pub fn without_copies(stored: Vec<Reference>, published: &[Reference]) -> Vec<Reference> {
+    stored
+        .into_iter()
+        .filter(|s| !published.iter().any(|p| is_copy_of(&s.row, &p.row)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +188,30 @@ mod tests {
         assert!(rows.iter().all(|r| !r.row.device.is_empty()));
         assert_eq!(orin.core_types, ["Cortex-A78AE"]);
         assert!(rows.iter().filter(|r| !r.core_types.is_empty()).count() >= 150);
+    }
+
+    /// Issue 31: a published log imported into the database was listed beside its own
+    /// published row as a second board.
+    #[test]
+    fn a_stored_copy_of_a_published_row_is_not_a_second_board() {
+        let rows = published();
+        let orin = &rows[0];
+        let mut copy = orin.row.clone();
+        // The log's own figures, before Results.md rounds them.
+        copy.sevenzip_multi = Some(14823);
+        copy.aes256_16k = Some(973_826.4);
+        let stored = Reference {
+            row: copy.clone(),
+            soc: orin.soc.clone(),
+            log: Some("stored #1".into()),
+            core_types: Vec::new(),
+            source_file: None,
+        };
+        assert!(is_copy_of(&copy, &orin.row));
+        assert!(without_copies(vec![stored.clone()], &rows).is_empty());
+        let mut other = stored;
+        other.row.sevenzip_multi = Some(15800);
+        assert_eq!(without_copies(vec![other], &rows).len(), 1);
     }
 
     #[test]

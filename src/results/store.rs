@@ -2,11 +2,14 @@
 //! SQLite file a user can open with the `sqlite3` shell (tables in docs/RESULTS-DB.md).
 //!
 //! One row per run in `runs`: the document as it came (the run JSON, or the log text of
-//! that run), the record read from it (`record_json`, a [`Parsed`]), and indexed columns
-//! for what people compare. A document is stored once: its SHA-256 is unique, and a second
-//! import says which row already holds it. The schema version is SQLite's `user_version`;
-//! [`Store::open`] migrates an older file forward and refuses one made by a newer
-//! sbc-bench rather than guess.
+//! that run), the typed record read from it (`record_json`, a [`Parsed`] holding the
+//! [`crate::record::log_record::LogRecord`]), and indexed columns for what people filter
+//! and compare (`results::store_index`). A document is stored once: its SHA-256 is
+//! unique, and a second import says which row already holds it; a run is stored once too:
+//! its log and its run JSON are one row (the JSON's where both came). The schema version
+//! is SQLite's `user_version`; [`Store::open`] migrates an older file forward (and re-reads
+//! rows whose record an older reader made) and refuses one made by a newer sbc-bench
+//! rather than guess.
 
 use std::path::{Path, PathBuf};
 
@@ -14,10 +17,12 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::results::document::Parsed;
+use crate::results::document::{FORMAT_RUN_JSON, Parsed};
+use crate::results::store_index;
+pub use crate::results::store_index::{ListQuery, soc_of};
 
 /// The schema this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Forward migrations: entry `n` brings a file from version `n` to `n + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -65,6 +70,8 @@ const MIGRATIONS: &[&str] = &[
         shared_at TEXT NOT NULL,
         sha256 TEXT NOT NULL
     );",
+    // 1 → 2: unit names, arch, the run's identity, the record's version, indexes.
+    store_index::MIGRATION_2,
 ];
 
 /// Why the database could not be used.
@@ -116,6 +123,12 @@ pub enum Inserted {
     New(i64),
     /// The same document was already stored in this row.
     Duplicate(i64),
+    /// The same run was stored in this row from its other document (its log or its run
+    /// JSON): not stored again.
+    SameRun(i64),
+    /// The same run was stored in this row from its log; the run JSON (which holds more)
+    /// replaced it there.
+    Upgraded(i64),
 }
 
 /// One stored run: its indexed columns (what `results list` and `export` show).
@@ -135,15 +148,16 @@ pub struct Entry {
     pub kernel: Option<String>,
     pub kernel_bsp: Option<bool>,
     pub distro: Option<String>,
+    pub arch: Option<String>,
     pub machine: Option<String>,
     pub clock: Option<String>,
     pub clocks_measured: Option<String>,
     pub sevenzip_multi: Option<i64>,
     pub sevenzip_single: Option<i64>,
-    pub aes256_16k: Option<f64>,
-    pub memcpy_mb_s: Option<f64>,
-    pub memset_mb_s: Option<f64>,
-    pub scrypt_khs: Option<f64>,
+    pub aes256_16k_kb_per_s: Option<f64>,
+    pub memcpy_mb_per_s: Option<f64>,
+    pub memset_mb_per_s: Option<f64>,
+    pub scrypt_khash_per_s: Option<f64>,
     pub ramlat_16m_ns: Option<f64>,
     pub ramlat_128m_ns: Option<f64>,
     pub verdict: Option<String>,
@@ -152,9 +166,10 @@ pub struct Entry {
 
 /// The columns of [`Entry`], in its order.
 const ENTRY_COLUMNS: &str = "id, stored_at, source, source_path, document_kind, date, \
-    tool_version, mode, device, soc, core_types, kernel, kernel_bsp, distro, machine, clock, \
-    clocks_measured, sevenzip_multi, sevenzip_single, aes256_16k, memcpy_mb_s, memset_mb_s, \
-    scrypt_khs, ramlat_16m_ns, ramlat_128m_ns, verdict, throttled";
+    tool_version, mode, device, soc, core_types, kernel, kernel_bsp, distro, arch, machine, \
+    clock, clocks_measured, sevenzip_multi, sevenzip_single, aes256_16k_kb_per_s, \
+    memcpy_mb_per_s, memset_mb_per_s, scrypt_khash_per_s, ramlat_16m_ns, ramlat_128m_ns, \
+    verdict, throttled";
 
 /// The names of [`Entry`]'s fields (and of the `runs` columns they come from), in order.
 pub fn entry_fields() -> Vec<&'static str> {
@@ -177,19 +192,20 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
         kernel: r.get(11)?,
         kernel_bsp: r.get(12)?,
         distro: r.get(13)?,
-        machine: r.get(14)?,
-        clock: r.get(15)?,
-        clocks_measured: r.get(16)?,
-        sevenzip_multi: r.get(17)?,
-        sevenzip_single: r.get(18)?,
-        aes256_16k: r.get(19)?,
-        memcpy_mb_s: r.get(20)?,
-        memset_mb_s: r.get(21)?,
-        scrypt_khs: r.get(22)?,
-        ramlat_16m_ns: r.get(23)?,
-        ramlat_128m_ns: r.get(24)?,
-        verdict: r.get(25)?,
-        throttled: r.get(26)?,
+        arch: r.get(14)?,
+        machine: r.get(15)?,
+        clock: r.get(16)?,
+        clocks_measured: r.get(17)?,
+        sevenzip_multi: r.get(18)?,
+        sevenzip_single: r.get(19)?,
+        aes256_16k_kb_per_s: r.get(20)?,
+        memcpy_mb_per_s: r.get(21)?,
+        memset_mb_per_s: r.get(22)?,
+        scrypt_khash_per_s: r.get(23)?,
+        ramlat_16m_ns: r.get(24)?,
+        ramlat_128m_ns: r.get(25)?,
+        verdict: r.get(26)?,
+        throttled: r.get(27)?,
     })
 }
 
@@ -207,20 +223,6 @@ pub struct NewRun<'a> {
     pub log_text: Option<&'a str>,
     /// A vendor/BSP kernel, where known.
     pub kernel_bsp: Option<bool>,
-}
-
-/// The SoC a record names, short (`RK3588`), as the published rows name it.
-pub fn soc_of(p: &Parsed) -> Option<String> {
-    use crate::results::compare::Selection;
-    match p
-        .log
-        .soc_guess
-        .as_deref()
-        .and_then(Selection::from_soc_guess)
-    {
-        Some(Selection::Soc(s)) => Some(s),
-        _ => None,
-    }
 }
 
 /// An open results database.
@@ -345,85 +347,16 @@ impl Store {
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", v as i64 + 1)?;
         }
+        // Rows an older reader made are read again from their documents.
+        store_index::refresh(&tx)?;
         tx.commit()?;
         Ok(())
     }
 
-    /// Store one run; a document stored before is not stored twice.
+    /// Store one run; a document stored before is not stored twice, nor a run stored
+    /// before from its other document.
     pub fn insert(&self, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
-        let sha = hex(&Sha256::digest(r.document.as_bytes()));
-        let duplicate = |conn: &Connection| -> Result<Option<i64>, StoreError> {
-            Ok(conn
-                .query_row("SELECT id FROM runs WHERE sha256 = ?1", [&sha], |row| {
-                    row.get::<_, i64>(0)
-                })
-                .optional()?)
-        };
-        if let Some(id) = duplicate(&self.conn)? {
-            return Ok(Inserted::Duplicate(id));
-        }
-        let p = r.parsed;
-        let row = &p.log.results_row;
-        let text = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
-        let record_json = serde_json::to_string(p).unwrap_or_else(|_| "{}".into());
-        let clocks = (!p.extra.clocks_mhz.is_empty()).then(|| {
-            p.extra
-                .clocks_mhz
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join("/")
-        });
-        self.conn.execute(
-            "INSERT INTO runs (stored_at, source, source_path, sha256, document_kind, document,
-                log_text, record_json, date, tool_version, mode, device, soc, core_types, kernel, kernel_bsp,
-                distro, machine, clock, clocks_measured, sevenzip_multi, sevenzip_single,
-                aes256_16k, memcpy_mb_s, memset_mb_s, scrypt_khs, ramlat_16m_ns, ramlat_128m_ns,
-                verdict, throttled)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)
-             ON CONFLICT(sha256) DO NOTHING",
-            params![
-                now(),
-                r.source.as_str(),
-                r.source_path,
-                sha,
-                p.format,
-                r.document,
-                r.log_text,
-                record_json,
-                p.log.date,
-                p.log.version,
-                p.log.mode,
-                text(&row.device),
-                soc_of(p),
-                (!p.log.core_types.is_empty()).then(|| p.log.core_types.join(", ")),
-                p.log.kernel_release.clone().or_else(|| text(&row.kernel)),
-                r.kernel_bsp.or_else(|| crate::results::document::kernel_bsp(p)),
-                text(&row.distro_arch),
-                p.extra.machine,
-                text(&row.clock),
-                clocks,
-                row.sevenzip_multi.map(|v| v as i64),
-                row.sevenzip_single.map(|v| v as i64),
-                row.aes256_16k,
-                row.memcpy_mb_s,
-                row.memset_mb_s,
-                row.scrypt_khs,
-                p.extra.ramlat_16m_ns,
-                p.extra.ramlat_128m_ns,
-                p.extra.verdict,
-                row.throttled,
-            ],
-        )?;
-        // Another import stored the same document between our look and our insert.
-        if self.conn.changes() == 0 {
-            return match duplicate(&self.conn)? {
-                Some(id) => Ok(Inserted::Duplicate(id)),
-                None => Err(StoreError::Sql(rusqlite::Error::QueryReturnedNoRows)),
-            };
-        }
-        Ok(Inserted::New(self.conn.last_insert_rowid()))
+        Ok(self.insert_all(std::slice::from_ref(r))?[0])
     }
 
     /// The row that holds this very document (its SHA-256), if stored.
@@ -437,12 +370,30 @@ impl Store {
             .optional()?)
     }
 
-    /// Every stored run, oldest first.
-    pub fn list(&self) -> Result<Vec<Entry>, StoreError> {
-        let mut q = self
+    /// Store the runs of one file in one transaction: all of them, or (on an error)
+    /// none.
+    pub fn insert_all(&self, runs: &[NewRun<'_>]) -> Result<Vec<Inserted>, StoreError> {
+        // IMMEDIATE: concurrent imports take turns (the busy timeout waits), so the
+        // looks for a stored document or run see what the other one stored.
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?;
+        let mut out = Vec::with_capacity(runs.len());
+        for r in runs {
+            out.push(insert_one(&tx, r)?);
+        }
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// The stored runs `q` selects, in its order (by default oldest first).
+    pub fn list(&self, q: &ListQuery) -> Result<Vec<Entry>, StoreError> {
+        let (tail, values) = q.sql();
+        let mut stmt = self
             .conn
-            .prepare(&format!("SELECT {ENTRY_COLUMNS} FROM runs ORDER BY id"))?;
-        let rows = q.query_map([], entry)?;
+            .prepare(&format!("SELECT {ENTRY_COLUMNS} FROM runs{tail}"))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(values), entry)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -516,8 +467,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id FROM runs WHERE sevenzip_multi IS NOT NULL OR sevenzip_single IS NOT NULL
-                    OR aes256_16k IS NOT NULL OR memcpy_mb_s IS NOT NULL OR memset_mb_s IS NOT NULL
-                    OR scrypt_khs IS NOT NULL
+                    OR aes256_16k_kb_per_s IS NOT NULL OR memcpy_mb_per_s IS NOT NULL
+                    OR memset_mb_per_s IS NOT NULL OR scrypt_khash_per_s IS NOT NULL
                  ORDER BY source = 'run' DESC, id DESC LIMIT 1",
                 [],
                 |r| r.get(0),
@@ -547,6 +498,88 @@ impl Store {
             _ => Ok(tx.commit()?),
         }
     }
+}
+
+/// One run into `runs`, inside the caller's transaction.
+fn insert_one(tx: &Connection, r: &NewRun<'_>) -> Result<Inserted, StoreError> {
+    let sha = hex(&Sha256::digest(r.document.as_bytes()));
+    let by_sha = tx
+        .query_row("SELECT id FROM runs WHERE sha256 = ?1", [&sha], |row| {
+            row.get::<_, i64>(0)
+        })
+        .optional()?;
+    if let Some(id) = by_sha {
+        return Ok(Inserted::Duplicate(id));
+    }
+    let sha_again = sha.clone();
+    let p = r.parsed;
+    let record_json = serde_json::to_string(p).unwrap_or_else(|_| "{}".into());
+    let cols = store_index::columns(p, r.kernel_bsp);
+    if let Some(key) = store_index::run_key(p) {
+        let same: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT id, document_kind FROM runs WHERE run_key = ?1 ORDER BY id LIMIT 1",
+                [&key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        if let Some((id, kind)) = same {
+            if p.format == FORMAT_RUN_JSON && kind != FORMAT_RUN_JSON {
+                // The run JSON holds what the log holds and more: it takes the row.
+                let set: Vec<String> = cols
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (c, _))| format!("{c} = ?{}", i + 6))
+                    .collect();
+                let sql = format!(
+                    "UPDATE runs SET sha256 = ?2, document_kind = ?3, document = ?4, \
+                     record_json = ?5, {} WHERE id = ?1",
+                    set.join(", ")
+                );
+                let mut values: Vec<rusqlite::types::Value> = vec![
+                    id.into(),
+                    sha.into(),
+                    p.format.clone().into(),
+                    r.document.to_string().into(),
+                    record_json.into(),
+                ];
+                values.extend(cols.into_iter().map(|(_, v)| v));
+                tx.execute(&sql, rusqlite::params_from_iter(values))?;
+                return Ok(Inserted::Upgraded(id));
+            }
+            return Ok(Inserted::SameRun(id));
+        }
+    }
+    let names: Vec<&str> = cols.iter().map(|(c, _)| *c).collect();
+    let marks: Vec<String> = (1..=names.len() + 8).map(|i| format!("?{i}")).collect();
+    let sql = format!(
+        "INSERT INTO runs (stored_at, source, source_path, sha256, document_kind, document, \
+         log_text, record_json, {}) VALUES ({}) ON CONFLICT(sha256) DO NOTHING",
+        names.join(", "),
+        marks.join(", ")
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![
+        now().into(),
+        r.source.as_str().to_string().into(),
+        r.source_path.map(str::to_string).into(),
+        sha.into(),
+        p.format.clone().into(),
+        r.document.to_string().into(),
+        r.log_text.map(str::to_string).into(),
+        record_json.into(),
+    ];
+    values.extend(cols.into_iter().map(|(_, v)| v));
+    if tx.execute(&sql, rusqlite::params_from_iter(values))? == 0 {
+        // Stored by another import since the look above (the transaction is IMMEDIATE,
+        // so only by a writer that does not take the lock first).
+        let id = tx.query_row(
+            "SELECT id FROM runs WHERE sha256 = ?1",
+            [&sha_again],
+            |row| row.get::<_, i64>(0),
+        )?;
+        return Ok(Inserted::Duplicate(id));
+    }
+    Ok(Inserted::New(tx.last_insert_rowid()))
 }
 
 /// SQLite's `quick_check` of an open file: `Err` with what it found when the file is
@@ -593,6 +626,7 @@ mod tests {
             format: document::FORMAT_LOG.into(),
             log: Default::default(),
             extra: Default::default(),
+            record: Default::default(),
         };
         p.log.version = Some("0.9.72".into());
         p.log.results_row.device = device.into();
@@ -626,7 +660,7 @@ mod tests {
         );
         let (doc2, p2) = parsed_run("Orange Pi 5", 15000);
         assert_eq!(s.insert(&new_run(&doc2, &p2)).unwrap(), Inserted::New(2));
-        let l = s.list().unwrap();
+        let l = s.list(&ListQuery::default()).unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].device.as_deref(), Some("Radxa ROCK 5B"));
         assert_eq!(l[0].soc.as_deref(), Some("RK3588"));
@@ -642,7 +676,7 @@ mod tests {
         drop(s);
         // Reopened: the schema is there once, the rows stay.
         let s = Store::open(&path).unwrap();
-        assert_eq!(s.list().unwrap().len(), 1);
+        assert_eq!(s.list(&ListQuery::default()).unwrap().len(), 1);
     }
 
     #[test]
@@ -743,5 +777,162 @@ mod tests {
             PathBuf::from("/data/sbc-bench/results.db")
         );
         assert_eq!(default_path(false, &|_| None), None);
+    }
+
+    fn fixture_log(name: &str) -> String {
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/logs/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    /// A database of schema 1, as the previous build wrote it: RFC 2822 dates from logs,
+    /// the old column names, a record without the typed record.
+    #[test]
+    fn a_schema_1_database_is_migrated_forward_and_its_rows_read_again() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("old.db");
+        let log = fixture_log("41BH.txt");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(MIGRATIONS[0]).unwrap();
+            c.pragma_update(None, "user_version", 1).unwrap();
+            c.execute(
+                "INSERT INTO runs (stored_at, source, sha256, document_kind, document, record_json,
+                    date, device, aes256_16k, memcpy_mb_s)
+                 VALUES ('2025-01-01T00:00:00Z', 'import', ?1, 'sbc-bench log', ?2, '{\"format\":\"sbc-bench log\"}',
+                    'Mon, 11 Jul 2022 10:00:00 +0200', 'Radxa ROCK 5B', 1.0, 2.0)",
+                params![sha256_hex(log.as_bytes()), log],
+            )
+            .unwrap();
+        }
+        let s = Store::open(&path).unwrap();
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let e = s.entry(1).unwrap();
+        // Re-read from the document: the date in UTC, the figures the reader finds.
+        assert_eq!(e.date.as_deref(), Some("2022-07-04T17:51:16Z"), "{e:?}");
+        assert_eq!(e.sevenzip_multi, Some(16447));
+        assert!(e.memcpy_mb_per_s.is_some_and(|m| m > 100.0), "{e:?}");
+        assert_eq!(e.arch.as_deref(), Some("arm64"));
+        let (p, _) = s.record(1).unwrap();
+        assert_eq!(p.record.header.device.as_deref(), Some("Radxa ROCK 5B"));
+        assert!(!p.record.tinymembench.is_empty());
+        let indexes: i64 = s
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(indexes >= 17, "{indexes}");
+        drop(s);
+        // Opened again: nothing left to migrate or re-read.
+        assert_eq!(Store::open(&path).unwrap().entry(1).unwrap(), e);
+    }
+
+    /// Issue 31: the same run imported as its log and as its run JSON is stored once;
+    /// the JSON takes the row where the log came first.
+    #[test]
+    fn one_run_as_log_and_as_run_json_is_one_row() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(&d.path().join("r.db")).unwrap();
+        let r = crate::record::read::fixture_rock5b();
+        let json = crate::record::read::FIXTURE_ROCK5B;
+        let log = crate::report::log::run::log(&r);
+        let from_log = document::parse_log_run(&log).unwrap();
+        let from_json = document::from_run_json(json).unwrap();
+        assert_eq!(
+            store_index::run_key(&from_log),
+            store_index::run_key(&from_json)
+        );
+        assert!(store_index::run_key(&from_log).is_some());
+        assert_eq!(
+            s.insert(&new_run(&log, &from_log)).unwrap(),
+            Inserted::New(1)
+        );
+        assert_eq!(
+            s.insert(&new_run(json, &from_json)).unwrap(),
+            Inserted::Upgraded(1)
+        );
+        assert_eq!(
+            s.insert(&new_run(&log, &from_log)).unwrap(),
+            Inserted::SameRun(1)
+        );
+        let all = s.list(&ListQuery::default()).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].document_kind, document::FORMAT_RUN_JSON);
+        let (_, doc) = s.record(1).unwrap();
+        assert_eq!(doc, json);
+    }
+
+    /// A file's runs go in one transaction: a failure at its second run leaves its
+    /// first unstored too.
+    #[test]
+    fn a_file_is_stored_whole_or_not_at_all() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(&d.path().join("r.db")).unwrap();
+        s.conn
+            .execute_batch(
+                "CREATE TRIGGER no_b BEFORE INSERT ON runs WHEN NEW.device = 'B'
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+            )
+            .unwrap();
+        let (a, pa) = parsed_run("A", 1);
+        let (b, pb) = parsed_run("B", 2);
+        let e = s.insert_all(&[new_run(&a, &pa), new_run(&b, &pb)]);
+        assert!(e.is_err());
+        assert!(s.list(&ListQuery::default()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn list_filters_sorts_and_limits() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(&d.path().join("r.db")).unwrap();
+        for (dev, multi, date) in [
+            ("Radxa ROCK 5B", 16000, "2024-01-01T00:00:00Z"),
+            ("Orange Pi 5", 15000, "2024-06-01T00:00:00Z"),
+            ("Radxa ROCK 5A", 17000, "2025-01-01T00:00:00Z"),
+        ] {
+            let (doc, mut p) = parsed_run(dev, multi);
+            p.log.date_utc = Some(date.into());
+            s.insert(&new_run(&doc, &p)).unwrap();
+        }
+        let q = |q: ListQuery| -> Vec<String> {
+            s.list(&q)
+                .unwrap()
+                .into_iter()
+                .filter_map(|e| e.device)
+                .collect()
+        };
+        assert_eq!(
+            q(ListQuery {
+                device: Some("rock 5".into()),
+                ..ListQuery::default()
+            }),
+            ["Radxa ROCK 5B", "Radxa ROCK 5A"]
+        );
+        assert_eq!(
+            q(ListQuery {
+                since: Some("2024-06-01T00:00:00Z".into()),
+                sort: Some(store_index::RunSort::SevenzipMulti),
+                ..ListQuery::default()
+            }),
+            ["Radxa ROCK 5A", "Orange Pi 5"]
+        );
+        assert_eq!(
+            q(ListQuery {
+                soc: Some("rk3588".into()),
+                sort: Some(store_index::RunSort::Date),
+                limit: Some(1),
+                ..ListQuery::default()
+            }),
+            ["Radxa ROCK 5B"]
+        );
     }
 }

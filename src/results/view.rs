@@ -22,8 +22,8 @@ impl Entry {
             soc: self.soc.as_deref(),
             sevenzip_multi: self.sevenzip_multi,
             sevenzip_single: self.sevenzip_single,
-            aes256_16k: self.aes256_16k,
-            memcpy_mb_s: self.memcpy_mb_s,
+            aes256_16k: self.aes256_16k_kb_per_s,
+            memcpy_mb_s: self.memcpy_mb_per_s,
             verdict: self.verdict.as_deref(),
         }
     }
@@ -106,7 +106,8 @@ impl Parsed {
 /// runs, by 7-Zip multi-core score.
 pub fn comparison(p: &Parsed, db: Option<&Path>, except: Option<i64>) -> Option<ComparisonView> {
     let mut refs = reference::published();
-    refs.extend(lookup::stored_references(db, except));
+    let stored = lookup::stored_references(db, except);
+    refs.extend(reference::without_copies(stored, &refs));
     let selection = lookup::default_selection(p, &refs)?;
     let label = match &selection {
         Selection::Soc(s) => format!("Published rows of SoC {s}"),

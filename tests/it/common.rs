@@ -69,3 +69,16 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The published sbc-bench logs (`shared/corpus/sbc-bench/logs` beside the checkout, or
+/// above a worktree; `SBC_BENCH_CORPUS` names another place), where present.
+pub fn corpus_logs() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("SBC_BENCH_CORPUS") {
+        return Some(PathBuf::from(d)).filter(|d| d.is_dir());
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/corpus/sbc-bench/logs"))
+        .find(|d| d.is_dir())
+}

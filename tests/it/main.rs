@@ -25,6 +25,7 @@ mod info;
 mod kernel_cli;
 mod kernel_rules;
 mod layers;
+mod log_coverage;
 mod logsec_sections;
 mod markdown;
 mod monitor;

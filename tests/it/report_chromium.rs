@@ -93,3 +93,26 @@ fn report_pages_render_in_headless_chromium_at_desktop_and_phone_widths() {
     assert!(drawn >= 4, "{drawn} charts drawn on x86-vm");
     check_page(&chrome, tmp.path(), &vm.join("run.html"), "x86-vm", drawn);
 }
+
+/// Issue 31: the report of a published RK3588 log (41BH, v0.9.8) in a real browser: its
+/// clock, latency, bandwidth, AES, 7-Zip and health charts load and draw.
+#[test]
+fn the_report_of_a_published_rk3588_log_renders_in_headless_chromium() {
+    let Some(chrome) = chromium() else {
+        eprintln!(
+            "skipped: Chromium is not installed (Debian/Ubuntu: apt-get install -y chromium)"
+        );
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (page, html) = crate::report_run::log_page(tmp.path(), "41BH");
+    let drawn = crate::report_run::drawn(&html);
+    assert!(drawn.len() >= 8, "{drawn:?}");
+    check_page(
+        &chrome,
+        tmp.path(),
+        &page,
+        "41BH",
+        html.matches("<svg").count(),
+    );
+}

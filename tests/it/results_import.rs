@@ -94,14 +94,10 @@ fn fixture_logs_of_every_rule_change_reproduce_their_rows() {
 
 #[test]
 fn every_corpus_log_with_a_row_reproduces_it() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/sbc-bench/logs");
-    if !dir.is_dir() {
-        eprintln!(
-            "skipped: {} is not here (the fixture test still runs)",
-            dir.display()
-        );
+    let Some(dir) = crate::common::corpus_logs() else {
+        eprintln!("skipped: the corpus is not here (the fixture test still runs)");
         return;
-    }
+    };
     let (rows, bad) = check_dir(&dir);
     assert!(rows >= 140, "{rows} logs with a row");
     assert!(

@@ -236,9 +236,11 @@ pub(crate) fn log_head(r: &RunReport) -> String {
         ""
     };
     let quick = if r.config.quick { " quick" } else { "" };
+    // `-rs` after the version tells our log from the bash sbc-bench's: no reader orders
+    // our `0.1.0` below its `0.4` (results::sbclog reads the marker).
     let _ = writeln!(
         s,
-        "sbc-bench v{} {device}{mode}{quick} ({date})\n",
+        "sbc-bench v{}-rs {device}{mode}{quick} ({date})\n",
         r.sbc_bench_version
     );
     s.push_str(&info::distro_lines(i));
