@@ -73,15 +73,16 @@ fn itx_3588j_compare_gives_reasons_that_hold_for_its_rows() {
         why.contains("the big cores did not run at their full clock"),
         "{why}"
     );
-    // Left out, and said so: this run's stored copy, the published ROCK 5B's stored copy.
+    // Left out, and said so: this run's stored copy. The published ROCK 5B's stored copy
+    // is not a second board (the stored rows leave copies of published logs out, issue
+    // 31): no row of it.
     assert!(
         out.contains("  * Firefly ITX-3588J HDMI(Linux) (stored #1): this run itself"),
         "{out}"
     );
     assert!(
-        out.contains(
-            "  * Radxa ROCK 5B (stored #2): a copy of the published row Radxa ROCK 5B (RK3588) (results/41BH.txt)"
-        ),
+        !out.lines()
+            .any(|l| l.starts_with('|') && l.contains("(stored #2)")),
         "{out}"
     );
     assert_eq!(out.matches("| 16450 (+88 %) |").count(), 1, "{out}");
@@ -101,7 +102,7 @@ fn ums9620_guessed_as_rk3588_is_compared_by_its_own_soc() {
     assert!(parsed.contains("SoC guess:  Unisoc UMS9620"), "{parsed}");
     let list = run(&["results", "list", "--json"], &db, None);
     let v: serde_json::Value = serde_json::from_str(&list).unwrap();
-    let soc = v
+    let soc = v["runs"]
         .as_array()
         .unwrap()
         .iter()
