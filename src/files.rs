@@ -121,8 +121,7 @@ pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), ReplaceError> {
 
 /// fsync a directory, so that a rename in it is on disk.
 fn sync_dir(dir: &Path) -> Result<(), ReplaceError> {
-    #[allow(clippy::disallowed_methods)]
-    std::fs::File::open(dir)
+    read::open_read(dir, read::Accept::Directory, read::Links::Follow)
         .and_then(|d| d.sync_all())
         .map_err(|source| ReplaceError {
             step: ReplaceStep::SyncDir,

@@ -26,6 +26,8 @@ pub enum Accept {
     File,
     /// A regular file or a character device (`/dev/kmsg`, a hidraw meter).
     FileOrCharDevice,
+    /// A directory (opened to fsync it after a rename in it; `O_DIRECTORY`).
+    Directory,
 }
 
 /// How the last component of the path is treated.
@@ -91,6 +93,9 @@ pub fn open_read(path: &Path, accept: Accept, links: Links) -> io::Result<File> 
     if links == Links::NoFollow {
         flags |= libc::O_NOFOLLOW;
     }
+    if accept == Accept::Directory {
+        flags |= libc::O_DIRECTORY;
+    }
     #[allow(clippy::disallowed_methods)]
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -100,6 +105,7 @@ pub fn open_read(path: &Path, accept: Accept, links: Links) -> io::Result<File> 
     let ok = match accept {
         Accept::File => ft.is_file(),
         Accept::FileOrCharDevice => ft.is_file() || ft.is_char_device(),
+        Accept::Directory => ft.is_dir(),
     };
     if !ok {
         return Err(io::Error::new(
@@ -149,6 +155,20 @@ pub fn read_text(path: &Path, max: u64) -> io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// files::replace fsynced its directory through a plain `File::open`: a FIFO where the
+    /// directory was expected would have blocked it. Opened as a directory now, refused.
+    #[test]
+    fn a_fifo_where_a_directory_is_synced_is_refused_not_waited_on() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(open_read(d.path(), Accept::Directory, Links::Follow).is_ok());
+        let fifo = d.path().join("fifo");
+        mkfifo(&fifo);
+        assert!(open_read(&fifo, Accept::Directory, Links::Follow).is_err());
+        let file = d.path().join("f");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(open_read(&file, Accept::Directory, Links::Follow).is_err());
+    }
 
     fn mkfifo(p: &Path) {
         let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
