@@ -8,52 +8,26 @@ use crate::output::Outcome;
 use crate::output::schema::{self, stamp};
 use crate::results::compare::{self, Selection};
 use crate::results::document::Parsed;
-use crate::results::history::{self, LabelledRun};
+use crate::results::history::{self, RunsDoc};
+use crate::results::lookup::run_label;
 use crate::results::store::{ListQuery, Store};
 use crate::results::store_index::RunSort;
 use crate::results::{lookup, reference};
-
-/// `compare --with` and `compare --history` as JSON: the runs side by side, and (for
-/// the history) the moves beyond the spread.
-#[derive(serde::Serialize)]
-struct RunsDoc<'a> {
-    #[serde(flatten)]
-    side: &'a history::SideBySide,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    moves: Option<&'a [history::MetricMove]>,
-}
-
-fn label(run: &std::path::Path, id: Option<i64>) -> String {
-    match id {
-        Some(id) => format!("#{id}"),
-        None => run.file_name().map_or_else(
-            || run.display().to_string(),
-            |f| f.to_string_lossy().into_owned(),
-        ),
-    }
-}
 
 /// `compare RUN --with RUN…`.
 fn with(a: &CompareArgs, first: (Parsed, Option<i64>)) -> anyhow::Result<Outcome> {
     let db = a.db.db.as_deref();
     let first_label = match (&a.run, first.1) {
         (_, Some(id)) => format!("#{id}"),
-        (Some(p), None) => label(p, None),
+        (Some(p), None) => run_label(p, None),
         (None, None) => "this run".into(),
     };
     let mut parsed = vec![(first_label, first.0)];
     for w in &a.with {
         let (p, id) = lookup::compare_target(&run_ref(Some(w)), db).map_err(UsageError::from)?;
-        parsed.push((label(w, id), p));
+        parsed.push((run_label(w, id), p));
     }
-    let runs: Vec<LabelledRun<'_>> = parsed
-        .iter()
-        .map(|(l, p)| LabelledRun {
-            label: l.clone(),
-            parsed: p,
-        })
-        .collect();
-    let s = history::side_by_side(&runs);
+    let s = history::side_by_side(&history::labelled(&parsed));
     if a.json {
         let doc = RunsDoc {
             side: &s,
@@ -90,26 +64,13 @@ fn history(a: &CompareArgs) -> anyhow::Result<Outcome> {
             None => q.device = Some(p.log.results_row.device.clone()),
         }
     }
-    let mut parsed = Vec::new();
-    for e in s.list(&q)? {
-        let (p, _) = s.record(e.id)?;
-        parsed.push((
-            format!("#{} {}", e.id, e.date.as_deref().unwrap_or("(no date)")),
-            p,
-        ));
-    }
+    let parsed = lookup::stored_runs(&s, &q)?;
     if parsed.is_empty() {
         return Err(
             UsageError::new("no stored run matches: give --soc SOC or --device TEXT").into(),
         );
     }
-    let runs: Vec<LabelledRun<'_>> = parsed
-        .iter()
-        .map(|(l, p)| LabelledRun {
-            label: l.clone(),
-            parsed: p,
-        })
-        .collect();
+    let runs = history::labelled(&parsed);
     let moves = history::history(&runs);
     if a.json {
         let side = history::side_by_side(&runs);

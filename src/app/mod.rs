@@ -3,22 +3,16 @@
 pub mod bench;
 pub mod compare;
 pub mod docs;
-pub mod engine;
-pub mod graph;
 pub mod info;
 pub mod kernel;
+pub mod modes;
 pub mod monitor;
 pub mod net;
 pub mod report;
 pub mod restore;
 pub mod results;
-pub mod review;
-pub mod run;
-pub mod seam;
 pub mod share;
 pub mod storage;
-pub mod thermal;
-pub mod wrap;
 
 use crate::cli::{Cli, Command};
 use crate::output::{self, Outcome};
@@ -105,8 +99,8 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
     crate::cli::root::check_root(&ctx.root)?;
     match cli.command {
         Some(Command::Info(a)) => info::run(ctx, &a),
-        Some(Command::Run(a)) => run::run(ctx, &a),
-        None => run::run(ctx, &cli.run),
+        Some(Command::Run(a)) => modes::run(ctx, &a),
+        None => modes::run(ctx, &cli.run),
         Some(Command::Monitor(a)) => monitor::run(ctx, &a),
         Some(Command::Bench(a)) => bench::run(ctx, &a),
         Some(Command::Net(a)) => net::run(ctx, &a),
@@ -116,10 +110,10 @@ fn dispatch(ctx: &Ctx, cli: Cli) -> anyhow::Result<Outcome> {
         Some(Command::Compare(a)) => compare::compare(&a),
         Some(Command::Share(a)) => share::share(&a),
         Some(Command::Kernel(a)) => kernel::run(ctx, &a),
-        Some(Command::Thermal(a)) => thermal::run(ctx, &a),
-        Some(Command::Review(a)) => review::run(ctx, &a),
-        Some(Command::Graph(a)) => graph::run(ctx, &a),
-        Some(Command::Wrap(a)) => wrap::run(ctx, &a),
+        Some(Command::Thermal(a)) => modes::run(ctx, &a),
+        Some(Command::Review(a)) => modes::run(ctx, &a),
+        Some(Command::Graph(a)) => modes::run(ctx, &a),
+        Some(Command::Wrap(a)) => modes::run(ctx, &a),
         Some(Command::Completions(a)) => docs::completions(&a),
         Some(Command::Manpage(a)) => docs::manpage(&a),
         Some(Command::Report(a)) => report::run(&a),

@@ -116,17 +116,7 @@ fn delete(s: &Store, a: &DeleteArgs) -> anyhow::Result<Outcome> {
 }
 
 fn export(s: &Store, a: &ExportArgs) -> anyhow::Result<Outcome> {
-    let rows: Vec<Entry> = s
-        .list(&Default::default())?
-        .into_iter()
-        .map(|e| {
-            let known = (!a.no_redact).then(|| {
-                let doc = s.record(e.id).map(|(_, d)| d).unwrap_or_default();
-                crate::results::view::known_of_document(&doc)
-            });
-            e.shareable(known.as_ref())
-        })
-        .collect();
+    let rows = crate::results::view::shareable_entries(s, !a.no_redact)?;
     let out = match a.format {
         ExportFormat::Json => {
             schema::pretty(&stamp(schema::RESULTS_EXPORT, &Runs { runs: &rows }))?

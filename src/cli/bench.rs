@@ -5,6 +5,12 @@ use clap::{Args, Subcommand};
 use crate::bench::aes::suite::AesSuiteOptions;
 use crate::bench::aes::{self, Algorithm};
 use crate::cli::{UsageError, invalid_value};
+use crate::run::bench::BenchCommon;
+use crate::run::bench::aes::AesRequest;
+use crate::run::bench::clock::ClockRequest;
+use crate::run::bench::compress::CompressRequest;
+use crate::run::bench::memlat::MemlatRequest;
+use crate::run::bench::scrypt::ScryptRequest;
 
 /// `sbc-bench bench`.
 #[derive(Debug, Clone, Args)]
@@ -87,6 +93,101 @@ impl BenchCommonArgs {
         crate::bench::pin::parse_cpus(s)
             .map(Some)
             .map_err(|e| invalid_value(s, "--cpus <LIST>", &e).into())
+    }
+}
+
+/// The requests of `run::bench`: each command's arguments checked (ripgrep's low-args →
+/// high-args step); what cannot become one is a [`UsageError`].
+impl BenchCommonArgs {
+    /// What every benchmark is asked: `--cpus` parsed, `--quick`, `--json`.
+    pub fn request(&self) -> Result<BenchCommon, UsageError> {
+        Ok(BenchCommon {
+            cpus: self.requested_cpus()?,
+            quick: self.quick,
+            json: self.json,
+        })
+    }
+}
+
+impl ClockArgs {
+    /// `bench clock`'s request; `env` reads `MaxKHz`/`MinKHz` where no flag is given.
+    pub fn request(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ClockRequest, UsageError> {
+        Ok(ClockRequest {
+            common: self.common.request()?,
+            limits: self.limits(env),
+            only_max: self.only_max,
+        })
+    }
+
+    /// `--max-khz`/`--min-khz`, else `MaxKHz`/`MinKHz`; a bad value or range names
+    /// what the user set (a flag or a variable).
+    fn limits(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(Option<u64>, Option<u64>), String> {
+        let limit = |flag: Option<u64>, name: &str| match flag {
+            Some(v) => Ok(Some(v)),
+            None => super::khz_from_env(name, env(name).as_deref()),
+        };
+        let (max, min) = (
+            limit(self.max_khz, "MaxKHz")?,
+            limit(self.min_khz, "MinKHz")?,
+        );
+        let names = match (self.max_khz, self.min_khz) {
+            (Some(_), Some(_)) => ("--max-khz", "--min-khz"),
+            (Some(_), None) => ("--max-khz", "MinKHz"),
+            (None, Some(_)) => ("MaxKHz", "--min-khz"),
+            (None, None) => ("MaxKHz", "MinKHz"),
+        };
+        super::check_khz_range(max, min, names)?;
+        Ok((max, min))
+    }
+}
+
+impl MemlatArgs {
+    /// `bench memlat`'s request.
+    pub fn request(&self) -> Result<MemlatRequest, UsageError> {
+        Ok(MemlatRequest {
+            common: self.common.request()?,
+            no_madvise: self.no_madvise,
+            extensive: self.extensive,
+            ramlat_ms: self.ramlat_ms,
+        })
+    }
+}
+
+impl AesArgs {
+    /// `bench aes`'s request.
+    pub fn request(&self) -> Result<AesRequest, UsageError> {
+        Ok(AesRequest {
+            common: self.common.request()?,
+            native_only: self.native_only,
+            suite: self.suite_options(),
+        })
+    }
+}
+
+impl CompressArgs {
+    /// `bench compress`'s request.
+    pub fn request(&self) -> Result<CompressRequest, UsageError> {
+        Ok(CompressRequest {
+            common: self.common.request()?,
+            native_only: self.native_only,
+        })
+    }
+}
+
+impl ScryptArgs {
+    /// `bench scrypt`'s request.
+    pub fn request(&self) -> Result<ScryptRequest, UsageError> {
+        Ok(ScryptRequest {
+            common: self.common().request()?,
+            duration: self.duration,
+            kernel: self.kernel,
+        })
     }
 }
 
@@ -249,5 +350,19 @@ mod tests {
         ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn empty_khz_variables_are_unset_and_bad_ones_name_the_variable() {
+        use crate::cli::khz_from_env;
+        assert_eq!(khz_from_env("MaxKHz", None), Ok(None));
+        assert_eq!(khz_from_env("MaxKHz", Some("")), Ok(None));
+        assert_eq!(khz_from_env("MaxKHz", Some(" ")), Ok(None));
+        assert_eq!(khz_from_env("MinKHz", Some("408000")), Ok(Some(408_000)));
+        let e = khz_from_env("MaxKHz", Some("abc")).unwrap_err();
+        assert!(
+            e.contains("'abc' for 'MaxKHz'") && !e.contains("--max-khz"),
+            "{e}"
+        );
     }
 }

@@ -90,6 +90,21 @@ pub fn graph_config(
     Ok(cfg)
 }
 
+impl super::run::ModeArgs for GraphArgs {
+    type Command = crate::run::graph::GraphCommand;
+
+    fn shared(&self) -> &super::run::SharedArgs {
+        &self.shared
+    }
+
+    fn launch(
+        &self,
+        env: &super::run::LaunchEnv<'_>,
+    ) -> Result<(RunConfig, ()), super::UsageError> {
+        Ok((graph_config(self, env.var)?, ()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

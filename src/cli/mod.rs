@@ -19,17 +19,17 @@ pub mod run;
 pub mod storage;
 pub mod thermal;
 pub mod units;
-pub mod usage;
 pub mod wrap;
 
-pub use usage::UsageError;
+/// A command line that cannot be carried out ([`crate::output::usage`]).
+pub use crate::output::usage::UsageError;
+pub use run::run_config;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::record::config::{DEFAULT_LOG, RunConfig, UNATTENDED_MAX_WAIT};
 use crate::sys::root::SysRoot;
 
 /// Benchmark a single-board computer or small server and explain the numbers.
@@ -461,47 +461,6 @@ pub fn resolve_root(
     }
 }
 
-/// The standard run's settings from its flags and sbc-bench's environment variables
-/// (`env` is passed in so tests do not depend on the process environment). A bad `MODE`,
-/// `MaxKHz` or `MinKHz` is a usage error (the message), as `bench clock` refuses them.
-pub fn run_config(
-    args: &run::RunArgs,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<RunConfig, String> {
-    let modes = modes_from_env(env("MODE").as_deref())?;
-    let mode = |m: &str| modes.iter().any(|x| x == m);
-    let yes = |k: &str| yes_no_from_env(k, env(k).as_deref());
-    let khz = |k: &str| khz_from_env(k, env(k).as_deref());
-    let (max_khz, min_khz) = (khz("MaxKHz")?, khz("MinKHz")?);
-    check_khz_range(max_khz, min_khz, ("MaxKHz", "MinKHz"))?;
-    let unattended = args.shared.unattended || mode("unattended");
-    Ok(RunConfig {
-        stress: args.stress,
-        quick: args.shared.quick,
-        extensive: args.extensive || mode("extensive"),
-        unattended,
-        max_wait_s: args
-            .shared
-            .max_wait
-            .or_else(|| unattended.then_some(UNATTENDED_MAX_WAIT.as_secs())),
-        log: args
-            .shared
-            .log
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG)),
-        json: args.shared.json.clone(),
-        markdown: args.shared.markdown.clone(),
-        no_redact: args.shared.no_redact,
-        fake_benchmarks: args.shared.fake_benchmarks,
-        not_ready_yet: yes("NotReadyYet")?,
-        no_tuning: yes("NOTUNING")?,
-        max_khz,
-        min_khz,
-        power: power_spec(args.shared.power.as_deref(), env("Netio").as_deref())?,
-        kind: crate::record::config::RunKind::Standard,
-    })
-}
-
 /// The power meter to read: `--power SPEC`, else sbc-bench's `Netio=HOST/SOCKET` (empty is
 /// unset). A spec that names no meter is refused in [`invalid_value`]'s words; whether the
 /// meter answers is for the command to find out.
@@ -741,7 +700,7 @@ mod tests {
         assert!(c.unattended && c.not_ready_yet && !c.extensive && !c.no_tuning);
         assert_eq!(c.max_wait_s, Some(600));
         assert_eq!(c.max_khz, Some(1_800_000));
-        assert_eq!(c.log, PathBuf::from(DEFAULT_LOG));
+        assert_eq!(c.log, PathBuf::from(crate::record::config::DEFAULT_LOG));
         let c = run_config(
             &run::RunArgs {
                 shared: run::SharedArgs {

@@ -266,3 +266,13 @@ pub struct StoreArgs {
     #[arg(long)]
     pub no_store: bool,
 }
+
+impl StoreArgs {
+    /// Where the run goes, for `run::drive`.
+    pub fn choice(&self) -> crate::run::seam::StoreChoice {
+        crate::run::seam::StoreChoice {
+            db: self.db.clone(),
+            no_store: self.no_store,
+        }
+    }
+}

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::record::config::RunConfig;
+use crate::run::review::ReviewRequest;
+
 /// Options of review mode.
 #[derive(Debug, Clone, Args, Default)]
 pub struct ReviewArgs {
@@ -47,6 +50,30 @@ impl ReviewArgs {
             .map(str::to_string)
             .collect();
         (!words.is_empty()).then_some(words)
+    }
+}
+
+impl super::run::ModeArgs for ReviewArgs {
+    type Command = crate::run::review::ReviewCommand;
+
+    fn shared(&self) -> &super::run::SharedArgs {
+        &self.shared
+    }
+
+    fn launch(
+        &self,
+        env: &super::run::LaunchEnv<'_>,
+    ) -> Result<(RunConfig, ReviewRequest), super::UsageError> {
+        let mut cfg = super::run_config(&self.run_args(), env.var)?;
+        cfg.kind = crate::record::config::RunKind::Review;
+        let command = self.command((env.var)("ExecuteCommand").as_deref());
+        let req = ReviewRequest {
+            benchmarks: !self.no_benchmarks,
+            from_env: self.command.is_empty() && command.is_some(),
+            command,
+            review_file: self.review.clone(),
+        };
+        Ok((cfg, req))
     }
 }
 

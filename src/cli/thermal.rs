@@ -80,6 +80,21 @@ pub fn config(a: &ThermalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<R
     Ok(cfg)
 }
 
+impl super::run::ModeArgs for ThermalArgs {
+    type Command = crate::run::thermal::ThermalCommand;
+
+    fn shared(&self) -> &super::run::SharedArgs {
+        &self.shared
+    }
+
+    fn launch(
+        &self,
+        env: &super::run::LaunchEnv<'_>,
+    ) -> Result<(RunConfig, ()), super::UsageError> {
+        Ok((config(self, env.var)?, ()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

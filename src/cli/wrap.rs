@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::bench::external::extract::Tool;
+use crate::record::config::{RunConfig, RunKind};
 use crate::record::wrap::{Split, WrapSpec};
 
 /// Options of `wrap`.
@@ -205,6 +206,27 @@ pub fn spec(
     s.repeat = args.repeat.max(1);
     s.all_core_runs = s.all_core_runs.max(1);
     Ok(s)
+}
+
+impl super::run::ModeArgs for WrapArgs {
+    type Command = crate::run::wrap::WrapCommand;
+
+    fn shared(&self) -> &super::run::SharedArgs {
+        &self.shared
+    }
+
+    fn launch(
+        &self,
+        env: &super::run::LaunchEnv<'_>,
+    ) -> Result<(RunConfig, ()), super::UsageError> {
+        let run_args = super::run::RunArgs {
+            shared: self.shared.clone(),
+            ..Default::default()
+        };
+        let mut cfg = super::run_config(&run_args, env.var)?;
+        cfg.kind = RunKind::Wrap(spec(self, (env.online_cpus)(), env.find_tool)?);
+        Ok((cfg, ()))
+    }
 }
 
 #[cfg(test)]

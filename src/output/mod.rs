@@ -5,6 +5,7 @@ mod outcome;
 pub mod rows;
 pub mod schema;
 pub mod stdout;
+pub mod usage;
 pub use outcome::Outcome;
 
 use std::io::{IsTerminal, Write};

@@ -152,6 +152,28 @@ pub struct LabelledRun<'a> {
     pub parsed: &'a Parsed,
 }
 
+/// The runs as [`side_by_side`] and [`history`] take them: each borrowed with its label.
+pub fn labelled(runs: &[(String, Parsed)]) -> Vec<LabelledRun<'_>> {
+    runs.iter()
+        .map(|(l, p)| LabelledRun {
+            label: l.clone(),
+            parsed: p,
+        })
+        .collect()
+}
+
+/// `compare --with` and `compare --history` as JSON: the runs side by side, and (for
+/// the history) the moves beyond the spread.
+#[derive(Serialize)]
+pub struct RunsDoc<'a> {
+    /// The runs side by side.
+    #[serde(flatten)]
+    pub side: &'a SideBySide,
+    /// `--history`: the moves beyond the spread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<&'a [MetricMove]>,
+}
+
 /// One metric across the runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricLine {

@@ -144,6 +144,34 @@ pub fn read_result(path: &Path) -> Result<Parsed, String> {
     Ok(p)
 }
 
+/// How `compare` names a run: `#12` when stored, else its file's name.
+pub fn run_label(run: &Path, id: Option<i64>) -> String {
+    match id {
+        Some(id) => format!("#{id}"),
+        None => run.file_name().map_or_else(
+            || run.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        ),
+    }
+}
+
+/// The stored runs `q` selects, oldest first when it sorts by date, each labelled
+/// `#12 2026-01-31` for `compare --history`.
+pub fn stored_runs(
+    s: &Store,
+    q: &store::ListQuery,
+) -> Result<Vec<(String, Parsed)>, store::StoreError> {
+    let mut runs = Vec::new();
+    for e in s.list(q)? {
+        let (p, _) = s.record(e.id)?;
+        runs.push((
+            format!("#{} {}", e.id, e.date.as_deref().unwrap_or("(no date)")),
+            p,
+        ));
+    }
+    Ok(runs)
+}
+
 /// The run `compare` was asked about, with the id of the stored run (so that it is not
 /// compared with itself). By default the last stored run with figures (when the
 /// database exists: compare creates none), else the default log.

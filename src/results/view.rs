@@ -4,11 +4,12 @@
 use std::path::Path;
 
 use crate::report::page::{Bar, ComparisonView, ReportData};
+use crate::report::redact::Known;
 use crate::report::text::stored::{ListRow, ParsedView};
 use crate::results::compare::{self, Metric, Selection};
 use crate::results::document::Parsed;
 use crate::results::export::{GeerlingExtra, geerling_yaml};
-use crate::results::store::{Entry, Store};
+use crate::results::store::{Entry, Store, StoreError};
 use crate::results::{lookup, reference};
 
 impl Entry {
@@ -61,6 +62,49 @@ impl Entry {
         }
         self
     }
+}
+
+/// The report page's data of the run `t` names — a run JSON read typed, else the log's
+/// record — with the comparison with known boards (`db`'s stored runs among them, `t`
+/// itself left out), and what to redact in it.
+pub fn report_data(t: &lookup::ReportTarget, db: Option<&Path>) -> (ReportData, Known) {
+    let run = (t.parsed.format == crate::results::document::FORMAT_RUN_JSON)
+        .then(|| crate::record::read::run_report(&t.document).ok())
+        .flatten();
+    let (mut d, known) = match &run {
+        Some(r) => (
+            ReportData::from_run(r),
+            crate::report::page::known_of_run(r),
+        ),
+        // A log names no hardware provably (its device may be its hostname); the
+        // hostname it states itself is redacted wherever it appears.
+        None => (
+            t.parsed.report_data(),
+            Known {
+                hostname: crate::report::redact::stated_hostnames(&t.document)
+                    .into_iter()
+                    .next(),
+                hardware: Vec::new(),
+            },
+        ),
+    };
+    d.comparison = comparison(&t.parsed, db, t.stored_id);
+    (d, known)
+}
+
+/// Every stored run's row as `results export` writes it: shareable, and with `redact`
+/// the identifiers its stored document knows it contains hidden.
+pub fn shareable_entries(s: &Store, redact: bool) -> Result<Vec<Entry>, StoreError> {
+    Ok(s.list(&Default::default())?
+        .into_iter()
+        .map(|e| {
+            let known = redact.then(|| {
+                let doc = s.record(e.id).map(|(_, d)| d).unwrap_or_default();
+                known_of_document(&doc)
+            });
+            e.shareable(known.as_ref())
+        })
+        .collect())
 }
 
 /// What a stored document knows it contains, for redaction: a run JSON's hostname and

@@ -17,6 +17,7 @@ use crate::bench::clock;
 use crate::bench::external::sevenzip::SevenZip;
 use crate::bench::{BenchError, Benchmark, Progress, lzma};
 use crate::monitor::SampleSpec;
+use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::graph::{
     DEFAULT_MIN_KHZ, GraphConfig, GraphPoint, GraphResults, GraphRun, GraphStep, GraphVariant,
@@ -24,6 +25,8 @@ use crate::record::graph::{
 };
 use crate::record::plan::{Plan, Step};
 use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
+use crate::report::export::{ExportSink, Format};
+use crate::run::drive::ModeCommand;
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::{PlanInput, groups_by_core_type};
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
@@ -892,6 +895,107 @@ pub fn execute(
         return crate::run::standard::execute(ctx, exec, ui);
     };
     runner::execute(ctx, &mut Graph::new(gcfg, meter), exec, ui)
+}
+
+/// Why the graph cannot run here, before anything is changed: no cpufreq (sbc-bench's
+/// words), a CPU list naming CPUs this machine lacks, OPPs nobody may set.
+pub fn check(root: &SysRoot, cfg: &RunConfig) -> Result<(), String> {
+    let (policies, topo) = crate::sys::cpu::read(root);
+    if let Some(why) = refusal(&policies) {
+        return Err(why);
+    }
+    if let Some(g) = cfg.graph() {
+        targets(&topo, &g.variant)?;
+    }
+    if root.is_read_only() {
+        return Err(
+            "the efficiency graph sets cpufreq OPPs, and --sysroot trees are only read: \
+             pass --sysroot-writable to walk a copy's OPPs"
+                .to_string(),
+        );
+    }
+    if root.is_host() && !nix::unistd::geteuid().is_root() {
+        return Err("the efficiency graph sets cpufreq OPPs: run it as root".to_string());
+    }
+    Ok(())
+}
+
+/// The graph's part of the lifecycle (`run::drive`): its meter's line, its tables and
+/// its page.
+pub struct GraphCommand {
+    mode: Graph,
+    /// `Power: …`, with a meter.
+    meter: Option<String>,
+}
+
+impl ModeCommand for GraphCommand {
+    type Mode = Graph;
+    type Options = ();
+
+    fn prepare(root: &SysRoot, cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
+        let Some(gcfg) = cfg.graph().cloned() else {
+            anyhow::bail!("the efficiency graph's settings are missing");
+        };
+        if let Err(why) = check(root, cfg) {
+            eprintln!("{why}");
+            return Ok(Err(Outcome::Failed));
+        }
+        let meter: Option<Box<dyn PowerMeter>> = match &gcfg.power {
+            Some(spec) => match crate::sys::meter::open(spec, root) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(Err(Outcome::Failed));
+                }
+            },
+            None => None,
+        };
+        Ok(Ok(Self {
+            meter: meter.as_ref().map(|m| m.describe()),
+            mode: Graph::new(gcfg, meter),
+        }))
+    }
+
+    fn files(&mut self, _cfg: &RunConfig, sink: &mut ExportSink) -> anyhow::Result<()> {
+        if let Some(h) = &self.mode.cfg.html {
+            sink.add(Format::GraphHtml, h)?;
+        }
+        Ok(())
+    }
+
+    fn mode(&mut self) -> &mut Graph {
+        &mut self.mode
+    }
+
+    fn banner(&self) -> String {
+        let banner = format!(
+            "sbc-bench {} (Rust): efficiency graph",
+            env!("CARGO_PKG_VERSION")
+        );
+        match &self.meter {
+            Some(m) => format!("{banner}\nPower: {m}"),
+            None => banner,
+        }
+    }
+
+    fn summary(&self, report: &RunReport, sink: &ExportSink) {
+        if let Some(g) = report.mode.graph() {
+            print!("\n{}", crate::report::page::graph::log_sections(g));
+        }
+        print!(
+            "{}",
+            crate::report::log::run::validation(report, crate::output::color())
+        );
+        if let Some(l) = sink.path(Format::Log) {
+            println!("Full log: {}", l.display());
+        }
+    }
+
+    fn after_store(&self, sink: &ExportSink) {
+        if let Some(h) = sink.path(Format::GraphHtml) {
+            println!("Please check {}", h.display());
+        }
+    }
 }
 
 #[cfg(test)]

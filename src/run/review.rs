@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use crate::diagnose::review_diff::{self, Changed, Noise};
 use crate::monitor::render::{self, Table, TableOptions};
 use crate::monitor::{Monitor, MonitorConfig, Recording, Setup};
+use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::finding::Finding;
 use crate::record::plan::{Plan, StandardStep};
@@ -25,6 +26,8 @@ use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting
 use crate::record::run::StepRecord;
 use crate::record::run::{ModeResults, Results, RunReport};
 use crate::record::tuning::{Governor, Tuned};
+use crate::report::export::{ExportSink, Format};
+use crate::run::drive::ModeCommand;
 use crate::run::exec::{Env, Executor};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
@@ -747,4 +750,108 @@ fn run_command(
     rec.duration_s = t0.elapsed().as_secs_f64();
     rec.output_tail = tail.into_iter().collect();
     (stop, rec)
+}
+
+/// Why review mode refuses to start without root.
+pub const NEEDS_ROOT: &str = "review mode needs root (sudo sbc-bench -r): it switches governors \
+and the PCIe ASPM policy, drops caches, marks the kernel log and reads debugfs";
+
+/// Review mode's own options, as `cli::review` read them.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewRequest {
+    /// Baseline benchmarks and the heat (`false` for `-R`/`--no-benchmarks`).
+    pub benchmarks: bool,
+    /// Run this instead of waiting for Ctrl-C (`-- COMMAND …` or `ExecuteCommand`).
+    pub command: Option<Vec<String>>,
+    /// The command is `ExecuteCommand`'s, not given after `--`: said before the run.
+    pub from_env: bool,
+    /// `--review FILE`; default: `sbc-bench-review.md` beside the log.
+    pub review_file: Option<PathBuf>,
+}
+
+/// The review file beside the log: `/var/log/sbc-bench-review.md`.
+fn default_review_file(log: &Path) -> PathBuf {
+    log.parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join("sbc-bench-review.md")
+}
+
+/// The timings: sbc-bench's, or fast ones with canned benchmarks (the whole review over
+/// a fixture tree in well under a second).
+fn options(benchmarks: bool, fake: bool, command: Option<Vec<String>>) -> ReviewOptions {
+    let mut o = ReviewOptions::sbc_bench(benchmarks, command);
+    if fake {
+        o.monitor_every = Duration::from_millis(250);
+        o.cool_poll = Duration::from_millis(20);
+        o.cool_max = Duration::ZERO;
+        o.cool_settle = 0;
+    }
+    o
+}
+
+/// Review mode's part of the lifecycle (`run::drive`): where its review and log went.
+pub struct ReviewCommand {
+    mode: Review,
+    /// `--review FILE`, until the log's place is known.
+    review_file: Option<PathBuf>,
+    /// The log, as the sink has it.
+    log: PathBuf,
+}
+
+impl ModeCommand for ReviewCommand {
+    type Mode = Review;
+    type Options = ReviewRequest;
+
+    fn may_start() -> Result<(), Outcome> {
+        if crate::run::preflight::is_root() {
+            return Ok(());
+        }
+        eprintln!("error: {NEEDS_ROOT}");
+        Err(Outcome::Failed)
+    }
+
+    fn prepare(
+        _root: &SysRoot,
+        cfg: &RunConfig,
+        req: ReviewRequest,
+    ) -> anyhow::Result<Result<Self, Outcome>> {
+        if req.from_env {
+            if let Some(c) = &req.command {
+                // sbc-bench then waits for Enter; unattended here.
+                println!("WARNING: ExecuteCommand is set to \"{}\"\n", c.join(" "));
+            }
+        }
+        let opts = options(req.benchmarks, cfg.fake_benchmarks, req.command);
+        Ok(Ok(Self {
+            mode: Review::new(opts),
+            review_file: req.review_file,
+            log: PathBuf::new(),
+        }))
+    }
+
+    fn files(&mut self, cfg: &RunConfig, sink: &mut ExportSink) -> anyhow::Result<()> {
+        self.log = sink.path(Format::Log).unwrap_or(&cfg.log).to_path_buf();
+        let file = self.review_file.take();
+        self.mode.opts.review_file = Some(file.unwrap_or_else(|| default_review_file(&self.log)));
+        Ok(())
+    }
+
+    fn mode(&mut self) -> &mut Review {
+        &mut self.mode
+    }
+
+    fn banner(&self) -> String {
+        format!("sbc-bench {} (Rust) review mode", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn stopped(&self) -> &'static str {
+        "Stopped before the review began; nothing was changed."
+    }
+
+    fn summary(&self, _report: &RunReport, _sink: &ExportSink) {
+        if let Some(f) = &self.mode.opts.review_file {
+            println!("Review in {}", f.display());
+        }
+        println!("Full log in {}", self.log.display());
+    }
 }

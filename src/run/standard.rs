@@ -7,12 +7,17 @@ use crate::bench::membw::MembwRun;
 use crate::bench::memlat::MemlatRun;
 use crate::bench::pin::Target;
 use crate::bench::{BenchError, Remark};
+use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::plan::{Plan, StandardStep};
 use crate::record::run::{ClusterCompress, Results, RunReport, StepRecord, StepStatus};
+use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
+use crate::run::drive::ModeCommand;
 use crate::run::exec::{self, CompressKind, Env, Executor};
 use crate::run::plan::{PlanInput, groups_by_core_type};
 use crate::run::runner::{self, Mode, NotStarted, RunContext, StepScope, Ui};
+use crate::sys::root::SysRoot;
+use std::path::Path;
 
 /// sbc-bench's standard run.
 #[derive(Debug, Default)]
@@ -421,5 +426,46 @@ mod tests {
             fs::read_to_string(d.path().join(GOV)).unwrap().trim(),
             "schedutil"
         );
+    }
+}
+
+/// The standard run's part of the lifecycle (`run::drive`): its summary and its report
+/// page.
+#[derive(Debug, Default)]
+pub struct StandardCommand(Standard);
+
+impl ModeCommand for StandardCommand {
+    type Mode = Standard;
+    type Options = ();
+
+    fn prepare(_root: &SysRoot, _cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
+        Ok(Ok(Self(Standard)))
+    }
+
+    fn mode(&mut self) -> &mut Standard {
+        &mut self.0
+    }
+
+    fn banner(&self) -> String {
+        format!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn power_banner_first(&self) -> bool {
+        false
+    }
+
+    fn summary(&self, report: &RunReport, sink: &ExportSink) {
+        let summary = ConsoleSummary {
+            log: sink.path(Format::Log).map(|l| l.display().to_string()),
+            color: crate::output::color(),
+        };
+        print!("{}", String::from_utf8_lossy(&summary.render(report)));
+    }
+
+    fn before_store(&self, report: &RunReport, sink: &ExportSink, db: Option<&Path>) {
+        // Beside a regular log file only: never `/dev/null.html` in /dev.
+        if let Some(log) = sink.regular_file(Format::Log) {
+            crate::run::page::write_beside_log(report, log, db);
+        }
     }
 }

@@ -11,17 +11,22 @@ use crate::bench::pin::Target;
 use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
 use crate::bench::{BenchError, Benchmark, Progress};
 use crate::diagnose::Finding;
+use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::plan::{Plan, StandardStep, Step, StepKind};
 use crate::record::run::StepRecord;
 use crate::record::run::{RunReport, StepStatus};
 use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalStep, ThermalWait};
+use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
+use crate::run::console::ThermalConsole;
+use crate::run::drive::ModeCommand;
 use crate::run::exec::{self, Canned, Env, Executor};
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, StepScope, Ui};
 use crate::shutdown::CancellationToken;
 use crate::sys::root::SysRoot;
 use crate::sys::thermal::{self, ThermalSource};
+use std::io::IsTerminal;
 
 /// The longest a cool-down or heat-up is expected to take (the plan's estimate only; the
 /// wait itself lasts as long as it takes, or until Ctrl-C).
@@ -460,6 +465,95 @@ pub fn findings(r: &RunReport) -> Vec<Finding> {
     match (&r.results.aes, after) {
         (Some(before), Some(after)) => crate::diagnose::thermal::aes_findings(before, after),
         _ => Vec::new(),
+    }
+}
+
+/// The thermal test's part of the lifecycle (`run::drive`): the sensor line and its
+/// summary.
+pub struct ThermalCommand {
+    mode: Thermal,
+    /// `Thermal efficiency test using …` (`-t`/`-T` with a sensor).
+    sensor_line: Option<String>,
+}
+
+impl ModeCommand for ThermalCommand {
+    type Mode = Thermal;
+    type Options = ();
+
+    /// sbc-bench's TempTest refuses without a sensor; -M runs in its main flow, which
+    /// does not need one.
+    fn prepare(root: &SysRoot, cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
+        let Some(t) = cfg.thermal().copied() else {
+            anyhow::bail!("the thermal test's settings are missing");
+        };
+        let source = refusal(root);
+        let waits = matches!(t.mode, ThermalMode::CoolTo | ThermalMode::HeatTo);
+        let sensor_line = match &source {
+            Err(msg) if waits => {
+                eprintln!("{msg}");
+                return Ok(Err(Outcome::Failed));
+            }
+            Err(_) => None,
+            Ok((src, c)) => {
+                if let Some(w) = ominously_low(*c) {
+                    eprintln!("{w}\n");
+                }
+                let file = src.temp_file.file_name();
+                let file = file.map(|f| f.to_string_lossy().to_string());
+                waits.then(|| {
+                    let file = file.unwrap_or_default();
+                    format!("Thermal efficiency test using {}{file}", src.dir)
+                })
+            }
+        };
+        Ok(Ok(Self {
+            mode: Thermal { cfg: t },
+            sensor_line,
+        }))
+    }
+
+    fn mode(&mut self) -> &mut Thermal {
+        &mut self.mode
+    }
+
+    fn banner(&self) -> String {
+        let banner = format!("sbc-bench {} (Rust)", env!("CARGO_PKG_VERSION"));
+        match &self.sensor_line {
+            Some(l) => format!("{banner}\n\n{l}\n"),
+            None => banner,
+        }
+    }
+
+    fn ui(&self, cfg: &RunConfig) -> Box<dyn Ui> {
+        Box::new(ThermalConsole::new(
+            !cfg.unattended && std::io::stdin().is_terminal(),
+            std::io::stdout().is_terminal(),
+        ))
+    }
+
+    fn summary(&self, report: &RunReport, sink: &ExportSink) {
+        let log = sink.path(Format::Log).map(|l| l.display().to_string());
+        if self.mode.cfg.mode == ThermalMode::MemoryController {
+            let summary = ConsoleSummary {
+                log,
+                color: crate::output::color(),
+            };
+            print!("{}", String::from_utf8_lossy(&summary.render(report)));
+            println!(
+                "\n{}",
+                crate::report::log::thermal::section(report).trim_end()
+            );
+            return;
+        }
+        // As sbc-bench's TempTest: the whole log, then (ours) the verdict last.
+        let text = Format::Log.exporter().render(report);
+        print!("\n{}", String::from_utf8_lossy(&text));
+        if let Some(v) = crate::diagnose::thermal::verdict(report) {
+            println!("\n{}", crate::report::log::thermal::verdict_line(&v));
+        }
+        if let Some(l) = log {
+            println!("\nFull results in {l}");
+        }
     }
 }
 

@@ -18,11 +18,14 @@ use crate::bench::external::extract::{self, Score, Tool};
 use crate::bench::pin;
 use crate::diagnose::{Finding, Severity};
 use crate::monitor::{MonitorHandle, Recording};
+use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::finding::FindingCode;
 use crate::record::plan::{Plan, Step};
 use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
 use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec, WrapStep};
+use crate::report::export::{ExportSink, Format};
+use crate::run::drive::ModeCommand;
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui, now_rfc3339};
 use crate::shutdown::CancellationToken;
@@ -719,6 +722,46 @@ fn with_composite(score: Option<Score>, since: std::time::SystemTime) -> Option<
             .extend(extract::pts::parse_composite(&xml).values);
     }
     (!score.is_empty()).then_some(score)
+}
+
+/// The wrapped command's part of the lifecycle (`run::drive`): its console and its
+/// summary.
+pub struct WrapCommand(Wrap);
+
+impl ModeCommand for WrapCommand {
+    type Mode = Wrap;
+    type Options = ();
+
+    fn prepare(_root: &SysRoot, cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
+        let Some(spec) = cfg.wrap().cloned() else {
+            anyhow::bail!("the wrapped command's settings are missing");
+        };
+        Ok(Ok(Self(Wrap::new(spec))))
+    }
+
+    fn mode(&mut self) -> &mut Wrap {
+        &mut self.0
+    }
+
+    fn banner(&self) -> String {
+        format!("sbc-bench {} (Rust) wrap", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn ui(&self, _cfg: &RunConfig) -> Box<dyn Ui> {
+        Box::new(crate::run::console::WrapConsole)
+    }
+
+    fn stopped(&self) -> &'static str {
+        "Stopped before running the command; nothing was changed."
+    }
+
+    fn summary(&self, report: &RunReport, sink: &ExportSink) {
+        let log = sink.path(Format::Log).map(|p| p.display().to_string());
+        print!(
+            "{}",
+            crate::report::log::wrap::console(report, log.as_deref(), crate::output::color())
+        );
+    }
 }
 
 #[cfg(test)]

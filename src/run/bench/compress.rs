@@ -3,15 +3,24 @@
 use crate::output::Outcome;
 use serde::Serialize;
 
+use super::BenchCommon;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
-use crate::app::Ctx;
 use crate::bench::external::sevenzip::{self, SevenZip};
 use crate::bench::lzma::suite::{self, Compress, CompressResults, LzmaSuiteOptions};
 use crate::bench::pin::{Skipped, Target};
-use crate::cli::bench::{BenchCommonArgs, CompressArgs};
 use crate::report::log::crypto;
 use crate::sys::memory;
+use crate::sys::root::SysRoot;
+
+/// `bench compress`, as `cli::bench` checked it.
+#[derive(Debug, Clone)]
+pub struct CompressRequest {
+    /// `--cpus`, `--quick`, `--json`.
+    pub common: BenchCommon,
+    /// `--native-only`: no 7-Zip benchmark even when it is installed.
+    pub native_only: bool,
+}
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -28,8 +37,8 @@ struct Doc<'a> {
 }
 
 /// Run the benchmark and print it.
-pub fn run(ctx: &Ctx, args: &CompressArgs) -> anyhow::Result<Outcome> {
-    driver::drive::<CompressCommand>(ctx, args.clone())
+pub fn run(root: &SysRoot, req: CompressRequest) -> anyhow::Result<Outcome> {
+    driver::drive::<CompressCommand>(root, req)
 }
 
 struct CompressCommand {
@@ -42,18 +51,18 @@ struct CompressCommand {
 impl Command for CompressCommand {
     const NAME: &'static str = "compress";
     const LISTS_SKIPPED: bool = false;
-    type Args = CompressArgs;
+    type Args = CompressRequest;
     type Output = CompressResults;
     type Bench<'a> = Compress<'a>;
 
-    fn common(args: &CompressArgs) -> BenchCommonArgs {
+    fn common(args: &CompressRequest) -> BenchCommon {
         args.common.clone()
     }
 
-    fn prepare(args: CompressArgs, ctx: &Ctx, r: &Resolved) -> Result<Self, Outcome> {
+    fn prepare(args: CompressRequest, root: &SysRoot, r: &Resolved) -> Result<Self, Outcome> {
         let quick = args.common.quick;
         let mut notes = Vec::new();
-        let available = memory::available_bytes(&ctx.root);
+        let available = memory::available_bytes(root);
         let sevenzip = if args.native_only {
             None
         } else {
@@ -82,7 +91,7 @@ impl Command for CompressCommand {
         })
     }
 
-    fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Compress<'a>>> {
+    fn jobs<'a>(&'a self, _root: &'a SysRoot, r: &'a Resolved) -> Vec<Job<'a, Compress<'a>>> {
         let bench = Compress {
             targets: &r.targets,
             all_cpus: &r.all_cpus,

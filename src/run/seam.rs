@@ -1,15 +1,24 @@
 //! The choices every mode's command makes once, in one place: the seams (real benchmarks
 //! and host, or canned ones with `--fake-benchmarks`) and where a finished run is stored.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::app::Ctx;
 use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::Exporter;
 use crate::run::exec::{Executor, Fake, Native};
 use crate::run::host::{CannedHost, Host, RealHost};
+use crate::sys::root::SysRoot;
+
+/// Where the user asked a finished run to go (`cli::results::StoreArgs`, checked).
+#[derive(Debug, Clone, Default)]
+pub struct StoreChoice {
+    /// `--db PATH` (or `SBC_BENCH_DB`): this results database.
+    pub db: Option<PathBuf>,
+    /// `--no-store`: nowhere (wins over `db`).
+    pub no_store: bool,
+}
 
 /// The benchmarks, the host they run on and the monitor's sampling interval: canned
 /// (and sampled often, to see phases of milliseconds) with `--fake-benchmarks`, real
@@ -31,20 +40,20 @@ pub(crate) fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Durati
 /// Where the run is stored: the database `--db` (or `SBC_BENCH_DB`) names; else the
 /// default one, for a real run on this machine only (a run over a `--sysroot` tree or
 /// with canned results describes no real board). `--no-store`: nowhere.
-/// Every mode that runs on the engine (run, review, thermal, graph, wrap) stores this way.
+/// Every mode that runs on the engine (run, review, thermal, graph, wrap) stores this way
+/// ([`crate::run::drive::drive`]).
 pub(crate) fn store_target(
-    ctx: &Ctx,
-    db: Option<&Path>,
-    no_store: bool,
+    root: &SysRoot,
+    store: &StoreChoice,
     fake_benchmarks: bool,
-) -> Option<std::path::PathBuf> {
-    if no_store {
+) -> Option<PathBuf> {
+    if store.no_store {
         return None;
     }
-    if let Some(db) = db {
-        return Some(db.to_path_buf());
+    if let Some(db) = &store.db {
+        return Some(db.clone());
     }
-    if fake_benchmarks || !ctx.root.is_host() {
+    if fake_benchmarks || !root.is_host() {
         return None;
     }
     crate::results::store::default_path(nix::unistd::geteuid().is_root(), &|k| {

@@ -1,7 +1,9 @@
 //! A command line that cannot be carried out (a wrong value, options that exclude each
 //! other, a file option naming something unusable): every command's arguments become its
-//! config here in `cli/`, and what cannot become one is a [`UsageError`]. `app::main`
-//! prints it once, as clap prints its own (`error: …`), and exits with status 2.
+//! config in `cli/`, and what cannot become one is a [`UsageError`] (`cli::UsageError`;
+//! the layers below it, such as the `bench …` commands' driver in `run/`, say theirs
+//! too). `app::main` prints it once, as clap prints its own (`error: …`), and exits with
+//! status 2.
 
 /// The sentence for the user, without the `error: ` prefix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -3,14 +3,25 @@
 use crate::output::Outcome;
 use serde::Serialize;
 
+use super::BenchCommon;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
-use crate::app::Ctx;
-use crate::bench::aes::suite::{Aes, AesResults};
+use crate::bench::aes::suite::{Aes, AesResults, AesSuiteOptions};
 use crate::bench::external::openssl::Openssl;
 use crate::bench::pin::{Skipped, Target};
-use crate::cli::bench::{AesArgs, BenchCommonArgs};
 use crate::report::log::crypto;
+use crate::sys::root::SysRoot;
+
+/// `bench aes`, as `cli::bench` checked it.
+#[derive(Debug, Clone)]
+pub struct AesRequest {
+    /// `--cpus`, `--quick`, `--json`.
+    pub common: BenchCommon,
+    /// `--native-only`: no `openssl speed` even when it is installed.
+    pub native_only: bool,
+    /// The suite: the algorithms (`--algorithms`, `--extensive`) and their timing.
+    pub suite: AesSuiteOptions,
+}
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -25,12 +36,12 @@ struct Doc<'a> {
 }
 
 /// Run the benchmark and print it.
-pub fn run(ctx: &Ctx, args: &AesArgs) -> anyhow::Result<Outcome> {
-    driver::drive::<AesCommand>(ctx, args.clone())
+pub fn run(root: &SysRoot, req: AesRequest) -> anyhow::Result<Outcome> {
+    driver::drive::<AesCommand>(root, req)
 }
 
 struct AesCommand {
-    opts: crate::bench::aes::suite::AesSuiteOptions,
+    opts: AesSuiteOptions,
     openssl: Option<Openssl>,
     notes: Vec<String>,
 }
@@ -38,15 +49,15 @@ struct AesCommand {
 impl Command for AesCommand {
     const NAME: &'static str = "aes";
     const LISTS_SKIPPED: bool = false;
-    type Args = AesArgs;
+    type Args = AesRequest;
     type Output = AesResults;
     type Bench<'a> = Aes<'a>;
 
-    fn common(args: &AesArgs) -> BenchCommonArgs {
+    fn common(args: &AesRequest) -> BenchCommon {
         args.common.clone()
     }
 
-    fn prepare(args: AesArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
+    fn prepare(args: AesRequest, _root: &SysRoot, _r: &Resolved) -> Result<Self, Outcome> {
         let mut notes = Vec::new();
         let openssl = if args.native_only {
             None
@@ -57,7 +68,7 @@ impl Command for AesCommand {
             }
             o
         };
-        let opts = args.suite_options();
+        let opts = args.suite;
         Ok(Self {
             opts,
             openssl,
@@ -65,7 +76,7 @@ impl Command for AesCommand {
         })
     }
 
-    fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Aes<'a>>> {
+    fn jobs<'a>(&'a self, _root: &'a SysRoot, r: &'a Resolved) -> Vec<Job<'a, Aes<'a>>> {
         let bench = Aes {
             targets: &r.targets,
             all_cpus: &r.all_cpus,

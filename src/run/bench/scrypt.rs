@@ -3,13 +3,24 @@
 use crate::output::Outcome;
 use serde::Serialize;
 
+use super::BenchCommon;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
-use crate::app::Ctx;
 use crate::bench::pin::Skipped;
-use crate::bench::scrypt::{self, Scrypt, ScryptRun, Stress};
-use crate::cli::bench::{BenchCommonArgs, ScryptArgs};
+use crate::bench::scrypt::{self, Scrypt, ScryptKernel, ScryptRun, Stress};
 use crate::report::log::crypto;
+use crate::sys::root::SysRoot;
+
+/// `bench scrypt`, as `cli::bench` checked it.
+#[derive(Debug, Clone)]
+pub struct ScryptRequest {
+    /// `--cpus` (default: every usable CPU), `--quick`, `--json`.
+    pub common: BenchCommon,
+    /// `--duration`: how long to hash.
+    pub duration: Option<std::time::Duration>,
+    /// `--kernel`: the hashing kernel; default the widest this CPU runs.
+    pub kernel: Option<ScryptKernel>,
+}
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -26,8 +37,8 @@ struct Doc<'a> {
 }
 
 /// Run the benchmark and print it.
-pub fn run(ctx: &Ctx, args: &ScryptArgs) -> anyhow::Result<Outcome> {
-    driver::drive::<ScryptCommand>(ctx, args.clone())
+pub fn run(root: &SysRoot, req: ScryptRequest) -> anyhow::Result<Outcome> {
+    driver::drive::<ScryptCommand>(root, req)
 }
 
 struct ScryptCommand {
@@ -38,16 +49,16 @@ impl Command for ScryptCommand {
     const NAME: &'static str = "scrypt";
     const LISTS_SKIPPED: bool = false;
     const SIGNAL_EXIT: bool = true;
-    type Args = ScryptArgs;
+    type Args = ScryptRequest;
     type Output = Stress;
     type Bench<'a> = Scrypt<'a>;
 
-    fn common(args: &ScryptArgs) -> BenchCommonArgs {
-        args.common()
+    fn common(args: &ScryptRequest) -> BenchCommon {
+        args.common.clone()
     }
 
-    fn prepare(args: ScryptArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
-        let mut opts = if args.common().quick {
+    fn prepare(args: ScryptRequest, _root: &SysRoot, _r: &Resolved) -> Result<Self, Outcome> {
+        let mut opts = if args.common.quick {
             scrypt::ScryptOptions::quick()
         } else {
             scrypt::ScryptOptions::default()
@@ -65,7 +76,7 @@ impl Command for ScryptCommand {
         Ok(Self { opts })
     }
 
-    fn jobs<'a>(&'a self, _ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Scrypt<'a>>> {
+    fn jobs<'a>(&'a self, _root: &'a SysRoot, r: &'a Resolved) -> Vec<Job<'a, Scrypt<'a>>> {
         driver::suite("scrypt", Scrypt { cpus: &r.all_cpus }, &self.opts)
     }
 

@@ -1,18 +1,31 @@
 //! `sbc-bench bench memlat`: memory latency per cluster (tinymembench and ramlat tables).
 
+use super::BenchCommon;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
-use crate::app::Ctx;
 use crate::bench::kernels::buffer::Advice;
 use crate::bench::memlat::{self, MemPlan, Memlat, MemlatOptions, MemlatRun};
-use crate::cli::bench::{BenchCommonArgs, MemlatArgs};
 use crate::output::Outcome;
 use crate::report::log::memory as memory_text;
+use crate::sys::root::SysRoot;
 use crate::sys::{membench, memory};
 
+/// `bench memlat`, as `cli::bench` checked it.
+#[derive(Debug, Clone)]
+pub struct MemlatRequest {
+    /// `--cpus`, `--quick`, `--json`.
+    pub common: BenchCommon,
+    /// `--no-madvise`: no huge pages asked for at all (one tinymembench table).
+    pub no_madvise: bool,
+    /// `--extensive`: sbc-bench's extensive mode (ramlat with 200 ms per cell).
+    pub extensive: bool,
+    /// `--ramlat-ms`: time per ramlat cell in milliseconds.
+    pub ramlat_ms: Option<u64>,
+}
+
 /// Measure latency on every target and print it.
-pub fn run(ctx: &Ctx, args: &MemlatArgs) -> anyhow::Result<Outcome> {
-    driver::drive::<MemlatCommand>(ctx, args.clone())
+pub fn run(root: &SysRoot, req: MemlatRequest) -> anyhow::Result<Outcome> {
+    driver::drive::<MemlatCommand>(root, req)
 }
 
 struct MemlatCommand {
@@ -24,15 +37,15 @@ struct MemlatCommand {
 impl Command for MemlatCommand {
     const NAME: &'static str = "memlat";
     const LISTS_SKIPPED: bool = true;
-    type Args = MemlatArgs;
+    type Args = MemlatRequest;
     type Output = MemlatRun;
     type Bench<'a> = Memlat<'a>;
 
-    fn common(args: &MemlatArgs) -> BenchCommonArgs {
+    fn common(args: &MemlatRequest) -> BenchCommon {
         args.common.clone()
     }
 
-    fn prepare(args: MemlatArgs, ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
+    fn prepare(args: MemlatRequest, root: &SysRoot, _r: &Resolved) -> Result<Self, Outcome> {
         let mut opts = if args.common.quick {
             MemlatOptions::quick()
         } else if args.extensive {
@@ -45,8 +58,8 @@ impl Command for MemlatCommand {
         }
         let mut plan = memlat::plan(
             opts.max_bytes,
-            memory::available_bytes(&ctx.root),
-            membench::thp_mode(&ctx.root),
+            memory::available_bytes(root),
+            membench::thp_mode(root),
         );
         if args.no_madvise {
             plan.advice = Advice::Default;
@@ -58,9 +71,9 @@ impl Command for MemlatCommand {
         })
     }
 
-    fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Memlat<'a>>> {
+    fn jobs<'a>(&'a self, root: &'a SysRoot, r: &'a Resolved) -> Vec<Job<'a, Memlat<'a>>> {
         driver::per_target(r, "Memory latency on", &self.opts, |target| Memlat {
-            root: &ctx.root,
+            root,
             target,
             plan: self.plan.clone(),
         })

@@ -1,28 +1,51 @@
-//! The one driver of every mode's run (run, thermal, graph, review, wrap): the output
-//! files, the power meter, the banner, the seams, the console, the engine, the outcome,
-//! the stop before benchmarking, the power section, the summary, the JSON line and the
-//! store. A command file only builds its `ModeCommand` from its config.
+//! The one driver of every mode's run (run, thermal, graph, review, wrap): the power
+//! meter, the banner, the seams, the console, the engine, the outcome, the stop before
+//! benchmarking, the power section, the summary, the JSON line and the store. Each mode
+//! adds what is its own as a [`ModeCommand`], beside its `Mode` (`run::standard`,
+//! `run::thermal` …); `app::modes` builds it from the mode's config and calls [`drive`].
 
 use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::app::Ctx;
-use crate::cli::UsageError;
-use crate::cli::results::StoreArgs;
+use crate::output::usage::UsageError;
 use crate::output::{self, Outcome};
 use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 use crate::report::export::{ExportSink, Format};
 use crate::run::console::RunConsole;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Ui};
+use crate::run::seam::StoreChoice;
 use crate::shutdown;
 use crate::sys::meter::sampler::PowerSampler;
+use crate::sys::root::SysRoot;
 
 /// What one mode's command adds to the lifecycle.
-pub(crate) trait ModeCommand {
+pub trait ModeCommand: Sized {
     /// The engine's mode.
     type Mode: Mode;
+    /// The mode's own options that its `RunConfig` does not carry (review's command).
+    type Options;
+
+    /// May the mode start at all (before its arguments are read)? `Err` after saying why
+    /// (review mode without root).
+    fn may_start() -> Result<(), Outcome> {
+        Ok(())
+    }
+
+    /// The command, once the config is read and before the output files are checked;
+    /// `Ok(Err(status))` after saying why it cannot run here (no sensor, no cpufreq).
+    fn prepare(
+        root: &SysRoot,
+        cfg: &RunConfig,
+        opts: Self::Options,
+    ) -> anyhow::Result<Result<Self, Outcome>>;
+
+    /// The mode's own files beside the run's (the graph's page), and what it takes from
+    /// them (where review mode's log went).
+    fn files(&mut self, _cfg: &RunConfig, _sink: &mut ExportSink) -> anyhow::Result<()> {
+        Ok(())
+    }
 
     /// The mode to run.
     fn mode(&mut self) -> &mut Self::Mode;
@@ -58,15 +81,15 @@ pub(crate) trait ModeCommand {
 }
 
 /// Run a mode from its config to its exit status; `sink` was checked already.
-pub(crate) fn drive<C: ModeCommand>(
-    ctx: &Ctx,
+pub fn drive<C: ModeCommand>(
+    root: &SysRoot,
     cfg: &RunConfig,
     sink: &ExportSink,
-    store: &StoreArgs,
+    store: &StoreChoice,
     cmd: &mut C,
 ) -> anyhow::Result<Outcome> {
     // A meter that does not answer is said now, before any benchmark (status 2).
-    let power = power_sampler(ctx, cfg).map_err(UsageError)?;
+    let power = power_sampler(root, cfg).map_err(UsageError)?;
     let meter = power.as_ref().and_then(|p| p.banner());
     if cmd.power_banner_first() {
         meter.iter().for_each(|b| println!("{b}"));
@@ -75,10 +98,10 @@ pub(crate) fn drive<C: ModeCommand>(
     if !cmd.power_banner_first() {
         meter.iter().for_each(|b| println!("{b}"));
     }
-    let (mut exec, host, monitor_interval) = crate::app::seam::seam(cfg);
+    let (mut exec, host, monitor_interval) = crate::run::seam::seam(cfg);
     let mut ui = cmd.ui(cfg);
     let rctx = RunContext {
-        root: &ctx.root,
+        root,
         cfg,
         cancel: shutdown::token(),
         sink,
@@ -104,15 +127,10 @@ pub(crate) fn drive<C: ModeCommand>(
     {
         println!("JSON report in {}", j.display());
     }
-    let db = crate::app::seam::store_target(
-        ctx,
-        store.db.as_deref(),
-        store.no_store,
-        cfg.fake_benchmarks,
-    );
+    let db = crate::run::seam::store_target(root, store, cfg.fake_benchmarks);
     cmd.before_store(&report, sink, db.as_deref());
     if let Some(db) = db {
-        crate::app::seam::store_run(&db, &report, sink.path(Format::Log));
+        crate::run::seam::store_run(&db, &report, sink.path(Format::Log));
     }
     cmd.after_store(sink);
     // A document that could not be written (`--json /dev/full`) fails the run.
@@ -131,7 +149,7 @@ pub(crate) fn drive<C: ModeCommand>(
 /// The `--power` meter, sampled on its own thread from now on (often with
 /// `--fake-benchmarks`, whose phases last milliseconds); `None` without one. The error is
 /// the sentence for the user.
-fn power_sampler(ctx: &Ctx, cfg: &RunConfig) -> Result<Option<PowerSampler>, String> {
+fn power_sampler(root: &SysRoot, cfg: &RunConfig) -> Result<Option<PowerSampler>, String> {
     let Some(spec) = &cfg.power else {
         return Ok(None);
     };
@@ -140,7 +158,7 @@ fn power_sampler(ctx: &Ctx, cfg: &RunConfig) -> Result<Option<PowerSampler>, Str
     } else {
         crate::sys::meter::sampler::DEFAULT_EVERY
     };
-    crate::run::power::start(spec, &ctx.root, every)
+    crate::run::power::start(spec, root, every)
         .map(Some)
         .map_err(|e| e.to_string())
 }

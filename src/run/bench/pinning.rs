@@ -1,21 +1,17 @@
 //! The `bench …` commands' side of CPU placement (`bench::placement`): `--cpus` checked
 //! in `cli::bench`, the skipped CPUs and the refusal said on the terminal.
 
-use crate::app::Ctx;
+use super::BenchCommon;
 use crate::bench::placement::{NO_CPU, no_cpu_json};
-use crate::cli::UsageError;
-use crate::cli::bench::BenchCommonArgs;
 use crate::output;
 use crate::output::Outcome;
+use crate::sys::root::SysRoot;
 
 pub use crate::bench::placement::Resolved;
 
-/// Read the topology and choose targets; a bad `--cpus` is a usage error.
-pub fn resolve(ctx: &Ctx, common: &BenchCommonArgs) -> Result<Resolved, UsageError> {
-    Ok(crate::bench::placement::resolve(
-        &ctx.root,
-        common.requested_cpus()?,
-    ))
+/// Read the topology and choose targets (`--cpus` was checked in `cli::bench`).
+pub fn resolve(root: &SysRoot, common: &BenchCommon) -> Resolved {
+    crate::bench::placement::resolve(root, common.cpus.clone())
 }
 
 impl Resolved {

@@ -1,16 +1,16 @@
 //! `sbc-bench bench membw`: memory bandwidth per cluster (tinymembench semantics).
 
+use super::BenchCommon;
 use super::driver::{self, Command, Job};
 use super::pinning::Resolved;
-use crate::app::Ctx;
 use crate::bench::membw::{Membw, MembwOptions, MembwRun};
-use crate::cli::bench::BenchCommonArgs;
 use crate::output::Outcome;
 use crate::report::log::memory as memory_text;
+use crate::sys::root::SysRoot;
 
 /// Measure bandwidth on every target and print it.
-pub fn run(ctx: &Ctx, a: &BenchCommonArgs) -> anyhow::Result<Outcome> {
-    driver::drive::<MembwCommand>(ctx, a.clone())
+pub fn run(root: &SysRoot, req: BenchCommon) -> anyhow::Result<Outcome> {
+    driver::drive::<MembwCommand>(root, req)
 }
 
 struct MembwCommand {
@@ -20,18 +20,18 @@ struct MembwCommand {
 impl Command for MembwCommand {
     const NAME: &'static str = "membw";
     const LISTS_SKIPPED: bool = true;
-    type Args = BenchCommonArgs;
+    type Args = BenchCommon;
     type Output = MembwRun;
     type Bench<'a>
         = Membw<'a>
     where
         Self: 'a;
 
-    fn common(a: &BenchCommonArgs) -> BenchCommonArgs {
+    fn common(a: &BenchCommon) -> BenchCommon {
         a.clone()
     }
 
-    fn prepare(a: BenchCommonArgs, _ctx: &Ctx, _r: &Resolved) -> Result<Self, Outcome> {
+    fn prepare(a: BenchCommon, _root: &SysRoot, _r: &Resolved) -> Result<Self, Outcome> {
         let opts = if a.quick {
             MembwOptions::quick()
         } else {
@@ -40,9 +40,9 @@ impl Command for MembwCommand {
         Ok(Self { opts })
     }
 
-    fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Membw<'a>>> {
+    fn jobs<'a>(&'a self, root: &'a SysRoot, r: &'a Resolved) -> Vec<Job<'a, Membw<'a>>> {
         driver::per_target(r, "Memory bandwidth on", &self.opts, |target| Membw {
-            root: &ctx.root,
+            root,
             target,
         })
     }

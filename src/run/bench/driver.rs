@@ -6,16 +6,15 @@
 use crate::output::Outcome;
 use serde::Serialize;
 
-use super::cancelled_code;
 use super::pinning::{self, Resolved};
-use crate::app::Ctx;
+use super::{BenchCommon, cancelled_code};
 use crate::bench::BenchError;
 use crate::bench::Benchmark;
 use crate::bench::jobs::run_jobs;
 pub(super) use crate::bench::jobs::{Job, per_target, runs_json, suite};
-use crate::cli::UsageError;
-use crate::cli::bench::BenchCommonArgs;
+use crate::output::usage::UsageError;
 use crate::shutdown;
+use crate::sys::root::SysRoot;
 
 /// What one `bench …` command adds to the skeleton of [`drive`].
 pub(super) trait Command: Sized {
@@ -36,16 +35,16 @@ pub(super) trait Command: Sized {
         Self: 'a;
 
     /// `--cpus`, `--quick`, `--json`.
-    fn common(args: &Self::Args) -> BenchCommonArgs;
+    fn common(args: &Self::Args) -> BenchCommon;
     /// A usage error found once the CPUs are read, before they are judged (clock's
     /// `MaxKHz`): printed as `error: …` as clap prints its own, exit status 2.
     fn check(_args: &Self::Args) -> Result<(), String> {
         Ok(())
     }
     /// Options and tools, once there are CPUs to run on; `Err(exit status)` after saying why.
-    fn prepare(args: Self::Args, ctx: &Ctx, r: &Resolved) -> Result<Self, Outcome>;
+    fn prepare(args: Self::Args, root: &SysRoot, r: &Resolved) -> Result<Self, Outcome>;
     /// The benchmarks to run, in order.
-    fn jobs<'a>(&'a self, ctx: &'a Ctx, r: &'a Resolved) -> Vec<Job<'a, Self::Bench<'a>>>;
+    fn jobs<'a>(&'a self, root: &'a SysRoot, r: &'a Resolved) -> Vec<Job<'a, Self::Bench<'a>>>;
     /// The `--json` document.
     fn json(&self, r: &Resolved, outs: &[Self::Output]) -> serde_json::Result<String>;
     /// The text report (after the sysroot note).
@@ -55,9 +54,9 @@ pub(super) trait Command: Sized {
 }
 
 /// Run a `bench …` command from start to exit status.
-pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outcome> {
+pub(super) fn drive<C: Command>(root: &SysRoot, args: C::Args) -> anyhow::Result<Outcome> {
     let common = C::common(&args);
-    let r = pinning::resolve(ctx, &common)?;
+    let r = pinning::resolve(root, &common);
     C::check(&args).map_err(UsageError::from)?;
     if let Some(code) = r.refuse_if_empty(C::NAME, common.json) {
         return Ok(code);
@@ -65,12 +64,12 @@ pub(super) fn drive<C: Command>(ctx: &Ctx, args: C::Args) -> anyhow::Result<Outc
     if !C::LISTS_SKIPPED {
         r.warn_skipped();
     }
-    let cmd = match C::prepare(args, ctx, &r) {
+    let cmd = match C::prepare(args, root, &r) {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
     let cancel = shutdown::token();
-    let outs = match run_jobs(cmd.jobs(ctx, &r), cancel) {
+    let outs = match run_jobs(cmd.jobs(root, &r), cancel) {
         Ok(outs) => outs,
         Err(BenchError::Cancelled) => return Ok(cancelled_code()),
         Err(e) => return Err(e.into()),
