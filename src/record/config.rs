@@ -34,6 +34,20 @@ pub enum RunKind {
     Wrap(WrapSpec),
 }
 
+impl RunKind {
+    /// The command that runs the mode (`thermal`, `graph`, `review`, `wrap`), as the
+    /// results database names a run's mode; `None` for the standard run.
+    pub fn command(&self) -> Option<&'static str> {
+        match self {
+            Self::Standard => None,
+            Self::Thermal(_) => Some("thermal"),
+            Self::Graph(_) => Some("graph"),
+            Self::Review => Some("review"),
+            Self::Wrap(_) => Some("wrap"),
+        }
+    }
+}
+
 /// Everything a run needs to know about what the user asked for. Serialised in the
 /// run JSON's layout: the mode's settings as `thermal`, `graph` or `wrap` beside the
 /// others (docs/RUN-JSON.md).

@@ -296,19 +296,20 @@ pub fn kernel_bsp(p: &Parsed) -> Option<bool> {
 /// The mode a run records, named as the command that ran it (`thermal`, `graph`,
 /// `wrap`, `review`, `extensive`, `quick`); `None` for a standard run.
 fn run_mode(r: &RunReport) -> Option<&'static str> {
-    use crate::record::config::RunKind;
     let c = &r.config;
-    Some(match c.kind {
-        RunKind::Thermal(_) => "thermal",
-        RunKind::Graph(_) => "graph",
-        RunKind::Wrap(_) => "wrap",
-        RunKind::Review => "review",
+    if let Some(command) = c.kind.command() {
+        return Some(command);
+    }
+    if matches!(r.mode, ModeResults::Review(_)) {
         // A document read before review mode had its kind: its top-level `review` says.
-        RunKind::Standard if matches!(r.mode, ModeResults::Review(_)) => "review",
-        RunKind::Standard if c.extensive => "extensive",
-        RunKind::Standard if c.quick => "quick",
-        RunKind::Standard => return None,
-    })
+        Some("review")
+    } else if c.extensive {
+        Some("extensive")
+    } else if c.quick {
+        Some("quick")
+    } else {
+        None
+    }
 }
 
 /// The core types of a run's clusters, in order, once each.

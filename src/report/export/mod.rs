@@ -5,7 +5,9 @@
 //! keeps earlier runs, as sbc-bench's does ([`ExportSink::add_appending`]).
 //!
 //! Adding a format (a Markdown review, an HTML report) is a new file here with a type
-//! implementing [`Exporter`], a [`Format`] variant and its line in [`Format::exporter`].
+//! implementing [`Exporter`], a [`Format`] variant with its lines in [`Format::exporter`]
+//! and [`Format::requested`], the flag that asks for it (`cli::run`, where the run's
+//! config is made) and the config's field that holds its path (`record::config`).
 
 mod console;
 pub mod file;
@@ -27,6 +29,7 @@ pub use self::json::{Json, JsonRedacted};
 pub use self::log::Log;
 pub use self::markdown::Markdown;
 pub use self::run_files::run_sink;
+use crate::record::config::RunConfig;
 use crate::record::run::RunReport;
 
 /// Renders one run report to bytes.
@@ -69,6 +72,26 @@ impl Format {
             Format::MarkdownUnredacted => Box::new(Markdown { no_redact: true }),
             Format::GraphHtml => Box::new(GraphHtml),
         }
+    }
+
+    /// The files a run's config asks for besides its log (`--json`, `--markdown`), in
+    /// the order they are written, each in the format the config and `-z/--redact`
+    /// choose.
+    pub fn requested(cfg: &RunConfig, redact: bool) -> Vec<(Format, &Path)> {
+        let json = if redact {
+            Format::JsonRedacted
+        } else {
+            Format::Json
+        };
+        let markdown = if cfg.no_redact {
+            Format::MarkdownUnredacted
+        } else {
+            Format::Markdown
+        };
+        [(json, &cfg.json), (markdown, &cfg.markdown)]
+            .into_iter()
+            .filter_map(|(f, p)| Some((f, p.as_deref()?)))
+            .collect()
     }
 }
 
@@ -224,6 +247,31 @@ impl ExportSink {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// The files a config asks for, in the order the sink adds them, each in the format
+    /// `-z/--redact` and `--no-redact` choose.
+    #[test]
+    fn requested_files_follow_the_config_and_the_redaction() {
+        let mut cfg = RunConfig::default();
+        assert!(Format::requested(&cfg, false).is_empty());
+        cfg.json = Some("r.json".into());
+        cfg.markdown = Some("r.md".into());
+        assert_eq!(
+            Format::requested(&cfg, false),
+            [
+                (Format::Json, Path::new("r.json")),
+                (Format::Markdown, Path::new("r.md"))
+            ]
+        );
+        cfg.no_redact = true;
+        assert_eq!(
+            Format::requested(&cfg, true),
+            [
+                (Format::JsonRedacted, Path::new("r.json")),
+                (Format::MarkdownUnredacted, Path::new("r.md"))
+            ]
+        );
+    }
 
     #[test]
     fn targets_are_checked_when_added_and_named_in_the_error() {

@@ -18,9 +18,10 @@ use crate::report::export::{ExportSink, Format};
 pub fn run_sink(cfg: &RunConfig, explicit_log: bool, redact: bool) -> anyhow::Result<ExportSink> {
     // `--json -` (or `--markdown -`, `--log -`): stdout carries that document alone, the
     // text goes to stderr (docs/RUN-JSON.md).
-    let dashes = [cfg.json.as_deref(), cfg.markdown.as_deref()]
-        .into_iter()
-        .flatten()
+    let files = Format::requested(cfg, redact);
+    let dashes = files
+        .iter()
+        .map(|&(_, p)| p)
         .chain(explicit_log.then_some(cfg.log.as_path()))
         .filter(|p| output::stdout::is_stdout(p))
         .count();
@@ -31,23 +32,8 @@ pub fn run_sink(cfg: &RunConfig, explicit_log: bool, redact: bool) -> anyhow::Re
         output::stdout::reserve().context("cannot keep standard output for the document")?;
     }
     let mut sink = ExportSink::new();
-    if let Some(j) = &cfg.json {
-        sink.add(
-            if redact {
-                Format::JsonRedacted
-            } else {
-                Format::Json
-            },
-            j,
-        )?;
-    }
-    if let Some(m) = &cfg.markdown {
-        let f = if cfg.no_redact {
-            Format::MarkdownUnredacted
-        } else {
-            Format::Markdown
-        };
-        sink.add(f, m)?;
+    for (format, path) in files {
+        sink.add(format, path)?;
     }
     if explicit_log {
         sink.add(Format::Log, &cfg.log)?;

@@ -11,9 +11,8 @@ use crate::monitor::{Phase, Recording};
 use crate::output::{Paint, paint};
 use crate::record::finding::{Finding, Severity};
 use crate::record::plan::{StandardStep, StepKind};
-use crate::record::run::{ModeResults, RunReport, table_every_s};
+use crate::record::run::{RunReport, table_every_s};
 use crate::record::thermal::ThermalStep;
-use crate::record::wrap::WrapResults;
 use crate::report::log::{throttle, topology};
 use crate::report::text::info;
 
@@ -60,10 +59,9 @@ fn health_heading(kind: StepKind) -> &'static str {
         StepKind::Standard(S::MemLatency) => "ramlat",
         StepKind::Standard(S::Aes) => "OpenSSL benchmark",
         StepKind::Standard(S::Scrypt) | StepKind::Thermal(ThermalStep::ThermalLoad) => "cpuminer",
-        StepKind::Standard(S::ClockCold | S::SevenZip | S::Lzma | S::ClockHot)
-        | StepKind::Thermal(_)
-        | StepKind::Graph(_)
-        | StepKind::Wrap(_) => kind.phase(),
+        // The clock checks, the 7-Zip and LZMA steps (split or named as sbc-bench names
+        // them already), and every step of the modes sbc-bench has no counterpart of.
+        _ => kind.phase(),
     }
 }
 
@@ -114,21 +112,6 @@ fn sevenzip_parts(r: &RunReport) -> Vec<(&'static str, f64)> {
         .collect()
 }
 
-/// One `System health while running <label>:` table per run of a wrap run that ran, with
-/// the monitor's renderer.
-pub fn wrap_health_tables(rec: &Recording, w: &WrapResults, opts: &TableOptions) -> String {
-    let mut s = String::new();
-    for r in &w.runs {
-        let Some(phase) = rec.phase(&r.label) else {
-            continue;
-        };
-        let every = table_every_s(r.duration_s, rec.interval_s);
-        s.push_str(&rec.health_table(phase, every, opts, &crate::monitor::render::local_hms));
-        s.push('\n');
-    }
-    s
-}
-
 /// Cut `phase` into consecutive parts of the given lengths, each named for its table:
 /// a part ends at the first sample at least its length (less half a sampling interval)
 /// after it began, the last at the phase's end. A part that begins at the phase's end
@@ -162,13 +145,20 @@ fn split_phase(rec: &Recording, phase: &Phase, parts: &[(&str, f64)]) -> Vec<Pha
     out
 }
 
-fn health_tables(rec: &Recording, r: &RunReport) -> String {
-    let mut s = String::new();
+/// How a mode's log draws its `System health while running …:` tables from the
+/// recording, in sbc-bench's layout (`opts`).
+pub(crate) type HealthTables<'a> = &'a dyn Fn(&Recording, &TableOptions) -> String;
+
+/// The tables in sbc-bench's layout, DC-in shown where the recording has it.
+fn health_tables(rec: &Recording, tables: HealthTables<'_>) -> String {
     let dc = rec.intervals.iter().any(|i| i.dc_in_v.is_some());
-    let opts = TableOptions::sbc_bench(dc);
-    if let ModeResults::Wrap(w) = &r.mode {
-        return wrap_health_tables(rec, w, &opts);
-    }
+    tables(rec, &TableOptions::sbc_bench(dc))
+}
+
+/// One table per step that ran (sbc-bench's phases; the 7-Zip step split as its
+/// benchmarks ran).
+fn step_health_tables(rec: &Recording, r: &RunReport, opts: &TableOptions) -> String {
+    let mut s = String::new();
     let sevenzip = sevenzip_parts(r);
     for step in &r.steps {
         let Some(phase) = rec.phase(step.kind.phase()) else {
@@ -193,7 +183,7 @@ fn health_tables(rec: &Recording, r: &RunReport) -> String {
             // Ten rows or so per table, never denser than the sampling: the interval
             // grows with the phase, as sbc-bench's does.
             let every = table_every_s(secs, rec.interval_s);
-            s.push_str(&rec.health_table(&p, every, &opts, &crate::monitor::render::local_hms));
+            s.push_str(&rec.health_table(&p, every, opts, &crate::monitor::render::local_hms));
             s.push('\n');
         }
     }
@@ -268,8 +258,15 @@ pub(crate) fn log_head(r: &RunReport) -> String {
     s
 }
 
-/// After the benchmarks: sensors, health tables, throttling, kernel log, environment.
+/// After the benchmarks: sensors, health tables (one per step), throttling, kernel log,
+/// environment.
 pub(crate) fn after_sections(s: &mut String, r: &RunReport) {
+    after_sections_with(s, r, &|rec, opts| step_health_tables(rec, r, opts));
+}
+
+/// [`after_sections`] with the health tables `tables` draws (a wrap run's: one per run
+/// of its command).
+pub(crate) fn after_sections_with(s: &mut String, r: &RunReport, tables: HealthTables<'_>) {
     let i = &r.system_before;
     if let Some(after) = &r.system_after {
         section(s, &info::sensors_block(after));
@@ -279,7 +276,7 @@ pub(crate) fn after_sections(s: &mut String, r: &RunReport) {
         if let Some(src) = &i.sensors.thermal_source {
             let _ = writeln!(h, "Thermal source: {}\n", src.label());
         }
-        h.push_str(&health_tables(rec, r));
+        h.push_str(&health_tables(rec, tables));
         section(s, &h);
     }
     section(s, &throttle::residency_table(&r.throttling));

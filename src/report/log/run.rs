@@ -189,8 +189,8 @@ fn scrypt_column_note(r: &RunReport) -> Option<String> {
 
 /// The full log, in sbc-bench's section order; the last line is the Results.md row.
 pub fn log(r: &RunReport) -> String {
-    if let ModeResults::Wrap(_) = &r.mode {
-        return crate::report::log::wrap::log(r);
+    if let Some(own) = super::own_log(r) {
+        return own;
     }
     let mut s = log_head(r);
     benchmark_sections(&mut s, r);

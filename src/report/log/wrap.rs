@@ -7,10 +7,13 @@
 use std::fmt::Write as _;
 
 use crate::bench::external::extract::{Score, Tool};
+use crate::monitor::Recording;
+use crate::monitor::render::TableOptions;
+use crate::record::run::table_every_s;
 use crate::record::run::{ModeResults, RunReport, RunStatus};
 use crate::record::wrap::{WrapResults, WrapRun};
 use crate::report::log::common::{
-    after_sections, log_head, section, validation, validation_and_tuning,
+    after_sections_with, log_head, section, validation, validation_and_tuning,
 };
 use crate::sys::cpu::list::format_list;
 
@@ -261,6 +264,21 @@ fn ordinal_short(n: u32) -> String {
     }
 }
 
+/// One `System health while running <label>:` table per run of a wrap run that ran, with
+/// the monitor's renderer.
+fn health_tables(rec: &Recording, w: &WrapResults, opts: &TableOptions) -> String {
+    let mut s = String::new();
+    for r in &w.runs {
+        let Some(phase) = rec.phase(&r.label) else {
+            continue;
+        };
+        let every = table_every_s(r.duration_s, rec.interval_s);
+        s.push_str(&rec.health_table(phase, every, opts, &crate::monitor::render::local_hms));
+        s.push('\n');
+    }
+    s
+}
+
 /// The full log of a wrap run.
 pub fn log(r: &RunReport) -> String {
     let mut s = log_head(r);
@@ -280,7 +298,7 @@ pub fn log(r: &RunReport) -> String {
     t.push_str(&durations(w));
     section(&mut s, &t);
     section(&mut s, &crate::report::log::power::log_section(r));
-    after_sections(&mut s, r);
+    after_sections_with(&mut s, r, &|rec, opts| health_tables(rec, w, opts));
     section(&mut s, &validation_and_tuning(r));
     if r.status == RunStatus::Interrupted {
         s.push_str("The run was interrupted: the command was stopped.\n");
