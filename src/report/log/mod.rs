@@ -1,7 +1,7 @@
 //! The text log in sbc-bench's section order and layouts, and the console summary: each
 //! mode's log (`run` for the standard run, `review`, `thermal`, `wrap`), the parts they
 //! share (`common`), and the sections and benchmark tables they are made of. A mode with
-//! a layout of its own is named once, in [`own_log`].
+//! a layout of its own is named once, in `own_log`.
 
 use crate::record::run::{ModeResults, RunReport};
 

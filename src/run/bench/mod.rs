@@ -1,5 +1,5 @@
-//! `sbc-bench bench …`: one file per benchmark, each a [`driver::Command`] on the one
-//! skeleton of [`driver`]. What the user typed reaches here as a request that
+//! `sbc-bench bench …`: one file per benchmark, each a `driver::Command` on the one
+//! skeleton of `driver`. What the user typed reaches here as a request that
 //! `cli::bench` checked (`--cpus` parsed, `MaxKHz`/`MinKHz` read); `app::bench` only
 //! passes it on.
 
