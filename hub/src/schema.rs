@@ -7,11 +7,10 @@
 use crate::db::{Db, DbError, Val};
 
 /// The schema this build writes.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 1;
 
 /// Forward migrations: entry `n` brings a database from version `n` to `n + 1`.
-const MIGRATIONS: &[&str] = &[
-    "
+const MIGRATIONS: &[&str] = &["
 CREATE TABLE results (
     id TEXT PRIMARY KEY,
     identity TEXT UNIQUE,
@@ -82,15 +81,7 @@ CREATE TABLE moderation (
     action TEXT NOT NULL,
     detail TEXT
 );
-",
-    // 2: the filter form's choices (SoCs, kernels, architectures with their counts per tag)
-    // read from indexes alone; scanning the rows took 0.5 s per count at 100,000 results.
-    "
-CREATE INDEX results_facet_soc ON results(status, hidden, soc_slug, soc);
-CREATE INDEX results_facet_kernel ON results(status, hidden, kernel_series);
-CREATE INDEX results_facet_arch ON results(status, hidden, arch);
-",
-];
+"];
 
 /// Create or migrate the schema.
 pub fn migrate(db: &Db) -> Result<(), DbError> {
