@@ -66,8 +66,9 @@ row() { echo "| $1 | $2 | $3 |" >> "$fig"; }
 # The hub's resident set, kB.
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-# Sample the peak resident set of PID while wrk runs: its file gets the maximum.
-peak_start() { ( m=0; while kill -0 "$1" 2>/dev/null; do r=$(rss "$1"); [ "$r" -gt "$m" ] && m=$r && echo "$m" > "$2"; sleep 0.3; done ) & echo $!; }
+# Sample the peak resident set of PID while wrk runs: its file gets the maximum. The
+# sampler must not hold the caller's stdout, or `$(peak_start …)` waits for it to end.
+peak_start() { ( m=0; while kill -0 "$1" 2>/dev/null; do r=$(rss "$1"); [ "$r" -gt "$m" ] && m=$r && echo "$m" > "$2"; sleep 0.3; done ) > /dev/null 2>&1 & echo $!; }
 
 # wrk RUN-NAME CONNECTIONS URL LUA LIST: the figures of one run.
 bench() {

@@ -7,9 +7,8 @@ use std::sync::OnceLock;
 
 use sbc_bench::record::read::run_report;
 use sbc_bench::record::results_row::kernel_major_minor;
-use sbc_bench::report::page::{self, Bar, ComparisonView, ReportData};
-use sbc_bench::results::compare::{self, Metric};
-use sbc_bench::results::lookup::default_selection;
+use sbc_bench::report::page::{self, ComparisonView, ReportData};
+use sbc_bench::results::compare;
 use sbc_bench::results::reference::{self, Reference};
 
 use crate::store::{Full, Summary};
@@ -59,36 +58,10 @@ pub fn report_data(full: &Full, run_json: Option<&str>, peers: &[Summary]) -> Re
 }
 
 fn comparison(full: &Full, refs: &[Reference]) -> Option<ComparisonView> {
-    let p = &full.record;
-    let selection = default_selection(p, refs)?;
-    let metric = Metric::SevenzipMulti;
-    let c = compare::compare(
-        &p.log.results_row,
-        &p.extra.clocks_mhz,
-        refs,
-        selection.clone(),
-        metric,
-    );
-    let label = match &selection {
+    sbc_bench::results::view::comparison_among(&full.record, refs, &|selection| match selection {
         compare::Selection::Soc(s) => format!("Published rows and hub results of SoC {s}"),
         compare::Selection::Device(d) => format!("Rows of devices named {d}"),
         compare::Selection::CoreType(t) => format!("Rows with {t} cores"),
         compare::Selection::CoreTypes(t) => format!("Rows with {} cores", t.join(" + ")),
-    };
-    Some(ComparisonView {
-        metric: metric.name().into(),
-        selection: label,
-        bars: c
-            .rows
-            .iter()
-            .filter_map(|r| {
-                Some(Bar {
-                    label: r.row.device.clone(),
-                    value: metric.of(&r.row)?,
-                    this_run: r.this_run,
-                })
-            })
-            .collect(),
-        why: c.why,
     })
 }

@@ -46,24 +46,47 @@ pub fn table_html(
 }
 
 /// How long the filter form's choices (the SoCs, kernels and tags with their counts) are
-/// kept in a process before they are counted again: counting them is a scan of the
-/// table, and a count a few seconds old misleads nobody.
+/// kept in a process before they are counted again: counting them reads every row's
+/// entry (0.2 s at 100,000 results on SQLite), and a count a few seconds old misleads
+/// nobody. Indexes made for the count alone were tried and dropped: SQLite then read the
+/// table's page through one of them and sorted every row (0.15–0.6 s a page, where the
+/// listing index takes 0.1 ms).
 pub const CHOICES_TTL: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// The choices, counted at most every [`CHOICES_TTL`] in this process.
+/// The choices, counted at most every [`CHOICES_TTL`] in this process, and by one request
+/// at a time: while one counts, the others show the last count (or, before the first,
+/// wait for it). Counting them on every request that found them old made 200 readers of
+/// a hub with 100,000 results count them 200 times at once, and no page was answered
+/// within 20 s (scripts/hub-bench.sh, docs/HUB.md).
 pub fn cached_choices(app: &App) -> Result<std::sync::Arc<Choices>, DbError> {
-    let now = std::time::Instant::now();
-    if let Ok(c) = app.choices.lock() {
-        if let Some((at, ch)) = c.as_ref() {
-            if now.duration_since(*at) < CHOICES_TTL {
-                return Ok(ch.clone());
-            }
-        }
+    use std::sync::{PoisonError, TryLockError};
+    let cached = || {
+        app.choices
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    };
+    let fresh = |at: std::time::Instant| at.elapsed() < CHOICES_TTL;
+    let last = match cached() {
+        Some((at, ch)) if fresh(at) => return Ok(ch),
+        other => other.map(|(_, ch)| ch),
+    };
+    let _counting = match (app.choices_fill.try_lock(), last) {
+        (Ok(g), _) => g,
+        (Err(TryLockError::Poisoned(p)), _) => p.into_inner(),
+        (Err(TryLockError::WouldBlock), Some(ch)) => return Ok(ch),
+        (Err(TryLockError::WouldBlock), None) => app
+            .choices_fill
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    };
+    // Counted by another request while this one waited for its turn.
+    if let Some((_, ch)) = cached().filter(|(at, _)| fresh(*at)) {
+        return Ok(ch);
     }
     let ch = std::sync::Arc::new(choices(&app.db)?);
-    if let Ok(mut c) = app.choices.lock() {
-        *c = Some((now, ch.clone()));
-    }
+    *app.choices.lock().unwrap_or_else(PoisonError::into_inner) =
+        Some((std::time::Instant::now(), ch.clone()));
     Ok(ch)
 }
 

@@ -75,6 +75,9 @@ pub struct App {
     pub upload_slots: tokio::sync::Semaphore,
     /// The filter form's choices and when they were counted ([`views::cached_choices`]).
     pub choices: std::sync::Mutex<Option<(std::time::Instant, Arc<crate::pages::Choices>)>>,
+    /// Held by the one request that counts the choices again; the others meanwhile show
+    /// the last count, or wait for the first ([`views::cached_choices`]).
+    pub choices_fill: std::sync::Mutex<()>,
     uploads: Option<DefaultKeyedRateLimiter<IpAddr>>,
     requests: Option<DefaultKeyedRateLimiter<IpAddr>>,
 }
@@ -106,6 +109,7 @@ impl App {
         Arc::new(Self {
             upload_slots: tokio::sync::Semaphore::new(UPLOAD_SLOTS),
             choices: std::sync::Mutex::new(None),
+            choices_fill: std::sync::Mutex::new(()),
             uploads: per_minute(cfg.uploads_per_minute),
             requests: per_second(cfg.requests_per_second),
             db,

@@ -9,6 +9,7 @@ use crate::report::text::stored::{ListRow, ParsedView};
 use crate::results::compare::{self, Metric, Selection};
 use crate::results::document::Parsed;
 use crate::results::export::{GeerlingExtra, geerling_yaml};
+use crate::results::reference::Reference;
 use crate::results::store::{Entry, Store, StoreError};
 use crate::results::{lookup, reference};
 
@@ -152,18 +153,29 @@ pub fn comparison(p: &Parsed, db: Option<&Path>, except: Option<i64>) -> Option<
     let mut refs = reference::published();
     let stored = lookup::stored_references(db, except);
     refs.extend(reference::without_copies(stored, &refs));
-    let selection = lookup::default_selection(p, &refs)?;
-    let label = match &selection {
+    comparison_among(p, &refs, &|selection| match selection {
         Selection::Soc(s) => format!("Published rows of SoC {s}"),
         Selection::Device(d) => format!("Published rows of devices named {d}"),
         Selection::CoreType(t) => format!("Published rows with {t} cores"),
         Selection::CoreTypes(t) => format!("Published rows with {} cores", t.join(" + ")),
-    };
+    })
+}
+
+/// The run beside `refs` (the rows of its SoC, else of its core types), by 7-Zip
+/// multi-core score, under the heading `label` gives the selection (the report page here,
+/// the hub's result pages with its own results among the rows).
+pub fn comparison_among(
+    p: &Parsed,
+    refs: &[Reference],
+    label: &dyn Fn(&Selection) -> String,
+) -> Option<ComparisonView> {
+    let selection = lookup::default_selection(p, refs)?;
+    let selection_label = label(&selection);
     let metric = Metric::SevenzipMulti;
     let c = compare::compare(
         &p.log.results_row,
         &p.extra.clocks_mhz,
-        &refs,
+        refs,
         selection,
         metric,
     );
@@ -180,7 +192,7 @@ pub fn comparison(p: &Parsed, db: Option<&Path>, except: Option<i64>) -> Option<
         .collect();
     Some(ComparisonView {
         metric: metric.name().into(),
-        selection: label,
+        selection: selection_label,
         bars,
         why: c.why,
     })

@@ -28,13 +28,25 @@ pub(crate) fn seam(cfg: &RunConfig) -> (Box<dyn Executor>, Box<dyn Host>, Durati
     if cfg.fake_benchmarks {
         (Box::new(Fake), Box::new(CannedHost), fast)
     } else {
-        let every = if cfg.quick {
-            fast
-        } else {
-            Duration::from_secs(1)
-        };
+        let every = monitor_interval_override(std::env::var("SBC_BENCH_MONITOR_INTERVAL").ok())
+            .unwrap_or(if cfg.quick {
+                fast
+            } else {
+                Duration::from_secs(1)
+            });
         (Box::new(Native), Box::new(RealHost), every)
     }
+}
+
+/// `SBC_BENCH_MONITOR_INTERVAL=SECONDS`: the monitor's interval during a run, for
+/// measuring what the monitor costs the benchmarks beside it (scripts/disturbance.sh,
+/// docs/FIDELITY.md). Not an option users need: sbc-bench's comparability assumes the
+/// default. Anything but a number from 0.01 to 60 is ignored.
+fn monitor_interval_override(v: Option<String>) -> Option<Duration> {
+    let s: f64 = v?.trim().parse().ok()?;
+    (0.01..=60.0)
+        .contains(&s)
+        .then(|| Duration::from_secs_f64(s))
 }
 
 /// Where the run is stored: the database `--db` (or `SBC_BENCH_DB`) names; else the
@@ -90,5 +102,23 @@ pub(crate) fn store_run(db: &Path, report: &RunReport, log: Option<&Path>) {
             println!("Stored as run #{id} in {}", db.display());
         }
         Err(e) => eprintln!("warning: the run was not stored: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monitor_interval_from_the_environment_is_taken_only_when_sane() {
+        let o = |v: &str| monitor_interval_override(Some(v.to_string()));
+        assert_eq!(o("0.1"), Some(Duration::from_millis(100)));
+        assert_eq!(o(" 2 "), Some(Duration::from_secs(2)));
+        assert_eq!(o("0"), None);
+        assert_eq!(o("-1"), None);
+        assert_eq!(o("NaN"), None);
+        assert_eq!(o("1e9"), None);
+        assert_eq!(o("fast"), None);
+        assert_eq!(monitor_interval_override(None), None);
     }
 }

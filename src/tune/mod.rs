@@ -221,24 +221,7 @@ impl Tuning {
             value: value.to_string(),
             source,
         };
-        if inner.root.is_read_only() {
-            return Err(write_err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
-            )));
-        }
-        // Checked under the guard's lock, which the signal's restore takes too: a change
-        // either happens before that restore (and is undone by it) or not at all.
-        if stopping() {
-            return Err(write_err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
-                "a signal is stopping sbc-bench; nothing is changed any more",
-            )));
-        }
-        known::check(&inner.root, path).map_err(|why| TuneError::Refused {
-            path: path.to_path_buf(),
-            why,
-        })?;
+        may_write(&inner, path, value)?;
         let original_bytes = match seen {
             Some(i) => inner.changes[i].original_bytes.clone(),
             None => inner
@@ -282,28 +265,15 @@ impl Tuning {
     pub fn set_volatile(&self, path: impl AsRef<Path>, value: &str) -> Result<(), TuneError> {
         let path = path.as_ref();
         let inner = lock(&self.inner);
-        let write_err = |source| TuneError::Write {
-            path: path.to_path_buf(),
-            value: value.to_string(),
-            source,
-        };
-        if inner.root.is_read_only() {
-            return Err(write_err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
-            )));
-        }
-        if stopping() {
-            return Err(write_err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
-                "a signal is stopping sbc-bench; nothing is changed any more",
-            )));
-        }
-        known::check(&inner.root, path).map_err(|why| TuneError::Refused {
-            path: path.to_path_buf(),
-            why,
-        })?;
-        inner.root.write(path, value.as_bytes()).map_err(write_err)
+        may_write(&inner, path, value)?;
+        inner
+            .root
+            .write(path, value.as_bytes())
+            .map_err(|source| TuneError::Write {
+                path: path.to_path_buf(),
+                value: value.to_string(),
+                source,
+            })
     }
 
     /// The value a path had before this guard first changed it.
@@ -343,6 +313,34 @@ impl Drop for Tuning {
             eprintln!("Warning: {e}");
         }
     }
+}
+
+/// What every write checks first, under the guard's lock: a read-only `--sysroot` tree,
+/// a signal stopping us (the signal's restore takes the same lock, so a change either
+/// happens before that restore, and is undone by it, or not at all), and a path the guard
+/// does not know.
+fn may_write(inner: &Inner, path: &Path, value: &str) -> Result<(), TuneError> {
+    let refuse = |kind, why: &str| TuneError::Write {
+        path: path.to_path_buf(),
+        value: value.to_string(),
+        source: std::io::Error::new(kind, why),
+    };
+    if inner.root.is_read_only() {
+        return Err(refuse(
+            std::io::ErrorKind::PermissionDenied,
+            "--sysroot trees are only read (pass --sysroot-writable to tune a copy)",
+        ));
+    }
+    if stopping() {
+        return Err(refuse(
+            std::io::ErrorKind::Interrupted,
+            "a signal is stopping sbc-bench; nothing is changed any more",
+        ));
+    }
+    known::check(&inner.root, path).map_err(|why| TuneError::Refused {
+        path: path.to_path_buf(),
+        why,
+    })
 }
 
 fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {

@@ -13,6 +13,7 @@ mod common;
 mod corpus;
 mod durability;
 mod hostile;
+mod load;
 mod site_pages;
 mod static_site;
 mod upload;
