@@ -12,8 +12,9 @@ use crate::bench::external::sevenzip::BenchRun;
 use crate::bench::lzma::LzmaRun;
 use crate::bench::lzma::suite::{CompressResults, SevenZipResults};
 use crate::bench::pin::Target;
-use crate::bench::scrypt::ScryptRun;
+use crate::bench::scrypt::{ScryptRun, Stress};
 use crate::sys::cpu::list::format_list;
+use std::time::Duration;
 
 /// sbc-bench's section separator.
 pub const SEPARATOR: &str =
@@ -390,6 +391,24 @@ pub fn scrypt_notes(
         }
     }
     (!s.is_empty()).then_some(s)
+}
+
+/// `bench scrypt`'s text: each run's section and notes; a run stopped by a signal says
+/// the time it really ran, not the `duration` asked for.
+pub fn scrypt_report(outs: &[Stress], duration: Duration, interval: Duration) -> String {
+    let mut s = String::new();
+    for Stress { run, cancelled } in outs {
+        let shown_s = if *cancelled {
+            run.elapsed_s.round() as u64
+        } else {
+            duration.as_secs()
+        };
+        s.push_str(&scrypt_section(run, shown_s));
+        if let Some(n) = scrypt_notes(run, interval, *cancelled) {
+            s.push_str(&n);
+        }
+    }
+    s
 }
 
 /// The `bench scrypt` text.

@@ -376,6 +376,43 @@ fn skipped_lines(skipped: &[Skipped]) -> String {
         .collect()
 }
 
+/// `bench membw`'s text: the tables, then the summary lines, tagged with the CPU
+/// (`tagged`) only on machines with several clusters or CPUs chosen by `--cpus`, as
+/// sbc-bench tags them.
+pub fn membw_report(runs: &[MembwRun], skipped: &[Skipped], tagged: bool) -> String {
+    let out = render_membw(runs, skipped);
+    let summaries: Vec<String> = runs
+        .iter()
+        .filter_map(|x| {
+            x.result
+                .as_ref()
+                .map(|m| tagged_summary(&x.target.label(), tagged, ": ", &membw_summary(m)))
+        })
+        .collect();
+    out + &summary_block("Memory performance:", &summaries)
+}
+
+/// `bench memlat`'s text: the tables, then sbc-bench's summary — every CPU's 16M line,
+/// then every CPU's 128M line, tagged as in [`membw_report`] (`  * cpu0 (Cortex-A720)
+/// 16M latency: …`).
+pub fn memlat_report(runs: &[MemlatRun], skipped: &[Skipped], quick: bool, tagged: bool) -> String {
+    let out = render_memlat_with(runs, skipped, quick);
+    let mut summary = Vec::new();
+    for size in [16u64 << 20, 128 << 20] {
+        for x in runs {
+            let table = x.result.as_ref().and_then(|m| m.ramlat.as_ref());
+            if let Some(line) = table.and_then(|t| latency_summary(t, size)) {
+                let label = x.target.label();
+                summary.push(tagged_summary(&label, tagged, " ", &line));
+            }
+        }
+    }
+    out + &summary_block(
+        "Memory latency (ramlat as sbc-bench runs it: the kernel's THP policy, ns):",
+        &summary,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

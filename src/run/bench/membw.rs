@@ -52,23 +52,7 @@ impl Command for MembwCommand {
     }
 
     fn text(&self, r: &Resolved, runs: &[MembwRun]) -> String {
-        let out = memory_text::render_membw(runs, &r.skipped);
-        // sbc-bench tags the lines with the CPU only on machines with several clusters.
-        let tagged = r.tag_summaries();
-        let summaries: Vec<String> = runs
-            .iter()
-            .filter_map(|x| {
-                x.result.as_ref().map(|m| {
-                    memory_text::tagged_summary(
-                        &x.target.label(),
-                        tagged,
-                        ": ",
-                        &memory_text::membw_summary(m),
-                    )
-                })
-            })
-            .collect();
-        out + &memory_text::summary_block("Memory performance:", &summaries)
+        memory_text::membw_report(runs, &r.skipped, r.tag_summaries())
     }
 
     fn failed(&self, runs: &[MembwRun]) -> bool {

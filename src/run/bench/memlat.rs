@@ -84,24 +84,7 @@ impl Command for MemlatCommand {
     }
 
     fn text(&self, r: &Resolved, runs: &[MemlatRun]) -> String {
-        let out = memory_text::render_memlat_with(runs, &r.skipped, self.quick);
-        // sbc-bench's summary: every CPU's 16M line, then every CPU's 128M line, tagged
-        // only on machines with several clusters (`  * cpu0 (Cortex-A720) 16M latency: …`).
-        let tagged = r.tag_summaries();
-        let mut summary = Vec::new();
-        for size in [16u64 << 20, 128 << 20] {
-            for x in runs {
-                let table = x.result.as_ref().and_then(|m| m.ramlat.as_ref());
-                if let Some(line) = table.and_then(|t| memory_text::latency_summary(t, size)) {
-                    let label = x.target.label();
-                    summary.push(memory_text::tagged_summary(&label, tagged, " ", &line));
-                }
-            }
-        }
-        out + &memory_text::summary_block(
-            "Memory latency (ramlat as sbc-bench runs it: the kernel's THP policy, ns):",
-            &summary,
-        )
+        memory_text::memlat_report(runs, &r.skipped, self.quick, r.tag_summaries())
     }
 
     fn failed(&self, runs: &[MemlatRun]) -> bool {

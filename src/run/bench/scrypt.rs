@@ -94,20 +94,7 @@ impl Command for ScryptCommand {
     }
 
     fn text(&self, _r: &Resolved, outs: &[Stress]) -> String {
-        let mut s = String::new();
-        for Stress { run, cancelled } in outs {
-            // A cancelled run reports the time it really ran.
-            let shown_s = if *cancelled {
-                run.elapsed_s.round() as u64
-            } else {
-                self.opts.duration.as_secs()
-            };
-            s.push_str(&crypto::scrypt_section(run, shown_s));
-            if let Some(n) = crypto::scrypt_notes(run, self.opts.interval, *cancelled) {
-                s.push_str(&n);
-            }
-        }
-        s
+        crypto::scrypt_report(outs, self.opts.duration, self.opts.interval)
     }
 
     fn failed(&self, outs: &[Stress]) -> bool {
