@@ -92,7 +92,7 @@ arm_B() {
 }
 
 arm_R() {
-  local args=(run --unattended --max-wait 600 --log "$1.log" --json "$1.json")
+  local args=(run --unattended --max-wait 600 --no-store --log "$1.log" --json "$1.json")
   "$BIN" "${args[@]}" >"$1.out" 2>&1 || true
   jq -r '.results.sevenzip.sevenzip.single[0].result.output // empty' "$1.json" >"$1.single"
   jq -r '.results.sevenzip.sevenzip.multi[]?.output' "$1.json" >"$1.multi"
