@@ -4,6 +4,7 @@
 //! lifecycle. A new mode adds no file here.
 
 use crate::app::Ctx;
+use crate::cli::ModeVisit;
 use crate::cli::run::{LaunchEnv, ModeArgs};
 use crate::output::Outcome;
 use crate::run::drive::{self, ModeCommand};
@@ -29,4 +30,15 @@ pub fn run<A: ModeArgs>(ctx: &Ctx, args: &A) -> anyhow::Result<Outcome> {
     let mut sink = crate::report::export::run_sink(&cfg, shared.log.is_some(), ctx.redact)?;
     cmd.files(&cfg, &mut sink)?;
     drive::drive(&ctx.root, &cfg, &sink, &shared.store.choice(), &mut cmd)
+}
+
+/// [`run`] as a [`ModeVisit`]: what `app::main` hands whichever mode was chosen.
+pub struct Launch<'a>(pub &'a Ctx);
+
+impl ModeVisit for Launch<'_> {
+    type Out = anyhow::Result<Outcome>;
+
+    fn visit<A: ModeArgs>(self, args: &A) -> Self::Out {
+        run(self.0, args)
+    }
 }

@@ -34,49 +34,7 @@ pub const BUFFER_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
 /// How long `openssl speed` runs each buffer size by default.
 pub const DEFAULT_SECONDS_PER_SIZE: f64 = 3.0;
 
-/// An AES mode as `openssl speed -evp` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Algorithm {
-    /// AES-128 in CBC mode.
-    #[serde(rename = "aes-128-cbc")]
-    Aes128Cbc,
-    /// AES-192 in CBC mode.
-    #[serde(rename = "aes-192-cbc")]
-    Aes192Cbc,
-    /// AES-256 in CBC mode.
-    #[serde(rename = "aes-256-cbc")]
-    Aes256Cbc,
-    /// AES-256 in GCM mode (streamed, as `openssl speed -evp aes-256-gcm` does).
-    #[serde(rename = "aes-256-gcm")]
-    Aes256Gcm,
-}
-
-impl Algorithm {
-    /// The three CBC variants sbc-bench's extensive mode runs.
-    pub const CBC: [Algorithm; 3] = [Self::Aes128Cbc, Self::Aes192Cbc, Self::Aes256Cbc];
-
-    /// OpenSSL's lowercase name (`aes-128-cbc`), as sbc-bench logs it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Aes128Cbc => "aes-128-cbc",
-            Self::Aes192Cbc => "aes-192-cbc",
-            Self::Aes256Cbc => "aes-256-cbc",
-            Self::Aes256Gcm => "aes-256-gcm",
-        }
-    }
-
-    /// Parse an OpenSSL name in either case (`AES-128-CBC` from OpenSSL 3).
-    pub fn from_name(s: &str) -> Option<Self> {
-        [
-            Self::Aes128Cbc,
-            Self::Aes192Cbc,
-            Self::Aes256Cbc,
-            Self::Aes256Gcm,
-        ]
-        .into_iter()
-        .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
-    }
-}
+pub use crate::bench::external::openssl::Algorithm;
 
 /// Which AES implementation ran: the point of this benchmark for many users is to see
 /// whether a SoC has crypto extensions.

@@ -7,7 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::cpu::{Topology, list};
+use crate::sys::cpu::Topology;
+use crate::sys::cpu_list as list;
 
 /// A CPU a benchmark runs on, with the names reports use for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

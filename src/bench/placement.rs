@@ -108,7 +108,7 @@ fn name_existing_cpus(topo: &Topology, skipped: &mut [Skipped]) {
     for s in skipped.iter_mut().filter(|s| !existing.contains(&s.cpu)) {
         s.reason = format!(
             "no such CPU; this machine has {}",
-            cpu::list::format_cpu_range(&existing)
+            crate::sys::cpu_list::format_cpu_range(&existing)
         );
     }
 }

@@ -108,27 +108,11 @@ pub fn long_after_help() -> String {
     s
 }
 
-/// Two or three examples for each command, by its path (`monitor`, `bench clock`): the end
+/// Two or three examples for each command, by its path (`monitor`, `bench clock`), but the
+/// modes on the run engine, whose examples are their `cli::run::ModeArgs::EXAMPLES`: the end
 /// of its `--help` ("Examples:") and its man page's EXAMPLES. Every one parses
 /// (`tests::every_example_parses`).
 pub const COMMAND_EXAMPLES: &[(&str, &[(&str, &str)])] = &[
-    (
-        "run",
-        &[
-            (
-                "sudo sbc-bench run",
-                "The standard run, log in /var/log/sbc-bench.log",
-            ),
-            (
-                "sudo sbc-bench run -c --json run.json",
-                "With 5 minutes of stress test, the whole run as JSON",
-            ),
-            (
-                "sudo sbc-bench run --markdown review.md",
-                "Also the Markdown review to paste (identifiers redacted)",
-            ),
-        ],
-    ),
     (
         "info",
         &[
@@ -451,62 +435,6 @@ pub const COMMAND_EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
-        "thermal",
-        &[
-            (
-                "sudo sbc-bench thermal",
-                "Cool to 50°C, then 5 minutes of load (sbc-bench -t)",
-            ),
-            (
-                "sudo sbc-bench thermal --heat-to 60 --duration 10m",
-                "Heat to 60°C first, 10 minutes of load",
-            ),
-            (
-                "sudo sbc-bench thermal --memory-controller",
-                "The memory-controller test (sbc-bench -M)",
-            ),
-        ],
-    ),
-    (
-        "review",
-        &[
-            (
-                "sudo sbc-bench review",
-                "The review, then watch until Ctrl-C (sbc-bench -r)",
-            ),
-            (
-                "sudo sbc-bench review --no-benchmarks -- stress-ng -c 4 -t 60",
-                "Watch while a command runs (sbc-bench -R)",
-            ),
-        ],
-    ),
-    (
-        "graph",
-        &[
-            (
-                "sudo sbc-bench graph",
-                "MIPS, °C and mW at every OPP on all cores (sbc-bench -g)",
-            ),
-            (
-                "sudo sbc-bench graph coreclusters --power auto",
-                "Per group of cores, with a power meter",
-            ),
-        ],
-    ),
-    (
-        "wrap",
-        &[
-            (
-                "sudo sbc-bench wrap --per-cluster -- ./mybench",
-                "Any command per cluster, tuned and monitored",
-            ),
-            (
-                "sudo sbc-bench wrap --geekbench",
-                "Geekbench per core type (sbc-bench -G)",
-            ),
-        ],
-    ),
-    (
         "completions",
         &[
             (
@@ -554,7 +482,9 @@ pub fn examples_of(path: &str) -> &'static [(&'static str, &'static str)] {
     COMMAND_EXAMPLES
         .iter()
         .find(|(p, _)| *p == path)
-        .map_or(&[], |(_, e)| e)
+        .map(|(_, e)| *e)
+        .or_else(|| super::mode_examples(path))
+        .unwrap_or(&[])
 }
 
 /// The environment the commands read: the man pages' ENVIRONMENT.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::record::config::RunConfig;
-use crate::record::graph::{DEFAULT_IDLE_S, GraphConfig, GraphVariant, MIN_REPETITIONS};
+use crate::record::mode::graph::{DEFAULT_IDLE_S, GraphConfig, GraphVariant, MIN_REPETITIONS};
 
 /// Options of the efficiency graph.
 #[derive(Debug, Clone, Args, Default)]
@@ -41,7 +41,7 @@ pub fn parse_variant(s: &str) -> Result<GraphVariant, String> {
         "clusters" => GraphVariant::Clusters,
         "coreclusters" => GraphVariant::CoreClusters,
         "all" => GraphVariant::All,
-        list => match crate::sys::cpu::list::parse_list(list) {
+        list => match crate::sys::cpu_list::parse_list(list) {
             Some(cpus) if !cpus.is_empty() => GraphVariant::CpuList(cpus),
             _ => {
                 return Err(
@@ -91,6 +91,17 @@ pub fn graph_config(
 }
 
 impl super::run::ModeArgs for GraphArgs {
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[
+        (
+            "sudo sbc-bench graph",
+            "MIPS, °C and mW at every OPP on all cores (sbc-bench -g)",
+        ),
+        (
+            "sudo sbc-bench graph coreclusters --power auto",
+            "Per group of cores, with a power meter",
+        ),
+    ];
+
     type Command = crate::run::graph::GraphCommand;
 
     fn shared(&self) -> &super::run::SharedArgs {
@@ -133,7 +144,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(cfg.min_khz, Some(1_000_000));
-        let g = cfg.graph().cloned().unwrap();
+        let g = cfg.kind.graph().cloned().unwrap();
         assert_eq!(g.variant, GraphVariant::AllCores);
         assert!(g.html.is_some());
     }

@@ -131,6 +131,55 @@ pub enum Command {
     /// Is the kernel current (end of life, revisions behind) and is it a vendor/BSP kernel?
     /// (sbc-bench -k; offline, with a dated release table.)
     Kernel(kernel::KernelArgs),
+    /// The modes on the run engine beside the standard run (thermal, review, graph, wrap).
+    #[command(flatten)]
+    Mode(ModeCmd),
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page (roff): `sbc-bench manpage | man -l -`.
+    Manpage(docs::ManpageArgs),
+    /// A self-contained HTML report of one run (summary, findings, clocks, latency,
+    /// bandwidth, AES, 7-Zip, the monitor's recording, known boards), or its Markdown form.
+    Report(report::ReportArgs),
+}
+
+/// The modes on the run engine beside the standard run, each with its arguments
+/// ([`run::ModeArgs`]), listed once: their subcommands (in this order, flattened into
+/// [`Command`]), how `app` runs each ([`ModeCmd::visit`]) and their examples
+/// ([`mode_examples`]). A new mode is one line here.
+macro_rules! modes {
+    ($($(#[doc = $doc:expr])* $variant:ident($args:ty),)*) => {
+        /// The modes on the run engine beside the standard run.
+        #[derive(Debug, Subcommand)]
+        pub enum ModeCmd {
+            $($(#[doc = $doc])* $variant($args),)*
+        }
+
+        impl ModeCmd {
+            /// Hand the mode's arguments, as their own type, to `v`.
+            pub fn visit<V: ModeVisit>(&self, v: V) -> V::Out {
+                match self {
+                    $(Self::$variant(a) => v.visit(a),)*
+                }
+            }
+        }
+
+        /// The examples of the mode on the engine named `name` (`run` and the others);
+        /// `None` for any other command.
+        pub fn mode_examples(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+            use run::ModeArgs;
+            if name == "run" {
+                return Some(run::RunArgs::EXAMPLES);
+            }
+            $(if stringify!($variant).eq_ignore_ascii_case(name) {
+                return Some(<$args>::EXAMPLES);
+            })*
+            None
+        }
+    };
+}
+
+modes! {
     /// Thermal test: cool the SoC down to a temperature (or heat it there), then minutes of
     /// scrypt on all cores while monitoring; or the memory-controller throttling test
     /// (sbc-bench -t, -T, -M).
@@ -144,13 +193,16 @@ pub enum Command {
     /// Run any command (Geekbench, PTS, stockfish, a script) under the run's controls:
     /// tuned, monitored, validated, per cluster or core type (sbc-bench -G, -P, -s).
     Wrap(wrap::WrapArgs),
-    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell).
-    Completions(docs::CompletionsArgs),
-    /// Print the manual page (roff): `sbc-bench manpage | man -l -`.
-    Manpage(docs::ManpageArgs),
-    /// A self-contained HTML report of one run (summary, findings, clocks, latency,
-    /// bandwidth, AES, 7-Zip, the monitor's recording, known boards), or its Markdown form.
-    Report(report::ReportArgs),
+}
+
+/// What is done with a mode's arguments, whichever mode's they are (`app::modes` runs
+/// them): a function generic over [`run::ModeArgs`], as a type.
+pub trait ModeVisit {
+    /// What the visit returns.
+    type Out;
+
+    /// Visit the arguments of one mode.
+    fn visit<A: run::ModeArgs>(self, args: &A) -> Self::Out;
 }
 
 /// `sbc-bench info`.

@@ -54,6 +54,17 @@ impl ReviewArgs {
 }
 
 impl super::run::ModeArgs for ReviewArgs {
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[
+        (
+            "sudo sbc-bench review",
+            "The review, then watch until Ctrl-C (sbc-bench -r)",
+        ),
+        (
+            "sudo sbc-bench review --no-benchmarks -- stress-ng -c 4 -t 60",
+            "Watch while a command runs (sbc-bench -R)",
+        ),
+    ];
+
     type Command = crate::run::review::ReviewCommand;
 
     fn shared(&self) -> &super::run::SharedArgs {

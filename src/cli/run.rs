@@ -24,6 +24,10 @@ pub struct LaunchEnv<'a> {
 /// the run's config and the mode's own options for its command (`run::drive`).
 /// `app::modes` runs every mode through this.
 pub trait ModeArgs {
+    /// Two or three examples of the mode's command: the end of its `--help`
+    /// ("Examples:") and its man page's EXAMPLES (`cli::docs::examples_of`).
+    const EXAMPLES: &'static [(&'static str, &'static str)];
+
     /// The mode's command.
     type Command: ModeCommand;
 
@@ -146,6 +150,21 @@ pub fn run_config(
 }
 
 impl ModeArgs for RunArgs {
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[
+        (
+            "sudo sbc-bench run",
+            "The standard run, log in /var/log/sbc-bench.log",
+        ),
+        (
+            "sudo sbc-bench run -c --json run.json",
+            "With 5 minutes of stress test, the whole run as JSON",
+        ),
+        (
+            "sudo sbc-bench run --markdown review.md",
+            "Also the Markdown review to paste (identifiers redacted)",
+        ),
+    ];
+
     type Command = StandardCommand;
 
     fn shared(&self) -> &SharedArgs {

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use crate::record::config::{RunConfig, RunKind};
-use crate::record::thermal::{DEFAULT_POLL_S, DEFAULT_TARGET_C, ThermalConfig, ThermalMode};
+use crate::record::mode::thermal::{DEFAULT_POLL_S, DEFAULT_TARGET_C, ThermalConfig, ThermalMode};
 
 /// Options of the thermal test.
 #[derive(Debug, Clone, Args, Default)]
@@ -81,6 +81,21 @@ pub fn config(a: &ThermalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<R
 }
 
 impl super::run::ModeArgs for ThermalArgs {
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[
+        (
+            "sudo sbc-bench thermal",
+            "Cool to 50°C, then 5 minutes of load (sbc-bench -t)",
+        ),
+        (
+            "sudo sbc-bench thermal --heat-to 60 --duration 10m",
+            "Heat to 60°C first, 10 minutes of load",
+        ),
+        (
+            "sudo sbc-bench thermal --memory-controller",
+            "The memory-controller test (sbc-bench -M)",
+        ),
+    ];
+
     type Command = crate::run::thermal::ThermalCommand;
 
     fn shared(&self) -> &super::run::SharedArgs {
@@ -98,7 +113,7 @@ impl super::run::ModeArgs for ThermalArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::thermal::DEFAULT_DURATION_S;
+    use crate::record::mode::thermal::DEFAULT_DURATION_S;
 
     #[test]
     fn durations_and_temperatures() {
@@ -126,7 +141,7 @@ mod tests {
             &none,
         )
         .unwrap();
-        let t = *c.thermal().unwrap();
+        let t = *c.kind.thermal().unwrap();
         assert_eq!(
             (t.mode, t.target_c, t.duration_s, t.poll_s),
             (ThermalMode::CoolTo, 50.0, 300.0, 2.0)
@@ -141,7 +156,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            c.thermal().map(|t| (t.mode, t.target_c)),
+            c.kind.thermal().map(|t| (t.mode, t.target_c)),
             Some((ThermalMode::HeatTo, 60.0))
         );
         let c = config(
@@ -155,7 +170,7 @@ mod tests {
         .unwrap();
         assert!(c.unattended);
         assert_eq!(
-            c.thermal().map(|t| t.mode),
+            c.kind.thermal().map(|t| t.mode),
             Some(ThermalMode::MemoryController)
         );
     }

@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::bench::external::extract::Tool;
 use crate::record::config::{RunConfig, RunKind};
-use crate::record::wrap::{Split, WrapSpec};
+use crate::record::mode::wrap::{Split, WrapSpec};
 
 /// Options of `wrap`.
 #[derive(Debug, Clone, Args, Default)]
@@ -209,6 +209,17 @@ pub fn spec(
 }
 
 impl super::run::ModeArgs for WrapArgs {
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[
+        (
+            "sudo sbc-bench wrap --per-cluster -- ./mybench",
+            "Any command per cluster, tuned and monitored",
+        ),
+        (
+            "sudo sbc-bench wrap --geekbench",
+            "Geekbench per core type (sbc-bench -G)",
+        ),
+    ];
+
     type Command = crate::run::wrap::WrapCommand;
 
     fn shared(&self) -> &super::run::SharedArgs {
@@ -232,13 +243,13 @@ impl super::run::ModeArgs for WrapArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Cli, Command};
+    use crate::cli::{Cli, Command, ModeCmd};
     use clap::Parser;
 
     fn parse(v: &[&str]) -> Result<WrapArgs, String> {
         let c = Cli::try_parse_from(v).map_err(|e| e.to_string())?;
         match c.command {
-            Some(Command::Wrap(w)) => Ok(w),
+            Some(Command::Mode(ModeCmd::Wrap(w))) => Ok(w),
             other => Err(format!("{other:?}")),
         }
     }

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::record::finding::{Finding, FindingCode, Severity};
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 use crate::sys::irq::{Interrupts, IrqAffinity};
 use crate::sys::net::{IfaceKind, Interface};
 

@@ -17,7 +17,7 @@ use crate::bench::net::report::summarize;
 use crate::bench::net::sampler::{NetRecording, SystemSample};
 use crate::monitor::stat;
 pub use crate::record::net::{CpuObs, NetObservation, PolicyObs, ThreadObs};
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 use crate::sys::net::{IfaceKind, Interface};
 
 /// What the test's readings mean: per-core usage (average and busiest interval), where

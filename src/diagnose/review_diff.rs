@@ -4,7 +4,7 @@
 //! through `diff`, whose normal format this keeps: `2c2`, `< old`, `---`, `> new`); and
 //! the kernel messages since the review's mark, minus what sbc-bench knows as noise.
 
-pub use crate::record::review::{Changed, Noise};
+pub use crate::record::mode::review::{Changed, Noise};
 
 impl Changed {
     /// From the two diffs; `None` when nothing changed.

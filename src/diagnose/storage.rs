@@ -690,7 +690,7 @@ fn governor_low_clock(x: &RunFacts<'_>) -> Option<Finding> {
             }
             let ratio = avg / max as f64;
             if ratio < 0.7 && worst.as_ref().is_none_or(|(r, _)| ratio < *r) {
-                let cpus = crate::sys::cpu::list::format_cpu_range(&p.cpus);
+                let cpus = crate::sys::cpu_list::format_cpu_range(&p.cpus);
                 worst = Some((
                     ratio,
                     format!(

@@ -9,8 +9,8 @@ use crate::bench::aes::suite::{AesResults, AesSuiteRow};
 use crate::bench::scrypt::ScryptRun;
 use crate::diagnose::{Finding, FindingCode, Severity};
 use crate::monitor::Recording;
+use crate::record::mode::thermal::ThermalStep;
 use crate::record::run::RunReport;
-use crate::record::thermal::ThermalStep;
 use crate::sys::cpu::Topology;
 use crate::sys::cpufreq::Policy;
 

@@ -363,7 +363,7 @@ pub fn offline_findings(online_before: &[u32], online_after: &[u32]) -> Vec<Find
         Severity::Invalid,
         format!(
             "CPU(s) {} went offline during the run",
-            crate::sys::cpu::list::format_list(&gone)
+            crate::sys::cpu_list::format_list(&gone)
         ),
     )]
 }
@@ -447,7 +447,7 @@ pub fn killed_findings(
     if !watched.is_empty() {
         seen.push(format!(
             "monitor: CPU(s) {} seen offline",
-            crate::sys::cpu::list::format_list(&watched)
+            crate::sys::cpu_list::format_list(&watched)
         ));
     }
     vec![Finding::new(
@@ -455,7 +455,7 @@ pub fn killed_findings(
         Severity::Invalid,
         format!(
             "CPU(s) {} were killed during the run and came back ({})",
-            crate::sys::cpu::list::format_list(&cpus),
+            crate::sys::cpu_list::format_list(&cpus),
             seen.join("; ")
         ),
     )]

@@ -13,40 +13,8 @@ pub const DEFAULT_LOG: &str = "/var/log/sbc-bench.log";
 /// How long an unattended run waits for the machine to become idle before giving up.
 pub const UNATTENDED_MAX_WAIT: Duration = Duration::from_secs(600);
 
-use crate::record::graph::GraphConfig;
-use crate::record::thermal::ThermalConfig;
-use crate::record::wrap::WrapSpec;
-
-/// Which mode the run is, with the settings only that mode has. One value: two modes at
-/// once cannot be said.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub enum RunKind {
-    /// sbc-bench's standard run.
-    #[default]
-    Standard,
-    /// The thermal test (`sbc-bench thermal`, `-t`/`-T`/`-M`).
-    Thermal(ThermalConfig),
-    /// The efficiency graph (`sbc-bench graph`, `-g`).
-    Graph(GraphConfig),
-    /// Review mode (`sbc-bench review`, `-r`/`-R`/`-j`); its settings are the command's.
-    Review,
-    /// `sbc-bench wrap`: the command to run under the run's controls.
-    Wrap(WrapSpec),
-}
-
-impl RunKind {
-    /// The command that runs the mode (`thermal`, `graph`, `review`, `wrap`), as the
-    /// results database names a run's mode; `None` for the standard run.
-    pub fn command(&self) -> Option<&'static str> {
-        match self {
-            Self::Standard => None,
-            Self::Thermal(_) => Some("thermal"),
-            Self::Graph(_) => Some("graph"),
-            Self::Review => Some("review"),
-            Self::Wrap(_) => Some("wrap"),
-        }
-    }
-}
+use crate::record::mode::KindWire;
+pub use crate::record::mode::{RunKind, TwoModes};
 
 /// Everything a run needs to know about what the user asked for. Serialised in the
 /// run JSON's layout: the mode's settings as `thermal`, `graph` or `wrap` beside the
@@ -89,32 +57,6 @@ pub struct RunConfig {
     pub kind: RunKind,
 }
 
-impl RunConfig {
-    /// The thermal test's settings, when the run is one.
-    pub fn thermal(&self) -> Option<&ThermalConfig> {
-        match &self.kind {
-            RunKind::Thermal(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// The efficiency graph's settings, when the run draws one.
-    pub fn graph(&self) -> Option<&GraphConfig> {
-        match &self.kind {
-            RunKind::Graph(g) => Some(g),
-            _ => None,
-        }
-    }
-
-    /// The wrapped command, when the run wraps one.
-    pub fn wrap(&self) -> Option<&WrapSpec> {
-        match &self.kind {
-            RunKind::Wrap(w) => Some(w),
-            _ => None,
-        }
-    }
-}
-
 /// [`RunConfig`] as the run JSON lays it out (the layout before [`RunKind`]): the mode's
 /// settings as optional fields. Read back through [`TryFrom`], which refuses two modes at
 /// once. Review mode has no settings here: a review run's document says so by its
@@ -137,40 +79,16 @@ struct RunConfigWire {
     min_khz: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     power: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    thermal: Option<ThermalConfig>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    graph: Option<GraphConfig>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    wrap: Option<WrapSpec>,
+    /// The mode's settings, under its own key (`thermal`, `graph`, `wrap`).
+    #[serde(flatten)]
+    kind: KindWire,
 }
-
-/// A document that names two modes at once (`thermal` and `wrap`…): not a run of ours.
-#[derive(Debug, thiserror::Error)]
-#[error("the run's config names more than one mode ({0})")]
-pub struct TwoModes(String);
 
 impl TryFrom<RunConfigWire> for RunConfig {
     type Error = TwoModes;
 
     fn try_from(w: RunConfigWire) -> Result<Self, TwoModes> {
-        let kind = match (w.thermal, w.graph, w.wrap) {
-            (None, None, None) => RunKind::Standard,
-            (Some(t), None, None) => RunKind::Thermal(t),
-            (None, Some(g), None) => RunKind::Graph(g),
-            (None, None, Some(s)) => RunKind::Wrap(s),
-            (t, g, s) => {
-                let named: Vec<&str> = [
-                    t.is_some().then_some("thermal"),
-                    g.is_some().then_some("graph"),
-                    s.is_some().then_some("wrap"),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                return Err(TwoModes(named.join(", ")));
-            }
-        };
+        let kind = RunKind::try_from(w.kind)?;
         Ok(Self {
             stress: w.stress,
             quick: w.quick,
@@ -194,12 +112,6 @@ impl TryFrom<RunConfigWire> for RunConfig {
 
 impl From<RunConfig> for RunConfigWire {
     fn from(c: RunConfig) -> Self {
-        let (thermal, graph, wrap) = match c.kind {
-            RunKind::Standard | RunKind::Review => (None, None, None),
-            RunKind::Thermal(t) => (Some(t), None, None),
-            RunKind::Graph(g) => (None, Some(g), None),
-            RunKind::Wrap(w) => (None, None, Some(w)),
-        };
         Self {
             stress: c.stress,
             quick: c.quick,
@@ -216,9 +128,7 @@ impl From<RunConfig> for RunConfigWire {
             max_khz: c.max_khz,
             min_khz: c.min_khz,
             power: c.power,
-            thermal,
-            graph,
-            wrap,
+            kind: c.kind.into(),
         }
     }
 }

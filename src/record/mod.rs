@@ -5,17 +5,14 @@
 
 pub mod config;
 pub mod finding;
-pub mod graph;
 pub mod log_record;
+pub mod mode;
 pub mod net;
 pub mod plan;
 pub mod power;
 pub mod read;
 pub mod results_row;
-pub mod review;
 pub mod run;
 pub mod storage;
-pub mod thermal;
 pub mod throttle;
 pub mod tuning;
-pub mod wrap;

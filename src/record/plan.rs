@@ -5,145 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::graph::GraphStep;
-use crate::record::thermal::ThermalStep;
-use crate::record::wrap::WrapStep;
-
-/// One step of the standard run (and of review mode, and the thermal test's clock
-/// checks), in sbc-bench's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StandardStep {
-    /// Clock measured at every OPP while idle and cold.
-    ClockCold,
-    /// Memory bandwidth per cluster.
-    MemBandwidth,
-    /// Memory latency per cluster.
-    MemLatency,
-    /// AES per cluster (native, and `openssl speed` when installed).
-    Aes,
-    /// 7-Zip's own benchmark (when installed).
-    SevenZip,
-    /// Native LZMA benchmark.
-    Lzma,
-    /// scrypt on all cores for minutes (`-c`).
-    Scrypt,
-    /// Clock measured again at the highest OPP while still hot.
-    ClockHot,
-}
-
-impl StandardStep {
-    /// Progress line: `Executing memory bandwidth benchmark`.
-    pub fn progress(self) -> &'static str {
-        match self {
-            Self::ClockCold => "Checking cpufreq OPP",
-            Self::MemBandwidth => "Executing memory bandwidth benchmark",
-            Self::MemLatency => "Executing memory latency benchmark",
-            Self::Aes => "Executing AES benchmark",
-            Self::SevenZip => "Executing 7-zip benchmark",
-            Self::Lzma => "Executing native LZMA benchmark",
-            Self::Scrypt => "Executing scrypt stress test",
-            Self::ClockHot => "Checking cpufreq OPP again",
-        }
-    }
-
-    /// Monitor phase label (`System health while running <label>:`).
-    pub fn phase(self) -> &'static str {
-        match self {
-            Self::ClockCold => "clock check",
-            Self::MemBandwidth => "memory bandwidth benchmark",
-            Self::MemLatency => "memory latency benchmark",
-            Self::Aes => "AES benchmark",
-            Self::SevenZip => "7-zip benchmark",
-            Self::Lzma => "native LZMA benchmark",
-            Self::Scrypt => "scrypt stress test",
-            Self::ClockHot => "clock check under load",
-        }
-    }
-
-    /// Is this step skipped with `NotReadyYet=yes`? sbc-bench still runs tinymembench
-    /// and ramlat then, and skips OpenSSL, 7-Zip and cpuminer (our native LZMA goes with
-    /// 7-Zip).
-    pub fn skipped_when_not_ready(self) -> bool {
-        matches!(self, Self::Aes | Self::SevenZip | Self::Lzma | Self::Scrypt)
-    }
-}
-
-/// One kind of step of any mode: each mode's own kinds, one enum each. In the run JSON as
-/// the step's snake_case name alone (`clock_cold`, `cool_down`, `graph`, `wrap`), as
-/// before the kinds were split: the names are unique across the modes' enums, which is
-/// how a name is read back into its mode's kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum StepKind {
-    /// The standard run's benchmarks and clock checks.
-    Standard(StandardStep),
-    /// The thermal test's wait, load and AES-256 runs.
-    Thermal(ThermalStep),
-    /// The efficiency graph's idle measurement and OPP walks.
-    Graph(GraphStep),
-    /// A run of the wrapped command.
-    Wrap(WrapStep),
-}
-
-impl StepKind {
-    /// Progress line: `Executing memory bandwidth benchmark`.
-    pub fn progress(self) -> &'static str {
-        match self {
-            Self::Standard(k) => k.progress(),
-            Self::Thermal(k) => k.progress(),
-            Self::Graph(k) => k.progress(),
-            Self::Wrap(k) => k.progress(),
-        }
-    }
-
-    /// Monitor phase label (`System health while running <label>:`).
-    pub fn phase(self) -> &'static str {
-        match self {
-            Self::Standard(k) => k.phase(),
-            Self::Thermal(k) => k.phase(),
-            Self::Graph(k) => k.phase(),
-            Self::Wrap(k) => k.phase(),
-        }
-    }
-}
-
-/// A mode's step kind as a [`StepKind`], compared with one, and taken back out of one
-/// (the engine hands each mode only its own kinds: `run::runner::Mode::Step`).
-macro_rules! mode_steps {
-    ($($variant:ident($kind:ty)),* $(,)?) => {$(
-        impl From<$kind> for StepKind {
-            fn from(k: $kind) -> Self {
-                Self::$variant(k)
-            }
-        }
-
-        impl PartialEq<$kind> for StepKind {
-            fn eq(&self, other: &$kind) -> bool {
-                *self == Self::$variant(*other)
-            }
-        }
-
-        impl TryFrom<StepKind> for $kind {
-            /// A kind of another mode.
-            type Error = StepKind;
-
-            fn try_from(k: StepKind) -> Result<Self, StepKind> {
-                match k {
-                    StepKind::$variant(k) => Ok(k),
-                    other => Err(other),
-                }
-            }
-        }
-    )*};
-}
-
-mode_steps!(
-    Standard(StandardStep),
-    Thermal(ThermalStep),
-    Graph(GraphStep),
-    Wrap(WrapStep),
-);
+pub use crate::record::mode::StepKind;
+pub use crate::record::mode::standard::StandardStep;
 
 /// A planned step with its time estimate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -290,9 +153,9 @@ mod tests {
 
     /// Every kind of every mode, in the order of [`STEPS`].
     fn every_kind() -> Vec<StepKind> {
-        use crate::record::graph::GraphStep as G;
-        use crate::record::thermal::ThermalStep as T;
-        use crate::record::wrap::WrapStep as W;
+        use crate::record::mode::graph::GraphStep as G;
+        use crate::record::mode::thermal::ThermalStep as T;
+        use crate::record::mode::wrap::WrapStep as W;
         use StandardStep as S;
         let standard = [
             S::ClockCold,

@@ -5,8 +5,7 @@
 
 use serde::Deserialize;
 
-use crate::record::config::RunKind;
-use crate::record::run::{ModeResults, RunReport, SCHEMA, SCHEMA_VERSION};
+use crate::record::run::{RunReport, SCHEMA, SCHEMA_VERSION};
 
 /// Why a text is not a run report this build can read.
 #[derive(Debug, thiserror::Error)]
@@ -56,9 +55,7 @@ pub fn run_report(text: &str) -> Result<RunReport, ReadError> {
         })?;
     // Review mode has no settings of its own in `config`: its document says what it is by
     // the top-level `review`.
-    if matches!(report.mode, ModeResults::Review(_)) && report.config.kind == RunKind::Standard {
-        report.config.kind = RunKind::Review;
-    }
+    crate::record::mode::kind_of_results(&mut report.config.kind, &report.mode);
     Ok(report)
 }
 
@@ -234,8 +231,9 @@ mod tests {
     fn two_modes_results_in_one_document_are_refused() {
         let mut v = fixture_value();
         v["results"]["thermal"] =
-            serde_json::to_value(crate::record::thermal::ThermalResults::default()).unwrap();
-        v["wrap"] = serde_json::to_value(crate::record::wrap::WrapResults::default()).unwrap();
+            serde_json::to_value(crate::record::mode::thermal::ThermalResults::default()).unwrap();
+        v["wrap"] =
+            serde_json::to_value(crate::record::mode::wrap::WrapResults::default()).unwrap();
         match run_report(&v.to_string()) {
             Err(ReadError::Invalid { what, .. }) => {
                 assert!(

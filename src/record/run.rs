@@ -15,15 +15,13 @@ use crate::bench::scrypt::ScryptRun;
 use crate::monitor::Recording;
 use crate::record::config::RunConfig;
 use crate::record::finding::Finding;
-use crate::record::graph::GraphResults;
+pub use crate::record::mode::{ModeResults, TwoModeResults};
+use crate::record::mode::{ResultsModeWire, TopModeWire, one_mode};
 use crate::record::plan::{Plan, StandardStep, StepKind};
 use crate::record::power::PowerRecord;
 use crate::record::results_row::ResultsRow;
-use crate::record::review::ReviewRecord;
-use crate::record::thermal::ThermalResults;
 use crate::record::throttle::OppResidency;
 use crate::record::tuning::{Governor, Tuned};
-use crate::record::wrap::WrapResults;
 use crate::sys::discover::SystemInfo;
 use crate::sys::kmsg::KmsgRecord;
 
@@ -133,113 +131,6 @@ pub struct ClusterCompress {
     pub result: CompressResults,
 }
 
-/// What a run's mode recorded of its own, beside the benchmarks' [`Results`]: one value,
-/// so no report holds two modes' results. In the run JSON's layout (docs/RUN-JSON.md) the
-/// thermal test's and the graph's are `results.thermal` and `results.graph`, review mode's
-/// and wrap's the top-level `review` and `wrap`; the report's wire form writes them there
-/// and refuses a document that names two.
-#[derive(Debug, Clone, Default, PartialEq)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "one per run report; boxing the review record buys nothing"
-)]
-pub enum ModeResults {
-    /// Nothing of a mode's own: a standard run's, or a mode's that has recorded nothing
-    /// yet (a thermal test stopped during its clock walk, a review stopped during its
-    /// benchmarks). Which mode ran is the config's
-    /// [`RunKind`](crate::record::config::RunKind).
-    #[default]
-    Standard,
-    /// The thermal test's wait, load and second AES run (`sbc-bench thermal`).
-    Thermal(ThermalResults),
-    /// The efficiency graph (`sbc-bench graph`).
-    Graph(GraphResults),
-    /// Review mode's inventory, Markdown review and waiting phase (`sbc-bench review`).
-    Review(ReviewRecord),
-    /// `sbc-bench wrap`: the command's runs.
-    Wrap(WrapResults),
-}
-
-impl ModeResults {
-    /// The thermal test's results, when the run recorded them.
-    pub fn thermal(&self) -> Option<&ThermalResults> {
-        match self {
-            Self::Thermal(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// The thermal test's results to add to, opened at its first step of its own.
-    pub fn thermal_or_open(&mut self) -> &mut ThermalResults {
-        if !matches!(self, Self::Thermal(_)) {
-            *self = Self::Thermal(ThermalResults::default());
-        }
-        match self {
-            Self::Thermal(t) => t,
-            _ => unreachable!("the thermal results were opened above"),
-        }
-    }
-
-    /// The efficiency graph's results, when the run drew one.
-    pub fn graph(&self) -> Option<&GraphResults> {
-        match self {
-            Self::Graph(g) => Some(g),
-            _ => None,
-        }
-    }
-
-    /// The efficiency graph's results to add to, when the run draws one.
-    pub fn graph_mut(&mut self) -> Option<&mut GraphResults> {
-        match self {
-            Self::Graph(g) => Some(g),
-            _ => None,
-        }
-    }
-
-    /// Review mode's record, when the run wrote one.
-    pub fn review(&self) -> Option<&ReviewRecord> {
-        match self {
-            Self::Review(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// Review mode's record to add to (its waiting phase).
-    pub fn review_mut(&mut self) -> Option<&mut ReviewRecord> {
-        match self {
-            Self::Review(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The wrapped command's runs, when the run wraps one.
-    pub fn wrap(&self) -> Option<&WrapResults> {
-        match self {
-            Self::Wrap(w) => Some(w),
-            _ => None,
-        }
-    }
-
-    /// The wrapped command's runs to add to.
-    pub fn wrap_mut(&mut self) -> Option<&mut WrapResults> {
-        match self {
-            Self::Wrap(w) => Some(w),
-            _ => None,
-        }
-    }
-
-    /// The names of the run JSON's keys of these results (`thermal`), for messages.
-    fn key(&self) -> Option<&'static str> {
-        match self {
-            Self::Standard => None,
-            Self::Thermal(_) => Some("thermal"),
-            Self::Graph(_) => Some("graph"),
-            Self::Review(_) => Some("review"),
-            Self::Wrap(_) => Some("wrap"),
-        }
-    }
-}
-
 /// Everything about one run. Written and read in the run JSON's layout through its wire
 /// form ([`ModeResults`] as the optional keys of the modes).
 #[derive(Debug, Clone)]
@@ -307,12 +198,6 @@ impl<'de> Deserialize<'de> for RunReport {
     }
 }
 
-/// A run JSON that holds two modes' results (`results.thermal` and `wrap`…): not a run
-/// of ours.
-#[derive(Debug, thiserror::Error)]
-#[error("the run holds the results of more than one mode ({0})")]
-pub struct TwoModeResults(String);
-
 /// [`RunReport`] in the run JSON's layout: every field as the document has it, the
 /// [`ModeResults`] as `results.thermal`, `results.graph`, `review` and `wrap`. Written
 /// borrowed from a report (no copy of it per write), read owned (`Cow::Owned`);
@@ -349,10 +234,9 @@ struct RunReportWire<'a> {
     results_row: Option<Cow<'a, ResultsRow>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     power: Option<Cow<'a, PowerRecord>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    review: Option<Cow<'a, ReviewRecord>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    wrap: Option<Cow<'a, WrapResults>>,
+    /// The results of the modes that keep them at the top (`review`, `wrap`).
+    #[serde(flatten)]
+    mode: TopModeWire<'a>,
 }
 
 /// [`Results`] as the run JSON's `results`, with the thermal test's and the graph's.
@@ -374,10 +258,9 @@ struct ResultsWire<'a> {
     clock_hot: Cow<'a, [ClockCheck]>,
     #[serde(default)]
     skipped_cpus: Cow<'a, [Skipped]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    thermal: Option<Cow<'a, ThermalResults>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    graph: Option<Cow<'a, GraphResults>>,
+    /// The results of the modes that keep them in `results` (`thermal`, `graph`).
+    #[serde(flatten)]
+    mode: ResultsModeWire<'a>,
 }
 
 impl<'a> From<&'a RunReport> for RunReportWire<'a> {
@@ -407,8 +290,7 @@ impl<'a> From<&'a RunReport> for RunReportWire<'a> {
             findings: Cow::Borrowed(&r.findings),
             results_row: r.results_row.as_ref().map(Cow::Borrowed),
             power: r.power.as_ref().map(Cow::Borrowed),
-            review: m.review().map(Cow::Borrowed),
-            wrap: m.wrap().map(Cow::Borrowed),
+            mode: TopModeWire::new(m),
         }
     }
 }
@@ -426,13 +308,12 @@ impl<'a> ResultsWire<'a> {
             scrypt: r.scrypt.as_ref().map(Cow::Borrowed),
             clock_hot: Cow::Borrowed(&r.clock_hot),
             skipped_cpus: Cow::Borrowed(&r.skipped_cpus),
-            thermal: m.thermal().map(Cow::Borrowed),
-            graph: m.graph().map(Cow::Borrowed),
+            mode: ResultsModeWire::new(m),
         }
     }
 
     /// The benchmarks' results, and the mode's results this part of the document holds.
-    fn split(self) -> (Results, [ModeResults; 2]) {
+    fn split(self) -> (Results, ResultsModeWire<'a>) {
         let results = Results {
             clock_cold: self.clock_cold.into_owned(),
             membw: self.membw.into_owned(),
@@ -445,42 +326,17 @@ impl<'a> ResultsWire<'a> {
             clock_hot: self.clock_hot.into_owned(),
             skipped_cpus: self.skipped_cpus.into_owned(),
         };
-        let thermal = self.thermal.map_or(ModeResults::Standard, |t| {
-            ModeResults::Thermal(t.into_owned())
-        });
-        let graph = self.graph.map_or(ModeResults::Standard, |g| {
-            ModeResults::Graph(g.into_owned())
-        });
-        (results, [thermal, graph])
+        (results, self.mode)
     }
-}
-
-/// The one of `named` that is not [`ModeResults::Standard`]; two or more are refused.
-fn one_mode(named: impl IntoIterator<Item = ModeResults>) -> Result<ModeResults, TwoModeResults> {
-    let named: Vec<ModeResults> = named
-        .into_iter()
-        .filter(|m| *m != ModeResults::Standard)
-        .collect();
-    if named.len() > 1 {
-        let keys: Vec<&str> = named.iter().filter_map(ModeResults::key).collect();
-        return Err(TwoModeResults(keys.join(", ")));
-    }
-    Ok(named.into_iter().next().unwrap_or_default())
 }
 
 impl TryFrom<RunReportWire<'_>> for RunReport {
     type Error = TwoModeResults;
 
     fn try_from(w: RunReportWire<'_>) -> Result<Self, TwoModeResults> {
-        let (results, [thermal, graph]) = w.results.split();
-        let review = w.review.map_or(ModeResults::Standard, |r| {
-            ModeResults::Review(r.into_owned())
-        });
-        let wrap = w
-            .wrap
-            .map_or(ModeResults::Standard, |r| ModeResults::Wrap(r.into_owned()));
+        let (results, in_results) = w.results.split();
         Ok(Self {
-            mode: one_mode([thermal, graph, review, wrap])?,
+            mode: one_mode(in_results, w.mode)?,
             schema: w.schema.into_owned(),
             schema_version: w.schema_version,
             sbc_bench_version: w.sbc_bench_version.into_owned(),

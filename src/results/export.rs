@@ -2,8 +2,8 @@
 //! field of [`Entry`], in the order of [`entry_fields`]; a missing value is an empty CSV
 //! cell and a YAML `null`.
 
+use crate::record::mode::wrap::WrapRun;
 use crate::record::run::RunReport;
-use crate::record::wrap::WrapRun;
 use crate::results::store::{Entry, entry_fields};
 
 /// CSV with a header line (RFC 4180 quoting, by the csv crate).
@@ -361,8 +361,8 @@ mod tests {
 
     /// The fixture run as `wrap` of Geekbench with a meter; idle 1.4 W.
     fn geekbench_run(runs: &[GeekbenchRun]) -> String {
+        use crate::record::mode::wrap::{Confinement, Exit, WrapResults, WrapRun};
         use crate::record::run::ModeResults;
-        use crate::record::wrap::{Confinement, Exit, WrapResults, WrapRun};
         let mut r = crate::record::read::fixture_rock5b();
         r.power = Some(crate::record::power::PowerRecord {
             meter: "netio".into(),

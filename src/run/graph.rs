@@ -19,7 +19,7 @@ use crate::bench::{BenchError, Benchmark, Progress, lzma};
 use crate::monitor::SampleSpec;
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
-use crate::record::graph::{
+use crate::record::mode::graph::{
     DEFAULT_MIN_KHZ, GraphConfig, GraphPoint, GraphResults, GraphRun, GraphStep, GraphVariant,
     HoldMethod, IdleBaseline, MIN_REPETITIONS, MipsTool,
 };
@@ -32,7 +32,7 @@ use crate::run::plan::{PlanInput, groups_by_core_type};
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui};
 use crate::shutdown::CancellationToken;
 use crate::sys::cpu::Topology;
-use crate::sys::cpu::list::format_list;
+use crate::sys::cpu_list::format_list;
 use crate::sys::cpufreq::{Policy, policy_attr};
 use crate::sys::meter::PowerMeter;
 use crate::sys::root::SysRoot;
@@ -891,7 +891,7 @@ pub fn execute(
     ui: &mut dyn Ui,
     meter: Option<Box<dyn PowerMeter>>,
 ) -> Result<RunReport, NotStarted> {
-    let Some(gcfg) = ctx.cfg.graph().cloned() else {
+    let Some(gcfg) = ctx.cfg.kind.graph().cloned() else {
         return crate::run::standard::execute(ctx, exec, ui);
     };
     runner::execute(ctx, &mut Graph::new(gcfg, meter), exec, ui)
@@ -904,7 +904,7 @@ pub fn check(root: &SysRoot, cfg: &RunConfig) -> Result<(), String> {
     if let Some(why) = refusal(&policies) {
         return Err(why);
     }
-    if let Some(g) = cfg.graph() {
+    if let Some(g) = cfg.kind.graph() {
         targets(&topo, &g.variant)?;
     }
     if root.is_read_only() {
@@ -933,7 +933,7 @@ impl ModeCommand for GraphCommand {
     type Options = ();
 
     fn prepare(root: &SysRoot, cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
-        let Some(gcfg) = cfg.graph().cloned() else {
+        let Some(gcfg) = cfg.kind.graph().cloned() else {
             anyhow::bail!("the efficiency graph's settings are missing");
         };
         if let Err(why) = check(root, cfg) {

@@ -149,7 +149,7 @@ pub struct RunContext<'a> {
 /// standard run's answer as its default.
 pub trait Mode {
     /// The kinds of step the mode plans (the standard run's [`StandardStep`], the graph's
-    /// [`GraphStep`](crate::record::graph::GraphStep) …): the engine hands
+    /// [`GraphStep`](crate::record::mode::graph::GraphStep) …): the engine hands
     /// [`run_step`](Mode::run_step) only these.
     type Step: Copy + TryFrom<StepKind>;
 
@@ -382,7 +382,7 @@ fn confirm_offline_cores(root: &SysRoot, ui: &mut dyn Ui) -> Result<(), NotStart
     if !offline.is_empty()
         && !ui.confirm(&format!(
             "WARNING: One or more CPU cores are offline: {}\n",
-            crate::sys::cpu::list::format_list(&offline)
+            crate::sys::cpu_list::format_list(&offline)
         ))
     {
         return Err(NotStarted::Stopped);

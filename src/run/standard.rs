@@ -269,7 +269,7 @@ fn compress(
             if env.cancel.is_cancelled() {
                 break;
             }
-            let label = crate::sys::cpu::list::format_list(&cpus);
+            let label = crate::sys::cpu_list::format_list(&cpus);
             let (bench, opts) = exec::compress(env, ck, &[], &cpus);
             match exec::call(exec, env, bench, opts) {
                 Ok(r) => results.compress_per_cluster.push(ClusterCompress {

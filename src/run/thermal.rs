@@ -13,10 +13,10 @@ use crate::bench::{BenchError, Benchmark, Progress};
 use crate::diagnose::Finding;
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
+use crate::record::mode::thermal::{ThermalConfig, ThermalMode, ThermalStep, ThermalWait};
 use crate::record::plan::{Plan, StandardStep, Step, StepKind};
 use crate::record::run::StepRecord;
 use crate::record::run::{RunReport, StepStatus};
-use crate::record::thermal::{ThermalConfig, ThermalMode, ThermalStep, ThermalWait};
 use crate::report::export::{ConsoleSummary, ExportSink, Exporter, Format};
 use crate::run::console::ThermalConsole;
 use crate::run::drive::ModeCommand;
@@ -483,7 +483,7 @@ impl ModeCommand for ThermalCommand {
     /// sbc-bench's TempTest refuses without a sensor; -M runs in its main flow, which
     /// does not need one.
     fn prepare(root: &SysRoot, cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
-        let Some(t) = cfg.thermal().copied() else {
+        let Some(t) = cfg.kind.thermal().copied() else {
             anyhow::bail!("the thermal test's settings are missing");
         };
         let source = refusal(root);

@@ -21,16 +21,18 @@ use crate::monitor::{MonitorHandle, Recording};
 use crate::output::Outcome;
 use crate::record::config::RunConfig;
 use crate::record::finding::FindingCode;
+use crate::record::mode::wrap::{
+    Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec, WrapStep,
+};
 use crate::record::plan::{Plan, Step};
 use crate::record::run::{ModeResults, RunReport, StepRecord, StepStatus};
-use crate::record::wrap::{Confinement, Exit, Split, WrapResults, WrapRun, WrapSpec, WrapStep};
 use crate::report::export::{ExportSink, Format};
 use crate::run::drive::ModeCommand;
 use crate::run::plan::PlanInput;
 use crate::run::runner::{self, Mode, NotStarted, RunContext, Running, StepScope, Ui, now_rfc3339};
 use crate::shutdown::CancellationToken;
-use crate::sys::cpu::list::format_list;
 use crate::sys::cpu::{Topology, online_path};
+use crate::sys::cpu_list::format_list;
 use crate::sys::cpufreq;
 use crate::sys::root::SysRoot;
 
@@ -733,7 +735,7 @@ impl ModeCommand for WrapCommand {
     type Options = ();
 
     fn prepare(_root: &SysRoot, cfg: &RunConfig, (): ()) -> anyhow::Result<Result<Self, Outcome>> {
-        let Some(spec) = cfg.wrap().cloned() else {
+        let Some(spec) = cfg.kind.wrap().cloned() else {
             anyhow::bail!("the wrapped command's settings are missing");
         };
         Ok(Ok(Self(Wrap::new(spec))))

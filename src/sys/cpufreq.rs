@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 use crate::sys::root::SysRoot;
 
 /// Directory holding the policies.

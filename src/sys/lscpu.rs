@@ -203,7 +203,7 @@ pub fn from_cpuinfo(info: &CpuInfo, topo: &Topology) -> Vec<LscpuCpu> {
 pub fn read_numa_nodes(root: &SysRoot) -> Vec<NumaNode> {
     let Some(online) = root
         .value("/sys/devices/system/node/online")
-        .and_then(|v| crate::sys::cpu::list::parse_list(&v))
+        .and_then(|v| crate::sys::cpu_list::parse_list(&v))
     else {
         return Vec::new();
     };

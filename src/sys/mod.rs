@@ -6,6 +6,7 @@ pub mod board;
 pub mod cache;
 pub mod counters;
 pub mod cpu;
+pub mod cpu_list;
 pub mod cpufreq;
 pub mod deadline;
 pub mod devfreq;

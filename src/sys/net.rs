@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 use crate::sys::irq::{self, Interrupts};
 use crate::sys::root::SysRoot;
 

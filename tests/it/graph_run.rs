@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use sbc_bench::bench::BenchError;
 use sbc_bench::record::config::{RunConfig, RunKind};
-use sbc_bench::record::graph::{GraphConfig, GraphVariant, HoldMethod};
+use sbc_bench::record::mode::graph::{GraphConfig, GraphVariant, HoldMethod};
 use sbc_bench::record::run::RunReport;
 use sbc_bench::report::export::{ExportSink, Format};
 use sbc_bench::run::exec::{Call, Env, Executor, Fake};

@@ -414,80 +414,174 @@ macro_rules! m { () => { $crate::app::x } }
     );
 }
 
-/// The modules of `src/run/` a file of it names (`crate::run::X…`, `crate::run::{X…}`),
-/// in its code before `#[cfg(test)]`.
-fn run_modules_named(src: &str) -> Vec<String> {
+/// The modules of the folder `layer` of `src/` a file of it names (`crate::run::X…`,
+/// `crate::run::{X…}`, and `super::X` in a file directly in the folder), in its code before
+/// `#[cfg(test)]`.
+fn modules_named(src: &str, layer: &str, direct_child: bool) -> Vec<String> {
     let code = src.split("#[cfg(test)]").next().unwrap_or_default();
     let clean = blank_comments_and_strings(code);
     let c: Vec<char> = clean.chars().collect();
-    let needle: Vec<char> = "crate::run::".chars().collect();
+    let mut needles = vec![format!("crate::{layer}::")];
+    if direct_child {
+        needles.push("super::".to_string());
+    }
     let mut out = Vec::new();
-    let mut i = 0;
-    while i + needle.len() <= c.len() {
-        if c[i..i + needle.len()] != needle[..] {
-            i += 1;
-            continue;
+    for needle in needles {
+        let needle: Vec<char> = needle.chars().collect();
+        let mut i = 0;
+        while i + needle.len() <= c.len() {
+            let starts_word = i == 0 || !is_ident(c[i - 1]);
+            if !starts_word || c[i..i + needle.len()] != needle[..] {
+                i += 1;
+                continue;
+            }
+            let k = skip_ws(&c, i + needle.len());
+            if c.get(k) == Some(&'{') {
+                out.extend(group_heads(&c, k).into_iter().map(|(_, id)| id));
+            } else {
+                out.push(ident_at(&c, k).0);
+            }
+            i = k.max(i + 1);
         }
-        let k = skip_ws(&c, i + needle.len());
-        if c.get(k) == Some(&'{') {
-            out.extend(group_heads(&c, k).into_iter().map(|(_, id)| id));
-        } else {
-            out.push(ident_at(&c, k).0);
-        }
-        i = k.max(i + 1);
     }
     out.sort();
     out.dedup();
     out
 }
 
-/// The modules of `run/` imported each other in circles (the runner named the thermal
-/// test and wrap, which named the runner; the plan named the thermal test and the graph,
-/// which named the plan): the engine must name no mode, and data and helpers go down.
-#[test]
-fn the_modules_of_run_import_no_circle() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/run");
+/// The import graph of one folder of `src/`: each module (a file directly in it, or a
+/// folder of it counted as one) with the modules of the same folder it names.
+fn folder_edges(layer: &str) -> Vec<(String, Vec<String>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(layer);
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
-    let edges: Vec<(String, Vec<String>)> = files
-        .iter()
-        .filter_map(|f| {
-            let name = f.file_stem()?.to_string_lossy().into_owned();
-            let text = fs::read_to_string(f).ok()?;
-            let named = run_modules_named(&text)
-                .into_iter()
-                .filter(|m| *m != name)
-                .collect();
-            Some((name, named))
-        })
-        .collect();
-    assert!(edges.iter().any(|(n, _)| n == "runner"), "{edges:?}");
+    let mut edges: Vec<(String, Vec<String>)> = Vec::new();
+    for f in &files {
+        let Ok(rel) = f.strip_prefix(&dir) else {
+            continue;
+        };
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let direct = parts.len() == 1;
+        let name = if direct {
+            parts[0].trim_end_matches(".rs").to_string()
+        } else {
+            parts[0].clone()
+        };
+        if name == "mod" {
+            continue;
+        }
+        let Ok(text) = fs::read_to_string(f) else {
+            continue;
+        };
+        let named: Vec<String> = modules_named(&text, layer, direct)
+            .into_iter()
+            .filter(|m| *m != name)
+            .collect();
+        match edges.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, e)) => e.extend(named),
+            None => edges.push((name, named)),
+        }
+    }
+    // Keep only the names that are modules of the folder (`super::Foo` may be a type).
+    let names: Vec<String> = edges.iter().map(|(n, _)| n.clone()).collect();
+    for (_, e) in &mut edges {
+        e.retain(|m| names.contains(m));
+        e.sort();
+        e.dedup();
+    }
+    edges
+}
+
+/// The circles in an import graph, each as `a -> b -> a`.
+fn circles_in(edges: &[(String, Vec<String>)]) -> Vec<String> {
     // Depth-first search from every module; a module met again on the path is a circle.
     fn visit(
         m: &str,
         edges: &[(String, Vec<String>)],
         path: &mut Vec<String>,
+        done: &mut Vec<String>,
         circles: &mut Vec<String>,
     ) {
         if let Some(at) = path.iter().position(|p| p == m) {
             circles.push(format!("{} -> {m}", path[at..].join(" -> ")));
             return;
         }
+        if done.iter().any(|d| d == m) {
+            return;
+        }
         path.push(m.to_string());
         for (_, next) in edges.iter().filter(|(n, _)| n == m) {
             for n in next {
-                visit(n, edges, path, circles);
+                visit(n, edges, path, done, circles);
             }
         }
         path.pop();
+        done.push(m.to_string());
     }
     let mut circles = Vec::new();
-    for (m, _) in &edges {
-        visit(m, &edges, &mut Vec::new(), &mut circles);
+    let mut done = Vec::new();
+    for (m, _) in edges {
+        visit(m, edges, &mut Vec::new(), &mut done, &mut circles);
     }
+    circles
+}
+
+/// The modules of a folder imported each other in circles (in `run/` the runner named the
+/// thermal test and wrap, which named the runner; the plan named the thermal test and the
+/// graph, which named the plan; `report::text::info` named the log's topology table, the
+/// log named `info`; `sys::cpufreq` named `sys::cpu`'s list parser, `sys::cpu` named
+/// cpufreq's policies; openssl's runner named the AES benchmark's `Algorithm`, which
+/// named openssl): data and helpers go down, and no folder of `src/` has a circle.
+#[test]
+fn no_folder_of_src_has_an_import_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for entry in fs::read_dir(&src).unwrap().flatten() {
+        if !entry.path().is_dir() {
+            continue;
+        }
+        let layer = entry.file_name().to_string_lossy().into_owned();
+        let edges = folder_edges(&layer);
+        if layer == "run" {
+            assert!(edges.iter().any(|(n, _)| n == "runner"), "{edges:?}");
+        }
+        checked += edges.len();
+        found.extend(
+            circles_in(&edges)
+                .into_iter()
+                .map(|c| format!("{layer}: {c}")),
+        );
+    }
+    assert!(checked > 100, "only {checked} modules found under src/");
     assert!(
-        circles.is_empty(),
-        "import circles in src/run/:\n{}",
-        circles.join("\n")
+        found.is_empty(),
+        "import circles in src/:\n{}",
+        found.join("\n")
     );
+}
+
+#[test]
+fn the_circle_finder_finds_a_circle_and_passes_a_tree() {
+    let e = |v: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
+        v.iter()
+            .map(|(n, m)| (n.to_string(), m.iter().map(|s| s.to_string()).collect()))
+            .collect()
+    };
+    let circle = e(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])]);
+    assert_eq!(circles_in(&circle), vec!["a -> b -> c -> a"]);
+    let tree = e(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])]);
+    assert!(circles_in(&tree).is_empty());
+    let src = "use crate::report::text::info;\nuse super::{log, export::Exporter};\n\
+               // crate::report::graph\n#[cfg(test)]\nuse crate::report::page;";
+    assert_eq!(
+        modules_named(src, "report", true),
+        ["export", "log", "text"]
+    );
+    assert_eq!(modules_named(src, "report", false), ["text"]);
 }

@@ -24,7 +24,7 @@ pub fn apply_affinity(cpus: &[u32]) -> Result<(), String> {
     nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
         format!(
             "cannot run on CPUs {}: {e} (offline or outside our cpuset?)",
-            crate::sys::cpu::list::format_list(cpus)
+            crate::sys::cpu_list::format_list(cpus)
         )
     })
 }

@@ -4,7 +4,7 @@
 
 use crate::bench::clock::{ClockCheck, ClockMeasurement};
 use crate::bench::pin::Skipped;
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 
 /// sbc-bench's single number: the mean of the samples as printed (three decimals), cut
 /// to whole MHz (`SpeedSum / 3000` in shell integer arithmetic).

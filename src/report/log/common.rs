@@ -10,11 +10,12 @@ use crate::monitor::render::TableOptions;
 use crate::monitor::{Phase, Recording};
 use crate::output::{Paint, paint};
 use crate::record::finding::{Finding, Severity};
+use crate::record::mode::thermal::ThermalStep;
 use crate::record::plan::{StandardStep, StepKind};
 use crate::record::run::{RunReport, table_every_s};
-use crate::record::thermal::ThermalStep;
-use crate::report::log::{throttle, topology};
+use crate::report::log::throttle;
 use crate::report::text::info;
+use crate::report::text::topology;
 
 /// The line between two sections of sbc-bench's log.
 const RULE: &str = "##########################################################################";

@@ -13,7 +13,7 @@ use crate::bench::lzma::LzmaRun;
 use crate::bench::lzma::suite::{CompressResults, SevenZipResults};
 use crate::bench::pin::Target;
 use crate::bench::scrypt::{ScryptRun, Stress};
-use crate::sys::cpu::list::format_list;
+use crate::sys::cpu_list::format_list;
 use std::time::Duration;
 
 /// sbc-bench's section separator.

@@ -16,7 +16,6 @@ pub mod run;
 pub mod thermal;
 pub mod throttle;
 pub mod tools;
-pub mod topology;
 pub mod wrap;
 
 /// The log of a mode with a layout of its own (a wrap run's: its runs, then the standard

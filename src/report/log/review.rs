@@ -7,12 +7,14 @@
 use std::fmt::Write as _;
 
 use crate::bench::clock::ClockCheck;
-use crate::record::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
+use crate::record::mode::review::{CommandRun, DeviceLines, ReviewRecord, Stop, Waiting};
 use crate::record::run::{ModeResults, RunReport};
 use crate::record::tuning::Governor;
-use crate::report::log::{clock, crypto, memory, topology};
+use crate::report::log::{clock, crypto, memory};
+use crate::report::text::topology;
 use crate::report::text::{info, storage};
-use crate::sys::cpu::{Topology, list};
+use crate::sys::cpu::Topology;
+use crate::sys::cpu_list as list;
 use crate::sys::pci::{self, PciDevice};
 use crate::sys::review_state::{DeviceStates, NicLink};
 use crate::sys::usb::{self, UsbDevice};

@@ -301,7 +301,7 @@ fn per_core_type(r: &RunReport, tool: StandardStep) -> String {
         .iter()
         .filter(|g| g.tool == tool)
     {
-        let cpus = crate::sys::cpu::list::format_list(&g.cpus);
+        let cpus = crate::sys::cpu_list::format_list(&g.cpus);
         let ty = g
             .core_type
             .as_ref()

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use crate::diagnose::thermal::{self, AesRatio, ThermalVerdict};
+use crate::record::mode::thermal::{ThermalMode, ThermalWait};
 use crate::record::run::{ModeResults, RunReport};
-use crate::record::thermal::{ThermalMode, ThermalWait};
 use crate::report::log::crypto;
 
 /// sbc-bench's `Total Scores:` of cpuminer: every interval's total except the first (the
@@ -99,7 +99,7 @@ pub fn verdict_line(v: &ThermalVerdict) -> String {
                     Some(m) if m > s.khz => format!("{} of {}", mhz(s.khz), mhz(m)),
                     _ => mhz(s.khz),
                 };
-                let who = crate::sys::cpu::list::format_list(&s.cpus);
+                let who = crate::sys::cpu_list::format_list(&s.cpus);
                 match &s.core_type {
                     Some(t) => format!("{at} (cpu{who}, {t})"),
                     None => format!("{at} (cpu{who})"),

@@ -16,7 +16,7 @@ pub fn residency_table(res: &[OppResidency]) -> String {
         if res.len() > 1 {
             head.push_str(&format!(
                 " for CPUs {}",
-                crate::sys::cpu::list::format_list(&r.cpus)
+                crate::sys::cpu_list::format_list(&r.cpus)
             ));
             if let Some(t) = &r.core_type {
                 head.push_str(&format!(" ({t})"));

@@ -251,7 +251,7 @@ fn lscpu_caches(l: &Lscpu) -> Vec<(String, String)> {
 
 /// A CPU list as util-linux writes it (`0,1`, `0-3`).
 pub fn lscpu_list(cpus: &[u32]) -> String {
-    crate::sys::cpu::list::format_util_linux_list(cpus)
+    crate::sys::cpu_list::format_util_linux_list(cpus)
 }
 
 /// lscpu's form of a vulnerability state: a mitigation reads `Mitigation; …` with every
@@ -531,7 +531,7 @@ pub fn lscpu_summary(l: &Lscpu, hypervisor: Option<&str>) -> String {
     if !l.numa_nodes.is_empty() {
         rows.push(("NUMA node(s):".into(), l.numa_nodes.len().to_string()));
         for n in &l.numa_nodes {
-            let cpus = crate::sys::cpu::list::parse_list(&n.cpus)
+            let cpus = crate::sys::cpu_list::parse_list(&n.cpus)
                 .map(|v| lscpu_list(&v))
                 .unwrap_or_else(|| n.cpus.clone());
             rows.push((format!("NUMA node{} CPU(s):", n.node), cpus));

@@ -9,13 +9,13 @@ use std::fmt::Write as _;
 use crate::bench::external::extract::{Score, Tool};
 use crate::monitor::Recording;
 use crate::monitor::render::TableOptions;
+use crate::record::mode::wrap::{WrapResults, WrapRun};
 use crate::record::run::table_every_s;
 use crate::record::run::{ModeResults, RunReport, RunStatus};
-use crate::record::wrap::{WrapResults, WrapRun};
 use crate::report::log::common::{
     after_sections_with, log_head, section, validation, validation_and_tuning,
 };
-use crate::sys::cpu::list::format_list;
+use crate::sys::cpu_list::format_list;
 
 /// `HH:MM:SS` of an RFC 3339 time (the time as written, local).
 fn hms(t: &str) -> String {
@@ -330,7 +330,7 @@ pub fn console(r: &RunReport, log: Option<&str>, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::bench::external::extract::Value;
-    use crate::record::wrap::{Confinement, Exit, WrapSpec};
+    use crate::record::mode::wrap::{Confinement, Exit, WrapSpec};
 
     fn run(label: &str, cluster: &str, cpus: Vec<u32>, single: f64, multi: f64) -> WrapRun {
         WrapRun {

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::record::graph::{GraphPoint, GraphResults, GraphRun, MipsTool};
+use crate::record::mode::graph::{GraphPoint, GraphResults, GraphRun, MipsTool};
 use crate::record::run::{RunReport, RunStatus};
 use crate::report::page::svg::{self, Axis, Chart, Series};
 
@@ -287,8 +287,8 @@ pub fn html(r: &RunReport) -> String {
         "<p>Every cpufreq OPP from {} MHz up, held with {}, measured {} times.{}</p>",
         g.min_khz / 1000,
         match g.method {
-            crate::record::graph::HoldMethod::Userspace => "the userspace governor",
-            crate::record::graph::HoldMethod::MinMax => "scaling_min_freq = scaling_max_freq",
+            crate::record::mode::graph::HoldMethod::Userspace => "the userspace governor",
+            crate::record::mode::graph::HoldMethod::MinMax => "scaling_min_freq = scaling_max_freq",
         },
         g.repetitions,
         g.meter
@@ -318,7 +318,7 @@ pub fn html(r: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::graph::{HoldMethod, IdleBaseline};
+    use crate::record::mode::graph::{HoldMethod, IdleBaseline};
 
     fn point(khz: u64, mhz: f64, mips: f64, temp: f64, mw: Option<f64>) -> GraphPoint {
         GraphPoint {

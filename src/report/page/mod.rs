@@ -292,7 +292,7 @@ pub struct ComparisonView {
 }
 
 fn cpu_range(cpus: &[u32]) -> String {
-    crate::sys::cpu::list::format_list(cpus)
+    crate::sys::cpu_list::format_list(cpus)
 }
 
 /// The clusters of the run, to name benchmark targets by.

@@ -3,19 +3,19 @@
 //!
 //! Byte-for-byte where sbc-bench's format is claimed: the `lsb_release` distro lines, the
 //! `<SoC>, Kernel: <arch>, Userland: <arch>` line of `-m`, the topology table
-//! ([`crate::report::log::topology`]), `Thermal source:`, the `SoC guess:`/`DT compat:`/
+//! ([`crate::report::text::topology`]), `Thermal source:`, the `SoC guess:`/`DT compat:`/
 //! `Userland:`/`Page size:`/`Kernel:` block, governor lines (`cpufreq-policy0: ondemand /
 //! 1008 MHz (…)`), swap lines, and lm-sensors' layout of `Hardware sensors:`. The rest
 //! (memory, zones, DC-in, virtualisation, pstate) is our own and says `n/a` when unknown.
 
 use std::fmt::Write;
 
+use super::topology;
 use crate::monitor::Setup;
 use crate::monitor::render::Banner;
 use crate::record::tuning::Governor;
-use crate::report::log::topology;
 use crate::sys::board::NameSource;
-use crate::sys::cpu::list::format_list;
+use crate::sys::cpu_list::format_list;
 use crate::sys::cpufreq::Policy;
 use crate::sys::devfreq::{Devfreq, hz_to_mhz};
 use crate::sys::discover::SystemInfo;

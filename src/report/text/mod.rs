@@ -7,3 +7,4 @@ pub mod net;
 pub mod pcie;
 pub mod storage;
 pub mod stored;
+pub mod topology;

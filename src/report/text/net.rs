@@ -8,7 +8,7 @@ use crate::bench::net::{Role, TestReport};
 use crate::output::{self, Paint};
 use crate::record::finding::{Finding, Severity};
 use crate::record::net::NetObservation;
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 use crate::sys::net::{IfaceKind, Interface};
 
 fn onoff(b: bool) -> &'static str {

@@ -8,7 +8,7 @@ use crate::diagnose::irq_placement::{IrqDeviceKind, IrqPlacement, cpu_words};
 use crate::diagnose::pcie::{
     LinkVerdict, PayloadVerdict, PcieCheck, TLP_OVERHEAD_BYTES, label, percent,
 };
-use crate::sys::cpu::list;
+use crate::sys::cpu_list as list;
 use crate::sys::pci::{self, PcieFunction, format_speed};
 
 /// lspci's class name for the classes sbc-bench lists (`lspci -mm | grep controller`,

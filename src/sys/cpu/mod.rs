@@ -3,7 +3,6 @@
 
 pub mod cpuinfo;
 pub mod ident;
-pub mod list;
 pub mod midr;
 pub mod riscv;
 pub mod x86;
@@ -71,7 +70,7 @@ impl Cluster {
 
     /// `cpu4-cpu5 (Cortex-A76)` style label.
     pub fn label(&self) -> String {
-        let range = list::format_cpu_range(&self.cpus);
+        let range = crate::sys::cpu_list::format_cpu_range(&self.cpus);
         match &self.core_type {
             Some(t) => format!("{range} ({t})"),
             None => range,
@@ -120,7 +119,7 @@ impl Topology {
         let (numbers, notes) = cpu_numbers(root, &listed, root.cpuinfo_overridden());
         let online = root
             .value(format!("{CPU_DIR}/online"))
-            .and_then(|s| list::parse_list(&s));
+            .and_then(|s| crate::sys::cpu_list::parse_list(&s));
         let hybrid = if identity.arch == Some(ident::CpuArch::X86) {
             Hybrid::read(root)
         } else {
@@ -289,7 +288,7 @@ fn cpu_numbers(
     let mut list_file = |f: &str| -> Option<Vec<u32>> {
         let v = root
             .value(format!("{CPU_DIR}/{f}"))
-            .and_then(|s| list::parse_list(&s))
+            .and_then(|s| crate::sys::cpu_list::parse_list(&s))
             .filter(|v| !v.is_empty())?;
         if !dirs.is_empty() && v.iter().any(|n| !dirs.contains(n)) {
             let kept: Vec<u32> = v.iter().copied().filter(|n| dirs.contains(n)).collect();
@@ -336,7 +335,7 @@ impl Hybrid {
     fn read(root: &SysRoot) -> Self {
         let read = |p: &str| {
             root.value(p)
-                .and_then(|s| list::parse_list(&s))
+                .and_then(|s| crate::sys::cpu_list::parse_list(&s))
                 .unwrap_or_default()
         };
         Self {
