@@ -51,8 +51,8 @@ impl Host for RealHost {
         say: &mut dyn FnMut(&str),
     ) -> (IdleOutcome, f64) {
         let t0 = Instant::now();
-        let window = if cfg.quick {
-            preflight::QUICK_IDLE_WINDOW
+        let window = if cfg.extensive {
+            preflight::SBC_BENCH_IDLE_WINDOW
         } else {
             preflight::IDLE_WINDOW
         };
