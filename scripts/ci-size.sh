@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The size budget of the release binary (issue 29, item 2): the aarch64 artifact goes onto
 # routers and boards with little flash (OpenWrt: 16 MB in all is common), so the stripped
-# binary, built in the real release profile (`dist`: opt-level 3, thin LTO, one codegen
+# binary, built in the real release profile (`dist`: opt-level 3, fat LTO, one codegen
 # unit, the crates that parse and print built for size; Cargo.toml) with every board
-# feature in, must stay at or below SIZE_BUDGET bytes (10.5 MB today).
+# feature in, must stay at or below SIZE_BUDGET bytes (10.2 MB today).
 #
 # The goal is 6 MB. Measured: 12.9 MB before issue 29, 9.99 MB (9,989,200 bytes) with the
 # TLS stack gone and the parsing/printing crates at opt-level "s". The rest is mostly our
@@ -14,13 +14,25 @@
 # Reaching 6 MB needs those loops in a crate of their own, kept at opt-level 3, and the rest
 # built for size. Until then the budget holds what was reached (+5 %), so CI fails on growth.
 #
+# 2026-12-05: the binary had grown to 11.04 MB (11,037,968 bytes: the typed run record's
+# deserializers, the log reader), over the 10.5 MB budget, unseen because CI checks the size
+# only with CI_FULL=1. `regex-lite` for `regex` (redaction, kernel schemes: the regex
+# engine and its Unicode tables) took it to 10.06 MB, fat LTO to 9.73 MB (9,727,440 bytes).
+# Every crate at opt-level "s" would take 2.4 % more only (measured on 11.04 MB: 10.78 MB):
+# the opt-level is not where the size is. What is: serde's derived code for the run record
+# and the system report (the largest functions are their visitors, 50-100 KB each, read
+# three ways: from text with serde_path_to_error, from a Value for the mode parts, from
+# buffered content for the flattened parts), `.eh_frame` and `.gcc_except_table` (1.1 MB:
+# panic = "unwind" is kept so that a panicking step is recorded and the guards restore on
+# unwind), static glibc and SQLite (about 1.8 MB of C).
+#
 #   scripts/ci-size.sh [BINARY]   (default target/aarch64-unknown-linux-gnu/dist/sbc-bench)
 #
 # .ci/run builds that binary (scripts/release.sh --quick --real aarch64-unknown-linux-gnu)
 # and runs this from scripts/ci-release.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIZE_BUDGET="${SIZE_BUDGET:-10500000}"
+SIZE_BUDGET="${SIZE_BUDGET:-10200000}"
 bin="${1:-${CARGO_TARGET_DIR:-target}/aarch64-unknown-linux-gnu/dist/sbc-bench}"
 [ -f "$bin" ] || { echo "ci-size: no $bin (build it: scripts/release.sh --target aarch64-unknown-linux-gnu --build-only)" >&2; exit 1; }
 desc="$(file -b "$bin")"

@@ -21,7 +21,7 @@ use std::fmt;
 use std::sync::LazyLock;
 
 use chrono::NaiveDate;
-use regex::Regex;
+use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
 
 /// The release table shipped in the binary (`data/linux-releases.json`, endoflife.date's

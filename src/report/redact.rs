@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use regex_lite::{Captures, Regex};
 
 /// What the text being redacted knows it contains (read from the run), so these are
 /// removed wherever they appear, in any wording.
@@ -156,7 +156,7 @@ fn redact_host(text: &str, host: &str, known: &Known) -> String {
     if h.len() < 3 || names_the_board(h, known) {
         return text.to_string();
     }
-    let word = re(&format!(r"(?i)\b{}\b", regex::escape(h)));
+    let word = re(&format!(r"(?i)\b{}\b", regex_lite::escape(h)));
     word.replace_all(text, "<hostname>").into_owned()
 }
 
