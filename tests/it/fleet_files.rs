@@ -19,7 +19,7 @@ fn grafana_dashboard_loads_and_names_only_exported_metrics() {
     assert!(panels.len() >= 6, "{} panels", panels.len());
     let exporter = std::fs::read_to_string(root().join("src/report/prometheus.rs")).unwrap();
     let docs = std::fs::read_to_string(root().join("docs/PROMETHEUS.md")).unwrap();
-    let name = regex::Regex::new(r"\bsbc_bench_[a-z0-9_]+").unwrap();
+    let name = regex_lite::Regex::new(r"\bsbc_bench_[a-z0-9_]+").unwrap();
     let mut ids = std::collections::BTreeSet::new();
     for p in panels {
         assert!(

@@ -290,9 +290,9 @@ fn graph_on_odroid_n2plus_without_setspeed_holds_opps_with_min_and_max() {
 }
 
 /// sbc-bench's rows (Efficiency_Graphing.md): `1600 / 1590 :  8033  45.0°C  9575mW`.
-fn row_re(metered: bool) -> regex::Regex {
+fn row_re(metered: bool) -> regex_lite::Regex {
     let mw = if metered { r" {0,5}\d{1,6}mW" } else { "" };
-    regex::Regex::new(&format!(
+    regex_lite::Regex::new(&format!(
         r"^[ \d]{{4}} / [ \d]{{4}} : {{0,5}}\d{{1,6}} [ \d]{{2}}\d\.\d°C{mw}$"
     ))
     .unwrap()
@@ -401,8 +401,8 @@ fn svgs(page: &str) -> Vec<&str> {
 fn check_well_formed(doc: &str) -> Result<(), String> {
     let mut stack: Vec<String> = Vec::new();
     let mut rest = doc;
-    let entity = regex::Regex::new(r"^&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);").unwrap();
-    let attr = regex::Regex::new(r#"^\s+[A-Za-z_:][-A-Za-z0-9_:.]*="[^"<]*""#).unwrap();
+    let entity = regex_lite::Regex::new(r"^&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);").unwrap();
+    let attr = regex_lite::Regex::new(r#"^\s+[A-Za-z_:][-A-Za-z0-9_:.]*="[^"<]*""#).unwrap();
     let check_text = |t: &str| -> Result<(), String> {
         for (i, _) in t.match_indices('&') {
             if !entity.is_match(&t[i..]) {

@@ -20,7 +20,7 @@ fn stdout_of(args: &[&str]) -> String {
 fn version_names_the_commit_and_the_target() {
     let v = stdout_of(&["--version"]);
     let line = v.trim_end();
-    let re = regex::Regex::new(
+    let re = regex_lite::Regex::new(
         r"^sbc-bench \d+\.\d+\.\d+ \(git ([0-9a-f]{7,40}|unknown), [a-z0-9_]+-[a-z0-9_]+-[a-z0-9_-]+\)$",
     )
     .unwrap();

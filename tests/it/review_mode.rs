@@ -298,7 +298,7 @@ fn headings_and_line_formats_match_the_corpus_reviews() {
         r"^  \* Kernel \S+ / CONFIG_HZ=\d+$",
     ];
     for f in formats {
-        let re = regex::Regex::new(f).unwrap();
+        let re = regex_lite::Regex::new(f).unwrap();
         assert!(itx.lines().any(|l| re.is_match(l)), "corpus lacks {f}");
         assert!(
             d.markdown.lines().any(|l| re.is_match(l)),
