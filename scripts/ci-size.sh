@@ -5,26 +5,22 @@
 # unit, the crates that parse and print built for size; Cargo.toml) with every board
 # feature in, must stay at or below SIZE_BUDGET bytes (10.2 MB today).
 #
-# The goal is 6 MB. Measured: 12.9 MB before issue 29, 9.99 MB (9,989,200 bytes) with the
-# TLS stack gone and the parsing/printing crates at opt-level "s". The rest is mostly our
-# own crate at opt-level 3 and the generic code it instantiates (serde's and
-# serde_path_to_error's deserializers of the run record, clap's derive, core's iterators and
-# formatting: about 4.5 MB of the 8.1 MB of symbols), which stays at opt-level 3 because the
-# native benchmarks' hot loops (scrypt, the copy and clock kernels, AES-CTR) live in it.
-# Reaching 6 MB needs those loops in a crate of their own, kept at opt-level 3, and the rest
-# built for size. Until then the budget holds what was reached (+5 %), so CI fails on growth.
+# The goal is 6 MB. Measured (aarch64, stripped): 12.9 MB before issue 29; 9.99 MB
+# (9,989,200 bytes) with the TLS stack gone and the parsing/printing crates at opt-level
+# "s"; grown to 11.04 MB (11,037,968 bytes: the typed run record's deserializers, the log
+# reader) by 2026-12-05, over the 10.5 MB budget then, unseen because CI checks the size
+# only with CI_FULL=1; 10.06 MB with `regex-lite` for `regex` (its engine and Unicode
+# tables); 9.73 MB (9,727,440 bytes) with fat LTO. The budget holds what was reached
+# (+5 %), so CI_FULL fails on growth.
 #
-# 2026-12-05: the binary had grown to 11.04 MB (11,037,968 bytes: the typed run record's
-# deserializers, the log reader), over the 10.5 MB budget, unseen because CI checks the size
-# only with CI_FULL=1. `regex-lite` for `regex` (redaction, kernel schemes: the regex
-# engine and its Unicode tables) took it to 10.06 MB, fat LTO to 9.73 MB (9,727,440 bytes).
-# Every crate at opt-level "s" would take 2.4 % more only (measured on 11.04 MB: 10.78 MB):
-# the opt-level is not where the size is. What is: serde's derived code for the run record
-# and the system report (the largest functions are their visitors, 50-100 KB each, read
-# three ways: from text with serde_path_to_error, from a Value for the mode parts, from
-# buffered content for the flattened parts), `.eh_frame` and `.gcc_except_table` (1.1 MB:
-# panic = "unwind" is kept so that a panicking step is recorded and the guards restore on
-# unwind), static glibc and SQLite (about 1.8 MB of C).
+# The opt-level is not where the size is: every crate at "s" took 11.04 MB to 10.78 MB
+# (2.4 %), so a crate of the hot loops at 3 and the rest at "s" cannot reach 6 MB. What is:
+# serde's derived code for the run record and the system report (2.09 MB of serde-named
+# functions; the largest are their visitors, 50-100 KB each, read three ways: from text
+# with serde_path_to_error, from a Value for the mode parts, from buffered content for the
+# flattened parts), `.eh_frame` and `.gcc_except_table` (1.1 MB: panic = "unwind" is kept
+# so that a panicking step is recorded and the guards restore on unwind), clap (0.56 MB),
+# static glibc and SQLite (about 1.8 MB of C).
 #
 #   scripts/ci-size.sh [BINARY]   (default target/aarch64-unknown-linux-gnu/dist/sbc-bench)
 #

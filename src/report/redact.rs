@@ -211,6 +211,17 @@ mod tests {
         assert_eq!(redact("Raspberry pi 4", &short), "Raspberry pi 4");
     }
 
+    /// regex-lite's word boundary is ASCII: a hostname beside a non-ASCII letter counts as a
+    /// word of its own and is redacted (with `regex`'s Unicode boundary it stayed).
+    #[test]
+    fn a_hostname_beside_a_non_ascii_letter_is_redacted() {
+        let k = Known {
+            hostname: Some("nas-keller".into()),
+            ..Known::default()
+        };
+        assert_eq!(redact("Grüßnas-kellerö", &k), "Grüß<hostname>ö");
+    }
+
     #[test]
     fn a_hostname_that_names_the_board_stays() {
         let k = Known {

@@ -21,13 +21,13 @@ use crate::sys::root::SysRoot;
 pub const IDLE_LOAD: f64 = 0.1;
 /// Average utilisation (percent of all CPUs) below which it counts as idle.
 pub const IDLE_CPU_PCT: f64 = 2.5;
-/// Window the utilisation is averaged over: two polls, long enough to see a machine that is
-/// busy now (a compile, an update, a second benchmark).
-pub const IDLE_WINDOW: Duration = Duration::from_secs(10);
-/// sbc-bench's window (`--extensive`, its full protocol).
-pub const SBC_BENCH_IDLE_WINDOW: Duration = Duration::from_secs(30);
 /// How often we look again (and print).
 pub const IDLE_POLL: Duration = Duration::from_secs(5);
+/// Window the utilisation is averaged over: two polls (10 s), long enough to see a machine
+/// that is busy now (a compile, an update, a second benchmark).
+pub const IDLE_WINDOW: Duration = Duration::from_secs(2 * IDLE_POLL.as_secs());
+/// sbc-bench's window (`--extensive`, its full protocol).
+pub const SBC_BENCH_IDLE_WINDOW: Duration = Duration::from_secs(30);
 
 /// Decides idleness from a stream of 5-second observations.
 #[derive(Debug)]
